@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+const bashCompletion = `# bash completion for gem; load with: source <(gem completion bash)
+_gem_complete() {
+  local cur words
+  COMPREPLY=()
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  words=("${COMP_WORDS[@]:0:$COMP_CWORD}")
+  local opts
+  if [[ "$cur" == -* ]]; then
+    opts=$("${words[@]}" "$cur" --generate-bash-completion 2>/dev/null)
+  else
+    opts=$("${words[@]}" --generate-bash-completion 2>/dev/null)
+  fi
+  COMPREPLY=($(compgen -W "${opts}" -- "${cur}"))
+}
+complete -o bashdefault -o default -F _gem_complete gem
+`
+
+const zshCompletion = `#compdef gem
+# zsh completion for gem; load with: source <(gem completion zsh)
+_gem() {
+  local -a opts
+  opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion 2>/dev/null)}")
+  _describe 'values' opts
+}
+compdef _gem gem
+`
+
+func completionCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print a shell completion script (bash, zsh or fish)",
+		ArgsUsage: "bash|zsh|fish",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, 1, "a shell name"); err != nil {
+				return err
+			}
+			switch c.Args().First() {
+			case "bash":
+				_, err := fmt.Fprint(c.App.Writer, bashCompletion)
+				return err
+			case "zsh":
+				_, err := fmt.Fprint(c.App.Writer, zshCompletion)
+				return err
+			case "fish":
+				s, err := c.App.ToFishCompletion()
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprint(c.App.Writer, s)
+				return err
+			}
+			return usagef("unknown shell %q: use bash, zsh or fish", c.Args().First())
+		},
+	}
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/gemhost/gem/internal/view"
+	"github.com/gemhost/gem/registry"
+)
+
+// extList serves `gem ext list [--json] [--all]`; other flags go to gem-engine.
+func extList(flags []string) (int, bool) {
+	var opt view.ListOptions
+	for _, f := range flags {
+		switch f {
+		case "--json", "-json":
+			opt.JSON = true
+		case "--all", "-all", "-a":
+			opt.All = true
+		default:
+			return 0, false
+		}
+	}
+	env, err := registry.EnvFromOS()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gem:", err)
+		return 1, true
+	}
+	d := registry.Discover(env, registry.Providers)
+	if err := view.List(os.Stdout, os.Stderr, d, opt); err != nil {
+		fmt.Fprintln(os.Stderr, "gem:", err)
+		return 1, true
+	}
+	return 0, true
+}

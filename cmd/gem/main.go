@@ -1,0 +1,86 @@
+// Command gem is the light front of gem. It serves the hot, read-only paths itself
+// (`gem --version`, `gem ext list`, and later `gem run`) without linking urfave/cli,
+// Masterminds/semver, gRPC, genai or the MCP SDK, whose package initialisation alone costs
+// more than these verbs' whole budget (spec/commands.md: a minimal Go binary starts in
+// ≈ 5 ms here; urfave/cli adds ≈ 1.7 ms and semver ≈ 2 ms before main runs).
+//
+// Every other invocation (and any flag the fast paths do not know, --help included) is
+// handed unchanged to gem-engine, the full urfave/cli application, with execve, as git hands
+// `git foo` to git-foo. gem-engine is looked up in $GEM_ENGINE, beside the gem that was
+// invoked, beside the resolved executable, then on $PATH.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/gemhost/gem/internal/buildinfo"
+)
+
+func main() {
+	os.Exit(Main(os.Args))
+}
+
+// Main runs the front and returns the exit code.
+func Main(args []string) int {
+	if code, handled := fast(args); handled {
+		return code
+	}
+	return execEngine(args)
+}
+
+// fast serves the invocations the front knows; handled is false for everything else.
+func fast(args []string) (code int, handled bool) {
+	if len(args) == 2 {
+		switch args[1] {
+		case "--version", "-v", "version":
+			fmt.Println("gem version " + buildinfo.Version)
+			return 0, true
+		}
+	}
+	if len(args) >= 3 && args[1] == "ext" && args[2] == "list" {
+		return extList(args[3:])
+	}
+	return 0, false
+}
+
+func execEngine(args []string) int {
+	engine, err := findEngine(args[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gem:", err)
+		return 1
+	}
+	argv := append([]string{"gem"}, args[1:]...)
+	err = syscall.Exec(engine, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "gem: cannot start %s: %v\n", engine, err)
+	return 1
+}
+
+const engineName = "gem-engine"
+
+func findEngine(argv0 string) (string, error) {
+	if e := os.Getenv("GEM_ENGINE"); e != "" {
+		return e, nil
+	}
+	var candidates []string
+	if self, err := exec.LookPath(argv0); err == nil {
+		if abs, err := filepath.Abs(self); err == nil {
+			candidates = append(candidates, filepath.Join(filepath.Dir(abs), engineName))
+		}
+	}
+	if self, err := os.Executable(); err == nil {
+		candidates = append(candidates, filepath.Join(filepath.Dir(self), engineName))
+	}
+	for _, c := range candidates {
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
+			return c, nil
+		}
+	}
+	if p, err := exec.LookPath(engineName); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s not found beside gem or on PATH; install both binaries together (make build puts them in bin/)", engineName)
+}

@@ -1,0 +1,106 @@
+// Package view renders results for both gem binaries (the light `gem` front and the
+// urfave/cli `gem-engine`), so a verb prints the same bytes whichever binary serves it.
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gemhost/gem/registry"
+)
+
+// ExtensionJSON is one entry of `gem ext list --json`.
+type ExtensionJSON struct {
+	Name         string                    `json:"name"`
+	Version      string                    `json:"version"`
+	Description  string                    `json:"description"`
+	Path         string                    `json:"path"`
+	InstallPath  string                    `json:"installPath"`
+	ManifestPath string                    `json:"manifestPath"`
+	Level        registry.Level            `json:"level"`
+	Provider     string                    `json:"provider"`
+	ProviderName string                    `json:"providerName"`
+	Enabled      bool                      `json:"enabled"`
+	EnabledBy    string                    `json:"enabledBy"`
+	Shadowed     bool                      `json:"shadowed"`
+	ShadowedBy   string                    `json:"shadowedBy,omitempty"`
+	Install      *registry.InstallMetadata `json:"install,omitempty"`
+}
+
+// Extension converts a discovered extension to its JSON view.
+func Extension(x *registry.Extension) ExtensionJSON {
+	j := ExtensionJSON{
+		Name: x.Name, Path: x.Path, InstallPath: x.Dir, ManifestPath: x.ManifestPath,
+		Level: x.Level, Provider: x.Provider.ID, ProviderName: x.Provider.Name,
+		Enabled: x.Enabled, EnabledBy: x.EnabledBy, Shadowed: x.Shadowed, Install: x.Install,
+	}
+	if x.Manifest != nil {
+		j.Version, j.Description = x.Manifest.Version, x.Manifest.Description
+	}
+	if x.ShadowedBy != nil {
+		j.ShadowedBy = x.ShadowedBy.ManifestPath
+	}
+	return j
+}
+
+// ListOptions choose what `gem ext list` prints.
+type ListOptions struct {
+	JSON bool
+	All  bool // include shadowed extensions
+}
+
+// List prints the extensions of d to w (warnings go to errw).
+func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
+	for _, warn := range d.Warnings {
+		fmt.Fprintln(errw, "warning:", warn)
+	}
+	items := d.All
+	if !opt.All {
+		items = d.Effective()
+	}
+	if opt.JSON {
+		out := make([]ExtensionJSON, len(items))
+		for i, x := range items {
+			out[i] = Extension(x)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if len(items) == 0 {
+		_, err := fmt.Fprintln(w, "No extensions installed. Install one with: gem ext install <path|git-url|owner/repo>")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tLEVEL\tPROVIDER\tPATH")
+	for _, x := range items {
+		v := ExtensionJSON{}
+		if x.Manifest != nil {
+			v.Version = x.Manifest.Version
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, dash(v.Version), State(x), x.Level, x.Provider.ID, x.Path)
+	}
+	return tw.Flush()
+}
+
+// State is the one-word state of an extension: enabled, disabled, or shadowed.
+func State(x *registry.Extension) string {
+	switch {
+	case x.Shadowed:
+		return "shadowed"
+	case x.Enabled:
+		return "enabled"
+	default:
+		return "disabled"
+	}
+}
+
+func dash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}

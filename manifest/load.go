@@ -1,0 +1,290 @@
+package manifest
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+)
+
+// KnownFields are the top-level fields gem understands (Gemini CLI's and gem's own).
+var KnownFields = []string{
+	"name", "version", "description", "mcpServers", "contextFileName", "excludeTools",
+	"settings", "themes", "plan", "migratedTo", "commands", "plugins", "sandbox", "engines",
+}
+
+// Load builds a Manifest from a decoded JSON document, keeping every field whose type is
+// right and reporting every field whose type is wrong (as errors, with the JSON path).
+// It never fails: an odd document gives an empty manifest and problems.
+func Load(raw any) (*Manifest, Problems) {
+	l := &loader{}
+	m := &Manifest{Raw: raw}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		l.add("", raw, "the manifest must be a JSON object like {\"name\": \"my-ext\", \"version\": \"1.0.0\"}")
+		return m, l.problems
+	}
+	if v, ok := obj["name"]; ok && v != nil {
+		switch n := v.(type) {
+		case string:
+			m.Name, m.NameSet = n, true
+		case float64:
+			m.Name, m.NameSet = strconv.FormatFloat(n, 'f', -1, 64), true
+			l.add("name", v, "must be a string")
+		case bool:
+			m.Name, m.NameSet = strconv.FormatBool(n), true
+			l.add("name", v, "must be a string")
+		default:
+			l.add("name", v, "must be a string")
+		}
+	}
+	m.Version, _ = l.str(obj, "version", "version")
+	m.Description, _ = l.str(obj, "description", "description")
+	if v, ok := obj["contextFileName"]; ok && v != nil {
+		m.ContextFileSet = true
+		switch c := v.(type) {
+		case string:
+			m.ContextFileName = []string{c}
+		case []any:
+			m.ContextFileName = l.strSlice(c, "contextFileName")
+		default:
+			l.add("contextFileName", v, "must be a file name or an array of file names")
+		}
+	}
+	m.ExcludeTools = l.strList(obj, "excludeTools", "excludeTools")
+	m.MigratedTo, _ = l.str(obj, "migratedTo", "migratedTo")
+	if v, ok := obj["themes"]; ok {
+		m.Themes = rawJSON(v)
+	}
+	if v, ok := obj["plan"]; ok {
+		m.Plan = rawJSON(v)
+	}
+	if arr, ok := l.array(obj, "settings", "settings"); ok {
+		for i, item := range arr {
+			p := "settings[" + strconv.Itoa(i) + "]"
+			so, ok := item.(map[string]any)
+			if !ok {
+				l.add(p, item, "must be an object with name, description and envVar")
+				continue
+			}
+			var s Setting
+			s.Name, _ = l.str(so, "name", p+".name")
+			s.Description, _ = l.str(so, "description", p+".description")
+			s.EnvVar, _ = l.str(so, "envVar", p+".envVar")
+			s.Sensitive, _ = l.boolean(so, "sensitive", p+".sensitive")
+			m.Settings = append(m.Settings, s)
+		}
+	}
+	if servers, ok := l.object(obj, "mcpServers", "mcpServers"); ok {
+		for _, name := range sortedKeys(servers) {
+			p := "mcpServers." + name
+			so, ok := servers[name].(map[string]any)
+			if !ok {
+				l.add(p, servers[name], "must be an object with command (stdio), httpUrl or url")
+				continue
+			}
+			s := MCPServer{Name: name}
+			s.Command, _ = l.str(so, "command", p+".command")
+			s.Args = l.strList(so, "args", p+".args")
+			s.Env = l.strMap(so, "env", p+".env")
+			s.Cwd, _ = l.str(so, "cwd", p+".cwd")
+			s.URL, _ = l.str(so, "url", p+".url")
+			s.HTTPURL, _ = l.str(so, "httpUrl", p+".httpUrl")
+			s.Headers = l.strMap(so, "headers", p+".headers")
+			s.TCP, _ = l.str(so, "tcp", p+".tcp")
+			s.Type, _ = l.str(so, "type", p+".type")
+			s.Timeout, _ = l.number(so, "timeout", p+".timeout")
+			s.Trust, _ = l.boolean(so, "trust", p+".trust")
+			s.Description, _ = l.str(so, "description", p+".description")
+			s.IncludeTools = l.strList(so, "includeTools", p+".includeTools")
+			s.ExcludeTools = l.strList(so, "excludeTools", p+".excludeTools")
+			if v, ok := so["oauth"]; ok {
+				s.OAuth = rawJSON(v)
+			}
+			s.AuthProviderType, _ = l.str(so, "authProviderType", p+".authProviderType")
+			s.TargetAudience, _ = l.str(so, "targetAudience", p+".targetAudience")
+			s.TargetServiceAccount, _ = l.str(so, "targetServiceAccount", p+".targetServiceAccount")
+			m.MCPServers = append(m.MCPServers, s)
+		}
+	}
+	if cmds, ok := l.object(obj, "commands", "commands"); ok {
+		for _, name := range sortedKeys(cmds) {
+			p := "commands." + name
+			co, ok := cmds[name].(map[string]any)
+			if !ok {
+				l.add(p, cmds[name], "must be an object like {\"type\": \"executable\", \"binary\": \"${extensionPath}/bin/${platform}/${arch}/"+name+"\"}")
+				continue
+			}
+			c := Command{Name: name}
+			c.Type, _ = l.str(co, "type", p+".type")
+			c.Binary, _ = l.str(co, "binary", p+".binary")
+			c.Description, _ = l.str(co, "description", p+".description")
+			c.Subcommands = l.strList(co, "subcommands", p+".subcommands")
+			c.RequireConfirm, _ = l.boolean(co, "requireConfirm", p+".requireConfirm")
+			c.Env = l.strMap(co, "env", p+".env")
+			c.SHA256 = l.strMap(co, "sha256", p+".sha256")
+			m.Commands = append(m.Commands, c)
+		}
+	}
+	if plugins, ok := l.object(obj, "plugins", "plugins"); ok {
+		for _, id := range sortedKeys(plugins) {
+			p := "plugins." + id
+			po, ok := plugins[id].(map[string]any)
+			if !ok {
+				l.add(p, plugins[id], "must be an object like {\"binary\": \"${extensionPath}/bin/${platform}/${arch}/"+id+"\"}")
+				continue
+			}
+			pl := Plugin{ID: id}
+			pl.Binary, _ = l.str(po, "binary", p+".binary")
+			pl.Description, _ = l.str(po, "description", p+".description")
+			pl.SHA256 = l.strMap(po, "sha256", p+".sha256")
+			pl.Env = l.strMap(po, "env", p+".env")
+			pl.Sandbox = l.sandbox(po, "sandbox", p+".sandbox")
+			m.Plugins = append(m.Plugins, pl)
+		}
+	}
+	m.Sandbox = l.sandbox(obj, "sandbox", "sandbox")
+	if eng, ok := l.object(obj, "engines", "engines"); ok {
+		m.Engines.Gem, _ = l.str(eng, "gem", "engines.gem")
+	}
+	return m, l.problems
+}
+
+type loader struct {
+	problems Problems
+}
+
+func (l *loader) add(path string, v any, want string) {
+	l.problems = append(l.problems, Problem{Severity: Error, Path: path, Value: render(v), Want: want})
+}
+
+func (l *loader) wrongType(path string, v any, want string) {
+	l.add(path, v, "must be "+want+", not "+jsonType(v))
+}
+
+func (l *loader) str(obj map[string]any, key, path string) (string, bool) {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return "", false
+	}
+	s, ok := v.(string)
+	if !ok {
+		l.wrongType(path, v, "a string")
+	}
+	return s, ok
+}
+
+func (l *loader) boolean(obj map[string]any, key, path string) (bool, bool) {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return false, false
+	}
+	b, ok := v.(bool)
+	if !ok {
+		l.wrongType(path, v, "true or false")
+	}
+	return b, ok
+}
+
+func (l *loader) number(obj map[string]any, key, path string) (float64, bool) {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return 0, false
+	}
+	n, ok := v.(float64)
+	if !ok {
+		l.wrongType(path, v, "a number")
+	}
+	return n, ok
+}
+
+func (l *loader) array(obj map[string]any, key, path string) ([]any, bool) {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return nil, false
+	}
+	a, ok := v.([]any)
+	if !ok {
+		l.wrongType(path, v, "an array")
+	}
+	return a, ok
+}
+
+func (l *loader) object(obj map[string]any, key, path string) (map[string]any, bool) {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return nil, false
+	}
+	o, ok := v.(map[string]any)
+	if !ok {
+		l.wrongType(path, v, "an object")
+	}
+	return o, ok
+}
+
+func (l *loader) strList(obj map[string]any, key, path string) []string {
+	a, ok := l.array(obj, key, path)
+	if !ok {
+		return nil
+	}
+	return l.strSlice(a, path)
+}
+
+func (l *loader) strSlice(a []any, path string) []string {
+	out := make([]string, 0, len(a))
+	for i, item := range a {
+		s, ok := item.(string)
+		if !ok {
+			l.wrongType(path+"["+strconv.Itoa(i)+"]", item, "a string")
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (l *loader) strMap(obj map[string]any, key, path string) []KV {
+	o, ok := l.object(obj, key, path)
+	if !ok {
+		return nil
+	}
+	out := make([]KV, 0, len(o))
+	for _, k := range sortedKeys(o) {
+		s, ok := o[k].(string)
+		if !ok {
+			l.wrongType(path+"."+k, o[k], "a string")
+			continue
+		}
+		out = append(out, KV{Key: k, Value: s})
+	}
+	return out
+}
+
+func (l *loader) sandbox(obj map[string]any, key, path string) *Sandbox {
+	o, ok := l.object(obj, key, path)
+	if !ok {
+		return nil
+	}
+	s := &Sandbox{}
+	s.Network, _ = l.boolean(o, "network", path+".network")
+	s.Read = l.strList(o, "read", path+".read")
+	s.Write = l.strList(o, "write", path+".write")
+	s.Env = l.strList(o, "env", path+".env")
+	return s
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func rawJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}

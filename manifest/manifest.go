@@ -1,0 +1,153 @@
+// Package manifest owns gemini-extension.json: its types, a parser that reports syntax errors
+// with line and column, a lenient loader that keeps every well-typed field and records every
+// mistyped one with its JSON path, the two variable passes and the platform/arch names.
+//
+// It does no I/O: callers hand it bytes and an environment. Semantic validation (which needs
+// semver) lives in manifest/validate so that the hot path (discovery in the `gem` front
+// binary) does not pay Masterminds/semver's package initialisation (≈ 2 ms here).
+//
+// Choices where the specs are silent:
+//   - The manifest is strict JSON, as Gemini CLI's JSON.parse reads it: comments, trailing
+//     commas and a UTF-8 byte-order mark are syntax errors, reported with line:column and a hint.
+//   - Duplicate keys: the last one wins, as in JSON.parse.
+//   - A non-string `name` that is a number or boolean is used as its JSON text (as JavaScript
+//     would); an object or array name falls back to the folder name. Both are validation errors.
+//   - Maps (commands, plugins, mcpServers, env, headers) come out sorted by key, so output
+//     is stable (encoding/json does not keep object order).
+package manifest
+
+import (
+	"encoding/json"
+)
+
+// FileName is the manifest's file name inside an extension folder.
+const FileName = "gemini-extension.json"
+
+// Manifest is a parsed gemini-extension.json. Fields with the wrong JSON type are left at
+// their zero value and reported by Load as problems.
+type Manifest struct {
+	Name        string
+	NameSet     bool // a usable name was present (string, number or boolean)
+	Version     string
+	Description string
+
+	MCPServers      []MCPServer
+	ContextFileName []string // as declared; empty means the default GEMINI.md
+	ContextFileSet  bool
+	ExcludeTools    []string
+	Settings        []Setting
+	Themes          json.RawMessage
+	Plan            json.RawMessage
+	MigratedTo      string
+
+	// gem's own fields.
+	Commands []Command
+	Plugins  []Plugin
+	Sandbox  *Sandbox
+	Engines  Engines
+
+	// Raw is the whole document as decoded (map[string]any for a valid manifest).
+	Raw any
+}
+
+// MCPServer is one entry of mcpServers.
+type MCPServer struct {
+	Name                 string
+	Command              string
+	Args                 []string
+	Env                  []KV
+	Cwd                  string
+	URL                  string
+	HTTPURL              string
+	Headers              []KV
+	TCP                  string
+	Type                 string
+	Timeout              float64 // milliseconds; 0 means the default (600000)
+	Trust                bool
+	Description          string
+	IncludeTools         []string
+	ExcludeTools         []string
+	OAuth                json.RawMessage
+	AuthProviderType     string
+	TargetAudience       string
+	TargetServiceAccount string
+}
+
+// DefaultMCPTimeoutMillis is Gemini CLI's default MCP request timeout.
+const DefaultMCPTimeoutMillis = 600000
+
+// KV is one key/value pair of an ordered string map (env, headers).
+type KV struct {
+	Key, Value string
+}
+
+// Setting is a value the user supplies at install (`gem ext config`).
+type Setting struct {
+	Name        string
+	Description string
+	EnvVar      string
+	Sensitive   bool
+}
+
+// Command is an executable slash command (gem's `commands` field).
+type Command struct {
+	Name           string
+	Type           string
+	Binary         string
+	Description    string
+	Subcommands    []string
+	RequireConfirm bool
+	Env            []KV
+	SHA256         []KV // "platform/arch" -> hex digest
+}
+
+// Plugin is a go-plugin tool plugin (gem's `plugins` field).
+type Plugin struct {
+	ID          string
+	Binary      string
+	Description string
+	SHA256      []KV
+	Env         []KV
+	Sandbox     *Sandbox
+}
+
+// Sandbox is what an extension's subprocesses may reach beyond the defaults.
+type Sandbox struct {
+	Network bool
+	Read    []string
+	Write   []string
+	Env     []string
+}
+
+// Engines holds version constraints on the host.
+type Engines struct {
+	Gem string
+}
+
+// ContextFiles returns the context file names with the default applied.
+func (m *Manifest) ContextFiles() []string {
+	if !m.ContextFileSet || len(m.ContextFileName) == 0 {
+		return []string{"GEMINI.md"}
+	}
+	return m.ContextFileName
+}
+
+// Command returns the command with the given name, or nil.
+func (m *Manifest) Command(name string) *Command {
+	for i := range m.Commands {
+		if m.Commands[i].Name == name {
+			return &m.Commands[i]
+		}
+	}
+	return nil
+}
+
+// LookupKV returns the value of key in an ordered map.
+func LookupKV(kvs []KV, key string) (string, bool) {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return "", false
+}

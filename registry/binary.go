@@ -1,0 +1,159 @@
+package registry
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/gemhost/gem/manifest"
+)
+
+// Binary is a resolved program of a command or plugin.
+type Binary struct {
+	Template string            // as written in the manifest
+	Path     string            // resolved absolute path (symlinks followed)
+	Platform manifest.Platform // the naming that matched (Rule "node" or "go")
+}
+
+// BinaryError says why a binary template could not be resolved.
+type BinaryError struct {
+	Kind     string // "command" or "plugin"
+	Name     string
+	Template string
+	Path     string   // the resolved path at fault
+	Tried    []string // every path tried, for not-found
+	Reason   error
+}
+
+var (
+	ErrBinaryNotFound = errors.New("binary not found")
+	ErrOutsideFolder  = errors.New("binary path leaves the extension folder")
+	ErrNotExecutable  = errors.New("binary is not an executable file")
+)
+
+func (e *BinaryError) Error() string {
+	switch {
+	case errors.Is(e.Reason, ErrBinaryNotFound):
+		msg := fmt.Sprintf("Binary not found for %s %s: %s", e.Kind, e.Name, e.Path)
+		if len(e.Tried) > 1 {
+			msg += " (also tried " + strings.Join(e.Tried[1:], ", ") + ")"
+		}
+		return msg + "; build or reinstall the extension for this platform"
+	case errors.Is(e.Reason, ErrOutsideFolder):
+		return fmt.Sprintf("refusing %s %s: binary %q resolves to %s, outside the extension folder; the binary must live inside the extension (use ${extensionPath}/…)", e.Kind, e.Name, e.Template, e.Path)
+	default:
+		return fmt.Sprintf("%s %s: binary %s: %v", e.Kind, e.Name, e.Path, e.Reason)
+	}
+}
+
+func (e *BinaryError) Unwrap() error { return e.Reason }
+
+// Expander returns the variable expander for x on the given platform: first pass with x's
+// path and the workspace, second pass with x's settings (.env) then the environment.
+func (x *Extension) Expander(env Env, p manifest.Platform) manifest.Expander {
+	sep := string(filepath.Separator)
+	return manifest.Expander{
+		Vars: manifest.Vars{ExtensionPath: x.Path, WorkspacePath: env.Cwd, PathSeparator: sep, Platform: p},
+		Lookups: []manifest.Lookup{x.SettingsLookup(), func(name string) (string, bool) {
+			if env.Getenv == nil {
+				return "", false
+			}
+			v := env.Getenv(name)
+			return v, v != ""
+		}},
+	}
+}
+
+// SettingsLookup looks names up in the extension's .env (read once, lazily).
+func (x *Extension) SettingsLookup() manifest.Lookup {
+	var once sync.Once
+	var vals map[string]string
+	return func(name string) (string, bool) {
+		once.Do(func() { vals = ReadDotEnv(filepath.Join(x.Dir, ".env")) })
+		v, ok := vals[name]
+		return v, ok
+	}
+}
+
+// ReadDotEnv reads KEY=value lines; a missing file is empty.
+func ReadDotEnv(path string) map[string]string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	vals := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(strings.TrimPrefix(k, "export "))
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+			v = v[1 : len(v)-1]
+		}
+		vals[k] = v
+	}
+	return vals
+}
+
+// ResolveBinary resolves a command's or plugin's binary template for this host: variables
+// with Node's platform names first, then Go's; the result, after symlinks, must be a
+// regular executable file inside the extension folder.
+func (x *Extension) ResolveBinary(env Env, kind, name, template string) (*Binary, error) {
+	root, err := filepath.EvalSymlinks(x.Path)
+	if err != nil {
+		return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: x.Path, Reason: fmt.Errorf("extension folder: %w", err)}
+	}
+	var tried []string
+	for _, p := range manifest.HostPlatforms(env.Getenv) {
+		path := x.Expander(env, p).Expand(template)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(x.Path, path)
+		}
+		path = filepath.Clean(path)
+		if runtime.GOOS == "windows" && filepath.Ext(path) == "" {
+			path += ".exe"
+		}
+		if !within(x.Path, path) && !within(root, path) {
+			return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: path, Reason: ErrOutsideFolder}
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			tried = append(tried, path)
+			continue
+		}
+		if !within(root, real) {
+			return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: real, Reason: ErrOutsideFolder}
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: real, Reason: err}
+		}
+		if !fi.Mode().IsRegular() || (runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0) {
+			return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: real,
+				Reason: fmt.Errorf("%w (mode %v): run chmod +x on it or rebuild the extension", ErrNotExecutable, fi.Mode())}
+		}
+		return &Binary{Template: template, Path: real, Platform: p}, nil
+	}
+	return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: tried[0], Tried: tried, Reason: ErrBinaryNotFound}
+}
+
+// within reports whether path is root or below it (both clean and absolute).
+func within(root, path string) bool {
+	if path == root {
+		return true
+	}
+	return strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}

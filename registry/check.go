@@ -1,0 +1,103 @@
+package registry
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/gemhost/gem/manifest"
+)
+
+// CheckFolder checks what only the folder can tell: context files that leave the folder
+// (through symlinks too) or are missing, and command and plugin binaries that are missing
+// for this platform, leave the folder or cannot be executed. Problems carry JSON paths like
+// manifest.Problems do.
+func (x *Extension) CheckFolder(env Env) manifest.Problems {
+	var ps manifest.Problems
+	m := x.Manifest
+	if m == nil {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(x.Path)
+	if err != nil {
+		return manifest.Problems{{Severity: manifest.Error, Path: "", Value: x.Path, Want: "the extension folder cannot be read: " + err.Error()}}
+	}
+	for i, name := range m.ContextFileName {
+		field := "contextFileName"
+		if len(m.ContextFileName) > 1 {
+			field += "[" + strconv.Itoa(i) + "]"
+		}
+		path := filepath.Join(x.Path, name)
+		if filepath.IsAbs(name) {
+			path = filepath.Clean(name)
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: field, Value: strconv.Quote(name),
+				Want: "context file not found; it will be skipped (create it or remove it from contextFileName)"})
+			continue
+		}
+		if !within(root, real) {
+			ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field, Value: strconv.Quote(name),
+				Want: "resolves to " + real + ", outside the extension folder; context files must live inside it"})
+		}
+	}
+	check := func(kind, name, field, template string) {
+		if template == "" {
+			return
+		}
+		_, err := x.ResolveBinary(env, kind, name, template)
+		if err == nil {
+			return
+		}
+		var be *BinaryError
+		want := err.Error()
+		if errors.As(err, &be) && errors.Is(err, ErrBinaryNotFound) {
+			want = "no file for this platform at " + be.Path + "; build the binary there before installing"
+		}
+		ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field, Value: strconv.Quote(template), Want: want})
+	}
+	for _, c := range m.Commands {
+		check("command", c.Name, "commands."+c.Name+".binary", c.Binary)
+	}
+	for _, p := range m.Plugins {
+		check("plugin", p.ID, "plugins."+p.ID+".binary", p.Binary)
+	}
+	return ps
+}
+
+// LoadFolder reads the extension in dir as discovery would (for validate and install):
+// install metadata, manifest (a syntax error is returned as an error naming the file).
+func LoadFolder(dir string) (*Extension, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, errors.New(abs + " is not a folder: give the folder that holds " + manifest.FileName)
+	}
+	x := &Extension{Dir: abs, Path: abs, Level: LevelUser}
+	x.ManifestPath = filepath.Join(abs, manifest.FileName)
+	data, err := os.ReadFile(x.ManifestPath)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, errors.New("no " + manifest.FileName + " in " + abs + ": an extension folder needs one (gem ext new creates one)")
+		}
+		return nil, err
+	}
+	m, problems, err := manifest.Parse(data)
+	if err != nil {
+		return nil, errors.New("Invalid JSON in " + x.ManifestPath + ": " + err.Error())
+	}
+	x.Manifest, x.LoadProblems = m, problems
+	x.Name = filepath.Base(abs)
+	if m.NameSet {
+		x.Name = m.Name
+	}
+	return x, nil
+}

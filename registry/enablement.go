@@ -1,0 +1,126 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// EnablementFile is the name of Gemini CLI's enablement file.
+const EnablementFile = "extension-enablement.json"
+
+// Enablement is the content of extension-enablement.json: per extension, its override
+// rules in order.
+type Enablement map[string]EnablementEntry
+
+// EnablementEntry holds an extension's rules.
+type EnablementEntry struct {
+	Overrides []string `json:"overrides"`
+}
+
+// Rule is one parsed override: "!/abs/dir/*" disables /abs/dir and everything below it.
+type Rule struct {
+	Disable        bool
+	Base           string // with leading and trailing '/'
+	IncludeSubdirs bool
+}
+
+// ParseRule parses a rule as Gemini CLI writes it.
+func ParseRule(s string) Rule {
+	r := Rule{}
+	if strings.HasPrefix(s, "!") {
+		r.Disable = true
+		s = s[1:]
+	}
+	if strings.HasSuffix(s, "*") {
+		r.IncludeSubdirs = true
+		s = strings.TrimSuffix(s, "*")
+	}
+	r.Base = slashed(s)
+	return r
+}
+
+// String renders the rule in Gemini CLI's format.
+func (r Rule) String() string {
+	s := r.Base
+	if r.IncludeSubdirs {
+		s += "*"
+	}
+	if r.Disable {
+		s = "!" + s
+	}
+	return s
+}
+
+// Matches reports whether the rule applies to dir.
+func (r Rule) Matches(dir string) bool {
+	d := slashed(dir)
+	if r.IncludeSubdirs {
+		return strings.HasPrefix(d, r.Base)
+	}
+	return d == r.Base
+}
+
+// slashed normalises a directory to forward slashes with a leading and trailing '/'.
+func slashed(dir string) string {
+	d := filepath.ToSlash(dir)
+	if !strings.HasPrefix(d, "/") {
+		d = "/" + d
+	}
+	if !strings.HasSuffix(d, "/") {
+		d += "/"
+	}
+	return d
+}
+
+// Decide returns whether name is enabled in dir, and the rule that decided ("default" when
+// none matched). The last matching rule wins.
+func (e Enablement) Decide(name, dir string) (bool, string) {
+	enabled, by := true, "default"
+	for _, raw := range e[name].Overrides {
+		r := ParseRule(raw)
+		if r.Matches(dir) {
+			enabled, by = !r.Disable, raw
+		}
+	}
+	return enabled, by
+}
+
+// ReadEnablement reads an enablement file; a missing or invalid file is empty (as in
+// Gemini CLI), and an invalid one is returned with its error so callers can warn.
+func ReadEnablement(path string) (Enablement, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return Enablement{}, nil
+		}
+		return Enablement{}, err
+	}
+	var e Enablement
+	if err := json.Unmarshal(data, &e); err != nil {
+		return Enablement{}, err
+	}
+	if e == nil {
+		e = Enablement{}
+	}
+	return e, nil
+}
+
+func applyEnablement(env Env, items []*Extension) (warnings []string) {
+	cache := map[*Provider]Enablement{}
+	for _, x := range items {
+		en, ok := cache[x.Provider]
+		if !ok {
+			path := env.Dir(x.Provider.Enablement)
+			var err error
+			if en, err = ReadEnablement(path); err != nil {
+				warnings = append(warnings, fmt.Sprintf("Ignoring %s: %v; fix or delete the file (every extension counts as enabled meanwhile)", path, err))
+			}
+			cache[x.Provider] = en
+		}
+		x.Enabled, x.EnabledBy = en.Decide(x.Name, env.Cwd)
+	}
+	return warnings
+}

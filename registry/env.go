@@ -1,0 +1,81 @@
+// Package registry owns where extensions live and what state they are in: the providers and
+// their roots, discovery with priority and shadowing (spec/discovery.md), Gemini CLI's
+// enablement rules and install metadata (spec/lifecycle.md), binary resolution, and the
+// install store.
+//
+// Choices where the specs are silent:
+//   - A root folder that is the same folder as an earlier root (cwd == $HOME makes
+//     <cwd>/.gemini/extensions the user root) is scanned once, at its first place.
+//   - A linked extension whose source has no manifest is skipped with a warning (a plain
+//     missing manifest is skipped silently, as the spec says).
+//   - Each provider keeps its own enablement file: Gemini CLI's
+//     ~/.gemini/extensions/extension-enablement.json for `gemini`, $GEM_HOME/extension-enablement.json
+//     for `native`, in the same format.
+package registry
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Env is where gem looks: the user's home, gem's home, the home that holds .gemini, and the
+// current directory. Tests build one by hand; EnvFromOS reads the process's.
+type Env struct {
+	Home       string // $HOME
+	GemHome    string // $GEM_HOME, else ~/.gem
+	GeminiHome string // $GEMINI_CLI_HOME, else $HOME: the folder that holds .gemini
+	Cwd        string
+	Getenv     func(string) string
+}
+
+// EnvFromOS returns the environment of this process.
+func EnvFromOS() (Env, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Env{}, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return Env{}, err
+	}
+	return NewEnv(home, cwd, os.Getenv), nil
+}
+
+// NewEnv fills GemHome and GeminiHome from getenv (GEM_HOME, GEMINI_CLI_HOME).
+func NewEnv(home, cwd string, getenv func(string) string) Env {
+	e := Env{Home: home, Cwd: cwd, Getenv: getenv}
+	e.GemHome = filepath.Join(home, ".gem")
+	e.GeminiHome = home
+	if getenv != nil {
+		if g := getenv("GEM_HOME"); g != "" {
+			e.GemHome = absFrom(cwd, g)
+		}
+		if g := getenv("GEMINI_CLI_HOME"); g != "" {
+			e.GeminiHome = absFrom(cwd, g)
+		}
+	}
+	return e
+}
+
+func absFrom(cwd, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
+
+// GetenvOrEmpty reads a variable through Getenv.
+func (e Env) getenv(name string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(name)
+}
+
+// GeminiExtensionsDir is ~/.gemini/extensions.
+func (e Env) GeminiExtensionsDir() string {
+	return filepath.Join(e.GeminiHome, ".gemini", "extensions")
+}
+
+// LogDir is where gem writes its logs.
+func (e Env) LogDir() string { return filepath.Join(e.GemHome, "logs") }
