@@ -53,7 +53,7 @@ func execEngine(args []string) int {
 		fmt.Fprintln(os.Stderr, "gem:", err)
 		return 1
 	}
-	argv := append([]string{"gem"}, args[1:]...)
+	argv := append([]string{engine}, args[1:]...)
 	err = syscall.Exec(engine, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "gem: cannot start %s: %v\n", engine, err)
 	return 1

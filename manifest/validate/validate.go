@@ -286,7 +286,11 @@ func closest(s string, candidates []string) string {
 	best, bestD := "", 3
 	ls := strings.ToLower(s)
 	for _, c := range candidates {
-		if d := distance(ls, strings.ToLower(c)); d < bestD {
+		lc := strings.ToLower(c)
+		if len(ls) >= 4 && (strings.HasPrefix(lc, ls) || strings.HasPrefix(ls, lc)) {
+			return c
+		}
+		if d := distance(ls, lc); d < bestD {
 			best, bestD = c, d
 		}
 	}

@@ -60,6 +60,7 @@ func (r *runtime) warn(format string, args ...any) {
 func NewApp() *cli.App {
 	app := &cli.App{
 		Name:                 "gem",
+		HelpName:             "gem",
 		Usage:                "manage and run Gemini-CLI-style extensions",
 		Version:              buildinfo.Version,
 		EnableBashCompletion: true,
