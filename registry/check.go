@@ -15,10 +15,7 @@ import (
 // manifest.Problems do.
 func (x *Extension) CheckFolder(env Env) manifest.Problems {
 	var ps manifest.Problems
-	m := x.Manifest
-	if m == nil {
-		return nil
-	}
+	m := x.Manifest()
 	root, err := filepath.EvalSymlinks(x.Path)
 	if err != nil {
 		return manifest.Problems{{Severity: manifest.Error, Path: "", Value: x.Path, Want: "the extension folder cannot be read: " + err.Error()}}
@@ -90,14 +87,8 @@ func LoadFolder(dir string) (*Extension, error) {
 		}
 		return nil, err
 	}
-	m, problems, err := manifest.Parse(data)
-	if err != nil {
+	if err := x.setHead(data, filepath.Base(abs)); err != nil {
 		return nil, errors.New("Invalid JSON in " + x.ManifestPath + ": " + err.Error())
-	}
-	x.Manifest, x.LoadProblems = m, problems
-	x.Name = filepath.Base(abs)
-	if m.NameSet {
-		x.Name = m.Name
 	}
 	return x, nil
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,33 +9,103 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gemhost/gem/manifest"
 )
 
-// Extension is one discovered extension.
+// Extension is one discovered extension. Discovery reads each manifest once and decodes
+// only what listing needs (name, version, description); the full manifest is decoded on
+// first use of Manifest, and install metadata on first use of Install.
 type Extension struct {
-	Name         string             // manifest name, else the folder name
-	Dir          string             // the folder found under the root
-	Path         string             // the extension path: Dir, or the linked source folder
-	ManifestPath string             // absolute path of the manifest that was read
-	Manifest     *manifest.Manifest // parsed document
-	LoadProblems manifest.Problems  // type problems found while reading fields
+	Name         string // manifest name, else the folder name
+	Version      string // manifest version when it is a string
+	Description  string // manifest description when it is a string
+	Dir          string // the folder found under the root
+	Path         string // the extension path: Dir, or the linked source folder
+	ManifestPath string // absolute path of the manifest that was read
 	Level        Level
 	Provider     *Provider
-	Root         string           // the root folder it was found in
-	Install      *InstallMetadata // .gemini-extension-install.json, when present
+	Root         string // the root folder it was found in
 
 	Shadowed   bool
 	ShadowedBy *Extension // the winner, when shadowed
 
 	Enabled   bool
 	EnabledBy string // the enablement rule that decided, or "default"
+
+	data         []byte
+	manifestOnce sync.Once
+	manifest     *manifest.Manifest
+	loadProblems manifest.Problems
+	installOnce  sync.Once
+	install      *InstallMetadata
+}
+
+// Manifest returns the parsed manifest (decoded on first use).
+func (x *Extension) Manifest() *manifest.Manifest {
+	x.manifestOnce.Do(func() {
+		m, problems, err := manifest.Parse(x.data)
+		if err != nil || m == nil { // cannot happen: discovery checked the syntax
+			m, problems = manifest.Load(nil)
+		}
+		x.manifest, x.loadProblems = m, problems
+	})
+	return x.manifest
+}
+
+// LoadProblems returns the type problems found while reading the manifest's fields.
+func (x *Extension) LoadProblems() manifest.Problems {
+	x.Manifest()
+	return x.loadProblems
+}
+
+// Install returns .gemini-extension-install.json of the extension's folder, or nil.
+func (x *Extension) Install() *InstallMetadata {
+	x.installOnce.Do(func() { x.install, _ = ReadInstallMetadata(x.Dir) })
+	return x.install
 }
 
 // Linked reports whether the extension was installed with `link`.
-func (x *Extension) Linked() bool { return x.Install != nil && x.Install.Type == "link" }
+func (x *Extension) Linked() bool { i := x.Install(); return i != nil && i.Type == "link" }
+
+// head is what discovery decodes of every manifest.
+type head struct {
+	Name        any `json:"name"`
+	Version     any `json:"version"`
+	Description any `json:"description"`
+}
+
+// setHead decodes data's head into x (name with the folder-name fallback). It returns a
+// syntax error for invalid JSON.
+func (x *Extension) setHead(data []byte, folder string) error {
+	var h head
+	if err := json.Unmarshal(data, &h); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			_, _, perr := manifest.Parse(data) // for the position and hint
+			if perr == nil {
+				perr = err
+			}
+			return perr
+		}
+	}
+	x.data = data
+	x.Name = folder
+	switch n := h.Name.(type) {
+	case string:
+		x.Name = n
+	case float64:
+		x.Name = strconv.FormatFloat(n, 'f', -1, 64)
+	case bool:
+		x.Name = strconv.FormatBool(n)
+	}
+	x.Version, _ = h.Version.(string)
+	x.Description, _ = h.Description.(string)
+	return nil
+}
 
 // Discovery is the result of scanning every root: all items in priority and scan order
 // (shadowed ones included, marked), and the warnings to show the user.
@@ -66,6 +137,7 @@ func (d *Discovery) Find(name string) *Extension {
 }
 
 type candidate struct {
+	rootDir  *dirHandle
 	dir      string
 	name     string // folder name
 	root     string
@@ -81,6 +153,12 @@ func Discover(env Env, providers []Provider) *Discovery {
 
 	d := &Discovery{Env: env}
 	var cands []candidate
+	var handles []*dirHandle
+	defer func() {
+		for _, h := range handles {
+			h.Close()
+		}
+	}()
 	seenRoot := map[string]bool{}
 	for i := range ordered {
 		p := &ordered[i]
@@ -90,7 +168,12 @@ func Discover(env Env, providers []Provider) *Discovery {
 				continue
 			}
 			seenRoot[root] = true
-			cands = appendChildren(cands, root, r.Level, p)
+			h, err := openDir(root)
+			if err != nil {
+				continue // a missing or unreadable root is silently empty
+			}
+			handles = append(handles, h)
+			cands = appendChildren(cands, h, r.Level, p)
 		}
 	}
 
@@ -104,17 +187,13 @@ func Discover(env Env, providers []Provider) *Discovery {
 		}
 	} else {
 		var wg sync.WaitGroup
-		var next int
-		var mu sync.Mutex
+		var next atomic.Int64
 		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for {
-					mu.Lock()
-					i := next
-					next++
-					mu.Unlock()
+					i := int(next.Add(1) - 1)
 					if i >= len(cands) {
 						return
 					}
@@ -146,7 +225,8 @@ func Discover(env Env, providers []Provider) *Discovery {
 
 // appendChildren lists the direct child folders of root (symlinks to folders included,
 // hidden ones kept). A missing or unreadable root is silently empty.
-func appendChildren(cands []candidate, root string, level Level, p *Provider) []candidate {
+func appendChildren(cands []candidate, h *dirHandle, level Level, p *Provider) []candidate {
+	root := h.path
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return cands
@@ -161,7 +241,7 @@ func appendChildren(cands []candidate, root string, level Level, p *Provider) []
 		} else if !t.IsDir() {
 			continue
 		}
-		cands = append(cands, candidate{dir: filepath.Join(root, e.Name()), name: e.Name(), root: root, level: level, provider: p})
+		cands = append(cands, candidate{rootDir: h, dir: filepath.Join(root, e.Name()), name: e.Name(), root: root, level: level, provider: p})
 	}
 	return cands
 }
@@ -170,34 +250,30 @@ func appendChildren(cands []candidate, root string, level Level, p *Provider) []
 // for invalid JSON.
 func loadCandidate(c candidate) (*Extension, string) {
 	x := &Extension{Dir: c.dir, Path: c.dir, Level: c.level, Provider: c.provider, Root: c.root}
-	meta, err := ReadInstallMetadata(c.dir)
+	x.ManifestPath = filepath.Join(c.dir, manifest.FileName)
+	data, err := c.rootDir.readSmall(c.name + "/" + manifest.FileName)
 	if err != nil {
-		var se *manifest.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Sprintf("Invalid JSON in %s: %v", filepath.Join(c.dir, InstallMetadataFile), se)
+		// No manifest in the folder: a linked extension keeps only its install metadata.
+		meta, merr := readInstallMetadata(c.rootDir, c.name+"/"+InstallMetadataFile)
+		if merr != nil {
+			var se *manifest.SyntaxError
+			if errors.As(merr, &se) {
+				return nil, fmt.Sprintf("Invalid JSON in %s: %v", filepath.Join(c.dir, InstallMetadataFile), se)
+			}
 		}
-	}
-	x.Install = meta
-	if meta != nil && meta.Type == "link" && meta.Source != "" {
+		if meta == nil || meta.Type != "link" || meta.Source == "" {
+			return nil, "" // missing or unreadable manifest: skipped silently
+		}
+		x.installOnce.Do(func() { x.install = meta })
 		x.Path = meta.Source
-	}
-	x.ManifestPath = filepath.Join(x.Path, manifest.FileName)
-	data, err := os.ReadFile(x.ManifestPath)
-	if err != nil {
-		if x.Linked() {
+		x.ManifestPath = filepath.Join(x.Path, manifest.FileName)
+		if data, err = os.ReadFile(x.ManifestPath); err != nil {
 			return nil, fmt.Sprintf("Linked extension %s: its source %s has no readable %s; link it again or run `gem ext uninstall %s`",
 				c.dir, x.Path, manifest.FileName, c.name)
 		}
-		return nil, ""
 	}
-	m, problems, err := manifest.Parse(data)
-	if err != nil {
+	if err := x.setHead(data, c.name); err != nil {
 		return nil, "Invalid JSON in " + x.ManifestPath + ": " + err.Error()
-	}
-	x.Manifest, x.LoadProblems = m, problems
-	x.Name = c.name
-	if m.NameSet {
-		x.Name = m.Name
 	}
 	return x, ""
 }

@@ -26,6 +26,14 @@ type InstallMetadata struct {
 // JSON is a *manifest.SyntaxError.
 func ReadInstallMetadata(dir string) (*InstallMetadata, error) {
 	data, err := os.ReadFile(filepath.Join(dir, InstallMetadataFile))
+	return decodeInstallMetadata(data, err)
+}
+
+func readInstallMetadata(h *dirHandle, rel string) (*InstallMetadata, error) {
+	return decodeInstallMetadata(h.readSmall(rel))
+}
+
+func decodeInstallMetadata(data []byte, err error) (*InstallMetadata, error) {
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil

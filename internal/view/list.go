@@ -14,20 +14,19 @@ import (
 
 // ExtensionJSON is one entry of `gem ext list --json`.
 type ExtensionJSON struct {
-	Name         string                    `json:"name"`
-	Version      string                    `json:"version"`
-	Description  string                    `json:"description"`
-	Path         string                    `json:"path"`
-	InstallPath  string                    `json:"installPath"`
-	ManifestPath string                    `json:"manifestPath"`
-	Level        registry.Level            `json:"level"`
-	Provider     string                    `json:"provider"`
-	ProviderName string                    `json:"providerName"`
-	Enabled      bool                      `json:"enabled"`
-	EnabledBy    string                    `json:"enabledBy"`
-	Shadowed     bool                      `json:"shadowed"`
-	ShadowedBy   string                    `json:"shadowedBy,omitempty"`
-	Install      *registry.InstallMetadata `json:"install,omitempty"`
+	Name         string         `json:"name"`
+	Version      string         `json:"version"`
+	Description  string         `json:"description"`
+	Path         string         `json:"path"`
+	InstallPath  string         `json:"installPath"`
+	ManifestPath string         `json:"manifestPath"`
+	Level        registry.Level `json:"level"`
+	Provider     string         `json:"provider"`
+	ProviderName string         `json:"providerName"`
+	Enabled      bool           `json:"enabled"`
+	EnabledBy    string         `json:"enabledBy"`
+	Shadowed     bool           `json:"shadowed"`
+	ShadowedBy   string         `json:"shadowedBy,omitempty"`
 }
 
 // Extension converts a discovered extension to its JSON view.
@@ -35,10 +34,8 @@ func Extension(x *registry.Extension) ExtensionJSON {
 	j := ExtensionJSON{
 		Name: x.Name, Path: x.Path, InstallPath: x.Dir, ManifestPath: x.ManifestPath,
 		Level: x.Level, Provider: x.Provider.ID, ProviderName: x.Provider.Name,
-		Enabled: x.Enabled, EnabledBy: x.EnabledBy, Shadowed: x.Shadowed, Install: x.Install,
-	}
-	if x.Manifest != nil {
-		j.Version, j.Description = x.Manifest.Version, x.Manifest.Description
+		Enabled: x.Enabled, EnabledBy: x.EnabledBy, Shadowed: x.Shadowed,
+		Version: x.Version, Description: x.Description,
 	}
 	if x.ShadowedBy != nil {
 		j.ShadowedBy = x.ShadowedBy.ManifestPath
@@ -77,11 +74,7 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tLEVEL\tPROVIDER\tPATH")
 	for _, x := range items {
-		v := ExtensionJSON{}
-		if x.Manifest != nil {
-			v.Version = x.Manifest.Version
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, dash(v.Version), State(x), x.Level, x.Provider.ID, x.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, dash(x.Version), State(x), x.Level, x.Provider.ID, x.Path)
 	}
 	return tw.Flush()
 }

@@ -93,25 +93,27 @@ type settingInfo struct {
 
 type extInfo struct {
 	view.ExtensionJSON
-	Variables    map[string]string `json:"variables"`
-	ContextFiles []contextInfo     `json:"contextFiles"`
-	Commands     []binaryInfo      `json:"commands"`
-	Plugins      []binaryInfo      `json:"plugins"`
-	MCPServers   []mcpInfo         `json:"mcpServers"`
-	Settings     []settingInfo     `json:"settings"`
-	ExcludeTools []string          `json:"excludeTools"`
-	Sandbox      *manifest.Sandbox `json:"sandbox,omitempty"`
-	Engines      manifest.Engines  `json:"engines"`
-	Shadows      []string          `json:"shadows,omitempty"`
-	Problems     manifest.Problems `json:"problems"`
+	Install      *registry.InstallMetadata `json:"install,omitempty"`
+	Variables    map[string]string         `json:"variables"`
+	ContextFiles []contextInfo             `json:"contextFiles"`
+	Commands     []binaryInfo              `json:"commands"`
+	Plugins      []binaryInfo              `json:"plugins"`
+	MCPServers   []mcpInfo                 `json:"mcpServers"`
+	Settings     []settingInfo             `json:"settings"`
+	ExcludeTools []string                  `json:"excludeTools"`
+	Sandbox      *manifest.Sandbox         `json:"sandbox,omitempty"`
+	Engines      manifest.Engines          `json:"engines"`
+	Shadows      []string                  `json:"shadows,omitempty"`
+	Problems     manifest.Problems         `json:"problems"`
 }
 
 func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInfo {
 	platforms := manifest.HostPlatforms(r.env.Getenv)
 	exp := x.Expander(r.env, platforms[0])
-	m := x.Manifest.Resolved(exp)
+	m := x.Manifest().Resolved(exp)
 	info := &extInfo{
 		ExtensionJSON: view.Extension(x),
+		Install:       x.Install(),
 		Variables: map[string]string{
 			"extensionPath": exp.Vars.ExtensionPath, "workspacePath": exp.Vars.WorkspacePath,
 			"/": exp.Vars.PathSeparator, "platform": exp.Vars.Platform.OS, "arch": exp.Vars.Platform.Arch,
@@ -133,12 +135,12 @@ func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInf
 		}
 		return b
 	}
-	for _, c := range x.Manifest.Commands {
+	for _, c := range x.Manifest().Commands {
 		b := resolve("command", c.Name, c.Binary)
 		b.Description, b.Subcommands, b.RequireConfirm = c.Description, c.Subcommands, c.RequireConfirm
 		info.Commands = append(info.Commands, b)
 	}
-	for _, p := range x.Manifest.Plugins {
+	for _, p := range x.Manifest().Plugins {
 		b := resolve("plugin", p.ID, p.Binary)
 		b.Description = p.Description
 		info.Plugins = append(info.Plugins, b)

@@ -45,7 +45,7 @@ func extValidateCommand() *cli.Command {
 					fmt.Fprintln(r.stdout, p.String())
 				}
 				if errs == 0 {
-					fmt.Fprintf(r.stdout, "%s: valid extension %q %s (%d warning(s))\n", x.ManifestPath, x.Name, x.Manifest.Version, len(problems))
+					fmt.Fprintf(r.stdout, "%s: valid extension %q %s (%d warning(s))\n", x.ManifestPath, x.Name, x.Version, len(problems))
 				} else {
 					fmt.Fprintf(r.stdout, "%s: %d error(s), %d warning(s)\n", x.ManifestPath, errs, len(problems)-errs)
 				}
@@ -64,7 +64,7 @@ func folderProblems(r *runtime, x *registry.Extension) manifest.Problems {
 		v := r.env.Getenv(name)
 		return v, v != ""
 	}
-	ps := validate.Manifest(x.Manifest, x.LoadProblems, lookup)
+	ps := validate.Manifest(x.Manifest(), x.LoadProblems(), lookup)
 	ps = append(ps, x.CheckFolder(r.env)...)
 	return ps.WithFile(x.ManifestPath)
 }

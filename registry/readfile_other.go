@@ -1,0 +1,23 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd)
+
+package registry
+
+import (
+	"os"
+	"path/filepath"
+)
+
+type dirHandle struct{ path string }
+
+func openDir(path string) (*dirHandle, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return &dirHandle{path: path}, nil
+}
+
+func (d *dirHandle) Close() {}
+
+func (d *dirHandle) readSmall(rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(d.path, rel))
+}

@@ -1,0 +1,63 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd
+
+package registry
+
+import (
+	"io/fs"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirHandle is an open root folder; files below it are opened relative to it (openat),
+// which spares the kernel walking the root's path again for every manifest.
+type dirHandle struct {
+	fd   int
+	path string
+}
+
+func openDir(path string) (*dirHandle, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &dirHandle{fd: fd, path: path}, nil
+}
+
+func (d *dirHandle) Close() { unix.Close(d.fd) }
+
+// readSmall reads a file below d in as few system calls as it can: open, one read into a
+// buffer sized for a manifest, close (a larger file takes more reads; no fstat).
+func (d *dirHandle) readSmall(rel string) ([]byte, error) {
+	fd, err := unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if err == unix.ENOENT || err == unix.ENOTDIR {
+			return nil, fs.ErrNotExist
+		}
+		return nil, &os.PathError{Op: "open", Path: d.path + "/" + rel, Err: err}
+	}
+	defer unix.Close(fd)
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	buf := (*bp)[:0]
+	for {
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: d.path + "/" + rel, Err: err}
+		}
+		buf = buf[:len(buf)+n]
+		if n == 0 || len(buf) < cap(buf) {
+			// A short read of a regular file means end of file.
+			*bp = buf
+			return append([]byte(nil), buf...), nil
+		}
+		buf = append(buf, 0)[:len(buf)]
+	}
+}
+
+// readBufs holds read buffers sized for manifests, reused across files.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
