@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gemhost/gem/manifest"
 )
@@ -36,7 +37,6 @@ type Extension struct {
 	Enabled   bool
 	EnabledBy string // the enablement rule that decided, or "default"
 
-	data         []byte
 	manifestOnce sync.Once
 	manifest     *manifest.Manifest
 	loadProblems manifest.Problems
@@ -44,12 +44,22 @@ type Extension struct {
 	install      *InstallMetadata
 }
 
-// Manifest returns the parsed manifest (decoded on first use).
+// Manifest returns the parsed manifest, read again and decoded in full on first use
+// (discovery keeps only the head, so listing 1,000 extensions holds little memory). If the
+// file changed into invalid JSON since discovery, the manifest is empty and LoadProblems
+// says why.
 func (x *Extension) Manifest() *manifest.Manifest {
 	x.manifestOnce.Do(func() {
-		m, problems, err := manifest.Parse(x.data)
-		if err != nil || m == nil { // cannot happen: discovery checked the syntax
-			m, problems = manifest.Load(nil)
+		data, err := os.ReadFile(x.ManifestPath)
+		if err != nil {
+			x.manifest, _ = manifest.Load(map[string]any{})
+			x.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "cannot read " + x.ManifestPath + ": " + err.Error()}}
+			return
+		}
+		m, problems, err := manifest.Parse(data)
+		if err != nil {
+			m, _ = manifest.Load(map[string]any{})
+			problems = manifest.Problems{{Severity: manifest.Error, Want: "Invalid JSON in " + x.ManifestPath + ": " + err.Error()}}
 		}
 		x.manifest, x.loadProblems = m, problems
 	})
@@ -92,7 +102,6 @@ func (x *Extension) setHead(data []byte, folder string) error {
 			return perr
 		}
 	}
-	x.data = data
 	x.Name = folder
 	switch n := h.Name.(type) {
 	case string:
@@ -138,6 +147,7 @@ func (d *Discovery) Find(name string) *Extension {
 
 type candidate struct {
 	rootDir  *dirHandle
+	index    *rootIndex
 	dir      string
 	name     string // folder name
 	root     string
@@ -154,6 +164,7 @@ func Discover(env Env, providers []Provider) *Discovery {
 	d := &Discovery{Env: env}
 	var cands []candidate
 	var handles []*dirHandle
+	var indexes []*rootIndex
 	defer func() {
 		for _, h := range handles {
 			h.Close()
@@ -173,13 +184,21 @@ func Discover(env Env, providers []Provider) *Discovery {
 				continue // a missing or unreadable root is silently empty
 			}
 			handles = append(handles, h)
+			ix := loadRootIndex(indexPath(env, root))
+			indexes = append(indexes, ix)
+			before := len(cands)
 			cands = appendChildren(cands, h, r.Level, p)
+			for i := before; i < len(cands); i++ {
+				cands[i].index = ix
+			}
 		}
 	}
 
 	items := make([]*Extension, len(cands))
 	warns := make([]string, len(cands))
-	load := func(i int) { items[i], warns[i] = loadCandidate(cands[i]) }
+	hits := make([]bool, len(cands))
+	store := make([]Extension, len(cands)) // one allocation for every item
+	load := func(i int) { items[i], warns[i], hits[i] = loadCandidate(cands[i], &store[i]) }
 	workers := min(runtime.GOMAXPROCS(0), len(cands)/64+1)
 	if workers <= 1 {
 		for i := range cands {
@@ -202,6 +221,20 @@ func Discover(env Env, providers []Provider) *Discovery {
 			}()
 		}
 		wg.Wait()
+	}
+
+	now := time.Now()
+	for _, ix := range indexes {
+		if !ix.changed() {
+			continue
+		}
+		var hitFolders []string
+		for i, c := range cands {
+			if c.index == ix && hits[i] {
+				hitFolders = append(hitFolders, c.name)
+			}
+		}
+		ix.save(now, hitFolders)
 	}
 
 	winners := make(map[string]*Extension, len(items))
@@ -246,34 +279,49 @@ func appendChildren(cands []candidate, h *dirHandle, level Level, p *Provider) [
 	return cands
 }
 
-// loadCandidate reads one child folder. It returns nil for a folder to skip, and a warning
-// for invalid JSON.
-func loadCandidate(c candidate) (*Extension, string) {
-	x := &Extension{Dir: c.dir, Path: c.dir, Level: c.level, Provider: c.provider, Root: c.root}
+// loadCandidate reads one child folder into x. It returns nil for a folder to skip, a
+// warning for invalid JSON, and whether the discovery index answered.
+func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit bool) {
+	*x = Extension{Dir: c.dir, Path: c.dir, Level: c.level, Provider: c.provider, Root: c.root}
 	x.ManifestPath = filepath.Join(c.dir, manifest.FileName)
-	data, err := c.rootDir.readSmall(c.name + "/" + manifest.FileName)
+	rel := c.name + "/" + manifest.FileName
+	id, statOK := c.rootDir.stat(rel)
+	if statOK && c.index != nil {
+		if e, hit := c.index.lookup(c.name, id); hit {
+			x.Name, x.Version, x.Description = e.name, e.version, e.description
+			return x, "", true
+		}
+	}
+	data, err := c.rootDir.readSmall(rel)
+	if err == nil && statOK && c.index != nil {
+		if err := x.setHead(data, c.name); err != nil {
+			return nil, "Invalid JSON in " + x.ManifestPath + ": " + err.Error(), false
+		}
+		c.index.store(c.name, indexEntry{id: id, name: x.Name, version: x.Version, description: x.Description})
+		return x, "", false
+	}
 	if err != nil {
 		// No manifest in the folder: a linked extension keeps only its install metadata.
 		meta, merr := readInstallMetadata(c.rootDir, c.name+"/"+InstallMetadataFile)
 		if merr != nil {
 			var se *manifest.SyntaxError
 			if errors.As(merr, &se) {
-				return nil, fmt.Sprintf("Invalid JSON in %s: %v", filepath.Join(c.dir, InstallMetadataFile), se)
+				return nil, fmt.Sprintf("Invalid JSON in %s: %v", filepath.Join(c.dir, InstallMetadataFile), se), false
 			}
 		}
 		if meta == nil || meta.Type != "link" || meta.Source == "" {
-			return nil, "" // missing or unreadable manifest: skipped silently
+			return nil, "", false // missing or unreadable manifest: skipped silently
 		}
 		x.installOnce.Do(func() { x.install = meta })
 		x.Path = meta.Source
 		x.ManifestPath = filepath.Join(x.Path, manifest.FileName)
 		if data, err = os.ReadFile(x.ManifestPath); err != nil {
 			return nil, fmt.Sprintf("Linked extension %s: its source %s has no readable %s; link it again or run `gem ext uninstall %s`",
-				c.dir, x.Path, manifest.FileName, c.name)
+				c.dir, x.Path, manifest.FileName, c.name), false
 		}
 	}
 	if err := x.setHead(data, c.name); err != nil {
-		return nil, "Invalid JSON in " + x.ManifestPath + ": " + err.Error()
+		return nil, "Invalid JSON in " + x.ManifestPath + ": " + err.Error(), false
 	}
-	return x, ""
+	return x, "", false
 }

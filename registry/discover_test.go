@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t testing.TB, path, content string) {
@@ -106,14 +107,84 @@ func TestDiscoverMany(t *testing.T) {
 	}
 }
 
-// BenchmarkDiscover1000 discovers 1,000 extensions (spec/discovery.md: under 10 ms).
+// BenchmarkDiscover1000 discovers 1,000 extensions (spec/discovery.md: under 10 ms), with
+// the discovery index warm (the usual case) and without it (first run, or no $GEM_HOME).
 func BenchmarkDiscover1000(b *testing.B) {
+	defer setRacyWindow(0)()
 	env := setupMany(b, 1000)
-	b.ResetTimer()
-	for b.Loop() {
-		d := Discover(env, Providers)
-		if len(d.All) != 1000 {
-			b.Fatal(len(d.All))
+	Discover(env, Providers) // writes the index
+	b.Run("index", func(b *testing.B) {
+		for b.Loop() {
+			if d := Discover(env, Providers); len(d.All) != 1000 {
+				b.Fatal(len(d.All))
+			}
 		}
+	})
+	b.Run("noindex", func(b *testing.B) {
+		env := env
+		env.GemHome = "/proc/gem-cannot-write-here"
+		for b.Loop() {
+			if d := Discover(env, Providers); len(d.All) != 1000 {
+				b.Fatal(len(d.All))
+			}
+		}
+	})
+}
+
+func setRacyWindow(d time.Duration) (restore func()) {
+	old := racyWindow
+	racyWindow = d
+	return func() { racyWindow = old }
+}
+
+func TestDiscoveryIndex(t *testing.T) {
+	defer setRacyWindow(0)()
+	env := testEnv(t)
+	root := filepath.Join(env.Home, ".gemini/extensions")
+	write(t, filepath.Join(root, "a/gemini-extension.json"), `{"name":"a","version":"1.0.0"}`)
+	write(t, filepath.Join(root, "b/gemini-extension.json"), `{"name":"b","version":"1.0.0"}`)
+	names := func() string {
+		d := Discover(env, Providers)
+		var s []string
+		for _, x := range d.All {
+			s = append(s, x.Name+"@"+x.Version)
+		}
+		return strings.Join(s, ",")
+	}
+	if got := names(); got != "a@1.0.0,b@1.0.0" {
+		t.Fatalf("first: %s", got)
+	}
+	ixPath := indexPath(env, root)
+	if _, err := os.Stat(ixPath); err != nil {
+		t.Fatalf("index not written: %v", err)
+	}
+	if got := names(); got != "a@1.0.0,b@1.0.0" {
+		t.Fatalf("from index: %s", got)
+	}
+	// same size, mtime put back: the change time still tells
+	p := filepath.Join(root, "a/gemini-extension.json")
+	fi, _ := os.Stat(p)
+	write(t, p, `{"name":"a","version":"9.0.0"}`)
+	os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	// a new child, a removed child, a child turned invalid
+	write(t, filepath.Join(root, "c/gemini-extension.json"), `{"name":"c","version":"1.0.0"}`)
+	write(t, filepath.Join(root, "b/gemini-extension.json"), `{"name":"b",`)
+	if got := names(); got != "a@9.0.0,c@1.0.0" {
+		t.Fatalf("after changes: %s", got)
+	}
+	if d := Discover(env, Providers); len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "Invalid JSON in") {
+		t.Fatalf("invalid JSON must warn on every run, got %v", d.Warnings)
+	}
+	// a corrupt index is ignored and rewritten
+	os.WriteFile(ixPath, []byte("gemidx1\n\xff\xff"), 0o600)
+	if got := names(); got != "a@9.0.0,c@1.0.0" {
+		t.Fatalf("corrupt index: %s", got)
+	}
+	// racily clean entries are not stored
+	racyWindow = time.Hour
+	os.Remove(ixPath)
+	names()
+	if ix := loadRootIndex(ixPath); len(ix.entries) != 0 {
+		t.Fatalf("racy entries were cached: %d", len(ix.entries))
 	}
 }

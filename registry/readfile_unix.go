@@ -27,6 +27,16 @@ func openDir(path string) (*dirHandle, error) {
 
 func (d *dirHandle) Close() { unix.Close(d.fd) }
 
+// stat returns the identity of a file below d (following symlinks).
+func (d *dirHandle) stat(rel string) (fileID, bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, rel, &st, 0); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fileID{}, false
+	}
+	return fileID{ino: uint64(st.Ino), size: uint64(st.Size),
+		mtime: uint64(st.Mtim.Sec)*1e9 + uint64(st.Mtim.Nsec), ctime: uint64(st.Ctim.Sec)*1e9 + uint64(st.Ctim.Nsec)}, true
+}
+
 // readSmall reads a file below d in as few system calls as it can: open, one read into a
 // buffer sized for a manifest, close (a larger file takes more reads; no fstat).
 func (d *dirHandle) readSmall(rel string) ([]byte, error) {

@@ -3,7 +3,7 @@
 package view
 
 import (
-	"encoding/json"
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -59,13 +59,21 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 		items = d.Effective()
 	}
 	if opt.JSON {
-		out := make([]ExtensionJSON, len(items))
-		for i, x := range items {
-			out[i] = Extension(x)
+		if len(items) == 0 {
+			_, err := io.WriteString(w, "[]\n")
+			return err
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		bw := bufio.NewWriterSize(w, 32<<10)
+		jw := &jsonWriter{w: bw, buf: make([]byte, 0, 1024)}
+		bw.WriteByte('[')
+		for i, x := range items {
+			e := Extension(x)
+			if err := jw.object(&e, i == 0); err != nil {
+				return err
+			}
+		}
+		bw.WriteString("\n]\n")
+		return bw.Flush()
 	}
 	if len(items) == 0 {
 		_, err := fmt.Fprintln(w, "No extensions installed. Install one with: gem ext install <path|git-url|owner/repo>")

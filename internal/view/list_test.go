@@ -1,0 +1,36 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/gemhost/gem/registry"
+)
+
+// TestListJSONMatchesEncodingJSON: the hand-streamed JSON is byte for byte what
+// encoding/json's indented encoder writes for the same values.
+func TestListJSONMatchesEncodingJSON(t *testing.T) {
+	p := &registry.Providers[1]
+	winner := &registry.Extension{Name: "a", Version: "1.0.0", Description: "quotes \" \\ <tag> & \u2028 tab\t nl\n \x01 ünï \xff", Dir: "/d/a",
+		Path: "/d/a", ManifestPath: "/d/a/gemini-extension.json", Level: registry.LevelUser, Provider: p, Enabled: true, EnabledBy: "default"}
+	loser := &registry.Extension{Name: "a", Dir: "/p/a", Path: "/p/a", ManifestPath: "/p/a/gemini-extension.json",
+		Level: registry.LevelProject, Provider: p, Shadowed: true, ShadowedBy: winner, EnabledBy: "!/x/*"}
+	d := &registry.Discovery{All: []*registry.Extension{winner, loser}}
+	var got bytes.Buffer
+	if err := List(&got, &bytes.Buffer{}, d, ListOptions{JSON: true, All: true}); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetIndent("", "  ")
+	enc.Encode([]ExtensionJSON{Extension(winner), Extension(loser)})
+	if got.String() != want.String() {
+		t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
+	}
+	got.Reset()
+	List(&got, &bytes.Buffer{}, &registry.Discovery{}, ListOptions{JSON: true})
+	if got.String() != "[]\n" {
+		t.Errorf("empty: %q", got.String())
+	}
+}

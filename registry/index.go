@@ -1,0 +1,162 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The discovery index caches, per root, each child manifest's file identity (inode, size,
+// modification and change times, in nanoseconds) and its head (name, version,
+// description). Discovery then stats a manifest (one fstatat) instead of opening, reading
+// and decoding it, as git's index does for the work tree. An entry is trusted only when all
+// four identity fields match. Like git's "racily clean" rule, a manifest changed less than
+// racyWindow before the index was written is not stored, so an edit within the same clock
+// tick is never missed. Links, invalid JSON and unreadable manifests are never cached.
+// The index lives in $GEM_HOME/cache/discovery; losing it costs one slow run.
+
+const indexMagic = "gemidx1\n"
+
+// racyWindow: manifests changed this recently are not cached (a variable for tests).
+var racyWindow = 2 * time.Second
+
+type fileID struct {
+	ino, size, mtime, ctime uint64
+}
+
+type indexEntry struct {
+	id                         fileID
+	name, version, description string
+}
+
+type rootIndex struct {
+	path    string
+	entries map[string]indexEntry // by child folder name, as loaded
+	hits    atomic.Int64          // entries confirmed by this discovery
+	mu      sync.Mutex
+	stored  map[string]indexEntry
+	dirty   bool
+}
+
+func indexPath(env Env, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(env.GemHome, "cache", "discovery", hex.EncodeToString(sum[:12]))
+}
+
+func loadRootIndex(path string) *rootIndex {
+	ix := &rootIndex{path: path, stored: map[string]indexEntry{}}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(data, []byte(indexMagic)) {
+		ix.dirty = err == nil // rewrite a corrupt index
+		return ix
+	}
+	r := data[len(indexMagic):]
+	n, k := binary.Uvarint(r)
+	if k <= 0 || n > 1<<20 {
+		ix.dirty = true
+		return ix
+	}
+	r = r[k:]
+	ix.entries = make(map[string]indexEntry, n)
+	for range n {
+		var e indexEntry
+		var folder string
+		ok := true
+		for _, f := range []*uint64{&e.id.ino, &e.id.size, &e.id.mtime, &e.id.ctime} {
+			v, k := binary.Uvarint(r)
+			if k <= 0 {
+				ok = false
+				break
+			}
+			*f, r = v, r[k:]
+		}
+		for _, s := range []*string{&folder, &e.name, &e.version, &e.description} {
+			if !ok {
+				break
+			}
+			l, k := binary.Uvarint(r)
+			if k <= 0 || uint64(len(r)-k) < l {
+				ok = false
+				break
+			}
+			*s, r = string(r[k:k+int(l)]), r[k+int(l):]
+		}
+		if !ok {
+			ix.entries, ix.dirty = nil, true
+			return ix
+		}
+		ix.entries[folder] = e
+	}
+	return ix
+}
+
+// lookup returns the cached head for folder when id matches.
+func (ix *rootIndex) lookup(folder string, id fileID) (indexEntry, bool) {
+	e, ok := ix.entries[folder]
+	if !ok || e.id != id {
+		return indexEntry{}, false
+	}
+	ix.hits.Add(1)
+	return e, true
+}
+
+// store records a freshly read manifest.
+func (ix *rootIndex) store(folder string, e indexEntry) {
+	ix.mu.Lock()
+	ix.stored[folder] = e
+	ix.dirty = true
+	ix.mu.Unlock()
+}
+
+// changed reports whether the index must be written: entries were added or changed, or
+// some are gone.
+func (ix *rootIndex) changed() bool {
+	return ix.dirty || int(ix.hits.Load()) != len(ix.entries)
+}
+
+// save writes the index: the entries stored in this run plus those of hitFolders (the
+// children confirmed from the index); best effort.
+func (ix *rootIndex) save(now time.Time, hitFolders []string) {
+	fresh := ix.stored
+	for _, folder := range hitFolders {
+		fresh[folder] = ix.entries[folder]
+	}
+	cutoff := uint64(now.Add(-racyWindow).UnixNano())
+	buf := make([]byte, 0, 64+len(fresh)*128)
+	buf = append(buf, indexMagic...)
+	var keep []string
+	for folder, e := range fresh {
+		if e.id.mtime < cutoff && e.id.ctime < cutoff {
+			keep = append(keep, folder)
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(keep)))
+	for _, folder := range keep {
+		e := fresh[folder]
+		for _, v := range []uint64{e.id.ino, e.id.size, e.id.mtime, e.id.ctime} {
+			buf = binary.AppendUvarint(buf, v)
+		}
+		for _, s := range []string{folder, e.name, e.version, e.description} {
+			buf = binary.AppendUvarint(buf, uint64(len(s)))
+			buf = append(buf, s...)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(ix.path), 0o700); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(ix.path), ".idx-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(buf)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), ix.path) != nil {
+		os.Remove(tmp.Name())
+	}
+}

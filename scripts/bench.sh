@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# bench.sh: wall-clock figures of gem's commands as ratios against a baseline measured in
+# the same run (the machine is shared and noisy). Needs bin/gem (make build); installs
+# hyperfine from Debian's packages when it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x bin/gem ] || make build >/dev/null
+if ! command -v hyperfine >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq hyperfine) >/dev/null 2>&1 || { echo "bench.sh: cannot install hyperfine" >&2; exit 1; }
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export HOME=$work/home GEM_HOME=$work/home/.gem
+unset GEMINI_CLI_HOME
+mkdir -p "$HOME"
+scripts/gen-extensions.sh "$HOME/.gemini/extensions" 1000
+cd "$work"
+gem=$OLDPWD/bin/gem
+# Manifests changed in the last 2 s are not trusted by the discovery index (racy-clean
+# rule); let the fresh ones age, then write the index once, as any earlier use of gem does.
+sleep 2.1
+"$gem" ext list >/dev/null
+runs=${RUNS:-200}
+
+# median wall time in ms of each command, from hyperfine's JSON export
+median() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("%s\t%.2f" % (r["command"], r["median"]*1000)) for r in d["results"]]' "$1"; }
+
+echo "== gem ext list --json on 1,000 extensions vs gem --version (median wall, $runs runs each)"
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/list.json" \
+  "$gem --version" "$gem ext list --json" >/dev/null
+median "$work/list.json" | tee "$work/list.txt"
+python3 - "$work/list.json" <<'PY'
+import json, sys
+r = {x["command"].split("/")[-1]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
+ratio = r["gem ext list --json"] / r["gem --version"]
+print("ratio list/version: %.2fx (target <= 3x)" % ratio)
+PY
