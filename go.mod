@@ -1,13 +1,14 @@
 module github.com/gemhost/gem
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/urfave/cli/v2 v2.27.7
-	golang.org/x/sys v0.26.0
+	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 )
 
 require (

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -124,3 +125,85 @@ func applyEnablement(env Env, items []*Extension) (warnings []string) {
 	}
 	return warnings
 }
+
+// Add appends rule for name after removing the rules it supersedes: those for the same
+// folder and, when rule includes subfolders, those below it (Gemini CLI's rule).
+func (e Enablement) Add(name string, rule Rule) {
+	entry := e[name]
+	kept := entry.Overrides[:0:0]
+	for _, raw := range entry.Overrides {
+		old := ParseRule(raw)
+		if old.Base == rule.Base {
+			continue
+		}
+		if rule.IncludeSubdirs && strings.HasPrefix(old.Base, rule.Base) {
+			continue
+		}
+		kept = append(kept, raw)
+	}
+	entry.Overrides = append(kept, rule.String())
+	e[name] = entry
+}
+
+// RemoveDisables deletes every disable rule of name that applies to dir; it returns how
+// many it removed.
+func (e Enablement) RemoveDisables(name, dir string) int {
+	entry, ok := e[name]
+	if !ok {
+		return 0
+	}
+	kept := entry.Overrides[:0:0]
+	for _, raw := range entry.Overrides {
+		if r := ParseRule(raw); r.Disable && r.Matches(dir) {
+			continue
+		}
+		kept = append(kept, raw)
+	}
+	n := len(entry.Overrides) - len(kept)
+	entry.Overrides = kept
+	e[name] = entry
+	return n
+}
+
+// ScopeRule is the rule for a scope folder (the home for user scope, the cwd for
+// workspace scope), with subfolders included, as Gemini CLI writes it.
+func ScopeRule(dir string, disable bool) Rule {
+	return Rule{Disable: disable, Base: slashed(dir), IncludeSubdirs: true}
+}
+
+// WriteEnablement writes the file atomically (temporary file, then rename), 2-space JSON
+// as Gemini CLI writes it.
+func WriteEnablement(path string, e Enablement) error {
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, data, 0o644)
+}
+
+// WriteFileAtomic writes data to a temporary file beside path, syncs it, and renames it into
+// place, so readers see the old or the new content, never a part.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr, os.Chmod(tmp.Name(), perm)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// EnablementPath returns the enablement file of a provider.
+func (e Env) EnablementPath(p *Provider) string { return e.Dir(p.Enablement) }

@@ -1,6 +1,9 @@
 package registry
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestEnablementDecide(t *testing.T) {
 	e := Enablement{
@@ -40,5 +43,20 @@ func TestParseRuleRoundTrip(t *testing.T) {
 	}
 	if r := ParseRule("/a/b"); r.Base != "/a/b/" || r.IncludeSubdirs {
 		t.Errorf("normalised: %+v", r)
+	}
+}
+
+func TestEnablementAdd(t *testing.T) {
+	e := Enablement{"x": {Overrides: []string{"!/home/u/proj/*", "/other/*", "!/home/u/"}}}
+	e.Add("x", ScopeRule("/home/u", false))
+	if got := strings.Join(e["x"].Overrides, " "); got != "/other/* /home/u/*" {
+		t.Errorf("Add removed the wrong rules: %s", got)
+	}
+	e.Add("x", ScopeRule("/home/u/proj", true))
+	if got := strings.Join(e["x"].Overrides, " "); got != "/other/* /home/u/* !/home/u/proj/*" {
+		t.Errorf("Add child: %s", got)
+	}
+	if n := e.RemoveDisables("x", "/home/u/proj/sub"); n != 1 || strings.Join(e["x"].Overrides, " ") != "/other/* /home/u/*" {
+		t.Errorf("RemoveDisables: %d %v", n, e["x"].Overrides)
 	}
 }

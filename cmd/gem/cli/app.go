@@ -94,7 +94,7 @@ func setUsageErrors(cmds []*cli.Command) {
 func Main(args []string) int {
 	app := NewApp()
 	app.Writer, app.ErrWriter = os.Stdout, os.Stderr
-	err := app.Run(args)
+	err := app.Run(interspersed(app, args))
 	if err == nil {
 		return 0
 	}

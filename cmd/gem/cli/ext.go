@@ -16,6 +16,13 @@ func extCommand() *cli.Command {
 			extListCommand(),
 			extInfoCommand(),
 			extValidateCommand(),
+			extInstallCommand(),
+			extUninstallCommand(),
+			extUpdateCommand(),
+			extEnableCommand(true),
+			extEnableCommand(false),
+			extLinkCommand(),
+			extVerifyCommand(),
 		},
 	}
 }

@@ -1,0 +1,23 @@
+// Package install owns changing what is installed: fetching a source (local folder, git,
+// GitHub release, archive) into a staging folder, validating it, asking consent, and
+// putting it in place atomically with Gemini CLI's metadata and enablement; update with
+// rollback, uninstall, link, enable/disable, settings, and verification against recorded
+// hashes. It is separate from registry so the light `gem` front does not link semver.
+//
+// Layout and choices (spec/lifecycle.md is the contract; these fill its gaps):
+//   - Staging happens in <root>/../.gem-staging/<random> (beside the extensions root, so the
+//     final rename stays on one filesystem, but outside it, so discovery never sees a
+//     half-made extension). Anything left there is stale once the lock is held and is
+//     removed on the next run.
+//   - Update and --force swap the staged folder and the installed one with one
+//     renameat2(RENAME_EXCHANGE) on Linux: at every instant one complete version is in
+//     place. Elsewhere the swap is three renames and a crash between them can leave the
+//     installed copy under <root>/<name>.gem-swap (not yet repaired automatically).
+//   - The previous version of an updated extension is kept in $GEM_HOME/backups/<name>
+//     (one generation) with its record, for rollback (`gem ext update --rollback <name>`).
+//   - $GEM_HOME/records/<name>.json holds the file hashes of the installed tree
+//     (`gem ext verify`), the source, the version and the consent text that was accepted.
+//   - One lock, $GEM_HOME/state.lock (flock), serialises gem processes that change state.
+//   - GEM_TEST_CRASH_AT=<step> makes gem kill itself with SIGKILL at that step; tests use
+//     it to prove that no step leaves the extension missing or half-written.
+package install

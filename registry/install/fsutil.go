@@ -1,0 +1,118 @@
+package install
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// crashPoint kills the process when GEM_TEST_CRASH_AT names step (tests only).
+func crashPoint(step string) {
+	if os.Getenv("GEM_TEST_CRASH_AT") == step {
+		p, _ := os.FindProcess(os.Getpid())
+		p.Signal(syscall.SIGKILL)
+		select {}
+	}
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// stagingDir is where staged folders for root live.
+func stagingDir(root string) string {
+	return filepath.Join(filepath.Dir(root), ".gem-staging")
+}
+
+// dropStaging removes a staging folder, and the staging parent when it is left empty.
+func dropStaging(dir string) {
+	os.RemoveAll(dir)
+	os.Remove(filepath.Dir(dir)) // fails, harmlessly, while others are in use
+}
+
+// newStaging makes a fresh staging folder for root.
+func newStaging(root string) (string, error) {
+	dir := filepath.Join(stagingDir(root), randomSuffix())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create a staging folder in %s: %w", stagingDir(root), err)
+	}
+	return dir, nil
+}
+
+// copyTree copies the folder src into dst (which must not exist). Regular files keep their
+// mode; symlinks are copied as links only when they point inside src; devices, sockets and
+// pipes are refused. skip names top-level entries to leave out.
+func copyTree(src, dst string, skip func(rel string) bool) error {
+	srcReal, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(srcReal, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(srcReal, path)
+		if rel != "." && skip != nil && skip(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch mode := info.Mode(); {
+		case mode.IsDir():
+			return os.MkdirAll(target, mode.Perm()|0o700)
+		case mode&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			resolved := link
+			if !filepath.IsAbs(link) {
+				resolved = filepath.Join(filepath.Dir(path), link)
+			}
+			if !inside(srcReal, filepath.Clean(resolved)) {
+				return fmt.Errorf("%s is a symlink to %s, outside the extension folder; replace it with the file itself", filepath.Join(src, rel), link)
+			}
+			return os.Symlink(link, target)
+		case mode.IsRegular():
+			return copyFile(path, target, mode.Perm())
+		default:
+			return fmt.Errorf("%s is a %v, not a file or folder; extensions may only hold files, folders and links", filepath.Join(src, rel), mode.Type())
+		}
+	})
+}
+
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// inside reports whether path is root or below it.
+func inside(root, path string) bool {
+	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}

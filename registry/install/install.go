@@ -1,0 +1,459 @@
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/manifest/validate"
+	"github.com/gemhost/gem/manifest/version"
+	"github.com/gemhost/gem/registry"
+)
+
+// Options are the flags of install and update.
+type Options struct {
+	Ref        string
+	Scope      registry.Level // user (default) or project
+	AutoUpdate bool
+	PreRelease bool
+	Force      bool
+	DryRun     bool
+}
+
+// Asker asks the user to agree. text is the full consent text; the asker shows it with
+// "Do you want to continue? [Y/n]" and returns the answer, or an error when it cannot ask
+// (no terminal and no --consent).
+type Asker func(text string) (bool, error)
+
+// ErrDeclined is returned when the user says no.
+var ErrDeclined = errors.New("cancelled: you declined; nothing was changed")
+
+// Installer changes what is installed.
+type Installer struct {
+	Env        registry.Env
+	Fetch      Fetcher
+	Ask        Asker
+	GemVersion string
+	Out        io.Writer // one line per result; notices (waiting for the lock)
+}
+
+// Result describes an installed or updated extension.
+type Result struct {
+	Name     string                   `json:"name"`
+	Version  string                   `json:"version"`
+	Previous string                   `json:"previousVersion,omitempty"`
+	Path     string                   `json:"path"`
+	Install  registry.InstallMetadata `json:"install"`
+	Status   string                   `json:"status"` // installed, updated, up-to-date, would-update, failed
+	Error    string                   `json:"error,omitempty"`
+	Problems manifest.Problems        `json:"problems,omitempty"`
+}
+
+func (in *Installer) root(scope registry.Level) string {
+	if scope == registry.LevelProject {
+		return filepath.Join(in.Env.Cwd, ".gemini", "extensions")
+	}
+	return in.Env.GeminiExtensionsDir()
+}
+
+func (in *Installer) lock() (*Lock, error) {
+	return AcquireLock(in.Env.GemHome, in.Out)
+}
+
+// cleanStale removes staging folders left by killed runs (the lock is held).
+func cleanStale(root string) {
+	entries, err := os.ReadDir(stagingDir(root))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(stagingDir(root), e.Name()))
+	}
+}
+
+// checkStaged validates a fetched tree as install requires: manifest, binaries for this
+// platform inside the folder, engines.gem.
+func (in *Installer) checkStaged(dir string) (*registry.Extension, manifest.Problems, error) {
+	x, err := registry.LoadFolder(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	lookup := func(name string) (string, bool) {
+		v := in.Env.Getenv(name)
+		return v, v != ""
+	}
+	problems := validate.Manifest(x.Manifest(), x.LoadProblems(), lookup)
+	problems = append(problems, x.CheckFolder(in.Env)...)
+	if problems.HasErrors() {
+		return x, problems, fmt.Errorf("extension %q is not valid:\n%s", x.Name, indent(problems.Errors().Error()))
+	}
+	if err := version.CheckEngine(x.Name, x.Manifest().Engines.Gem, in.GemVersion); err != nil {
+		return x, problems, err
+	}
+	return x, problems, nil
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// Install fetches source, validates it, asks consent and puts it in place.
+func (in *Installer) Install(ctx context.Context, source string, opt Options) (*Result, error) {
+	l, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	root := in.root(opt.Scope)
+	cleanStale(root)
+	staging, err := newStaging(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dropStaging(staging)
+
+	f, err := in.Fetch.fetch(ctx, source, opt, staging)
+	if err != nil {
+		return nil, err
+	}
+	crashPoint("fetched")
+	x, problems, err := in.checkStaged(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	dest := filepath.Join(root, x.Name)
+	_, existsErr := os.Lstat(dest)
+	exists := existsErr == nil
+	if exists && !opt.Force {
+		return nil, fmt.Errorf("extension %q is already installed at %s: run `gem ext update %s`, or install again with --force to replace it", x.Name, dest, x.Name)
+	}
+	if other := in.sameNameElsewhere(x.Name, dest); other != "" {
+		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used (gem ext list --all)\n", x.Name, other)
+	}
+	text := ConsentText(x, "Installing", f.meta.Source, dest, in.Env)
+	if ok, err := in.Ask(text); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, ErrDeclined
+	}
+	meta := f.meta
+	if opt.AutoUpdate {
+		meta.AutoUpdate = ptr(true)
+	}
+	if opt.PreRelease {
+		meta.AllowPreRelease = ptr(true)
+	}
+	if err := writeMetadata(f.dir, meta); err != nil {
+		return nil, err
+	}
+	crashPoint("staged")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	if exists {
+		if err := exchange(f.dir, dest); err != nil {
+			return nil, fmt.Errorf("cannot replace %s: %w", dest, err)
+		}
+	} else if err := os.Rename(f.dir, dest); err != nil {
+		return nil, fmt.Errorf("cannot move the extension into %s: %w", dest, err)
+	}
+	crashPoint("renamed")
+	if err := in.enable(x.Name); err != nil {
+		return nil, err
+	}
+	crashPoint("enabled")
+	if err := in.writeRecord(x.Name, dest, meta, x.Version, text); err != nil {
+		return nil, err
+	}
+	crashPoint("recorded")
+	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: "installed", Problems: problems}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (in *Installer) sameNameElsewhere(name, dest string) string {
+	d := registry.Discover(in.Env, registry.Providers)
+	for _, x := range d.All {
+		if x.Name == name && x.Dir != dest {
+			return x.Dir
+		}
+	}
+	return ""
+}
+
+func writeMetadata(dir string, meta registry.InstallMetadata) error {
+	data, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, registry.InstallMetadataFile), data, 0o644)
+}
+
+// enable adds Gemini CLI's install rule "<HOME>/*" for name.
+func (in *Installer) enable(name string) error {
+	p := registry.ProviderByID(registry.Providers, "gemini")
+	path := in.Env.EnablementPath(p)
+	e, err := registry.ReadEnablement(path)
+	if err != nil {
+		return fmt.Errorf("%s is not valid JSON (%v): fix or delete it, then retry", path, err)
+	}
+	e.Add(name, registry.ScopeRule(in.Env.Home, false))
+	return registry.WriteEnablement(path, e)
+}
+
+// Record is gem's own record of an installed extension ($GEM_HOME/records/<name>.json).
+type Record struct {
+	Name        string                   `json:"name"`
+	Version     string                   `json:"version"`
+	Path        string                   `json:"path"`
+	Install     registry.InstallMetadata `json:"install"`
+	InstalledAt time.Time                `json:"installedAt"`
+	Consent     string                   `json:"consent"`
+	Files       map[string]string        `json:"files"` // relative path -> sha256
+}
+
+func recordPath(env registry.Env, name string) string {
+	return filepath.Join(env.GemHome, "records", name+".json")
+}
+
+// ReadRecord reads the record of name.
+func ReadRecord(env registry.Env, name string) (*Record, error) {
+	data, err := os.ReadFile(recordPath(env, name))
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", recordPath(env, name), err)
+	}
+	return &r, nil
+}
+
+func (in *Installer) writeRecord(name, dir string, meta registry.InstallMetadata, ver, consent string) error {
+	files, err := HashTree(dir)
+	if err != nil {
+		return err
+	}
+	r := Record{Name: name, Version: ver, Path: dir, Install: meta, InstalledAt: time.Now().UTC(), Consent: consent, Files: files}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return registry.WriteFileAtomic(recordPath(in.Env, name), data, 0o600)
+}
+
+// hashSkipped are files that change after install by design.
+func hashSkipped(rel string) bool {
+	return rel == ".git" || strings.HasPrefix(rel, ".git/") || rel == ".env" || rel == registry.InstallMetadataFile
+}
+
+// HashTree returns the SHA-256 of every regular file below dir (links as their text).
+func HashTree(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if hashSkipped(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256([]byte(link))
+			out[rel] = "link:" + hex.EncodeToString(sum[:])
+		case d.Type().IsRegular():
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			h := sha256.New()
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			out[rel] = hex.EncodeToString(h.Sum(nil))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Verify compares an installed extension's files with its record. It returns the changed,
+// missing and added files (sorted).
+func Verify(env registry.Env, name string) (changed, missing, added []string, err error) {
+	r, err := ReadRecord(env, name)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("no install record for %q (%v): only extensions installed by gem have one; reinstall it to create one", name, err)
+	}
+	now, err := HashTree(r.Path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for rel, sum := range r.Files {
+		got, ok := now[rel]
+		switch {
+		case !ok:
+			missing = append(missing, rel)
+		case got != sum:
+			changed = append(changed, rel)
+		}
+	}
+	for rel := range now {
+		if _, ok := r.Files[rel]; !ok {
+			added = append(added, rel)
+		}
+	}
+	sort.Strings(changed)
+	sort.Strings(missing)
+	sort.Strings(added)
+	return changed, missing, added, nil
+}
+
+// ConsentText says what an extension brings, as spec/lifecycle.md lists.
+func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env) string {
+	m := x.Manifest()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s extension %q %s from %s\n", verb, x.Name, x.Version, source)
+	var lines []string
+	for _, c := range m.Commands {
+		lines = append(lines, fmt.Sprintf("executable command /%s runs %s", c.Name, c.Binary))
+	}
+	for _, p := range m.Plugins {
+		lines = append(lines, fmt.Sprintf("tool plugin %s runs %s", p.ID, p.Binary))
+	}
+	for _, s := range m.MCPServers {
+		switch {
+		case s.Command != "":
+			l := fmt.Sprintf("MCP server %q (stdio) runs: %s", s.Name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
+			if s.Cwd != "" {
+				l += " (in " + s.Cwd + ")"
+			}
+			if len(s.Env) > 0 {
+				var env []string
+				for _, kv := range s.Env {
+					env = append(env, kv.Key+"="+manifest.Mask(kv.Key, kv.Value))
+				}
+				l += " with env " + strings.Join(env, ", ")
+			}
+			lines = append(lines, l)
+		case s.HTTPURL != "":
+			lines = append(lines, fmt.Sprintf("MCP server %q (http) at %s", s.Name, s.HTTPURL))
+		case s.URL != "":
+			lines = append(lines, fmt.Sprintf("MCP server %q (sse) at %s", s.Name, s.URL))
+		case s.TCP != "":
+			lines = append(lines, fmt.Sprintf("MCP server %q (tcp) at %s", s.Name, s.TCP))
+		}
+	}
+	var ctxFiles []string
+	for _, c := range m.ContextFiles() {
+		if _, err := os.Stat(filepath.Join(x.Path, c)); err == nil {
+			ctxFiles = append(ctxFiles, c)
+		}
+	}
+	if len(ctxFiles) > 0 {
+		lines = append(lines, "context files for the model: "+strings.Join(ctxFiles, ", "))
+	}
+	if len(m.ExcludeTools) > 0 {
+		lines = append(lines, "excludes tools: "+strings.Join(m.ExcludeTools, ", "))
+	}
+	if _, err := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json")); err == nil {
+		lines = append(lines, "hooks: hooks/hooks.json (commands run on agent events)")
+	}
+	if skills, _ := filepath.Glob(filepath.Join(x.Path, "skills", "*", "SKILL.md")); len(skills) > 0 {
+		var names []string
+		for _, s := range skills {
+			names = append(names, filepath.Base(filepath.Dir(s)))
+		}
+		lines = append(lines, "skills: "+strings.Join(names, ", "))
+	}
+	if cmds, _ := filepath.Glob(filepath.Join(x.Path, "commands", "*.toml")); len(cmds) > 0 {
+		lines = append(lines, fmt.Sprintf("prompt commands: %d in commands/", len(cmds)))
+	}
+	for _, sb := range sandboxes(m) {
+		lines = append(lines, sb)
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "nothing that runs: no commands, plugins or MCP servers")
+	}
+	for _, l := range lines {
+		b.WriteString("  * " + l + "\n")
+	}
+	fmt.Fprintf(&b, "It will be installed in %s.\n", dest)
+	b.WriteString("Extensions run code on your machine with the permissions above; install only extensions you trust.\n")
+	return b.String()
+}
+
+func sandboxes(m *manifest.Manifest) []string {
+	var out []string
+	add := func(who string, s *manifest.Sandbox) {
+		if s == nil {
+			return
+		}
+		if s.Network {
+			out = append(out, who+" asks for network access")
+		}
+		if len(s.Read) > 0 {
+			out = append(out, who+" asks to read "+strings.Join(s.Read, ", "))
+		}
+		if len(s.Write) > 0 {
+			out = append(out, who+" asks to write "+strings.Join(s.Write, ", "))
+		}
+		if len(s.Env) > 0 {
+			out = append(out, who+" asks for environment variables "+strings.Join(s.Env, ", "))
+		}
+	}
+	add("the extension", m.Sandbox)
+	for _, p := range m.Plugins {
+		add("plugin "+p.ID, p.Sandbox)
+	}
+	return out
+}
+
+// consentDiff lists the lines of the new consent text that the old one did not have, and
+// the old ones that are gone.
+func consentDiff(oldText, newText string) (added, removed []string) {
+	body := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "  * ") {
+				out = append(out, strings.TrimPrefix(l, "  * "))
+			}
+		}
+		return out
+	}
+	o, n := body(oldText), body(newText)
+	for _, l := range n {
+		if !slices.Contains(o, l) {
+			added = append(added, l)
+		}
+	}
+	for _, l := range o {
+		if !slices.Contains(n, l) {
+			removed = append(removed, l)
+		}
+	}
+	return added, removed
+}

@@ -1,0 +1,346 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gemhost/gem/manifest/version"
+	"github.com/gemhost/gem/registry"
+)
+
+// find returns the effective extension name (installed, not shadowed).
+func (in *Installer) find(name string) (*registry.Extension, error) {
+	d := registry.Discover(in.Env, registry.Providers)
+	if x := d.Find(name); x != nil {
+		return x, nil
+	}
+	return nil, fmt.Errorf("no extension named %q here; `gem ext list --all` shows what is installed", name)
+}
+
+// Update brings name up to date from its recorded source. It keeps the installed version
+// until the new one is in place and leaves it untouched on any failure.
+func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Result, error) {
+	l, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	x, err := in.find(name)
+	if err != nil {
+		return nil, err
+	}
+	meta := x.Install()
+	res := &Result{Name: x.Name, Version: x.Version, Path: x.Dir}
+	switch {
+	case meta == nil:
+		return nil, fmt.Errorf("extension %q has no install metadata (%s), so gem does not know its source: reinstall it with gem ext install <source> --force", name, filepath.Join(x.Dir, registry.InstallMetadataFile))
+	case meta.Type == "link":
+		res.Status, res.Install = "up-to-date", *meta
+		return res, nil // a link follows its source
+	}
+	res.Install = *meta
+	newer, latest, err := in.hasUpdate(ctx, x, meta, opt)
+	if err != nil {
+		return nil, err
+	}
+	if !newer {
+		res.Status = "up-to-date"
+		return res, nil
+	}
+	if opt.DryRun {
+		res.Status = "would-update"
+		if latest != "" {
+			res.Version = latest
+		}
+		res.Previous = x.Version
+		return res, nil
+	}
+	root := filepath.Dir(x.Dir)
+	cleanStale(root)
+	staging, err := newStaging(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dropStaging(staging)
+	fopt := opt
+	fopt.Ref = meta.Ref
+	fopt.PreRelease = meta.AllowPreRelease != nil && *meta.AllowPreRelease
+	f, err := in.Fetch.fetch(ctx, meta.Source, fopt, staging)
+	if err != nil {
+		return nil, err
+	}
+	crashPoint("update-fetched")
+	nx, problems, err := in.checkStaged(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	if nx.Name != x.Name {
+		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
+	}
+	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env)
+	if rec, err := ReadRecord(in.Env, x.Name); err != nil || rec.Consent == "" {
+		if ok, err := in.Ask(text); err != nil || !ok {
+			return nil, orDeclined(err)
+		}
+	} else if added, removed := consentDiff(rec.Consent, text); len(added)+len(removed) > 0 {
+		var b strings.Builder
+		b.WriteString(text)
+		b.WriteString("What it brings has changed since you agreed:\n")
+		for _, a := range added {
+			b.WriteString("  + " + a + "\n")
+		}
+		for _, r := range removed {
+			b.WriteString("  - " + r + "\n")
+		}
+		if ok, err := in.Ask(b.String()); err != nil || !ok {
+			return nil, orDeclined(err)
+		}
+	}
+	newMeta := *meta
+	newMeta.ReleaseTag = f.meta.ReleaseTag
+	if err := writeMetadata(f.dir, newMeta); err != nil {
+		return nil, err
+	}
+	crashPoint("update-staged")
+	if err := exchange(f.dir, x.Dir); err != nil {
+		return nil, fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
+	}
+	crashPoint("update-swapped")
+	in.keepBackup(x.Name, f.dir)
+	if err := in.writeRecord(x.Name, x.Dir, newMeta, nx.Version, text); err != nil {
+		return nil, err
+	}
+	res.Previous, res.Version, res.Install, res.Status, res.Problems = x.Version, nx.Version, newMeta, "updated", problems
+	return res, nil
+}
+
+func orDeclined(err error) error {
+	if err != nil {
+		return err
+	}
+	return ErrDeclined
+}
+
+// keepBackup moves the previous version (now at old) to $GEM_HOME/backups/<name>.
+func (in *Installer) keepBackup(name, old string) {
+	dir := filepath.Join(in.Env.GemHome, "backups", name)
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return
+	}
+	if os.Rename(old, dir) != nil {
+		copyTree(old, dir, nil) // another filesystem
+	}
+	if data, err := os.ReadFile(recordPath(in.Env, name)); err == nil {
+		os.WriteFile(dir+".record.json", data, 0o600)
+	}
+}
+
+// hasUpdate checks the source: local, a different version; git, a different remote head;
+// github-release, a newer release tag (semver-aware).
+func (in *Installer) hasUpdate(ctx context.Context, x *registry.Extension, meta *registry.InstallMetadata, opt Options) (bool, string, error) {
+	switch meta.Type {
+	case "local":
+		if IsArchive(meta.Source) {
+			return true, "", nil // an archive carries no version to compare before unpacking
+		}
+		src, err := registry.LoadFolder(meta.Source)
+		if err != nil {
+			return false, "", fmt.Errorf("the source of %q: %w", x.Name, err)
+		}
+		return src.Version != x.Version, src.Version, nil
+	case "git":
+		remote, err := gitRemoteHead(ctx, meta.Source, meta.Ref)
+		if err != nil {
+			return false, "", err
+		}
+		local, err := gitLocalHead(x.Dir)
+		if err != nil {
+			return false, "", err
+		}
+		return !strings.HasPrefix(local, remote) && remote != local, "", nil
+	case "github-release":
+		owner, repo, ok := ownerRepo(meta.Source)
+		if !ok {
+			return false, "", fmt.Errorf("%q is not a GitHub repository URL", meta.Source)
+		}
+		if meta.Ref != "" {
+			return false, "", nil // pinned to a tag
+		}
+		rel, err := in.Fetch.latestRelease(ctx, owner, repo, "", meta.AllowPreRelease != nil && *meta.AllowPreRelease)
+		if err != nil {
+			return false, "", err
+		}
+		cmp, _ := version.Compare(rel.TagName, meta.ReleaseTag)
+		return cmp > 0, strings.TrimPrefix(rel.TagName, "v"), nil
+	}
+	return false, "", fmt.Errorf("extension %q has install type %q, which gem cannot update", x.Name, meta.Type)
+}
+
+// Uninstall removes extensions by name or by source. It returns the names removed.
+func (in *Installer) Uninstall(targets []string) ([]string, error) {
+	l, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	d := registry.Discover(in.Env, registry.Providers)
+	var removed []string
+	var errs []error
+	for _, t := range targets {
+		x := d.Find(t)
+		if x == nil {
+			for _, c := range d.Effective() {
+				if m := c.Install(); m != nil && (m.Source == t || strings.TrimSuffix(m.Source, ".git") == strings.TrimSuffix(t, ".git")) {
+					x = c
+					break
+				}
+			}
+		}
+		if x == nil {
+			errs = append(errs, fmt.Errorf("no installed extension named or installed from %q (gem ext list shows them)", t))
+			continue
+		}
+		if err := in.remove(x); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, x.Name)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// remove takes x's folder away atomically (rename out of the root, then delete), then its
+// enablement entry and record.
+func (in *Installer) remove(x *registry.Extension) error {
+	root := filepath.Dir(x.Dir)
+	trash, err := newStaging(root)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(x.Dir, filepath.Join(trash, "old")); err != nil {
+		os.RemoveAll(trash)
+		return fmt.Errorf("cannot remove %s: %w", x.Dir, err)
+	}
+	crashPoint("uninstall-moved")
+	dropStaging(trash)
+	path := in.Env.EnablementPath(x.Provider)
+	if e, err := registry.ReadEnablement(path); err == nil {
+		if _, ok := e[x.Name]; ok {
+			delete(e, x.Name)
+			if err := registry.WriteEnablement(path, e); err != nil {
+				return err
+			}
+		}
+	}
+	os.Remove(recordPath(in.Env, x.Name))
+	return nil
+}
+
+// All returns the names of every effective installed extension (for uninstall/update --all).
+func (in *Installer) All() []string {
+	var names []string
+	for _, x := range registry.Discover(in.Env, registry.Providers).Effective() {
+		names = append(names, x.Name)
+	}
+	return names
+}
+
+// Link installs a folder by reference: the extension path is the folder itself.
+func (in *Installer) Link(path string, opt Options) (*Result, error) {
+	l, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	x, problems, err := in.checkStaged(abs)
+	if err != nil {
+		return nil, err
+	}
+	root := in.root(opt.Scope)
+	dest := filepath.Join(root, x.Name)
+	if _, err := os.Lstat(dest); err == nil && !opt.Force {
+		return nil, fmt.Errorf("extension %q is already installed at %s: uninstall it first, or link again with --force", x.Name, dest)
+	}
+	text := ConsentText(x, "Linking", abs, dest, in.Env)
+	if ok, err := in.Ask(text); err != nil || !ok {
+		return nil, orDeclined(err)
+	}
+	cleanStale(root)
+	staging, err := newStaging(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dropStaging(staging)
+	dir := filepath.Join(staging, "link")
+	os.MkdirAll(dir, 0o755)
+	meta := registry.InstallMetadata{Source: abs, Type: "link"}
+	if err := writeMetadata(dir, meta); err != nil {
+		return nil, err
+	}
+	os.MkdirAll(root, 0o755)
+	if _, err := os.Lstat(dest); err == nil {
+		err = exchange(dir, dest)
+	} else {
+		err = os.Rename(dir, dest)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", dest, err)
+	}
+	if err := in.enable(x.Name); err != nil {
+		return nil, err
+	}
+	return &Result{Name: x.Name, Version: x.Version, Path: abs, Install: meta, Status: "linked", Problems: problems}, nil
+}
+
+// SetEnabled enables or disables name. scope is "user", "workspace" or "" (disable: user;
+// enable: remove every disable that applies here and enable for the user).
+func (in *Installer) SetEnabled(name, scope string, enable bool) (string, error) {
+	l, err := in.lock()
+	if err != nil {
+		return "", err
+	}
+	defer l.Release()
+	x, err := in.find(name)
+	if err != nil {
+		return "", err
+	}
+	path := in.Env.EnablementPath(x.Provider)
+	e, err := registry.ReadEnablement(path)
+	if err != nil {
+		return "", fmt.Errorf("%s is not valid JSON (%v): fix or delete it, then retry", path, err)
+	}
+	var where string
+	switch scope {
+	case "workspace":
+		e.Add(x.Name, registry.ScopeRule(in.Env.Cwd, !enable))
+		where = "in " + in.Env.Cwd + " and below"
+	case "user", "":
+		if enable && scope == "" {
+			e.RemoveDisables(x.Name, in.Env.Cwd)
+			e.Add(x.Name, registry.ScopeRule(in.Env.Home, false))
+			if on, by := e.Decide(x.Name, in.Env.Cwd); !on {
+				e.Add(x.Name, registry.ScopeRule(in.Env.Cwd, false))
+				_ = by
+			}
+			where = "everywhere"
+		} else {
+			e.Add(x.Name, registry.ScopeRule(in.Env.Home, !enable))
+			where = "for the user (" + in.Env.Home + " and below)"
+		}
+	default:
+		return "", fmt.Errorf("unknown scope %q: use user or workspace", scope)
+	}
+	if err := registry.WriteEnablement(path, e); err != nil {
+		return "", err
+	}
+	return where, nil
+}

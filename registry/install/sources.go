@@ -1,0 +1,428 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+// SourceKind is how a source is fetched.
+type SourceKind string
+
+const (
+	SourceLocal   SourceKind = "local"
+	SourceArchive SourceKind = "archive"
+	SourceGit     SourceKind = "git"
+	SourceGitHub  SourceKind = "github"
+)
+
+var shorthand = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
+var githubURL = regexp.MustCompile(`^(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+
+// Classify says what kind of source s is (spec/lifecycle.md, "Install sources").
+func Classify(s string) (SourceKind, error) {
+	if fi, err := os.Stat(s); err == nil {
+		if !fi.IsDir() {
+			if IsArchive(s) {
+				return SourceArchive, nil
+			}
+			return "", fmt.Errorf("%s is a file but not an archive (.tar.gz, .tgz or .zip); give the extension's folder instead", s)
+		}
+		return SourceLocal, nil
+	}
+	lower := strings.ToLower(s)
+	isURL := strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://")
+	switch {
+	case isURL && IsArchive(strings.SplitN(lower, "?", 2)[0]):
+		return SourceArchive, nil
+	case githubURL.MatchString(s) && !strings.HasSuffix(lower, ".git"):
+		return SourceGitHub, nil
+	case isURL, strings.HasPrefix(lower, "ssh://"), strings.HasPrefix(lower, "git@"), strings.HasPrefix(lower, "file://"), strings.HasSuffix(lower, ".git"):
+		return SourceGit, nil
+	case shorthand.MatchString(s):
+		return SourceGitHub, nil
+	}
+	return "", fmt.Errorf("%q is not an existing folder, an archive, a git URL or a GitHub owner/repo; check the path or URL", s)
+}
+
+// fetched is a source brought into a staging folder.
+type fetched struct {
+	dir  string // the folder that holds the manifest
+	meta registry.InstallMetadata
+}
+
+// Fetcher brings sources into staging folders.
+type Fetcher struct {
+	HTTP      *http.Client
+	GitHubAPI string    // default https://api.github.com (GEM_GITHUB_API_URL)
+	Token     string    // GITHUB_TOKEN
+	Progress  io.Writer // download progress (a terminal), or nil
+	Getenv    func(string) string
+}
+
+func (f *Fetcher) fetch(ctx context.Context, src string, opt Options, staging string) (*fetched, error) {
+	kind, err := Classify(src)
+	if err != nil {
+		return nil, err
+	}
+	tree := filepath.Join(staging, "tree")
+	switch kind {
+	case SourceLocal:
+		abs, _ := filepath.Abs(src)
+		if err := copyTree(abs, tree, func(rel string) bool { return rel == registry.InstallMetadataFile }); err != nil {
+			return nil, fmt.Errorf("copying %s: %w", abs, err)
+		}
+		return &fetched{dir: tree, meta: registry.InstallMetadata{Source: abs, Type: "local"}}, nil
+	case SourceArchive:
+		file := src
+		if strings.Contains(src, "://") {
+			file = filepath.Join(staging, "download"+archiveExt(src))
+			if err := f.download(ctx, src, file); err != nil {
+				return nil, err
+			}
+		} else {
+			file, _ = filepath.Abs(src)
+		}
+		dir, err := f.unpack(file, tree)
+		if err != nil {
+			return nil, err
+		}
+		source := src
+		if !strings.Contains(src, "://") {
+			source = file
+		}
+		return &fetched{dir: dir, meta: registry.InstallMetadata{Source: source, Type: "local"}}, nil
+	case SourceGit:
+		if err := gitClone(ctx, src, opt.Ref, tree); err != nil {
+			return nil, err
+		}
+		return &fetched{dir: tree, meta: registry.InstallMetadata{Source: src, Type: "git", Ref: opt.Ref}}, nil
+	default:
+		return f.fetchGitHub(ctx, src, opt, staging, tree)
+	}
+}
+
+func archiveExt(u string) string {
+	l := strings.ToLower(strings.SplitN(u, "?", 2)[0])
+	for _, e := range []string{".tar.gz", ".tgz", ".zip"} {
+		if strings.HasSuffix(l, e) {
+			return e
+		}
+	}
+	return ".tar.gz"
+}
+
+func (f *Fetcher) unpack(file, tree string) (string, error) {
+	if err := os.MkdirAll(tree, 0o755); err != nil {
+		return "", err
+	}
+	if err := Extract(file, tree, DefaultArchiveLimits); err != nil {
+		return "", err
+	}
+	return extensionRoot(tree)
+}
+
+// gitClone clones url at ref (branch, tag or commit) into dir, never prompting.
+func gitClone(ctx context.Context, url, ref, dir string) error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return errors.New("git is not installed: install git (for example apt-get install git) to install from git sources")
+	}
+	run := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
+		cmd.Stdin = nil
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	args := []string{"clone", "--quiet", "--depth", "1"}
+	if ref != "" {
+		args = append(args, "--branch", ref)
+	}
+	if err := run(append(args, "--", url, dir)...); err != nil {
+		if ref == "" {
+			return fmt.Errorf("cannot clone %s: %w", url, err)
+		}
+		// A commit is not a branch or tag: clone everything, then check it out.
+		os.RemoveAll(dir)
+		if err := run("clone", "--quiet", "--", url, dir); err != nil {
+			return fmt.Errorf("cannot clone %s: %w", url, err)
+		}
+		if err := run("-C", dir, "checkout", "--quiet", ref); err != nil {
+			return fmt.Errorf("%s has no branch, tag or commit %q: %w", url, ref, err)
+		}
+	}
+	return nil
+}
+
+// gitRemoteHead returns the commit that ref (or HEAD) names on the remote.
+func gitRemoteHead(ctx context.Context, url, ref string) (string, error) {
+	if ref == "" {
+		ref = "HEAD"
+	}
+	cmd := exec.CommandContext(ctx, "git", "ls-remote", "--", url, ref)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git ls-remote %s: %w", url, err)
+	}
+	line := strings.Fields(string(out))
+	if len(line) == 0 {
+		return ref, nil // a commit: it does not move
+	}
+	return line[0], nil
+}
+
+func gitLocalHead(dir string) (string, error) {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s is not a git checkout: %w", dir, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// release is the part of GitHub's release JSON gem reads.
+type release struct {
+	TagName    string `json:"tag_name"`
+	Prerelease bool   `json:"prerelease"`
+	Draft      bool   `json:"draft"`
+	TarballURL string `json:"tarball_url"`
+	Assets     []struct {
+		Name string `json:"name"`
+		URL  string `json:"browser_download_url"`
+	} `json:"assets"`
+}
+
+// ownerRepo parses owner/repo from a GitHub URL or shorthand.
+func ownerRepo(src string) (string, string, bool) {
+	if m := githubURL.FindStringSubmatch(src); m != nil {
+		return m[1], strings.TrimSuffix(m[2], ".git"), true
+	}
+	if shorthand.MatchString(src) {
+		o, r, _ := strings.Cut(src, "/")
+		return o, r, true
+	}
+	return "", "", false
+}
+
+func (f *Fetcher) apiBase() string {
+	if f.GitHubAPI != "" {
+		return strings.TrimSuffix(f.GitHubAPI, "/")
+	}
+	return "https://api.github.com"
+}
+
+// latestRelease returns the release for ref (a tag), or the newest one (pre-releases only
+// when allowed). errNoRelease when the repository has none.
+func (f *Fetcher) latestRelease(ctx context.Context, owner, repo, ref string, pre bool) (*release, error) {
+	base := f.apiBase() + "/repos/" + url.PathEscape(owner) + "/" + url.PathEscape(repo)
+	switch {
+	case ref != "":
+		var r release
+		return &r, f.getJSON(ctx, base+"/releases/tags/"+url.PathEscape(ref), &r)
+	case pre:
+		var rs []release
+		if err := f.getJSON(ctx, base+"/releases?per_page=30", &rs); err != nil {
+			return nil, err
+		}
+		for i := range rs {
+			if !rs[i].Draft {
+				return &rs[i], nil
+			}
+		}
+		return nil, errNoRelease
+	default:
+		var r release
+		return &r, f.getJSON(ctx, base+"/releases/latest", &r)
+	}
+}
+
+var errNoRelease = errors.New("no release")
+
+func (f *Fetcher) getJSON(ctx context.Context, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/vnd.github+json")
+	f.authorize(req)
+	resp, err := f.client().Do(req)
+	if err != nil {
+		return fmt.Errorf("GitHub API: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return errNoRelease
+	}
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		hint := ""
+		if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
+			hint = " (rate limited or private: set GITHUB_TOKEN)"
+		}
+		return fmt.Errorf("GitHub API %s: %s%s: %s", u, resp.Status, hint, strings.TrimSpace(string(body)))
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+func (f *Fetcher) client() *http.Client {
+	if f.HTTP != nil {
+		return f.HTTP
+	}
+	return &http.Client{Timeout: 10 * time.Minute}
+}
+
+// authorize sends GITHUB_TOKEN only to the GitHub API host and GitHub's download hosts.
+func (f *Fetcher) authorize(req *http.Request) {
+	if f.Token == "" {
+		return
+	}
+	api, _ := url.Parse(f.apiBase())
+	h := req.URL.Hostname()
+	if (api != nil && h == api.Hostname()) || h == "github.com" || strings.HasSuffix(h, ".githubusercontent.com") {
+		req.Header.Set("Authorization", "Bearer "+f.Token)
+	}
+}
+
+// pickAsset applies Gemini CLI's rule with Node's platform names.
+func pickAsset(r *release, p manifest.Platform) (name, u string) {
+	prefixes := []string{strings.ToLower(p.OS + "." + p.Arch + "."), strings.ToLower(p.OS + ".")}
+	for _, prefix := range prefixes {
+		for _, a := range r.Assets {
+			if strings.HasPrefix(strings.ToLower(a.Name), prefix) {
+				return a.Name, a.URL
+			}
+		}
+	}
+	if len(r.Assets) == 1 {
+		n := strings.ToLower(r.Assets[0].Name)
+		named := false
+		for _, os := range []string{"linux", "darwin", "win32", "windows"} {
+			if strings.HasPrefix(n, os+".") {
+				named = true
+			}
+		}
+		if !named {
+			return r.Assets[0].Name, r.Assets[0].URL
+		}
+	}
+	return "", ""
+}
+
+func (f *Fetcher) fetchGitHub(ctx context.Context, src string, opt Options, staging, tree string) (*fetched, error) {
+	owner, repo, _ := ownerRepo(src)
+	canonical := "https://github.com/" + owner + "/" + repo
+	rel, err := f.latestRelease(ctx, owner, repo, opt.Ref, opt.PreRelease)
+	if errors.Is(err, errNoRelease) {
+		gitURL := canonical + ".git"
+		if err := gitClone(ctx, gitURL, opt.Ref, tree); err != nil {
+			return nil, fmt.Errorf("%s has no release and cloning failed: %w", canonical, err)
+		}
+		return &fetched{dir: tree, meta: registry.InstallMetadata{Source: canonical, Type: "git", Ref: opt.Ref}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	platforms := manifest.HostPlatforms(f.Getenv)
+	name, u := pickAsset(rel, platforms[0])
+	if u == "" {
+		name, u = repo+"-"+rel.TagName+".tar.gz", rel.TarballURL
+	}
+	if u == "" {
+		return nil, fmt.Errorf("release %s of %s has no asset for %s/%s and no source tarball", rel.TagName, canonical, platforms[0].OS, platforms[0].Arch)
+	}
+	file := filepath.Join(staging, "download"+archiveExt(name))
+	if err := f.download(ctx, u, file); err != nil {
+		return nil, err
+	}
+	dir, err := f.unpack(file, tree)
+	if err != nil {
+		return nil, err
+	}
+	meta := registry.InstallMetadata{Source: canonical, Type: "github-release", ReleaseTag: rel.TagName}
+	if opt.Ref != "" {
+		meta.Ref = opt.Ref
+	}
+	return &fetched{dir: dir, meta: meta}, nil
+}
+
+// download fetches u into file, showing progress on a terminal.
+func (f *Fetcher) download(ctx context.Context, u, file string) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return fmt.Errorf("bad URL %q: %w", u, err)
+	}
+	req.Header.Set("Accept", "application/octet-stream")
+	f.authorize(req)
+	resp, err := f.client().Do(req)
+	if err != nil {
+		return fmt.Errorf("downloading %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("downloading %s: %s", u, resp.Status)
+	}
+	out, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = out
+	if f.Progress != nil {
+		w = &progressWriter{w: out, out: f.Progress, total: resp.ContentLength, name: filepath.Base(strings.SplitN(u, "?", 2)[0])}
+	}
+	_, err = io.Copy(w, io.LimitReader(resp.Body, DefaultArchiveLimits.MaxBytes))
+	if pw, ok := w.(*progressWriter); ok {
+		pw.done()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("downloading %s: %w", u, err)
+	}
+	return nil
+}
+
+type progressWriter struct {
+	w         io.Writer
+	out       io.Writer
+	total, n  int64
+	name      string
+	lastPrint time.Time
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.n += int64(n)
+	if time.Since(p.lastPrint) > 100*time.Millisecond {
+		p.lastPrint = time.Now()
+		if p.total > 0 {
+			fmt.Fprintf(p.out, "\rdownloading %s: %.1f/%.1f MiB (%d%%)", p.name, float64(p.n)/(1<<20), float64(p.total)/(1<<20), p.n*100/p.total)
+		} else {
+			fmt.Fprintf(p.out, "\rdownloading %s: %.1f MiB", p.name, float64(p.n)/(1<<20))
+		}
+	}
+	return n, err
+}
+
+func (p *progressWriter) done() {
+	fmt.Fprintf(p.out, "\rdownloaded %s: %.1f MiB\x1b[K\n", p.name, float64(p.n)/(1<<20))
+}
+
+var _ = runtime.GOOS
