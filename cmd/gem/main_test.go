@@ -31,20 +31,16 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GEM_HOME", "")
 			e.Setenv("GEMINI_CLI_HOME", "")
 			e.Setenv("GEM_ENGINE", "")
+			e.Setenv("GEM_GITHUB_API_URL", "http://127.0.0.1:1") // never the real GitHub
+			e.Setenv("GITHUB_TOKEN", "")
+			e.Setenv("GIT_AUTHOR_NAME", "gem test")
+			e.Setenv("GIT_AUTHOR_EMAIL", "test@gem.invalid")
+			e.Setenv("GIT_COMMITTER_NAME", "gem test")
+			e.Setenv("GIT_COMMITTER_EMAIL", "test@gem.invalid")
+			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			return nil
 		},
 		RequireExplicitExec: true,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// expandenv SRC DST: copy SRC to DST with $VARS of the script's environment expanded.
-			"expandenv": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 2 {
-					ts.Fatalf("usage: expandenv src dst")
-				}
-				data := ts.ReadFile(args[0])
-				dst := ts.MkAbs(args[1])
-				ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
-				ts.Check(os.WriteFile(dst, []byte(os.Expand(data, ts.Getenv)), 0o644))
-			},
-		},
+		Cmds:                scriptCmds,
 	})
 }

@@ -129,7 +129,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	crashPoint("fetched")
 	x, problems, err := in.checkStaged(f.dir)
 	if err != nil {
-		return nil, err
+		return nil, sourcePaths(err, f)
 	}
 	dest := filepath.Join(root, x.Name)
 	_, existsErr := os.Lstat(dest)
@@ -177,6 +177,15 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	}
 	crashPoint("recorded")
 	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: "installed", Problems: problems}, nil
+}
+
+// sourcePaths names the source instead of the staging folder in an error.
+func sourcePaths(err error, f *fetched) error {
+	msg := strings.ReplaceAll(err.Error(), f.dir, f.meta.Source)
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -76,7 +76,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	crashPoint("update-fetched")
 	nx, problems, err := in.checkStaged(f.dir)
 	if err != nil {
-		return nil, err
+		return nil, sourcePaths(err, f)
 	}
 	if nx.Name != x.Name {
 		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// scriptCmds are the testscript commands of gem's CLI tests. They build real archives and
+// run a real HTTP server on 127.0.0.1 speaking GitHub's release API.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// expandenv SRC DST: copy SRC to DST with $VARS of the script's environment expanded.
+	"expandenv": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: expandenv src dst")
+		}
+		data := ts.ReadFile(args[0])
+		dst := ts.MkAbs(args[1])
+		ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+		ts.Check(os.WriteFile(dst, []byte(os.Expand(data, ts.Getenv)), 0o644))
+	},
+	// cmpnonl FILE WANT: FILE must equal WANT with $VARS expanded and WANT's final newline
+	// removed (txtar files always end with one; Gemini CLI's JSON files do not).
+	"cmpnonl": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: cmpnonl file want")
+		}
+		got := ts.ReadFile(args[0])
+		want := strings.TrimSuffix(os.Expand(ts.ReadFile(args[1]), ts.Getenv), "\n")
+		if (got == want) == neg {
+			ts.Fatalf("%s:\n%s\nwant:\n%s", args[0], got, want)
+		}
+	},
+	// mkarchive DST.(tar.gz|tgz|zip) SRCDIR [PREFIX]: pack SRCDIR, entries under PREFIX/.
+	"mkarchive": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 {
+			ts.Fatalf("usage: mkarchive dst srcdir [prefix]")
+		}
+		prefix := ""
+		if len(args) > 2 {
+			prefix = args[2] + "/"
+		}
+		var entries []archiveEntry
+		src := ts.MkAbs(args[1])
+		ts.Check(filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == src {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			info, _ := d.Info()
+			e := archiveEntry{name: prefix + filepath.ToSlash(rel), mode: info.Mode()}
+			if info.Mode().IsRegular() {
+				e.data, _ = os.ReadFile(p)
+			}
+			entries = append(entries, e)
+			return nil
+		}))
+		writeArchive(ts, ts.MkAbs(args[0]), entries)
+	},
+	// mkhostile DST KIND: a hostile archive: slip, absolute, symlink, bomb, device, hardlink.
+	"mkhostile": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: mkhostile dst kind")
+		}
+		m := archiveEntry{name: "ext/gemini-extension.json", mode: 0o644, data: []byte(`{"name":"evil","version":"1.0.0"}`)}
+		var entries []archiveEntry
+		switch args[1] {
+		case "slip":
+			entries = []archiveEntry{m, {name: "ext/../../escaped.txt", mode: 0o644, data: []byte("pwned")}}
+		case "absolute":
+			entries = []archiveEntry{m, {name: "/tmp/gem-absolute-escape.txt", mode: 0o644, data: []byte("pwned")}}
+		case "symlink":
+			entries = []archiveEntry{m, {name: "ext/out", mode: fs.ModeSymlink | 0o777, data: []byte("../../..")}, {name: "ext/out/escaped.txt", mode: 0o644, data: []byte("pwned")}}
+		case "bomb":
+			entries = []archiveEntry{m, {name: "ext/zeros.bin", mode: 0o644, data: make([]byte, 64<<20)}}
+		case "device":
+			entries = []archiveEntry{m, {name: "ext/dev", mode: fs.ModeDevice | fs.ModeCharDevice | 0o644}}
+		case "hardlink":
+			entries = []archiveEntry{m, {name: "ext/passwd", mode: 0o644, hardlink: "/etc/passwd"}}
+		default:
+			ts.Fatalf("unknown hostile kind %q", args[1])
+		}
+		writeArchive(ts, ts.MkAbs(args[0]), entries)
+	},
+	// ghserver DIR: serve GitHub's release API from DIR (owner/repo/latest.json,
+	// owner/repo/releases.json, owner/repo/tags/TAG.json; files under dl/), with $SERVER in
+	// the JSON replaced by the server's URL; sets GEM_GITHUB_API_URL and GHSERVER; logs each
+	// request's path and Authorization header to DIR/requests.log.
+	"ghserver": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: ghserver dir")
+		}
+		dir := ts.MkAbs(args[0])
+		var mu sync.Mutex
+		var srv *httptest.Server
+		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			f, _ := os.OpenFile(filepath.Join(dir, "requests.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			f.WriteString(r.URL.Path + " auth=" + r.Header.Get("Authorization") + "\n")
+			f.Close()
+			mu.Unlock()
+			p := strings.TrimPrefix(r.URL.Path, "/")
+			var file string
+			switch {
+			case strings.HasPrefix(p, "dl/"):
+				http.ServeFile(w, r, filepath.Join(dir, filepath.FromSlash(p)))
+				return
+			case strings.HasSuffix(p, "/releases/latest"):
+				file = strings.TrimSuffix(strings.TrimPrefix(p, "repos/"), "/releases/latest") + "/latest.json"
+			case strings.Contains(p, "/releases/tags/"):
+				a, tag, _ := strings.Cut(strings.TrimPrefix(p, "repos/"), "/releases/tags/")
+				file = a + "/tags/" + tag + ".json"
+			case strings.HasSuffix(p, "/releases"):
+				file = strings.TrimSuffix(strings.TrimPrefix(p, "repos/"), "/releases") + "/releases.json"
+			}
+			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
+			if file == "" || err != nil {
+				w.WriteHeader(http.StatusNotFound)
+				w.Write([]byte(`{"message":"Not Found"}`))
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(bytes.ReplaceAll(data, []byte("$SERVER"), []byte(srv.URL)))
+		}))
+		ts.Defer(srv.Close)
+		ts.Setenv("GEM_GITHUB_API_URL", srv.URL)
+		ts.Setenv("GHSERVER", srv.URL)
+	},
+}
+
+type archiveEntry struct {
+	name     string
+	mode     fs.FileMode
+	data     []byte
+	hardlink string
+}
+
+func writeArchive(ts *testscript.TestScript, dst string, entries []archiveEntry) {
+	var buf bytes.Buffer
+	if strings.HasSuffix(dst, ".zip") {
+		zw := zip.NewWriter(&buf)
+		for _, e := range entries {
+			h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+			h.SetMode(e.mode)
+			if e.mode.IsDir() {
+				h.Name += "/"
+			}
+			w, err := zw.CreateHeader(h)
+			ts.Check(err)
+			if !e.mode.IsDir() {
+				w.Write(e.data)
+			}
+		}
+		ts.Check(zw.Close())
+	} else {
+		gz := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(gz)
+		for _, e := range entries {
+			h := &tar.Header{Name: e.name, Mode: int64(e.mode.Perm()), Size: int64(len(e.data)), Typeflag: tar.TypeReg}
+			switch {
+			case e.hardlink != "":
+				h.Typeflag, h.Linkname, h.Size = tar.TypeLink, e.hardlink, 0
+			case e.mode.IsDir():
+				h.Typeflag, h.Size = tar.TypeDir, 0
+			case e.mode&fs.ModeSymlink != 0:
+				h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, string(e.data), 0
+			case e.mode&fs.ModeDevice != 0:
+				h.Typeflag, h.Size = tar.TypeChar, 0
+			}
+			ts.Check(tw.WriteHeader(h))
+			if h.Typeflag == tar.TypeReg {
+				tw.Write(e.data)
+			}
+		}
+		ts.Check(tw.Close())
+		ts.Check(gz.Close())
+	}
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	ts.Check(os.WriteFile(dst, buf.Bytes(), 0o644))
+}
