@@ -39,6 +39,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./manifest/
 	go test -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) ./manifest/
 	go test -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME) ./manifest/validate/
+	go test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./registry/install/
 
 lint:
 	go vet ./...

@@ -83,10 +83,10 @@ type KV struct {
 
 // Setting is a value the user supplies at install (`gem ext config`).
 type Setting struct {
-	Name        string
-	Description string
-	EnvVar      string
-	Sensitive   bool
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	EnvVar      string `json:"envVar"`
+	Sensitive   bool   `json:"sensitive"`
 }
 
 // Command is an executable slash command (gem's `commands` field).
@@ -113,15 +113,15 @@ type Plugin struct {
 
 // Sandbox is what an extension's subprocesses may reach beyond the defaults.
 type Sandbox struct {
-	Network bool
-	Read    []string
-	Write   []string
-	Env     []string
+	Network bool     `json:"network"`
+	Read    []string `json:"read,omitempty"`
+	Write   []string `json:"write,omitempty"`
+	Env     []string `json:"env,omitempty"`
 }
 
 // Engines holds version constraints on the host.
 type Engines struct {
-	Gem string
+	Gem string `json:"gem,omitempty"`
 }
 
 // ContextFiles returns the context file names with the default applied.

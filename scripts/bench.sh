@@ -35,3 +35,18 @@ r = {x["command"].split("/")[-1]: x["median"] for x in json.load(open(sys.argv[1
 ratio = r["gem ext list --json"] / r["gem --version"]
 print("ratio list/version: %.2fx (target <= 3x)" % ratio)
 PY
+
+echo
+echo "== gem ext install <local> --consent </dev/null, a small extension (target < 1 s)"
+small=$work/small
+mkdir -p "$small"
+printf '{"name": "small", "version": "1.0.0", "contextFileName": "GEMINI.md"}\n' > "$small/gemini-extension.json"
+echo "context" > "$small/GEMINI.md"
+"$gem" ext install "$small" --consent </dev/null >/dev/null 2>&1
+hyperfine -N --warmup 3 --runs 30 --export-json "$work/install.json" \
+  --prepare "$gem ext uninstall small" "$gem ext install $small --consent" >/dev/null 2>&1
+median "$work/install.json"
+echo
+echo "== gem ext update <name> with nothing to update (1,000 extensions installed)"
+hyperfine -N --warmup 3 --runs 30 --export-json "$work/update.json" "$gem ext update small" >/dev/null 2>&1
+median "$work/update.json"

@@ -23,6 +23,8 @@ func extCommand() *cli.Command {
 			extEnableCommand(false),
 			extLinkCommand(),
 			extVerifyCommand(),
+			extConfigCommand(),
+			extNewCommand(),
 		},
 	}
 }
