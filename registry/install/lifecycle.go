@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -250,6 +251,17 @@ func (in *Installer) All() []string {
 	return names
 }
 
+// AutoUpdating returns the installed extensions whose metadata says autoUpdate.
+func (in *Installer) AutoUpdating() []string {
+	var names []string
+	for _, x := range registry.Discover(in.Env, registry.Providers).Effective() {
+		if m := x.Install(); m != nil && m.AutoUpdate != nil && *m.AutoUpdate {
+			names = append(names, x.Name)
+		}
+	}
+	return names
+}
+
 // Link installs a folder by reference: the extension path is the folder itself.
 func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	l, err := in.lock()
@@ -343,4 +355,57 @@ func (in *Installer) SetEnabled(name, scope string, enable bool) (string, error)
 		return "", err
 	}
 	return where, nil
+}
+
+// Rollback puts back the version an update replaced ($GEM_HOME/backups/<name>); the
+// replaced one becomes the backup, so a second rollback undoes the first.
+func (in *Installer) Rollback(name string) (*Result, error) {
+	l, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	x, err := in.find(name)
+	if err != nil {
+		return nil, err
+	}
+	backup := filepath.Join(in.Env.GemHome, "backups", x.Name)
+	prev, err := registry.LoadFolder(backup)
+	if err != nil {
+		return nil, fmt.Errorf("no previous version of %q to roll back to (updates keep one in %s)", x.Name, backup)
+	}
+	root := filepath.Dir(x.Dir)
+	cleanStale(root)
+	staging, err := newStaging(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dropStaging(staging)
+	tree := filepath.Join(staging, "tree")
+	if err := copyTree(backup, tree, nil); err != nil {
+		return nil, err
+	}
+	var rec *Record
+	if data, err := os.ReadFile(backup + ".record.json"); err == nil {
+		rec = &Record{}
+		if json.Unmarshal(data, rec) != nil {
+			rec = nil
+		}
+	}
+	if err := exchange(tree, x.Dir); err != nil {
+		return nil, fmt.Errorf("cannot swap %s: %w (nothing changed)", x.Dir, err)
+	}
+	in.keepBackup(x.Name, tree)
+	meta := registry.InstallMetadata{}
+	if m, _ := registry.ReadInstallMetadata(x.Dir); m != nil {
+		meta = *m
+	}
+	consent := ""
+	if rec != nil {
+		consent = rec.Consent
+	}
+	if err := in.writeRecord(x.Name, x.Dir, meta, prev.Version, consent); err != nil {
+		return nil, err
+	}
+	return &Result{Name: x.Name, Version: prev.Version, Previous: x.Version, Path: x.Dir, Install: meta, Status: "rolled-back"}, nil
 }

@@ -143,13 +143,15 @@ func extUpdateCommand() *cli.Command {
 		ArgsUsage: "[<name>...]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "update every installed extension"},
+			&cli.BoolFlag{Name: "auto", Usage: "update the extensions installed with --auto-update, without asking (for cron or shell start-up); one whose consent changed is skipped"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "only say what would be updated"},
+			&cli.BoolFlag{Name: "rollback", Usage: "put back the version the last update replaced"},
 			consentFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the results as JSON"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 && !c.Bool("all") {
-				return usagef("update needs extension names, or --all")
+			if c.NArg() == 0 && !c.Bool("all") && !c.Bool("auto") {
+				return usagef("update needs extension names, --all or --auto")
 			}
 			r, err := newRuntime(c)
 			if err != nil {
@@ -157,15 +159,27 @@ func extUpdateCommand() *cli.Command {
 			}
 			in := newInstaller(r, c.Bool("consent"))
 			names := c.Args().Slice()
-			if c.Bool("all") {
+			switch {
+			case c.Bool("all"):
 				names = in.All()
+			case c.Bool("auto"):
+				names = in.AutoUpdating()
+				in.Ask = func(text string) (bool, error) {
+					return false, fmt.Errorf("what it brings changed, so it needs your consent: run gem ext update <name>")
+				}
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			var results []*install.Result
 			failed := 0
 			for _, n := range names {
-				res, err := in.Update(ctx, n, install.Options{DryRun: c.Bool("dry-run")})
+				var res *install.Result
+				var err error
+				if c.Bool("rollback") {
+					res, err = in.Rollback(n)
+				} else {
+					res, err = in.Update(ctx, n, install.Options{DryRun: c.Bool("dry-run")})
+				}
 				if err != nil {
 					failed++
 					res = &install.Result{Name: n, Status: "failed", Error: err.Error()}
@@ -182,6 +196,8 @@ func extUpdateCommand() *cli.Command {
 					switch res.Status {
 					case "updated":
 						fmt.Fprintf(r.stdout, "%s: updated %s -> %s\n", res.Name, res.Previous, res.Version)
+					case "rolled-back":
+						fmt.Fprintf(r.stdout, "%s: rolled back %s -> %s\n", res.Name, res.Previous, res.Version)
 					case "would-update":
 						fmt.Fprintf(r.stdout, "%s: update available (%s -> %s)\n", res.Name, res.Previous, res.Version)
 					case "failed":
