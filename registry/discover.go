@@ -21,12 +21,13 @@ import (
 // only what listing needs (name, version, description); the full manifest is decoded on
 // first use of Manifest, and install metadata on first use of Install.
 type Extension struct {
-	Name         string // manifest name, else the folder name
-	Version      string // manifest version when it is a string
-	Description  string // manifest description when it is a string
-	Dir          string // the folder found under the root
-	Path         string // the extension path: Dir, or the linked source folder
-	ManifestPath string // absolute path of the manifest that was read
+	Name         string   // manifest name, else the folder name
+	Version      string   // manifest version when it is a string
+	Description  string   // manifest description when it is a string
+	CommandNames []string // names of the manifest's executable commands, sorted
+	Dir          string   // the folder found under the root
+	Path         string   // the extension path: Dir, or the linked source folder
+	ManifestPath string   // absolute path of the manifest that was read
 	Level        Level
 	Provider     *Provider
 	Root         string // the root folder it was found in
@@ -83,9 +84,10 @@ func (x *Extension) Linked() bool { i := x.Install(); return i != nil && i.Type 
 
 // head is what discovery decodes of every manifest.
 type head struct {
-	Name        any `json:"name"`
-	Version     any `json:"version"`
-	Description any `json:"description"`
+	Name        any                 `json:"name"`
+	Version     any                 `json:"version"`
+	Description any                 `json:"description"`
+	Commands    map[string]struct{} `json:"commands"`
 }
 
 // setHead decodes data's head into x (name with the folder-name fallback). It returns a
@@ -113,6 +115,13 @@ func (x *Extension) setHead(data []byte, folder string) error {
 	}
 	x.Version, _ = h.Version.(string)
 	x.Description, _ = h.Description.(string)
+	if len(h.Commands) > 0 {
+		x.CommandNames = make([]string, 0, len(h.Commands))
+		for c := range h.Commands {
+			x.CommandNames = append(x.CommandNames, c)
+		}
+		slices.Sort(x.CommandNames)
+	}
 	return nil
 }
 
@@ -288,7 +297,7 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 	id, statOK := c.rootDir.stat(rel)
 	if statOK && c.index != nil {
 		if e, hit := c.index.lookup(c.name, id); hit {
-			x.Name, x.Version, x.Description = e.name, e.version, e.description
+			x.Name, x.Version, x.Description, x.CommandNames = e.name, e.version, e.description, e.commands
 			return x, "", true
 		}
 	}
@@ -297,7 +306,7 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 		if err := x.setHead(data, c.name); err != nil {
 			return nil, "Invalid JSON in " + x.ManifestPath + ": " + err.Error(), false
 		}
-		c.index.store(c.name, indexEntry{id: id, name: x.Name, version: x.Version, description: x.Description})
+		c.index.store(c.name, indexEntry{id: id, name: x.Name, version: x.Version, description: x.Description, commands: x.CommandNames})
 		return x, "", false
 	}
 	if err != nil {

@@ -188,3 +188,16 @@ func TestDiscoveryIndex(t *testing.T) {
 		t.Fatalf("racy entries were cached: %d", len(ix.entries))
 	}
 }
+
+func TestCommandNamesFromIndex(t *testing.T) {
+	defer setRacyWindow(0)()
+	env := testEnv(t)
+	write(t, filepath.Join(env.Home, ".gemini/extensions/a/gemini-extension.json"),
+		`{"name":"a","commands":{"zeta":{"type":"executable","binary":"z"},"alpha":{"type":"executable","binary":"a"}}}`)
+	for i := range 2 { // read, then from the index
+		d := Discover(env, Providers)
+		if got := strings.Join(d.All[0].CommandNames, ","); got != "alpha,zeta" {
+			t.Fatalf("run %d: command names %q", i, got)
+		}
+	}
+}

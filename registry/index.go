@@ -21,7 +21,7 @@ import (
 // tick is never missed. Links, invalid JSON and unreadable manifests are never cached.
 // The index lives in $GEM_HOME/cache/discovery; losing it costs one slow run.
 
-const indexMagic = "gemidx1\n"
+const indexMagic = "gemidx2\n"
 
 // racyWindow: manifests changed this recently are not cached (a variable for tests).
 var racyWindow = 2 * time.Second
@@ -33,6 +33,7 @@ type fileID struct {
 type indexEntry struct {
 	id                         fileID
 	name, version, description string
+	commands                   []string
 }
 
 type rootIndex struct {
@@ -86,6 +87,22 @@ func loadRootIndex(path string) *rootIndex {
 				break
 			}
 			*s, r = string(r[k:k+int(l)]), r[k+int(l):]
+		}
+		if ok {
+			var n uint64
+			if n, k = binary.Uvarint(r); k <= 0 || n > 1<<16 {
+				ok = false
+			} else {
+				r = r[k:]
+				for range n {
+					l, k := binary.Uvarint(r)
+					if k <= 0 || uint64(len(r)-k) < l {
+						ok = false
+						break
+					}
+					e.commands, r = append(e.commands, string(r[k:k+int(l)])), r[k+int(l):]
+				}
+			}
 		}
 		if !ok {
 			ix.entries, ix.dirty = nil, true
@@ -143,6 +160,11 @@ func (ix *rootIndex) save(now time.Time, hitFolders []string) {
 			buf = binary.AppendUvarint(buf, v)
 		}
 		for _, s := range []string{folder, e.name, e.version, e.description} {
+			buf = binary.AppendUvarint(buf, uint64(len(s)))
+			buf = append(buf, s...)
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(e.commands)))
+		for _, s := range e.commands {
 			buf = binary.AppendUvarint(buf, uint64(len(s)))
 			buf = append(buf, s...)
 		}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -40,6 +41,22 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		if (got == want) == neg {
 			ts.Fatalf("%s:\n%s\nwant:\n%s", args[0], got, want)
 		}
+	},
+	// mkelf PATH: an executable ELF header for linux/arm64 (or linux/amd64 on arm64 hosts),
+	// which this machine cannot run: for exec format errors.
+	"mkelf": func(ts *testscript.TestScript, neg bool, args []string) {
+		h := make([]byte, 64)
+		copy(h, "\x7fELF\x02\x01\x01")
+		h[16] = 2 // ET_EXEC
+		machine := uint16(183) // EM_AARCH64
+		if runtime.GOARCH == "arm64" {
+			machine = 62 // EM_X86_64
+		}
+		h[18], h[19] = byte(machine), byte(machine>>8)
+		h[20] = 1  // version
+		h[52] = 64 // ehsize
+		ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), h, 0o755))
 	},
 	// mkarchive DST.(tar.gz|tgz|zip) SRCDIR [PREFIX]: pack SRCDIR, entries under PREFIX/.
 	"mkarchive": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -1,5 +1,5 @@
 // Command gem is the light front of gem. It serves the hot, read-only paths itself
-// (`gem --version`, `gem ext list`, and later `gem run`) without linking urfave/cli,
+// (`gem --version`, `gem ext list`, `gem run`) without linking urfave/cli,
 // Masterminds/semver, gRPC, genai or the MCP SDK, whose package initialisation alone costs
 // more than these verbs' whole budget (spec/commands.md: a minimal Go binary starts in
 // ≈ 5 ms here; urfave/cli adds ≈ 1.7 ms and semver ≈ 2 ms before main runs).
@@ -43,6 +43,9 @@ func fast(args []string) (code int, handled bool) {
 	}
 	if len(args) >= 3 && args[1] == "ext" && args[2] == "list" {
 		return extList(args[3:])
+	}
+	if len(args) >= 3 && args[1] == "run" {
+		return run(args[2:])
 	}
 	return 0, false
 }

@@ -1,16 +1,9 @@
 package install
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -51,7 +44,7 @@ func FindSetting(m *manifest.Manifest, key string) (*manifest.Setting, error) {
 // SettingStates lists x's settings with their state.
 func SettingStates(env registry.Env, x *registry.Extension) ([]SettingState, error) {
 	plain := registry.ReadDotEnv(filepath.Join(x.Dir, ".env"))
-	secrets, err := readSecrets(env, x.Name)
+	secrets, err := registry.ReadSecrets(env, x.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +64,7 @@ func SettingStates(env registry.Env, x *registry.Extension) ([]SettingState, err
 // SetSetting stores (or with unset, removes) the value of one setting.
 func SetSetting(env registry.Env, x *registry.Extension, s *manifest.Setting, value string, unset bool) error {
 	if s.Sensitive {
-		secrets, err := readSecrets(env, x.Name)
+		secrets, err := registry.ReadSecrets(env, x.Name)
 		if err != nil {
 			return err
 		}
@@ -84,7 +77,7 @@ func SetSetting(env registry.Env, x *registry.Extension, s *manifest.Setting, va
 		if err := editDotEnv(filepath.Join(x.Dir, ".env"), s.EnvVar, "", true); err != nil {
 			return err
 		}
-		return writeSecrets(env, x.Name, secrets)
+		return registry.WriteSecrets(env, x.Name, secrets)
 	}
 	if strings.ContainsAny(value, "\n\r") {
 		return fmt.Errorf("the value of %s has a line break; settings are one line", s.EnvVar)
@@ -120,103 +113,4 @@ func editDotEnv(path, key, value string, unset bool) error {
 		return nil
 	}
 	return registry.WriteFileAtomic(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
-}
-
-func secretsDir(env registry.Env) string { return filepath.Join(env.GemHome, "secrets") }
-
-func secretKey(env registry.Env, create bool) ([]byte, error) {
-	path := filepath.Join(secretsDir(env), "key")
-	k, err := os.ReadFile(path)
-	if os.IsNotExist(err) && create {
-		k = make([]byte, 32)
-		rand.Read(k)
-		if err := os.MkdirAll(secretsDir(env), 0o700); err != nil {
-			return nil, err
-		}
-		if err := registry.WriteFileAtomic(path, k, 0o600); err != nil {
-			return nil, err
-		}
-	} else if err != nil {
-		return nil, err
-	}
-	machine, _ := os.ReadFile("/etc/machine-id")
-	sum := sha256.Sum256(append(append([]byte("gem secrets v1\x00"), k...), machine...))
-	return sum[:], nil
-}
-
-func readSecrets(env registry.Env, name string) (map[string]string, error) {
-	data, err := os.ReadFile(filepath.Join(secretsDir(env), name+".enc"))
-	if os.IsNotExist(err) {
-		return map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	key, err := secretKey(env, false)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the secrets key in %s: %w", secretsDir(env), err)
-	}
-	gcm, err := newGCM(key)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) < gcm.NonceSize() {
-		return nil, errors.New("the secrets file of " + name + " is damaged: set its sensitive settings again")
-	}
-	plain, err := gcm.Open(nil, data[:gcm.NonceSize()], data[gcm.NonceSize():], []byte(name))
-	if err != nil {
-		return nil, fmt.Errorf("cannot decrypt the secrets of %s (copied from another machine?): set its sensitive settings again", name)
-	}
-	m := map[string]string{}
-	return m, json.Unmarshal(plain, &m)
-}
-
-func writeSecrets(env registry.Env, name string, m map[string]string) error {
-	path := filepath.Join(secretsDir(env), name+".enc")
-	if len(m) == 0 {
-		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		return nil
-	}
-	key, err := secretKey(env, true)
-	if err != nil {
-		return err
-	}
-	gcm, err := newGCM(key)
-	if err != nil {
-		return err
-	}
-	plain, _ := json.Marshal(m)
-	nonce := make([]byte, gcm.NonceSize())
-	rand.Read(nonce)
-	return registry.WriteFileAtomic(path, gcm.Seal(nonce, nonce, plain, []byte(name)), 0o600)
-}
-
-func newGCM(key []byte) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	return cipher.NewGCM(block)
-}
-
-// SettingsEnv returns KEY=value for every setting of x that has a value (sensitive ones
-// decrypted), for the environment of its subprocesses.
-func SettingsEnv(env registry.Env, x *registry.Extension) ([]string, error) {
-	plain := registry.ReadDotEnv(filepath.Join(x.Dir, ".env"))
-	secrets, err := readSecrets(env, x.Name)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, s := range x.Manifest().Settings {
-		if v, ok := secrets[s.EnvVar]; ok && s.Sensitive {
-			out = append(out, s.EnvVar+"="+v)
-		} else if v, ok := plain[s.EnvVar]; ok {
-			out = append(out, s.EnvVar+"="+v)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
 }

@@ -67,6 +67,8 @@ func NewApp() *cli.App {
 		HideHelpCommand:      false,
 		Commands: []*cli.Command{
 			extCommand(),
+			runCommand(),
+			commandsCommand(),
 			completionCommand(),
 		},
 		Action: func(c *cli.Context) error {

@@ -28,7 +28,7 @@ func interspersed(app *cli.App, args []string) []string {
 		}
 		leaf, cmds = next, next.Subcommands
 	}
-	if leaf == nil || len(leaf.Subcommands) > 0 {
+	if leaf == nil || len(leaf.Subcommands) > 0 || leaf.SkipFlagParsing {
 		return args
 	}
 	takesValue := map[string]bool{}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"errors"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/manifest/version"
+	"github.com/gemhost/gem/registry"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:            "run",
+		Usage:           "run an extension's executable command: gem run [--yes] <command> [args...]",
+		ArgsUsage:       "[--yes] <command> [args...]",
+		SkipFlagParsing: true,
+		Description: "Runs the command's binary in place of gem, in the project root, with the sanitised\n" +
+			"environment, the extension's settings and GEMINI_CLI=1, GEM_EXTENSION_NAME,\n" +
+			"GEM_EXTENSION_PATH and GEM_WORKSPACE. Arguments pass through untouched; the exit\n" +
+			"status is the command's. --yes answers a requireConfirm question.",
+		Action: func(c *cli.Context) error {
+			ra, err := commands.ParseRunArgs(c.Args().Slice())
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			r, err := newRuntime(c)
+			if err != nil {
+				return err
+			}
+			check := func(x *registry.Extension) error {
+				return version.CheckEngine(x.Name, x.Manifest().Engines.Gem, buildinfo.Version)
+			}
+			err = commands.Exec(r.env, commands.Load(r.env), os.Environ(), ra, commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, r.stderr), check)
+			if errors.Is(err, commands.ErrDeclined) {
+				return exitError{code: 1, msg: err.Error()}
+			}
+			return err
+		},
+	}
+}

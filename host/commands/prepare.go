@@ -1,0 +1,145 @@
+package commands
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+// ErrUnknown and friends classify lookup failures for the CLI.
+var (
+	ErrUnknown  = errors.New("unknown command")
+	ErrDisabled = errors.New("extension disabled")
+)
+
+// Prepared is a command ready to run.
+type Prepared struct {
+	Entry          *Entry
+	Spec           sandbox.Spec
+	RequireConfirm bool
+	Binary         *registry.Binary
+	Manifest       *manifest.Command
+}
+
+// CommandLine renders the full command line for a confirmation prompt.
+func (p *Prepared) CommandLine() string {
+	parts := []string{shellQuote(p.Spec.Path)}
+	for _, a := range p.Spec.Args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}!#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Prepare resolves name in t and builds what running it with args needs.
+func Prepare(env registry.Env, t *Table, name string, args []string, environ []string) (*Prepared, error) {
+	e, ok := t.Lookup(name)
+	if !ok {
+		if x := t.Disabled(name); x != nil {
+			return nil, fmt.Errorf("%w: /%s comes from extension %q, which is disabled here (rule %s): run gem ext enable %s", ErrDisabled, name, x.Name, x.EnabledBy, x.Name)
+		}
+		msg := fmt.Sprintf("%v /%s: gem commands lists the commands of enabled extensions", ErrUnknown, name)
+		if s := t.Suggest(name); len(s) > 0 {
+			msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+		}
+		return nil, errors.New(msg)
+	}
+	x := e.Extension
+	m := x.Manifest()
+	c := m.Command(e.Declared)
+	if c == nil {
+		return nil, fmt.Errorf("command %s: the manifest %s changed and no longer declares it; run again", name, x.ManifestPath)
+	}
+	if c.Type != "executable" {
+		return nil, fmt.Errorf("command %s: type %q is not runnable (only \"executable\"); fix %s", name, c.Type, x.ManifestPath)
+	}
+	bin, err := x.ResolveBinary(env, "command", e.Name, c.Binary)
+	if err != nil {
+		return nil, err
+	}
+	if want, ok := manifest.LookupKV(c.SHA256, bin.Platform.OS+"/"+bin.Platform.Arch); ok {
+		if err := checkHash(env, bin.Path, want); err != nil {
+			return nil, fmt.Errorf("command %s: %w", e.Name, err)
+		}
+	}
+	settings, err := registry.SettingsEnv(env, x)
+	if err != nil {
+		return nil, fmt.Errorf("command %s: %w", e.Name, err)
+	}
+	exp := x.Expander(env, bin.Platform)
+	add := append([]string{}, settings...)
+	for _, kv := range c.Env {
+		add = append(add, kv.Key+"="+exp.Expand(kv.Value))
+	}
+	root := ProjectRoot(env.Cwd)
+	add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+root)
+	var extra []string
+	if m.Sandbox != nil {
+		extra = m.Sandbox.Env
+	}
+	return &Prepared{
+		Entry: e, Binary: bin, Manifest: c, RequireConfirm: c.RequireConfirm,
+		Spec: sandbox.Spec{Path: bin.Path, Args: args, Env: sandbox.Env(environ, extra, add...), Dir: root, Name: "/" + e.Name},
+	}, nil
+}
+
+// ProjectRoot is the git top level of dir (the nearest folder up with a .git entry), else dir.
+func ProjectRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// checkHash verifies the binary's SHA-256, caching a match by file identity.
+func checkHash(env registry.Env, path, want string) error {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return err
+	}
+	id := fmt.Sprintf("%d %d %d.%d %d.%d %s", st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec, strings.ToLower(want))
+	sum := sha256.Sum256([]byte(path))
+	cache := filepath.Join(env.GemHome, "cache", "binhash", hex.EncodeToString(sum[:12]))
+	if data, err := os.ReadFile(cache); err == nil && string(data) == id {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	got := hex.EncodeToString(h.Sum(nil))
+	if !strings.EqualFold(got, want) {
+		return fmt.Errorf("binary %s has SHA-256 %s, but the manifest says %s: it was changed after install; reinstall the extension", path, got, want)
+	}
+	if os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
+		os.WriteFile(cache, []byte(id), 0o600)
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package commands
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/registry"
+)
+
+// RunArgs is a parsed `gem run [--yes] <command> [args...]`.
+type RunArgs struct {
+	Yes  bool
+	Name string
+	Args []string // passed through untouched
+}
+
+// ErrUsage marks a malformed command line.
+var ErrUsage = errors.New("usage: gem run [--yes] <command> [args...]")
+
+// ParseRunArgs reads gem run's own flags (before the command name); everything after the
+// command name is the command's.
+func ParseRunArgs(args []string) (RunArgs, error) {
+	var r RunArgs
+	for i, a := range args {
+		switch {
+		case a == "--yes" || a == "-y" || a == "-yes":
+			r.Yes = true
+		case a == "--":
+			if i+1 >= len(args) {
+				return r, ErrUsage
+			}
+			r.Name, r.Args = args[i+1], args[i+2:]
+			return r, nil
+		case strings.HasPrefix(a, "-"):
+			return r, fmt.Errorf("unknown flag %s for gem run: %w", a, ErrUsage)
+		default:
+			r.Name, r.Args = strings.TrimPrefix(a, "/"), args[i+1:]
+			return r, nil
+		}
+	}
+	return r, ErrUsage
+}
+
+// Confirm asks the user; it returns an error when it cannot ask.
+type Confirm func(question string) (bool, error)
+
+// TerminalConfirm asks on stdin/stderr when stdin is a terminal, and refuses otherwise
+// with a message naming --yes.
+func TerminalConfirm(isTerminal bool, in io.Reader, out io.Writer) Confirm {
+	return func(question string) (bool, error) {
+		if !isTerminal {
+			return false, fmt.Errorf("%s\nno terminal to ask on: add --yes to agree", question)
+		}
+		fmt.Fprint(out, question+" [y/N] ")
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		a := strings.ToLower(strings.TrimSpace(line))
+		return a == "y" || a == "yes", nil
+	}
+}
+
+// ErrDeclined is returned when the user answers no.
+var ErrDeclined = errors.New("not run: you declined")
+
+// Exec prepares the command and replaces this process with it. It returns only on error.
+// check, when not nil, vets the extension first (the engine checks engines.gem with it).
+func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, confirm Confirm, check func(*registry.Extension) error) error {
+	p, err := Prepare(env, t, ra.Name, ra.Args, environ)
+	if err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(p.Entry.Extension); err != nil {
+			return err
+		}
+	}
+	if p.RequireConfirm && !ra.Yes {
+		ok, err := confirm(fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n  %s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine()))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrDeclined
+		}
+	}
+	return sandbox.ExecInPlace(p.Spec)
+}
+
+// NeedsEngine reports whether running name must go through gem-engine (the front cannot
+// check an engines.gem constraint without semver).
+func (t *Table) NeedsEngine(name string) bool {
+	if e, ok := t.Lookup(name); ok {
+		return e.Extension.Manifest().Engines.Gem != ""
+	}
+	return false
+}
+
+// Load discovers the extensions of env and builds their command table.
+func Load(env registry.Env) *Table { return NewTable(registry.Discover(env, registry.Providers)) }

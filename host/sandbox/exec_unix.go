@@ -1,0 +1,97 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/gemhost/gem/host/binfmt"
+)
+
+// Spec is a program to start.
+type Spec struct {
+	Path string   // absolute path of the program
+	Args []string // arguments, without the program name
+	Env  []string
+	Dir  string
+	Name string // what to call it in errors (the command's name)
+}
+
+// ExecInPlace replaces the gem process with the program (no second process: signals,
+// stdin, stdout, stderr and the exit status are the program's own). It returns only on
+// failure, with an error that says what failed and what to do.
+func ExecInPlace(s Spec) error {
+	if s.Dir != "" {
+		if err := os.Chdir(s.Dir); err != nil {
+			return fmt.Errorf("%s: cannot enter the working folder %s: %w", s.Name, s.Dir, err)
+		}
+	}
+	argv := append([]string{s.Path}, s.Args...)
+	return execError(s, syscall.Exec(s.Path, argv, s.Env))
+}
+
+func execError(s Spec, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOEXEC):
+		return fmt.Errorf("%s: cannot run %s: exec format error: it is built for %s, but this machine is %s/%s; install the extension's build for this platform", s.Name, s.Path, binfmt.Describe(s.Path), runtime.GOOS, runtime.GOARCH)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("%s: permission denied running %s: make it executable (chmod +x) or reinstall the extension", s.Name, s.Path)
+	case errors.Is(err, syscall.ENOENT):
+		return fmt.Errorf("%s: %s is gone (or its interpreter is missing): reinstall the extension", s.Name, s.Path)
+	}
+	return fmt.Errorf("%s: cannot run %s: %w", s.Name, s.Path, err)
+}
+
+// Run starts the program as a child in its own process group, with the terminal's streams,
+// forwards SIGINT and SIGTERM to the group, and returns its exit code. The child is killed
+// if gem dies (Pdeathsig), and its group is killed when it exits, so nothing is left
+// running.
+func Run(s Spec) (int, error) {
+	cmd := exec.Command(s.Path, s.Args...)
+	cmd.Env, cmd.Dir = s.Env, s.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.WaitDelay = 2 * time.Second
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return 127, execError(s, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				syscall.Kill(-cmd.Process.Pid, sig.(syscall.Signal))
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever it left behind in its group
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				return 128 + int(ws.Signal()), nil
+			}
+			return ee.ExitCode(), nil
+		}
+		return 1, err
+	}
+	return 0, nil
+}
