@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -82,13 +83,12 @@ func (x *Extension) SettingsLookup() manifest.Lookup {
 
 // ReadDotEnv reads KEY=value lines; a missing file is empty.
 func ReadDotEnv(path string) map[string]string {
-	f, err := os.Open(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	vals := map[string]string{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -112,7 +112,7 @@ func ReadDotEnv(path string) map[string]string {
 // with Node's platform names first, then Go's; the result, after symlinks, must be a
 // regular executable file inside the extension folder.
 func (x *Extension) ResolveBinary(env Env, kind, name, template string) (*Binary, error) {
-	root, err := filepath.EvalSymlinks(x.Path)
+	root, err := realPath(x.Path)
 	if err != nil {
 		return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: x.Path, Reason: fmt.Errorf("extension folder: %w", err)}
 	}
@@ -129,7 +129,7 @@ func (x *Extension) ResolveBinary(env Env, kind, name, template string) (*Binary
 		if !within(x.Path, path) && !within(root, path) {
 			return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: path, Reason: ErrOutsideFolder}
 		}
-		real, err := filepath.EvalSymlinks(path)
+		real, err := realPath(path)
 		if err != nil {
 			tried = append(tried, path)
 			continue

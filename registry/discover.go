@@ -51,7 +51,7 @@ type Extension struct {
 // says why.
 func (x *Extension) Manifest() *manifest.Manifest {
 	x.manifestOnce.Do(func() {
-		data, err := os.ReadFile(x.ManifestPath)
+		data, err := readFile(x.ManifestPath)
 		if err != nil {
 			x.manifest, _ = manifest.Load(map[string]any{})
 			x.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "cannot read " + x.ManifestPath + ": " + err.Error()}}

@@ -92,7 +92,7 @@ func (e Enablement) Decide(name, dir string) (bool, string) {
 // ReadEnablement reads an enablement file; a missing or invalid file is empty (as in
 // Gemini CLI), and an invalid one is returned with its error so callers can warn.
 func ReadEnablement(path string) (Enablement, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return Enablement{}, nil

@@ -2,11 +2,11 @@ package registry
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
+	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,13 +46,20 @@ type rootIndex struct {
 }
 
 func indexPath(env Env, root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(env.GemHome, "cache", "discovery", hex.EncodeToString(sum[:12]))
+	return filepath.Join(env.GemHome, "cache", "discovery", PathKey(root))
+}
+
+// PathKey names a cache file after a path (FNV-1a; crypto/sha256 would cost the light
+// front its package initialisation).
+func PathKey(path string) string {
+	h := fnv.New64a()
+	h.Write([]byte(path))
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func loadRootIndex(path string) *rootIndex {
 	ix := &rootIndex{path: path, stored: map[string]indexEntry{}}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil || !bytes.HasPrefix(data, []byte(indexMagic)) {
 		ix.dirty = err == nil // rewrite a corrupt index
 		return ix

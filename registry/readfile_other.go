@@ -24,3 +24,5 @@ func (d *dirHandle) readSmall(rel string) ([]byte, error) {
 
 // stat is not cached on these systems: every manifest is read.
 func (d *dirHandle) stat(rel string) (fileID, bool) { return fileID{}, false }
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

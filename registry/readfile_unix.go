@@ -71,3 +71,34 @@ func (d *dirHandle) readSmall(rel string) ([]byte, error) {
 
 // readBufs holds read buffers sized for manifests, reused across files.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// readFile reads a whole file with plain system calls. os.ReadFile first registers the file
+// with Go's network poller (an epoll set created on first use, a few system calls more),
+// which a short-lived gem process does not need.
+func readFile(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if err == unix.ENOENT || err == unix.ENOTDIR {
+			return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, 4096)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}

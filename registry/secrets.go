@@ -1,110 +1,33 @@
 package registry
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 )
 
-// Sensitive settings are sealed with AES-256-GCM in $GEM_HOME/secrets/<extension>.enc (no OS
-// keychain on a headless Linux). The key is random, in $GEM_HOME/secrets/key (0600), mixed
-// with the machine id, so the files alone are useless elsewhere.
+// SecretsDir is where sensitive settings are kept (see registry/secrets).
+func SecretsDir(env Env) string { return filepath.Join(env.GemHome, "secrets") }
 
-func secretsDir(env Env) string { return filepath.Join(env.GemHome, "secrets") }
-
-func secretKey(env Env, create bool) ([]byte, error) {
-	path := filepath.Join(secretsDir(env), "key")
-	k, err := os.ReadFile(path)
-	if os.IsNotExist(err) && create {
-		k = make([]byte, 32)
-		rand.Read(k)
-		if err := os.MkdirAll(secretsDir(env), 0o700); err != nil {
-			return nil, err
-		}
-		if err := WriteFileAtomic(path, k, 0o600); err != nil {
-			return nil, err
-		}
-	} else if err != nil {
-		return nil, err
-	}
-	machine, _ := os.ReadFile("/etc/machine-id")
-	sum := sha256.Sum256(append(append([]byte("gem secrets v1\x00"), k...), machine...))
-	return sum[:], nil
+// HasSecrets reports whether extension name has sealed sensitive settings.
+func HasSecrets(env Env, name string) bool {
+	_, err := os.Stat(filepath.Join(SecretsDir(env), name+".enc"))
+	return err == nil
 }
 
-// ReadSecrets returns the sensitive settings of extension name.
-func ReadSecrets(env Env, name string) (map[string]string, error) {
-	data, err := os.ReadFile(filepath.Join(secretsDir(env), name+".enc"))
-	if os.IsNotExist(err) {
-		return map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	key, err := secretKey(env, false)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the secrets key in %s: %w", secretsDir(env), err)
-	}
-	gcm, err := newGCM(key)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) < gcm.NonceSize() {
-		return nil, errors.New("the secrets file of " + name + " is damaged: set its sensitive settings again")
-	}
-	plain, err := gcm.Open(nil, data[:gcm.NonceSize()], data[gcm.NonceSize():], []byte(name))
-	if err != nil {
-		return nil, fmt.Errorf("cannot decrypt the secrets of %s (copied from another machine?): set its sensitive settings again", name)
-	}
-	m := map[string]string{}
-	return m, json.Unmarshal(plain, &m)
-}
-
-// WriteSecrets stores the sensitive settings of extension name.
-func WriteSecrets(env Env, name string, m map[string]string) error {
-	path := filepath.Join(secretsDir(env), name+".enc")
-	if len(m) == 0 {
-		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		return nil
-	}
-	key, err := secretKey(env, true)
-	if err != nil {
-		return err
-	}
-	gcm, err := newGCM(key)
-	if err != nil {
-		return err
-	}
-	plain, _ := json.Marshal(m)
-	nonce := make([]byte, gcm.NonceSize())
-	rand.Read(nonce)
-	return WriteFileAtomic(path, gcm.Seal(nonce, nonce, plain, []byte(name)), 0o600)
-}
-
-func newGCM(key []byte) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	return cipher.NewGCM(block)
-}
+// SecretReader returns an extension's sensitive settings (registry/secrets.Read).
+type SecretReader func(env Env, name string) (map[string]string, error)
 
 // SettingsEnv returns KEY=value for every setting of x that has a value (sensitive ones
 // decrypted), for the environment of its subprocesses.
-func SettingsEnv(env Env, x *Extension) ([]string, error) {
+func SettingsEnv(env Env, x *Extension, readSecrets SecretReader) ([]string, error) {
 	plain := ReadDotEnv(filepath.Join(x.Dir, ".env"))
-	secrets, err := ReadSecrets(env, x.Name)
-	if err != nil {
-		return nil, err
+	var secrets map[string]string
+	if readSecrets != nil {
+		var err error
+		if secrets, err = readSecrets(env, x.Name); err != nil {
+			return nil, err
+		}
 	}
 	var out []string
 	for _, s := range x.Manifest().Settings {

@@ -50,3 +50,24 @@ echo
 echo "== gem ext update <name> with nothing to update (1,000 extensions installed)"
 hyperfine -N --warmup 3 --runs 30 --export-json "$work/update.json" "$gem ext update small" >/dev/null 2>&1
 median "$work/update.json"
+
+echo
+echo "== gem run hello vs running the same minimal Go binary directly (target <= 2.5x)"
+rhome=$work/runhome
+mkdir -p "$rhome/.gemini/extensions"
+cp -r "$OLDPWD/sample-extensions/hello" "$rhome/.gemini/extensions/hello"
+(cd "$OLDPWD/sample-extensions/hello" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$rhome/.gemini/extensions/hello/bin/linux/x64/hello" ./cmd/hello)
+scripts_dir=$OLDPWD/scripts
+"$scripts_dir/gen-extensions.sh" "$rhome/.gemini/extensions" 20
+hello=$rhome/.gemini/extensions/hello/bin/linux/x64/hello
+HOME=$rhome GEM_HOME=$rhome/.gem "$gem" run hello world
+sleep 2.1
+HOME=$rhome GEM_HOME=$rhome/.gem "$gem" ext list >/dev/null
+HOME=$rhome GEM_HOME=$rhome/.gem hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run.json" \
+  "$hello world" "$gem run hello world" >/dev/null
+median "$work/run.json"
+python3 - "$work/run.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print("ratio gem run/direct: %.2fx (target <= 2.5x)" % (r[1]["median"] / r[0]["median"]))
+PY

@@ -47,7 +47,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"mkelf": func(ts *testscript.TestScript, neg bool, args []string) {
 		h := make([]byte, 64)
 		copy(h, "\x7fELF\x02\x01\x01")
-		h[16] = 2 // ET_EXEC
+		h[16] = 2              // ET_EXEC
 		machine := uint16(183) // EM_AARCH64
 		if runtime.GOARCH == "arm64" {
 			machine = 62 // EM_X86_64

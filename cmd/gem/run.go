@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"golang.org/x/term"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -28,7 +30,10 @@ func run(args []string) (int, bool) {
 		return 0, false
 	}
 	confirm := commands.TerminalConfirm(term.IsTerminal(int(os.Stdin.Fd())), os.Stdin, os.Stderr)
-	err = commands.Exec(env, t, os.Environ(), ra, confirm, nil)
+	err = commands.Exec(env, t, os.Environ(), ra, confirm, nil, nil)
+	if errors.Is(err, commands.ErrNeedsEngine) || errors.Is(err, sandbox.ErrExecFormat) {
+		return 0, false // gem-engine decrypts settings, hashes binaries and names their platform
+	}
 	fmt.Fprintln(os.Stderr, "gem:", err)
 	return 1, true
 }

@@ -1,11 +1,8 @@
 package commands
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +17,9 @@ import (
 var (
 	ErrUnknown  = errors.New("unknown command")
 	ErrDisabled = errors.New("extension disabled")
+	// ErrNeedsEngine: the light front cannot prepare this run (sealed settings to decrypt);
+	// gem-engine can.
+	ErrNeedsEngine = errors.New("needs gem-engine")
 )
 
 // Prepared is a command ready to run.
@@ -47,8 +47,9 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Prepare resolves name in t and builds what running it with args needs.
-func Prepare(env registry.Env, t *Table, name string, args []string, environ []string) (*Prepared, error) {
+// Prepare resolves name in t and builds what running it with args needs. readSecrets
+// decrypts sealed settings; without it, an extension that has some gives ErrNeedsEngine.
+func Prepare(env registry.Env, t *Table, name string, args []string, environ []string, readSecrets registry.SecretReader) (*Prepared, error) {
 	e, ok := t.Lookup(name)
 	if !ok {
 		if x := t.Disabled(name); x != nil {
@@ -78,7 +79,10 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 			return nil, fmt.Errorf("command %s: %w", e.Name, err)
 		}
 	}
-	settings, err := registry.SettingsEnv(env, x)
+	if readSecrets == nil && registry.HasSecrets(env, x.Name) {
+		return nil, ErrNeedsEngine
+	}
+	settings, err := registry.SettingsEnv(env, x, readSecrets)
 	if err != nil {
 		return nil, fmt.Errorf("command %s: %w", e.Name, err)
 	}
@@ -113,6 +117,10 @@ func ProjectRoot(dir string) string {
 	}
 }
 
+// HashFile returns a file's SHA-256 in hex. gem-engine sets it; the light front leaves it
+// nil (crypto/sha256's initialisation is not free) and hands a cache miss to the engine.
+var HashFile func(path string) (string, error)
+
 // checkHash verifies the binary's SHA-256, caching a match by file identity.
 func checkHash(env registry.Env, path, want string) error {
 	var st syscall.Stat_t
@@ -120,21 +128,17 @@ func checkHash(env registry.Env, path, want string) error {
 		return err
 	}
 	id := fmt.Sprintf("%d %d %d.%d %d.%d %s", st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec, strings.ToLower(want))
-	sum := sha256.Sum256([]byte(path))
-	cache := filepath.Join(env.GemHome, "cache", "binhash", hex.EncodeToString(sum[:12]))
+	cache := filepath.Join(env.GemHome, "cache", "binhash", registry.PathKey(path))
 	if data, err := os.ReadFile(cache); err == nil && string(data) == id {
 		return nil
 	}
-	f, err := os.Open(path)
+	if HashFile == nil {
+		return ErrNeedsEngine
+	}
+	got, err := HashFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return err
-	}
-	got := hex.EncodeToString(h.Sum(nil))
 	if !strings.EqualFold(got, want) {
 		return fmt.Errorf("binary %s has SHA-256 %s, but the manifest says %s: it was changed after install; reinstall the extension", path, got, want)
 	}

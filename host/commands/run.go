@@ -67,8 +67,8 @@ var ErrDeclined = errors.New("not run: you declined")
 
 // Exec prepares the command and replaces this process with it. It returns only on error.
 // check, when not nil, vets the extension first (the engine checks engines.gem with it).
-func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, confirm Confirm, check func(*registry.Extension) error) error {
-	p, err := Prepare(env, t, ra.Name, ra.Args, environ)
+func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, confirm Confirm, check func(*registry.Extension) error, readSecrets registry.SecretReader) error {
+	p, err := Prepare(env, t, ra.Name, ra.Args, environ, readSecrets)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,6 @@ import (
 	"runtime"
 	"syscall"
 	"time"
-
-	"github.com/gemhost/gem/host/binfmt"
 )
 
 // Spec is a program to start.
@@ -37,10 +35,22 @@ func ExecInPlace(s Spec) error {
 	return execError(s, syscall.Exec(s.Path, argv, s.Env))
 }
 
+// DescribeBinary names the platform a binary was built for (host/binfmt.Describe). The
+// light front leaves it nil, to not link debug/elf and friends, and hands exec format
+// errors to gem-engine, which sets it.
+var DescribeBinary func(path string) string
+
+// ErrExecFormat wraps every exec format error.
+var ErrExecFormat = syscall.ENOEXEC
+
 func execError(s Spec, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOEXEC):
-		return fmt.Errorf("%s: cannot run %s: exec format error: it is built for %s, but this machine is %s/%s; install the extension's build for this platform", s.Name, s.Path, binfmt.Describe(s.Path), runtime.GOOS, runtime.GOARCH)
+		built := "another platform"
+		if DescribeBinary != nil {
+			built = DescribeBinary(s.Path)
+		}
+		return fmt.Errorf("%s: cannot run %s: %w: it is built for %s, but this machine is %s/%s; install the extension's build for this platform", s.Name, s.Path, err, built, runtime.GOOS, runtime.GOARCH)
 	case errors.Is(err, syscall.EACCES):
 		return fmt.Errorf("%s: permission denied running %s: make it executable (chmod +x) or reinstall the extension", s.Name, s.Path)
 	case errors.Is(err, syscall.ENOENT):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/secrets"
 )
 
 // Settings (manifest `settings`): non-sensitive values live in the extension's .env
@@ -44,7 +45,7 @@ func FindSetting(m *manifest.Manifest, key string) (*manifest.Setting, error) {
 // SettingStates lists x's settings with their state.
 func SettingStates(env registry.Env, x *registry.Extension) ([]SettingState, error) {
 	plain := registry.ReadDotEnv(filepath.Join(x.Dir, ".env"))
-	secrets, err := registry.ReadSecrets(env, x.Name)
+	sealed, err := secrets.Read(env, x.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func SettingStates(env registry.Env, x *registry.Extension) ([]SettingState, err
 	for _, s := range x.Manifest().Settings {
 		st := SettingState{Setting: s}
 		if s.Sensitive {
-			_, st.IsSet = secrets[s.EnvVar]
+			_, st.IsSet = sealed[s.EnvVar]
 		} else {
 			st.Value, st.IsSet = plain[s.EnvVar]
 		}
@@ -64,20 +65,20 @@ func SettingStates(env registry.Env, x *registry.Extension) ([]SettingState, err
 // SetSetting stores (or with unset, removes) the value of one setting.
 func SetSetting(env registry.Env, x *registry.Extension, s *manifest.Setting, value string, unset bool) error {
 	if s.Sensitive {
-		secrets, err := registry.ReadSecrets(env, x.Name)
+		sealed, err := secrets.Read(env, x.Name)
 		if err != nil {
 			return err
 		}
 		if unset {
-			delete(secrets, s.EnvVar)
+			delete(sealed, s.EnvVar)
 		} else {
-			secrets[s.EnvVar] = value
+			sealed[s.EnvVar] = value
 		}
 		// never leave a sensitive value in .env
 		if err := editDotEnv(filepath.Join(x.Dir, ".env"), s.EnvVar, "", true); err != nil {
 			return err
 		}
-		return registry.WriteSecrets(env, x.Name, secrets)
+		return secrets.Write(env, x.Name, sealed)
 	}
 	if strings.ContainsAny(value, "\n\r") {
 		return fmt.Errorf("the value of %s has a line break; settings are one line", s.EnvVar)

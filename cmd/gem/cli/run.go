@@ -6,11 +6,20 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/commands/hashing"
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/secrets"
 )
+
+func init() {
+	sandbox.DescribeBinary = binfmt.Describe
+	commands.HashFile = hashing.SHA256File
+}
 
 func runCommand() *cli.Command {
 	return &cli.Command{
@@ -34,7 +43,7 @@ func runCommand() *cli.Command {
 			check := func(x *registry.Extension) error {
 				return version.CheckEngine(x.Name, x.Manifest().Engines.Gem, buildinfo.Version)
 			}
-			err = commands.Exec(r.env, commands.Load(r.env), os.Environ(), ra, commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, r.stderr), check)
+			err = commands.Exec(r.env, commands.Load(r.env), os.Environ(), ra, commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, r.stderr), check, secrets.Read)
 			if errors.Is(err, commands.ErrDeclined) {
 				return exitError{code: 1, msg: err.Error()}
 			}
