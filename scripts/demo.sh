@@ -13,16 +13,22 @@ unset GEMINI_CLI_HOME
 
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 
-# Until `gem ext install` lands, the demo lays extensions out as an install would.
-cp -r sample-extensions/hello "$HOME/.gemini/extensions/hello"
-cp -r sample-extensions/welcome "$HOME/.gemini/extensions/welcome"
-# a project-level copy of welcome, shadowed by the user one (Gemini CLI's rule: user first)
-cp -r sample-extensions/welcome "$demo/project/.gemini/extensions/welcome"
 cd "$demo/project"
+say gem ext install sample-extensions/gallery --consent
+"$gem" ext install "$repo/sample-extensions/gallery" --consent </dev/null 2>/dev/null
+"$gem" ext install "$repo/sample-extensions/hello" --consent </dev/null >/dev/null 2>&1
+"$gem" ext install "$repo/sample-extensions/welcome" --consent </dev/null >/dev/null 2>&1
+# a project-level copy of welcome, shadowed by the user one (Gemini CLI's rule: user first)
+"$gem" ext install "$repo/sample-extensions/welcome" --consent --scope project </dev/null >/dev/null 2>&1
 
 say gem --version;                 "$gem" --version
 say gem ext list;                  "$gem" ext list
 say gem ext list --all;            "$gem" ext list --all
+say gem commands;                  "$gem" commands
+say gem run gallery list;          "$gem" run gallery list
+say gem run gallery search terraform; "$gem" run gallery search terraform
+say gem run gallery show chrome-devtools-mcp; "$gem" run gallery show chrome-devtools-mcp
+say gem run hello to gem;          "$gem" run hello to gem
 say gem ext info hello;            "$gem" ext info hello
 say gem ext validate "$repo/sample-extensions/hello"; "$gem" ext validate "$repo/sample-extensions/hello"
 say "gem ext list --json | head -15"; "$gem" ext list --json | head -15

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/gemhost/gem/cmd/gem/cli"
+	"github.com/gemhost/gem/manifest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,6 +33,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("HOME", home)
 			e.Setenv("GEM_HOME", "")
 			e.Setenv("GEMINI_CLI_HOME", "")
+			e.Setenv("GEM_REPO", repoRoot())
 			e.Setenv("GEM_ENGINE", "")
 			e.Setenv("GEM_GITHUB_API_URL", "http://127.0.0.1:1") // never the real GitHub
 			e.Setenv("GITHUB_TOKEN", "")
@@ -41,6 +45,20 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		RequireExplicitExec: true,
-		Cmds:                scriptCmds,
+		Condition: func(cond string) (bool, error) {
+			// [samples]: make samples has built the sample extensions for this machine.
+			if cond == "samples" {
+				_, err := os.Stat(filepath.Join(repoRoot(), "sample-extensions/gallery/bin", manifest.NodeOS(runtime.GOOS), manifest.NodeArch(runtime.GOARCH), "gallery"))
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: scriptCmds,
 	})
+}
+
+// repoRoot is the repository's top folder (this test runs in cmd/gem).
+func repoRoot() string {
+	abs, _ := filepath.Abs("../..")
+	return abs
 }

@@ -93,6 +93,9 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	}
 	root := ProjectRoot(env.Cwd)
 	add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+root)
+	if self, err := os.Executable(); err == nil {
+		add = append(add, "GEM_BIN="+self) // so a command can call gem back (the gallery installs with it)
+	}
 	var extra []string
 	if m.Sandbox != nil {
 		extra = m.Sandbox.Env

@@ -8,6 +8,8 @@
 //   - Built-in names are the shell's: help, extensions, commands, quit, exit, clear, history.
 //   - A command of a disabled extension is not in the table; asking for it says which rule
 //     disabled it and how to enable it.
+//   - Besides the spec's variables, a command gets GEM_BIN, the path of the gem binary that
+//     runs it, so it can call gem back.
 //   - The sha256 check is cached per binary by inode, size, modification and change time in
 //     $GEM_HOME/cache/binhash.
 package commands
