@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -57,6 +60,22 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		h[52] = 64 // ehsize
 		ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), h, 0o755))
+	},
+	// tmuxwait SOCKET REGEXP: wait up to 15 s until the tmux pane shows a match (the pane is
+	// printed on failure).
+	"tmuxwait": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: tmuxwait socket regexp")
+		}
+		re := regexp.MustCompile(args[1])
+		var pane []byte
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			pane, _ = exec.Command("tmux", "-S", ts.MkAbs(args[0]), "capture-pane", "-p", "-S", "-100").Output()
+			if re.Match(pane) {
+				return
+			}
+		}
+		ts.Fatalf("tmux pane never matched %q:\n%s", args[1], pane)
 	},
 	// mkarchive DST.(tar.gz|tgz|zip) SRCDIR [PREFIX]: pack SRCDIR, entries under PREFIX/.
 	"mkarchive": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -69,11 +69,19 @@ func NewApp() *cli.App {
 			extCommand(),
 			runCommand(),
 			commandsCommand(),
+			shellCommand(),
 			completionCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("unknown command %q; run 'gem help' to see them", c.Args().First())
+			}
+			if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
+				r, err := newRuntime(c)
+				if err != nil {
+					return err
+				}
+				return runShell(r)
 			}
 			return cli.ShowAppHelp(c)
 		},

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	shellquote "github.com/kballard/go-shellquote"
+	"github.com/peterh/liner"
+	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/view"
+	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/secrets"
+)
+
+func shellCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "shell",
+		Usage: "the interactive shell (also: gem with no arguments on a terminal)",
+		Action: func(c *cli.Context) error {
+			r, err := newRuntime(c)
+			if err != nil {
+				return err
+			}
+			return runShell(r)
+		},
+	}
+}
+
+// shell is gem's interactive prompt: slash commands with history and Tab completion.
+type shell struct {
+	r     *runtime
+	table *commands.Table
+	disc  *registry.Discovery
+}
+
+var shellBuiltins = map[string]string{
+	"help":       "list the commands",
+	"extensions": "list the extensions and their state",
+	"commands":   "list the extensions' commands",
+	"history":    "show the command history",
+	"clear":      "clear the screen",
+	"quit":       "leave the shell (also /exit, Ctrl-D)",
+	"exit":       "leave the shell",
+}
+
+func (s *shell) reload() {
+	s.disc = registry.Discover(s.r.env, registry.Providers)
+	s.table = commands.NewTable(s.disc)
+}
+
+func runShell(r *runtime) error {
+	s := &shell{r: r}
+	s.reload()
+	line := liner.NewLiner()
+	defer line.Close()
+	line.SetCtrlCAborts(true)
+	line.SetTabCompletionStyle(liner.TabPrints)
+	line.SetCompleter(s.complete)
+	histPath := filepath.Join(r.env.GemHome, "history")
+	if f, err := os.Open(histPath); err == nil {
+		line.ReadHistory(f)
+		f.Close()
+	}
+	defer func() {
+		if os.MkdirAll(filepath.Dir(histPath), 0o700) == nil {
+			if f, err := os.OpenFile(histPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
+				line.WriteHistory(f)
+				f.Close()
+			}
+		}
+	}()
+	fmt.Fprintf(r.stdout, "gem shell: %d extension command(s). /help lists them; Tab completes; Ctrl-D leaves.\n", len(s.table.Entries))
+	for {
+		input, err := line.Prompt("gem> ")
+		if errors.Is(err, liner.ErrPromptAborted) {
+			continue
+		}
+		if err != nil { // io.EOF: Ctrl-D
+			fmt.Fprintln(r.stdout)
+			return nil
+		}
+		input = strings.TrimSpace(input)
+		if input == "" {
+			continue
+		}
+		line.AppendHistory(input)
+		if quit := s.exec(input, line); quit {
+			return nil
+		}
+	}
+}
+
+// exec runs one line; it reports whether the shell should end.
+func (s *shell) exec(input string, line *liner.State) bool {
+	w := s.r.stdout
+	if !strings.HasPrefix(input, "/") {
+		fmt.Fprintln(w, "Only slash commands for now (talking to a model comes with the agent). /help lists them.")
+		return false
+	}
+	words, err := shellquote.Split(strings.TrimPrefix(input, "/"))
+	if err != nil {
+		fmt.Fprintf(s.r.stderr, "cannot split %q: %v (close the quote or escape it)\n", input, err)
+		return false
+	}
+	if len(words) == 0 {
+		return false
+	}
+	name, args := words[0], words[1:]
+	switch name {
+	case "quit", "exit":
+		return true
+	case "help":
+		s.help(w)
+	case "extensions":
+		s.reload()
+		view.List(w, s.r.stderr, s.disc, view.ListOptions{All: true})
+	case "commands":
+		s.reload()
+		s.listCommands(w)
+	case "history":
+		var b strings.Builder
+		line.WriteHistory(&b)
+		for i, h := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+			fmt.Fprintf(w, "%4d  %s\n", i+1, h)
+		}
+	case "clear":
+		fmt.Fprint(w, "\x1b[H\x1b[2J")
+	default:
+		s.run(name, args)
+	}
+	return false
+}
+
+func (s *shell) run(name string, args []string) {
+	p, err := commands.Prepare(s.r.env, s.table, name, args, os.Environ(), secrets.Read)
+	if err != nil {
+		fmt.Fprintln(s.r.stderr, err)
+		return
+	}
+	if p.RequireConfirm {
+		ok, err := commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, s.r.stderr)(
+			fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n  %s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine()))
+		if err != nil || !ok {
+			fmt.Fprintln(s.r.stderr, "not run")
+			return
+		}
+	}
+	code, err := sandbox.Run(p.Spec)
+	if err != nil {
+		fmt.Fprintln(s.r.stderr, err)
+		return
+	}
+	if code != 0 {
+		fmt.Fprintf(s.r.stderr, "/%s exited with status %d\n", name, code)
+	}
+}
+
+func (s *shell) help(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "Built-in commands:")
+	names := make([]string, 0, len(shellBuiltins))
+	for n := range shellBuiltins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(tw, "  /%s\t%s\n", n, shellBuiltins[n])
+	}
+	tw.Flush()
+	if len(s.table.Entries) > 0 {
+		fmt.Fprintln(w, "Extension commands:")
+		s.listCommands(w)
+	}
+}
+
+func (s *shell) listCommands(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, row := range commandRows(s.r, s.table) {
+		desc := row.Description
+		if row.Error != "" {
+			desc = "unavailable: " + row.Error
+		}
+		subs := ""
+		if len(row.Subcommands) > 0 {
+			subs = " [" + strings.Join(row.Subcommands, "|") + "]"
+		}
+		fmt.Fprintf(tw, "  /%s%s\t%s\t(from %s)\n", row.Name, subs, desc, row.Extension)
+	}
+	tw.Flush()
+}
+
+// complete offers command names after "/", and subcommands after a command.
+func (s *shell) complete(line string) []string {
+	if !strings.HasPrefix(line, "/") {
+		return nil
+	}
+	body := line[1:]
+	if i := strings.IndexByte(body, ' '); i >= 0 {
+		name, rest := body[:i], strings.TrimLeft(body[i:], " ")
+		if strings.Contains(rest, " ") {
+			return nil
+		}
+		e, ok := s.table.Lookup(name)
+		if !ok {
+			return nil
+		}
+		c := e.Extension.Manifest().Command(e.Declared)
+		if c == nil {
+			return nil
+		}
+		var out []string
+		for _, sub := range c.Subcommands {
+			if strings.HasPrefix(sub, rest) {
+				out = append(out, "/"+name+" "+sub+" ")
+			}
+		}
+		return out
+	}
+	var out []string
+	for n := range shellBuiltins {
+		if strings.HasPrefix(n, body) {
+			out = append(out, "/"+n)
+		}
+	}
+	for _, e := range s.table.Entries {
+		if strings.HasPrefix(e.Name, body) {
+			out = append(out, "/"+e.Name+" ")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
