@@ -157,3 +157,49 @@ func within(root, path string) bool {
 	}
 	return strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
+
+// missingCommandBinaries returns a warning for each command whose binary does not exist
+// for this platform (Node names, then Go names), from the templates discovery keeps: one
+// stat per name tried (relative to the open root when the binary is below it), no manifest
+// parse. Full checks (traversal, symlinks, hashes) happen when a command runs.
+func (x *Extension) missingCommandBinaries(env Env, root *dirHandle, folder string) []string {
+	var warns []string
+	platforms := manifest.HostPlatforms(env.Getenv)
+	for i, name := range x.CommandNames {
+		tmpl := x.CommandBinaries[i]
+		if tmpl == "" {
+			continue
+		}
+		var first string
+		found := false
+		for _, p := range platforms {
+			vars := manifest.Vars{ExtensionPath: x.Path, WorkspacePath: env.Cwd, PathSeparator: string(filepath.Separator), Platform: p}
+			path := vars.ExpandPathVars(tmpl)
+			if strings.Contains(path, "$") { // settings or environment variables: the full second pass
+				path = x.Expander(env, p).Expand(tmpl)
+			}
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(x.Path, path)
+			}
+			if runtime.GOOS == "windows" && filepath.Ext(path) == "" {
+				path += ".exe"
+			}
+			if first == "" {
+				first = path
+			}
+			if rel, ok := strings.CutPrefix(path, x.Dir+string(filepath.Separator)); ok && root != nil && x.Path == x.Dir {
+				if root.exists(folder + "/" + filepath.ToSlash(rel)) {
+					found = true
+					break
+				}
+			} else if _, err := os.Stat(path); err == nil {
+				found = true
+				break
+			}
+		}
+		if !found {
+			warns = append(warns, "Binary not found for command "+name+": "+filepath.Clean(first))
+		}
+	}
+	return warns
+}

@@ -21,16 +21,18 @@ import (
 // only what listing needs (name, version, description); the full manifest is decoded on
 // first use of Manifest, and install metadata on first use of Install.
 type Extension struct {
-	Name         string   // manifest name, else the folder name
-	Version      string   // manifest version when it is a string
-	Description  string   // manifest description when it is a string
-	CommandNames []string // names of the manifest's executable commands, sorted
-	Dir          string   // the folder found under the root
-	Path         string   // the extension path: Dir, or the linked source folder
-	ManifestPath string   // absolute path of the manifest that was read
-	Level        Level
-	Provider     *Provider
-	Root         string // the root folder it was found in
+	Name            string   // manifest name, else the folder name
+	Version         string   // manifest version when it is a string
+	Description     string   // manifest description when it is a string
+	CommandNames    []string // names of the manifest's executable commands, sorted
+	CommandBinaries []string // their binary templates, in the same order
+	BinaryWarnings  []string // "Binary not found for command …", with Options.CheckBinaries
+	Dir             string   // the folder found under the root
+	Path            string   // the extension path: Dir, or the linked source folder
+	ManifestPath    string   // absolute path of the manifest that was read
+	Level           Level
+	Provider        *Provider
+	Root            string // the root folder it was found in
 
 	Shadowed   bool
 	ShadowedBy *Extension // the winner, when shadowed
@@ -84,10 +86,12 @@ func (x *Extension) Linked() bool { i := x.Install(); return i != nil && i.Type 
 
 // head is what discovery decodes of every manifest.
 type head struct {
-	Name        any                 `json:"name"`
-	Version     any                 `json:"version"`
-	Description any                 `json:"description"`
-	Commands    map[string]struct{} `json:"commands"`
+	Name        any `json:"name"`
+	Version     any `json:"version"`
+	Description any `json:"description"`
+	Commands    map[string]struct {
+		Binary any `json:"binary"`
+	} `json:"commands"`
 }
 
 // setHead decodes data's head into x (name with the folder-name fallback). It returns a
@@ -121,6 +125,10 @@ func (x *Extension) setHead(data []byte, folder string) error {
 			x.CommandNames = append(x.CommandNames, c)
 		}
 		slices.Sort(x.CommandNames)
+		x.CommandBinaries = make([]string, len(x.CommandNames))
+		for i, c := range x.CommandNames {
+			x.CommandBinaries[i], _ = h.Commands[c].Binary.(string)
+		}
 	}
 	return nil
 }
@@ -167,6 +175,18 @@ type candidate struct {
 // Discover scans the roots of every provider (highest priority first, each in its scan order),
 // loads each direct child's manifest, applies shadowing and then enablement for env.Cwd.
 func Discover(env Env, providers []Provider) *Discovery {
+	return DiscoverWith(env, providers, Options{})
+}
+
+// Options tune a discovery.
+type Options struct {
+	// CheckBinaries looks for every command's binary (Extension.BinaryWarnings), in the
+	// parallel scan, relative to the open root folder: `gem ext list` warns about missing ones.
+	CheckBinaries bool
+}
+
+// DiscoverWith is Discover with options.
+func DiscoverWith(env Env, providers []Provider, opt Options) *Discovery {
 	ordered := slices.Clone(providers)
 	slices.SortStableFunc(ordered, func(a, b Provider) int { return b.Priority - a.Priority })
 
@@ -207,7 +227,12 @@ func Discover(env Env, providers []Provider) *Discovery {
 	warns := make([]string, len(cands))
 	hits := make([]bool, len(cands))
 	store := make([]Extension, len(cands)) // one allocation for every item
-	load := func(i int) { items[i], warns[i], hits[i] = loadCandidate(cands[i], &store[i]) }
+	load := func(i int) {
+		items[i], warns[i], hits[i] = loadCandidate(cands[i], &store[i])
+		if opt.CheckBinaries && items[i] != nil && len(items[i].CommandNames) > 0 {
+			items[i].BinaryWarnings = items[i].missingCommandBinaries(env, cands[i].rootDir, cands[i].name)
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(cands)/64+1)
 	if workers <= 1 {
 		for i := range cands {
@@ -297,7 +322,11 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 	id, statOK := c.rootDir.stat(rel)
 	if statOK && c.index != nil {
 		if e, hit := c.index.lookup(c.name, id); hit {
-			x.Name, x.Version, x.Description, x.CommandNames = e.name, e.version, e.description, e.commands
+			x.Name, x.Version, x.Description = e.name, e.version, e.description
+			for i := 0; i+1 < len(e.commands); i += 2 {
+				x.CommandNames = append(x.CommandNames, e.commands[i])
+				x.CommandBinaries = append(x.CommandBinaries, e.commands[i+1])
+			}
 			return x, "", true
 		}
 	}
@@ -306,7 +335,11 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 		if err := x.setHead(data, c.name); err != nil {
 			return nil, "Invalid JSON in " + x.ManifestPath + ": " + err.Error(), false
 		}
-		c.index.store(c.name, indexEntry{id: id, name: x.Name, version: x.Version, description: x.Description, commands: x.CommandNames})
+		var cmds []string
+		for i, n := range x.CommandNames {
+			cmds = append(cmds, n, x.CommandBinaries[i])
+		}
+		c.index.store(c.name, indexEntry{id: id, name: x.Name, version: x.Version, description: x.Description, commands: cmds})
 		return x, "", false
 	}
 	if err != nil {

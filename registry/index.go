@@ -21,7 +21,7 @@ import (
 // tick is never missed. Links, invalid JSON and unreadable manifests are never cached.
 // The index lives in $GEM_HOME/cache/discovery; losing it costs one slow run.
 
-const indexMagic = "gemidx2\n"
+const indexMagic = "gemidx3\n"
 
 // racyWindow: manifests changed this recently are not cached (a variable for tests).
 var racyWindow = 2 * time.Second
@@ -33,7 +33,7 @@ type fileID struct {
 type indexEntry struct {
 	id                         fileID
 	name, version, description string
-	commands                   []string
+	commands                   []string // name, binary template, name, binary template, …
 }
 
 type rootIndex struct {
@@ -64,7 +64,10 @@ func loadRootIndex(path string) *rootIndex {
 		ix.dirty = err == nil // rewrite a corrupt index
 		return ix
 	}
+	// One string for the whole file: every name below is a substring of it (no copy each).
+	all := string(data[len(indexMagic):])
 	r := data[len(indexMagic):]
+	sub := func(k, l int) string { off := len(all) - len(r) + k; return all[off : off+l] }
 	n, k := binary.Uvarint(r)
 	if k <= 0 || n > 1<<20 {
 		ix.dirty = true
@@ -93,7 +96,7 @@ func loadRootIndex(path string) *rootIndex {
 				ok = false
 				break
 			}
-			*s, r = string(r[k:k+int(l)]), r[k+int(l):]
+			*s, r = sub(k, int(l)), r[k+int(l):]
 		}
 		if ok {
 			var n uint64
@@ -107,7 +110,7 @@ func loadRootIndex(path string) *rootIndex {
 						ok = false
 						break
 					}
-					e.commands, r = append(e.commands, string(r[k:k+int(l)])), r[k+int(l):]
+					e.commands, r = append(e.commands, sub(k, int(l))), r[k+int(l):]
 				}
 			}
 		}

@@ -26,3 +26,8 @@ func (d *dirHandle) readSmall(rel string) ([]byte, error) {
 func (d *dirHandle) stat(rel string) (fileID, bool) { return fileID{}, false }
 
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+func (d *dirHandle) exists(rel string) bool {
+	_, err := os.Stat(filepath.Join(d.path, rel))
+	return err == nil
+}

@@ -37,6 +37,12 @@ func (d *dirHandle) stat(rel string) (fileID, bool) {
 		mtime: uint64(st.Mtim.Sec)*1e9 + uint64(st.Mtim.Nsec), ctime: uint64(st.Ctim.Sec)*1e9 + uint64(st.Ctim.Nsec)}, true
 }
 
+// exists reports whether a file below d exists (following symlinks).
+func (d *dirHandle) exists(rel string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(d.fd, rel, &st, 0) == nil
+}
+
 // readSmall reads a file below d in as few system calls as it can: open, one read into a
 // buffer sized for a manifest, close (a larger file takes more reads; no fstat).
 func (d *dirHandle) readSmall(rel string) ([]byte, error) {
@@ -84,7 +90,12 @@ func readFile(path string) ([]byte, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, 0, 4096)
+	size := 4096
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && st.Size > 0 && st.Size < 1<<30 {
+		size = int(st.Size) + 1 // +1: the read that sees the end fits without growing
+	}
+	buf := make([]byte, 0, size)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

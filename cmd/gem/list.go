@@ -26,7 +26,7 @@ func extList(flags []string) (int, bool) {
 		fmt.Fprintln(os.Stderr, "gem:", err)
 		return 1, true
 	}
-	d := registry.Discover(env, registry.Providers)
+	d := registry.DiscoverWith(env, registry.Providers, registry.Options{CheckBinaries: true})
 	if err := view.List(os.Stdout, os.Stderr, d, opt); err != nil {
 		fmt.Fprintln(os.Stderr, "gem:", err)
 		return 1, true

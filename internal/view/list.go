@@ -54,6 +54,13 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 	for _, warn := range d.Warnings {
 		fmt.Fprintln(errw, "warning:", warn)
 	}
+	for _, x := range d.All {
+		if !x.Shadowed && x.Enabled {
+			for _, warn := range x.BinaryWarnings {
+				fmt.Fprintln(errw, "warning:", warn)
+			}
+		}
+	}
 	items := d.All
 	if !opt.All {
 		items = d.Effective()

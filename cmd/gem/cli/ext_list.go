@@ -23,7 +23,7 @@ func extListCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			d := registry.Discover(r.env, registry.Providers)
+			d := registry.DiscoverWith(r.env, registry.Providers, registry.Options{CheckBinaries: true})
 			return view.List(r.stdout, r.stderr, d, view.ListOptions{JSON: c.Bool("json"), All: c.Bool("all")})
 		},
 	}
