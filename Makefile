@@ -20,7 +20,12 @@ samples:
 	@if ls sample-extensions/*/Makefile >/dev/null 2>&1; then \
 	  for d in sample-extensions/*/; do [ -f $$d/Makefile ] && $(MAKE) -C $$d || true; done; fi
 
-test: build samples
+# Tools the tests drive (tmux for the interactive shell); installed from Debian when missing.
+tools:
+	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; } || echo "warning: tmux missing; the shell test will be skipped"
+	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; } || echo "warning: git missing; git tests will be skipped"
+
+test: build samples tools
 	go vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -61,6 +61,17 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), h, 0o755))
 	},
+	// tmuxstart SOCKET COMMAND: a detached 160x50 tmux session running COMMAND on a private
+	// server, killed when the script ends, whatever happens.
+	"tmuxstart": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: tmuxstart socket command")
+		}
+		sock := ts.MkAbs(args[0])
+		ts.Setenv("TMUX", "")
+		ts.Check(ts.Exec("tmux", "-S", sock, "new-session", "-d", "-x", "160", "-y", "50", args[1]))
+		ts.Defer(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	},
 	// tmuxwait SOCKET REGEXP: wait up to 15 s until the tmux pane shows a match (the pane is
 	// printed on failure).
 	"tmuxwait": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -135,21 +135,23 @@ func (s *shell) exec(input string, line *liner.State) bool {
 	case "clear":
 		fmt.Fprint(w, "\x1b[H\x1b[2J")
 	default:
-		s.run(name, args)
+		s.run(name, args, line)
 	}
 	return false
 }
 
-func (s *shell) run(name string, args []string) {
+// run runs an extension command as a child; questions go through the line editor, which
+// owns the terminal's mode.
+func (s *shell) run(name string, args []string, line *liner.State) {
 	p, err := commands.Prepare(s.r.env, s.table, name, args, os.Environ(), secrets.Read)
 	if err != nil {
 		fmt.Fprintln(s.r.stderr, err)
 		return
 	}
 	if p.RequireConfirm {
-		ok, err := commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, s.r.stderr)(
-			fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n  %s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine()))
-		if err != nil || !ok {
+		fmt.Fprintf(s.r.stderr, "/%s (extension %s) asks for confirmation before it runs:\n  %s\n", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine())
+		answer, err := line.Prompt("Run it? [y/N] ")
+		if a := strings.ToLower(strings.TrimSpace(answer)); err != nil || (a != "y" && a != "yes") {
 			fmt.Fprintln(s.r.stderr, "not run")
 			return
 		}
