@@ -64,14 +64,6 @@ func absFrom(cwd, p string) string {
 	return filepath.Join(cwd, p)
 }
 
-// GetenvOrEmpty reads a variable through Getenv.
-func (e Env) getenv(name string) string {
-	if e.Getenv == nil {
-		return ""
-	}
-	return e.Getenv(name)
-}
-
 // GeminiExtensionsDir is ~/.gemini/extensions.
 func (e Env) GeminiExtensionsDir() string {
 	return filepath.Join(e.GeminiHome, ".gemini", "extensions")

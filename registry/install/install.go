@@ -401,9 +401,7 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	if cmds, _ := filepath.Glob(filepath.Join(x.Path, "commands", "*.toml")); len(cmds) > 0 {
 		lines = append(lines, fmt.Sprintf("prompt commands: %d in commands/", len(cmds)))
 	}
-	for _, sb := range sandboxes(m) {
-		lines = append(lines, sb)
-	}
+	lines = append(lines, sandboxes(m)...)
 	if len(lines) == 0 {
 		lines = append(lines, "nothing that runs: no commands, plugins or MCP servers")
 	}

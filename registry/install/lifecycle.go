@@ -298,13 +298,14 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if err := writeMetadata(dir, meta); err != nil {
 		return nil, err
 	}
-	os.MkdirAll(root, 0o755)
-	if _, err := os.Lstat(dest); err == nil {
-		err = exchange(dir, dest)
-	} else {
-		err = os.Rename(dir, dest)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
 	}
-	if err != nil {
+	place := os.Rename
+	if _, statErr := os.Lstat(dest); statErr == nil {
+		place = exchange
+	}
+	if err := place(dir, dest); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", dest, err)
 	}
 	if err := in.enable(x.Name); err != nil {

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
@@ -425,4 +424,3 @@ func (p *progressWriter) done() {
 	fmt.Fprintf(p.out, "\rdownloaded %s: %.1f MiB\x1b[K\n", p.name, float64(p.n)/(1<<20))
 }
 
-var _ = runtime.GOOS
