@@ -423,4 +423,3 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 func (p *progressWriter) done() {
 	fmt.Fprintf(p.out, "\rdownloaded %s: %.1f MiB\x1b[K\n", p.name, float64(p.n)/(1<<20))
 }
-
