@@ -40,6 +40,11 @@ type Extension struct {
 	Enabled   bool
 	EnabledBy string // the enablement rule that decided, or "default"
 
+	lazy atomic.Pointer[lazyState] // made on first use: listing 1,000 extensions never needs it
+}
+
+// lazyState is what an Extension reads only when asked.
+type lazyState struct {
 	manifestOnce sync.Once
 	manifest     *manifest.Manifest
 	loadProblems manifest.Problems
@@ -47,16 +52,25 @@ type Extension struct {
 	install      *InstallMetadata
 }
 
+func (x *Extension) state() *lazyState {
+	if s := x.lazy.Load(); s != nil {
+		return s
+	}
+	x.lazy.CompareAndSwap(nil, &lazyState{})
+	return x.lazy.Load()
+}
+
 // Manifest returns the parsed manifest, read again and decoded in full on first use
 // (discovery keeps only the head, so listing 1,000 extensions holds little memory). If the
 // file changed into invalid JSON since discovery, the manifest is empty and LoadProblems
 // says why.
 func (x *Extension) Manifest() *manifest.Manifest {
-	x.manifestOnce.Do(func() {
+	st := x.state()
+	st.manifestOnce.Do(func() {
 		data, err := readFile(x.ManifestPath)
 		if err != nil {
-			x.manifest, _ = manifest.Load(map[string]any{})
-			x.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "cannot read " + x.ManifestPath + ": " + err.Error()}}
+			st.manifest, _ = manifest.Load(map[string]any{})
+			st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "cannot read " + x.ManifestPath + ": " + err.Error()}}
 			return
 		}
 		m, problems, err := manifest.Parse(data)
@@ -64,21 +78,22 @@ func (x *Extension) Manifest() *manifest.Manifest {
 			m, _ = manifest.Load(map[string]any{})
 			problems = manifest.Problems{{Severity: manifest.Error, Want: "Invalid JSON in " + x.ManifestPath + ": " + err.Error()}}
 		}
-		x.manifest, x.loadProblems = m, problems
+		st.manifest, st.loadProblems = m, problems
 	})
-	return x.manifest
+	return st.manifest
 }
 
 // LoadProblems returns the type problems found while reading the manifest's fields.
 func (x *Extension) LoadProblems() manifest.Problems {
 	x.Manifest()
-	return x.loadProblems
+	return x.state().loadProblems
 }
 
 // Install returns .gemini-extension-install.json of the extension's folder, or nil.
 func (x *Extension) Install() *InstallMetadata {
-	x.installOnce.Do(func() { x.install, _ = ReadInstallMetadata(x.Dir) })
-	return x.install
+	st := x.state()
+	st.installOnce.Do(func() { st.install, _ = ReadInstallMetadata(x.Dir) })
+	return st.install
 }
 
 // Linked reports whether the extension was installed with `link`.
@@ -308,7 +323,7 @@ func appendChildren(cands []candidate, h *dirHandle, level Level, p *Provider) [
 		} else if !t.IsDir() {
 			continue
 		}
-		cands = append(cands, candidate{rootDir: h, dir: filepath.Join(root, e.Name()), name: e.Name(), root: root, level: level, provider: p})
+		cands = append(cands, candidate{rootDir: h, dir: root + string(filepath.Separator) + e.Name(), name: e.Name(), root: root, level: level, provider: p})
 	}
 	return cands
 }
@@ -316,8 +331,8 @@ func appendChildren(cands []candidate, h *dirHandle, level Level, p *Provider) [
 // loadCandidate reads one child folder into x. It returns nil for a folder to skip, a
 // warning for invalid JSON, and whether the discovery index answered.
 func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit bool) {
-	*x = Extension{Dir: c.dir, Path: c.dir, Level: c.level, Provider: c.provider, Root: c.root}
-	x.ManifestPath = filepath.Join(c.dir, manifest.FileName)
+	x.Dir, x.Path, x.Level, x.Provider, x.Root = c.dir, c.dir, c.level, c.provider, c.root
+	x.ManifestPath = c.dir + string(filepath.Separator) + manifest.FileName
 	rel := c.name + "/" + manifest.FileName
 	id, statOK := c.rootDir.stat(rel)
 	if statOK && c.index != nil {
@@ -354,7 +369,8 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 		if meta == nil || meta.Type != "link" || meta.Source == "" {
 			return nil, "", false // missing or unreadable manifest: skipped silently
 		}
-		x.installOnce.Do(func() { x.install = meta })
+		st := x.state()
+		st.installOnce.Do(func() { st.install = meta })
 		x.Path = meta.Source
 		x.ManifestPath = filepath.Join(x.Path, manifest.FileName)
 		if data, err = os.ReadFile(x.ManifestPath); err != nil {

@@ -6,10 +6,13 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // The discovery index caches, per root, each child manifest's file identity (inode, size,
@@ -31,6 +34,7 @@ type fileID struct {
 }
 
 type indexEntry struct {
+	folder                     string
 	id                         fileID
 	name, version, description string
 	commands                   []string // name, binary template, name, binary template, …
@@ -38,8 +42,8 @@ type indexEntry struct {
 
 type rootIndex struct {
 	path    string
-	entries map[string]indexEntry // by child folder name, as loaded
-	hits    atomic.Int64          // entries confirmed by this discovery
+	entries []indexEntry // as loaded, sorted by folder (a map costs twice the memory here)
+	hits    atomic.Int64 // entries confirmed by this discovery
 	mu      sync.Mutex
 	stored  map[string]indexEntry
 	dirty   bool
@@ -60,12 +64,13 @@ func PathKey(path string) string {
 func loadRootIndex(path string) *rootIndex {
 	ix := &rootIndex{path: path, stored: map[string]indexEntry{}}
 	data, err := readFile(path)
-	if err != nil || !bytes.HasPrefix(data, []byte(indexMagic)) {
+	if err != nil || len(data) <= len(indexMagic) || !bytes.HasPrefix(data, []byte(indexMagic)) {
 		ix.dirty = err == nil // rewrite a corrupt index
 		return ix
 	}
-	// One string for the whole file: every name below is a substring of it (no copy each).
-	all := string(data[len(indexMagic):])
+	// The file's bytes, never written again, are viewed as one string: every name below is a
+	// substring of it, so decoding 1,000 entries copies nothing (each new page costs a fault).
+	all := unsafe.String(&data[len(indexMagic)], len(data)-len(indexMagic))
 	r := data[len(indexMagic):]
 	sub := func(k, l int) string { off := len(all) - len(r) + k; return all[off : off+l] }
 	n, k := binary.Uvarint(r)
@@ -74,7 +79,7 @@ func loadRootIndex(path string) *rootIndex {
 		return ix
 	}
 	r = r[k:]
-	ix.entries = make(map[string]indexEntry, n)
+	ix.entries = make([]indexEntry, 0, n)
 	for range n {
 		var e indexEntry
 		var folder string
@@ -118,17 +123,24 @@ func loadRootIndex(path string) *rootIndex {
 			ix.entries, ix.dirty = nil, true
 			return ix
 		}
-		ix.entries[folder] = e
+		e.folder = folder
+		ix.entries = append(ix.entries, e)
+	}
+	if !slices.IsSortedFunc(ix.entries, cmpFolder) {
+		slices.SortFunc(ix.entries, cmpFolder)
 	}
 	return ix
 }
 
+func cmpFolder(a, b indexEntry) int { return strings.Compare(a.folder, b.folder) }
+
 // lookup returns the cached head for folder when id matches.
 func (ix *rootIndex) lookup(folder string, id fileID) (indexEntry, bool) {
-	e, ok := ix.entries[folder]
-	if !ok || e.id != id {
+	i, ok := slices.BinarySearchFunc(ix.entries, folder, func(e indexEntry, f string) int { return strings.Compare(e.folder, f) })
+	if !ok || ix.entries[i].id != id {
 		return indexEntry{}, false
 	}
+	e := ix.entries[i]
 	ix.hits.Add(1)
 	return e, true
 }
@@ -152,7 +164,9 @@ func (ix *rootIndex) changed() bool {
 func (ix *rootIndex) save(now time.Time, hitFolders []string) {
 	fresh := ix.stored
 	for _, folder := range hitFolders {
-		fresh[folder] = ix.entries[folder]
+		if i, ok := slices.BinarySearchFunc(ix.entries, folder, func(e indexEntry, f string) int { return strings.Compare(e.folder, f) }); ok {
+			fresh[folder] = ix.entries[i]
+		}
 	}
 	cutoff := uint64(now.Add(-racyWindow).UnixNano())
 	buf := make([]byte, 0, 64+len(fresh)*128)
@@ -163,6 +177,7 @@ func (ix *rootIndex) save(now time.Time, hitFolders []string) {
 			keep = append(keep, folder)
 		}
 	}
+	slices.Sort(keep)
 	buf = binary.AppendUvarint(buf, uint64(len(keep)))
 	for _, folder := range keep {
 		e := fresh[folder]
