@@ -105,7 +105,7 @@ type head struct {
 	Version     any `json:"version"`
 	Description any `json:"description"`
 	Commands    map[string]struct {
-		Binary any `json:"binary"`
+		Binary string `json:"binary"` // a non-string is a type error, tolerated here
 	} `json:"commands"`
 }
 
@@ -142,7 +142,7 @@ func (x *Extension) setHead(data []byte, folder string) error {
 		slices.Sort(x.CommandNames)
 		x.CommandBinaries = make([]string, len(x.CommandNames))
 		for i, c := range x.CommandNames {
-			x.CommandBinaries[i], _ = h.Commands[c].Binary.(string)
+			x.CommandBinaries[i] = h.Commands[c].Binary
 		}
 	}
 	return nil
