@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -34,6 +37,11 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GEM_HOME", "")
 			e.Setenv("GEMINI_CLI_HOME", "")
 			e.Setenv("GEM_REPO", repoRoot())
+			// Scripts that build Go share the real build and module caches (a fresh HOME
+			// would rebuild the standard library and download modules every time).
+			for k, v := range goCaches() {
+				e.Setenv(k, v)
+			}
 			e.Setenv("GEM_ENGINE", "")
 			e.Setenv("GEM_GITHUB_API_URL", "http://127.0.0.1:1") // never the real GitHub
 			e.Setenv("GITHUB_TOKEN", "")
@@ -62,3 +70,17 @@ func repoRoot() string {
 	abs, _ := filepath.Abs("../..")
 	return abs
 }
+
+var goCachesOnce = sync.OnceValue(func() map[string]string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPROXY").Output()
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		return nil
+	}
+	return map[string]string{"GOCACHE": lines[0], "GOMODCACHE": lines[1], "GOPROXY": strings.TrimSuffix(lines[2], ",direct")}
+})
+
+func goCaches() map[string]string { return goCachesOnce() }

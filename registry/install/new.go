@@ -21,6 +21,7 @@ var templates embed.FS
 var Templates = map[string]string{
 	"command": "an executable slash command in Go (make builds it into bin/<platform>/<arch>/)",
 	"context": "a context file only (GEMINI.md)",
+	"mcp":     "an MCP server in Go with the official SDK (make builds bin/<name>)",
 }
 
 var extName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
@@ -37,7 +38,7 @@ func New(dir, tmpl string) ([]string, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		if tmpl == "plugin" || tmpl == "mcp" {
+		if tmpl == "plugin" {
 			return nil, fmt.Errorf("template %q is not available in this version of gem yet; choose one of %s", tmpl, strings.Join(names, ", "))
 		}
 		return nil, fmt.Errorf("unknown template %q: choose one of %s", tmpl, strings.Join(names, ", "))
