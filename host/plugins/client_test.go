@@ -1,0 +1,82 @@
+package plugins
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var echoBin string
+
+// TestMain builds the test plugin once for every test.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gem-plugins-test")
+	if err != nil {
+		panic(err)
+	}
+	echoBin = filepath.Join(dir, "echoplugin")
+	if out, err := exec.Command("go", "build", "-o", echoBin, "./testdata/echoplugin").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestPluginRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	c, err := Start(ctx, "echo", echoBin, []string{"PATH=/usr/bin:/bin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var names []string
+	for _, tl := range c.Tools {
+		names = append(names, tl.Name+":"+tl.Kind.String())
+	}
+	if got := strings.Join(names, ","); got != "echo:KIND_READ,slow:KIND_OTHER,fail:KIND_OTHER" {
+		t.Fatalf("tools: %s", got)
+	}
+	if !strings.Contains(c.Tools[0].InputSchemaJson, `"required":["text"]`) {
+		t.Errorf("schema: %s", c.Tools[0].InputSchemaJson)
+	}
+	tests := []struct {
+		tool, args, text, errType string
+	}{
+		{"echo", `{"text":"ab","times":2}`, "abab", ""},
+		{"echo", `{}`, "", "invalid_arguments"},
+		{"echo", `{"text":5}`, "", "invalid_arguments"},
+		{"fail", `{}`, "", "execution"},
+		{"nosuch", `{}`, "", "not_found"},
+	}
+	for _, tt := range tests {
+		res, err := c.Call(ctx, tt.tool, tt.args, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.tool, err)
+		}
+		if res.LlmText != tt.text || (res.Error == nil) != (tt.errType == "") || (res.Error != nil && res.Error.Type != tt.errType) {
+			t.Errorf("%s %s: got %q %v", tt.tool, tt.args, res.LlmText, res.Error)
+		}
+	}
+	var updates []string
+	res, err := c.Call(ctx, "slow", `{"steps":3}`, func(s string) { updates = append(updates, s) })
+	if err != nil || res.LlmText != "done" || strings.Join(updates, ",") != "step 1,step 2,step 3" {
+		t.Fatalf("streaming: %v %v %v", res, err, updates)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.Call(cctx, "slow", `{"steps":1000}`, nil); err == nil {
+		t.Fatal("a cancelled call must fail")
+	}
+	if res, err := c.Call(ctx, "echo", `{"text":"still alive"}`, nil); err != nil || res.LlmText != "still alive" {
+		t.Fatalf("after cancel: %v %v", res, err)
+	}
+	c.Close()
+	if !c.Exited() {
+		t.Fatal("plugin still running after Close")
+	}
+}

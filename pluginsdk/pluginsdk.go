@@ -1,0 +1,145 @@
+// Package pluginsdk is what a plugin author imports to give gem tools: declare tools with
+// typed arguments (the JSON Schema is derived from the Go struct and arguments are validated
+// against it before the handler runs), then call Serve from main. A plugin is a go-plugin
+// gRPC server speaking pluginsdk/proto/gemplugin1.proto; it imports nothing of gem's host.
+//
+//	type greetArgs struct {
+//		Name string `json:"name" jsonschema:"who to greet"`
+//	}
+//
+//	func main() {
+//		pluginsdk.Serve(pluginsdk.Plugin{
+//			Name: "greeter",
+//			Tools: []pluginsdk.Tool{
+//				pluginsdk.NewTool("greet", "Greets someone", pluginsdk.KindRead,
+//					func(ctx context.Context, a greetArgs) (pluginsdk.Result, error) {
+//						return pluginsdk.Text("Hello, " + a.Name + "!"), nil
+//					}),
+//			},
+//		})
+//	}
+//
+// Logs go to stderr (gem records them under ext.<name>); stdout belongs to go-plugin's
+// handshake and must never be written. Serve detaches the plugin from the host's stdin.
+package pluginsdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hashicorp/go-plugin"
+)
+
+// ProtocolVersion is the major version of the plugin protocol (gemplugin1.proto).
+const ProtocolVersion = 1
+
+// The magic cookie tells a plugin binary it was started by gem; it never changes.
+const (
+	MagicCookieKey   = "GEM_PLUGIN_MAGIC_COOKIE"
+	MagicCookieValue = "6f1d5c0e-gem-plugin-2b7a9c44"
+)
+
+// Handshake is go-plugin's handshake for gem plugins.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  ProtocolVersion,
+	MagicCookieKey:   MagicCookieKey,
+	MagicCookieValue: MagicCookieValue,
+}
+
+// PluginName is the name under which the tool service is dispensed.
+const PluginName = "tools"
+
+// Kind says what a tool does, for policy and confirmation.
+type Kind string
+
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindDelete  Kind = "delete"
+	KindMove    Kind = "move"
+	KindSearch  Kind = "search"
+	KindExecute Kind = "execute"
+	KindThink   Kind = "think"
+	KindFetch   Kind = "fetch"
+	KindOther   Kind = "other"
+)
+
+// Result is what a tool returns.
+type Result struct {
+	Text       string // for the model
+	Display    string // for the user (defaults to Text)
+	Structured any    // optional, sent as JSON
+}
+
+// Text is a Result with text only.
+func Text(s string) Result { return Result{Text: s} }
+
+// ToolError is an error with a type the host and model can act on.
+type ToolError struct {
+	Type    string // invalid_arguments, not_found, permission_denied, timeout, execution, …
+	Message string
+}
+
+func (e *ToolError) Error() string { return e.Type + ": " + e.Message }
+
+// Tool is one tool of a plugin; make it with NewTool.
+type Tool struct {
+	Name        string
+	Description string
+	Kind        Kind
+	Streams     bool
+	schema      *jsonschema.Schema
+	resolved    *jsonschema.Resolved
+	call        func(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+// Schema returns the tool's argument schema as JSON.
+func (t Tool) Schema() ([]byte, error) { return json.Marshal(t.schema) }
+
+// NewTool declares a tool whose arguments decode into A. The schema comes from A's fields
+// (json tags for names, jsonschema tags for descriptions; fields without omitempty are
+// required) and arguments are validated against it before fn runs.
+func NewTool[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error)) Tool {
+	schema, err := jsonschema.For[A](nil)
+	if err != nil {
+		panic(fmt.Sprintf("pluginsdk: tool %s: cannot derive a JSON Schema from %T: %v", name, *new(A), err))
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("pluginsdk: tool %s: schema: %v", name, err))
+	}
+	return Tool{Name: name, Description: description, Kind: kind, schema: schema, resolved: resolved,
+		call: func(ctx context.Context, raw json.RawMessage) (Result, error) {
+			var a A
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return Result{}, &ToolError{Type: "invalid_arguments", Message: err.Error()}
+			}
+			return fn(ctx, a)
+		}}
+}
+
+// Streaming marks the tool as sending output updates (with Output) while it runs.
+func (t Tool) Streaming() Tool { t.Streams = true; return t }
+
+// Validate checks raw arguments against the tool's schema, reporting every violation.
+func (t Tool) Validate(raw json.RawMessage) error {
+	var v any
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return &ToolError{Type: "invalid_arguments", Message: "arguments are not JSON: " + err.Error()}
+	}
+	if err := t.resolved.Validate(v); err != nil {
+		return &ToolError{Type: "invalid_arguments", Message: err.Error()}
+	}
+	return nil
+}
+
+// Plugin is a plugin's name and tools.
+type Plugin struct {
+	Name  string
+	Tools []Tool
+}

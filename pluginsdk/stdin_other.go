@@ -1,0 +1,7 @@
+//go:build !unix
+
+package pluginsdk
+
+import "os"
+
+func redirectStdin(*os.File) {}
