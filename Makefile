@@ -55,7 +55,7 @@ lint:
 proto:
 	command -v protoc >/dev/null || { apt-get update -qq && apt-get install -y -qq protobuf-compiler; }
 	go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
-	go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.0
+	go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 	PATH="$$PATH:$$(go env GOPATH)/bin" protoc --go_out=. --go_opt=paths=source_relative \
 	  --go-grpc_out=. --go-grpc_opt=paths=source_relative pluginsdk/proto/gemplugin1.proto
 
