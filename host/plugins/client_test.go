@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemhost/gem/registry/install"
 )
 
 var echoBin string
@@ -78,5 +80,30 @@ func TestPluginRoundTrip(t *testing.T) {
 	c.Close()
 	if !c.Exited() {
 		t.Fatal("plugin still running after Close")
+	}
+}
+
+// TestTemplatePlugin: `gem ext new <path> plugin` produces a plugin that builds on its own
+// (its go.mod and go.sum alone, no -mod=mod) and serves its tool to the host.
+func TestTemplatePlugin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tmplplug")
+	if _, err := install.New(dir, "plugin"); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin", "tmplplug")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the template does not build: %v\n%s", err, out)
+	}
+	c, err := Start(context.Background(), "tmplplug", bin, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Call(context.Background(), "greet", `{"name":"gem"}`, nil)
+	if err != nil || res.LlmText != "Hello, gem!" {
+		t.Fatalf("greet: %v %v", res, err)
 	}
 }

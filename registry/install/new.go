@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/gemhost/gem/pluginsdk"
 )
 
 //go:embed templates
@@ -22,6 +24,7 @@ var Templates = map[string]string{
 	"command": "an executable slash command in Go (make builds it into bin/<platform>/<arch>/)",
 	"context": "a context file only (GEMINI.md)",
 	"mcp":     "an MCP server in Go with the official SDK (make builds bin/<name>)",
+	"plugin":  "a go-plugin tool plugin in Go with pluginsdk (make builds bin/<platform>/<arch>/)",
 }
 
 var extName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
@@ -38,9 +41,6 @@ func New(dir, tmpl string) ([]string, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		if tmpl == "plugin" {
-			return nil, fmt.Errorf("template %q is not available in this version of gem yet; choose one of %s", tmpl, strings.Join(names, ", "))
-		}
 		return nil, fmt.Errorf("unknown template %q: choose one of %s", tmpl, strings.Join(names, ", "))
 	}
 	abs, err := filepath.Abs(dir)
@@ -83,5 +83,56 @@ func New(dir, tmpl string) ([]string, error) {
 		written = append(written, rel)
 		return nil
 	})
-	return written, err
+	if err != nil || tmpl != "plugin" {
+		return written, err
+	}
+	more, err := vendorSDK(abs, name)
+	return append(written, more...), err
+}
+
+// vendorSDK copies pluginsdk's source into dir/third_party/pluginsdk and writes a go.mod
+// and go.sum that use it, so the plugin builds with no module gem has not published.
+func vendorSDK(dir, name string) ([]string, error) {
+	var written []string
+	err := fs.WalkDir(pluginsdk.Source, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := pluginsdk.Source.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, "third_party", "pluginsdk", filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		written = append(written, path.Join("third_party/pluginsdk", p))
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sdkMod, _ := pluginsdk.Source.ReadFile("go.mod")
+	sdkSum, _ := pluginsdk.Source.ReadFile("go.sum")
+	requires := string(sdkMod)
+	if i := strings.Index(requires, "require"); i >= 0 {
+		requires = requires[i:]
+	} else {
+		requires = ""
+	}
+	goLine := "go 1.26.0"
+	for _, l := range strings.Split(string(sdkMod), "\n") {
+		if strings.HasPrefix(l, "go ") {
+			goLine = l
+		}
+	}
+	mod := "module " + name + "\n\n" + goLine + "\n\nrequire github.com/gemhost/gem/pluginsdk v0.0.0\n\n" + requires +
+		"\n// pluginsdk is copied here until it is published; drop this line and the folder then.\nreplace github.com/gemhost/gem/pluginsdk => ./third_party/pluginsdk\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sdkSum, 0o644); err != nil {
+		return nil, err
+	}
+	return append(written, "go.mod", "go.sum"), nil
 }

@@ -21,12 +21,12 @@ func extNewCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:        "new",
-		Usage:       "create an extension from a template (command, context, mcp)",
+		Usage:       "create an extension from a template (command, context, mcp, plugin)",
 		Description: usage,
 		ArgsUsage:   "<path> [template]",
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 || c.NArg() > 2 {
-				return usagef("new needs a folder and optionally a template: gem ext new <path> [command|context|mcp]")
+				return usagef("new needs a folder and optionally a template: gem ext new <path> [command|context|mcp|plugin]")
 			}
 			r, err := newRuntime(c)
 			if err != nil {
@@ -40,7 +40,7 @@ func extNewCommand() *cli.Command {
 				fmt.Fprintln(r.stdout, "created", f)
 			}
 			tmpl := c.Args().Get(1)
-			if tmpl == "command" || tmpl == "mcp" {
+			if tmpl == "command" || tmpl == "mcp" || tmpl == "plugin" {
 				fmt.Fprintf(r.stdout, "Next: make -C %s, then gem ext validate %s and gem ext link %s\n", c.Args().First(), c.Args().First(), c.Args().First())
 			} else {
 				fmt.Fprintf(r.stdout, "Next: gem ext validate %s, then gem ext link %s\n", c.Args().First(), c.Args().First())
