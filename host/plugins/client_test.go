@@ -2,10 +2,13 @@ package plugins
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +19,9 @@ var echoBin string
 
 // TestMain builds the test plugin once for every test.
 func TestMain(m *testing.M) {
+	if bin := os.Getenv("GEM_PLUGINS_TEST_HOST"); bin != "" {
+		hostProcess(bin) // never returns
+	}
 	dir, err := os.MkdirTemp("", "gem-plugins-test")
 	if err != nil {
 		panic(err)
@@ -106,4 +112,86 @@ func TestTemplatePlugin(t *testing.T) {
 	if err != nil || res.LlmText != "Hello, gem!" {
 		t.Fatalf("greet: %v %v", res, err)
 	}
+}
+
+// hostProcess is a host that starts a plugin, prints its pid and waits to be killed.
+func hostProcess(bin string) {
+	c, err := Start(context.Background(), "echo", bin, nil, nil)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Println(c.gp.ReattachConfig().Pid)
+	select {}
+}
+
+// TestHostKilledLeavesNoPlugin: SIGKILL the host; the plugin dies with it (Pdeathsig).
+func TestHostKilledLeavesNoPlugin(t *testing.T) {
+	host := exec.Command(os.Args[0], "-test.run=^$")
+	host.Env = append(os.Environ(), "GEM_PLUGINS_TEST_HOST="+echoBin)
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil || pid <= 0 {
+		host.Process.Kill()
+		t.Fatalf("no plugin pid from the host: %v", err)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("plugin %d not running: %v", pid, err)
+	}
+	host.Process.Signal(syscall.SIGKILL)
+	host.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("plugin %d outlived its killed host", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// BenchmarkColdStart: launch + handshake + ListTools + stop, against a plain fork/exec of the
+// same binary (which prints go-plugin's "not meant to be executed" and exits).
+func BenchmarkColdStart(b *testing.B) {
+	b.Run("plugin", func(b *testing.B) {
+		for b.Loop() {
+			c, err := Start(context.Background(), "echo", echoBin, nil, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Close()
+		}
+	})
+	b.Run("forkexec", func(b *testing.B) {
+		for b.Loop() {
+			exec.Command(echoBin).Run()
+		}
+	})
+}
+
+// BenchmarkWarmCall: a warm unary tool call round trip, with p50 and p99.
+func BenchmarkWarmCall(b *testing.B) {
+	c, err := Start(context.Background(), "echo", echoBin, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	var lat []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := c.Call(context.Background(), "echo", `{"text":"x"}`, nil)
+		if err != nil || res.LlmText != "x" {
+			b.Fatal(res, err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
