@@ -70,6 +70,7 @@ func NewApp() *cli.App {
 			runCommand(),
 			commandsCommand(),
 			shellCommand(),
+			toolsCommand(),
 			completionCommand(),
 		},
 		Action: func(c *cli.Context) error {
