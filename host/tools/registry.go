@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
@@ -33,6 +34,7 @@ type Tool struct {
 	Plugin    string
 	Spec      *pb.ToolSpec
 	Schema    json.RawMessage
+	schema    *jsonschema.Schema
 	resolved  *jsonschema.Resolved
 	client    *plugins.Client
 }
@@ -92,6 +94,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, readSecr
 					errs = append(errs, fmt.Errorf("plugin %s: tool %s has an invalid schema: %w", p.ID, spec.Name, err))
 					continue
 				}
+				t.schema = &s
 				if t.resolved, err = s.Resolve(nil); err != nil {
 					errs = append(errs, fmt.Errorf("plugin %s: tool %s: schema: %w", p.ID, spec.Name, err))
 					continue
@@ -134,9 +137,51 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		return nil, fmt.Errorf("%w for %s: not JSON: %v", ErrInvalidArguments, name, err)
 	}
 	if err := t.resolved.Validate(v); err != nil {
-		return nil, fmt.Errorf("%w for %s: %v (gem tools schema %s shows what it takes)", ErrInvalidArguments, name, err, name)
+		problems := t.violations(v)
+		if len(problems) == 0 {
+			problems = []string{err.Error()}
+		}
+		return nil, fmt.Errorf("%w for %s: %s (gem tools schema %s shows what it takes)", ErrInvalidArguments, name, strings.Join(problems, "; "), name)
 	}
 	return t.client.Call(ctx, t.Declared, string(args), onUpdate)
+}
+
+// violations lists every problem of an object argument: each missing required property,
+// each unknown one when additional properties are not allowed, and each property that does
+// not match its own schema (the schema library stops at the first).
+func (t *Tool) violations(v any) []string {
+	obj, ok := v.(map[string]any)
+	if !ok || t.schema == nil {
+		return nil
+	}
+	var out []string
+	for _, req := range t.schema.Required {
+		if _, present := obj[req]; !present {
+			out = append(out, fmt.Sprintf("%q is required", req))
+		}
+	}
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		ps, known := t.schema.Properties[k]
+		if !known {
+			if ap := t.schema.AdditionalProperties; ap != nil && ap.Not != nil {
+				out = append(out, fmt.Sprintf("%q is not a parameter of this tool", k))
+			}
+			continue
+		}
+		r, err := ps.Resolve(nil)
+		if err != nil {
+			continue
+		}
+		if err := r.Validate(obj[k]); err != nil {
+			out = append(out, fmt.Sprintf("%q: %s", k, strings.TrimPrefix(err.Error(), "validating root: ")))
+		}
+	}
+	return out
 }
 
 // Close stops every plugin.
