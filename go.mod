@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/Masterminds/semver/v3 v3.5.0
+	github.com/google/jsonschema-go v0.4.3
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.8.0
 	github.com/kballard/go-shellquote v0.0.0-20180428030007-95032a82bc51
@@ -15,10 +16,7 @@ require (
 	google.golang.org/grpc v1.85.0
 )
 
-require (
-	github.com/google/jsonschema-go v0.4.3 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
-)
+require google.golang.org/protobuf v1.36.12 // indirect
 
 require (
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect

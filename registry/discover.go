@@ -167,6 +167,15 @@ func (d *Discovery) Effective() []*Extension {
 	return out
 }
 
+// Get returns the effective extension with that name, or an error that says how to see
+// what is there.
+func (d *Discovery) Get(name string) (*Extension, error) {
+	if x := d.Find(name); x != nil {
+		return x, nil
+	}
+	return nil, fmt.Errorf("no extension named %q here; `gem ext list --all` shows what gem finds", name)
+}
+
 // Find returns the effective extension with that name, or nil.
 func (d *Discovery) Find(name string) *Extension {
 	for _, x := range d.All {

@@ -37,6 +37,11 @@ print("ratio list/version: %.2fx (target <= 3x)" % ratio)
 PY
 
 echo
+echo "== start-up: the light front (gem) vs the full engine (gem-engine)"
+hyperfine -N --warmup 10 --runs 50 --export-json "$work/engine.json" "$gem --version" "$OLDPWD/bin/gem-engine --version" >/dev/null
+median "$work/engine.json"
+
+echo
 echo "== gem ext install <local> --consent </dev/null, a small extension (target < 1 s)"
 small=$work/small
 mkdir -p "$small"

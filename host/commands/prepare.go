@@ -82,28 +82,40 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	if readSecrets == nil && registry.HasSecrets(env, x.Name) {
 		return nil, ErrNeedsEngine
 	}
-	settings, err := registry.SettingsEnv(env, x, readSecrets)
-	if err != nil {
-		return nil, fmt.Errorf("command %s: %w", e.Name, err)
-	}
-	exp := x.Expander(env, bin.Platform)
-	add := append([]string{}, settings...)
-	for _, kv := range c.Env {
-		add = append(add, kv.Key+"="+exp.Expand(kv.Value))
-	}
-	root := ProjectRoot(env.Cwd)
-	add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+root)
-	if self, err := os.Executable(); err == nil {
-		add = append(add, "GEM_BIN="+self) // so a command can call gem back (the gallery installs with it)
-	}
 	var extra []string
 	if m.Sandbox != nil {
 		extra = m.Sandbox.Env
 	}
+	root := ProjectRoot(env.Cwd)
+	childEnv, err := ChildEnv(env, x, root, bin.Platform, c.Env, extra, environ, readSecrets)
+	if err != nil {
+		return nil, fmt.Errorf("command %s: %w", e.Name, err)
+	}
 	return &Prepared{
 		Entry: e, Binary: bin, Manifest: c, RequireConfirm: c.RequireConfirm,
-		Spec: sandbox.Spec{Path: bin.Path, Args: args, Env: sandbox.Env(environ, extra, add...), Dir: root, Name: "/" + e.Name},
+		Spec: sandbox.Spec{Path: bin.Path, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name},
 	}, nil
+}
+
+// ChildEnv is the environment of one of x's subprocesses (command, plugin): the sanitised
+// environ (plus the names sandboxEnv allows), then x's settings, the declared env with
+// variables expanded for platform p, and gem's own variables (GEMINI_CLI, GEM_EXTENSION_NAME,
+// GEM_EXTENSION_PATH, GEM_WORKSPACE=root, GEM_BIN).
+func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, sandboxEnv, environ []string, readSecrets registry.SecretReader) ([]string, error) {
+	settings, err := registry.SettingsEnv(env, x, readSecrets)
+	if err != nil {
+		return nil, err
+	}
+	exp := x.Expander(env, p)
+	add := append([]string{}, settings...)
+	for _, kv := range declared {
+		add = append(add, kv.Key+"="+exp.Expand(kv.Value))
+	}
+	add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+root)
+	if self, err := os.Executable(); err == nil {
+		add = append(add, "GEM_BIN="+self) // so a command can call gem back (the gallery installs with it)
+	}
+	return sandbox.Env(environ, sandboxEnv, add...), nil
 }
 
 // ProjectRoot is the git top level of dir (the nearest folder up with a .git entry), else dir.

@@ -21,7 +21,6 @@ import (
 
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/plugins"
-	"github.com/gemhost/gem/host/sandbox"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 	"github.com/gemhost/gem/registry"
 )
@@ -63,17 +62,6 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, readSecr
 				errs = append(errs, err)
 				continue
 			}
-			settings, err := registry.SettingsEnv(env, x, readSecrets)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("plugin %s: %w", p.ID, err))
-				continue
-			}
-			exp := x.Expander(env, bin.Platform)
-			add := append([]string{}, settings...)
-			for _, kv := range p.Env {
-				add = append(add, kv.Key+"="+exp.Expand(kv.Value))
-			}
-			add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+commands.ProjectRoot(env.Cwd))
 			var extra []string
 			if m.Sandbox != nil {
 				extra = append(extra, m.Sandbox.Env...)
@@ -81,7 +69,12 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, readSecr
 			if p.Sandbox != nil {
 				extra = append(extra, p.Sandbox.Env...)
 			}
-			c, err := plugins.Start(ctx, p.ID, bin.Path, sandbox.Env(os.Environ(), extra, add...), logger)
+			childEnv, err := commands.ChildEnv(env, x, commands.ProjectRoot(env.Cwd), bin.Platform, p.Env, extra, os.Environ(), readSecrets)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("plugin %s: %w", p.ID, err))
+				continue
+			}
+			c, err := plugins.Start(ctx, p.ID, bin.Path, childEnv, logger)
 			if err != nil {
 				errs = append(errs, err)
 				continue

@@ -13,27 +13,29 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-// find returns the effective extension name (installed, not shadowed).
-func (in *Installer) find(name string) (*registry.Extension, error) {
-	d := registry.Discover(in.Env, registry.Providers)
-	if x := d.Find(name); x != nil {
-		return x, nil
+// lockedFind takes the state lock and finds the effective extension name; the caller
+// releases the lock.
+func (in *Installer) lockedFind(name string) (*Lock, *registry.Extension, error) {
+	l, err := in.lock()
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil, fmt.Errorf("no extension named %q here; `gem ext list --all` shows what is installed", name)
+	x, err := registry.Discover(in.Env, registry.Providers).Get(name)
+	if err != nil {
+		l.Release()
+		return nil, nil, err
+	}
+	return l, x, nil
 }
 
 // Update brings name up to date from its recorded source. It keeps the installed version
 // until the new one is in place and leaves it untouched on any failure.
 func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Result, error) {
-	l, err := in.lock()
+	l, x, err := in.lockedFind(name)
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
-	x, err := in.find(name)
-	if err != nil {
-		return nil, err
-	}
 	meta := x.Install()
 	res := &Result{Name: x.Name, Version: x.Version, Path: x.Dir}
 	switch {
@@ -317,15 +319,11 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 // SetEnabled enables or disables name. scope is "user", "workspace" or "" (disable: user;
 // enable: remove every disable that applies here and enable for the user).
 func (in *Installer) SetEnabled(name, scope string, enable bool) (string, error) {
-	l, err := in.lock()
+	l, x, err := in.lockedFind(name)
 	if err != nil {
 		return "", err
 	}
 	defer l.Release()
-	x, err := in.find(name)
-	if err != nil {
-		return "", err
-	}
 	path := in.Env.EnablementPath(x.Provider)
 	e, err := registry.ReadEnablement(path)
 	if err != nil {
@@ -340,9 +338,8 @@ func (in *Installer) SetEnabled(name, scope string, enable bool) (string, error)
 		if enable && scope == "" {
 			e.RemoveDisables(x.Name, in.Env.Cwd)
 			e.Add(x.Name, registry.ScopeRule(in.Env.Home, false))
-			if on, by := e.Decide(x.Name, in.Env.Cwd); !on {
+			if on, _ := e.Decide(x.Name, in.Env.Cwd); !on { // an enable rule above home (cwd outside it)
 				e.Add(x.Name, registry.ScopeRule(in.Env.Cwd, false))
-				_ = by
 			}
 			where = "everywhere"
 		} else {
@@ -361,15 +358,11 @@ func (in *Installer) SetEnabled(name, scope string, enable bool) (string, error)
 // Rollback puts back the version an update replaced ($GEM_HOME/backups/<name>); the
 // replaced one becomes the backup, so a second rollback undoes the first.
 func (in *Installer) Rollback(name string) (*Result, error) {
-	l, err := in.lock()
+	l, x, err := in.lockedFind(name)
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
-	x, err := in.find(name)
-	if err != nil {
-		return nil, err
-	}
 	backup := filepath.Join(in.Env.GemHome, "backups", x.Name)
 	prev, err := registry.LoadFolder(backup)
 	if err != nil {

@@ -33,9 +33,9 @@ func extConfigCommand() *cli.Command {
 				return err
 			}
 			d := registry.Discover(r.env, registry.Providers)
-			x := d.Find(c.Args().First())
-			if x == nil {
-				return fmt.Errorf("no extension named %q here; `gem ext list` shows them", c.Args().First())
+			x, err := d.Get(c.Args().First())
+			if err != nil {
+				return err
 			}
 			if c.NArg() == 1 {
 				states, err := install.SettingStates(r.env, x)

@@ -37,9 +37,9 @@ func extInfoCommand() *cli.Command {
 				r.warn("%s", w)
 			}
 			name := c.Args().First()
-			x := d.Find(name)
-			if x == nil {
-				return fmt.Errorf("no extension named %q here; `gem ext list --all` shows what gem finds", name)
+			x, err := d.Get(name)
+			if err != nil {
+				return err
 			}
 			info := buildInfo(r, d, x)
 			for _, p := range info.Problems {
