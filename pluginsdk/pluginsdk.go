@@ -91,12 +91,18 @@ type Tool struct {
 	Kind        Kind
 	Streams     bool
 	schema      *jsonschema.Schema
+	schemaJSON  []byte
 	resolved    *jsonschema.Resolved
 	call        func(ctx context.Context, args json.RawMessage) (Result, error)
 }
 
 // Schema returns the tool's argument schema as JSON.
-func (t Tool) Schema() ([]byte, error) { return json.Marshal(t.schema) }
+func (t Tool) Schema() ([]byte, error) {
+	if t.schemaJSON != nil {
+		return t.schemaJSON, nil
+	}
+	return json.Marshal(t.schema)
+}
 
 // NewTool declares a tool whose arguments decode into A. The schema comes from A's fields
 // (json tags for names, jsonschema tags for descriptions; fields without omitempty are
@@ -110,7 +116,11 @@ func NewTool[A any](name, description string, kind Kind, fn func(ctx context.Con
 	if err != nil {
 		panic(fmt.Sprintf("pluginsdk: tool %s: schema: %v", name, err))
 	}
-	return Tool{Name: name, Description: description, Kind: kind, schema: schema, resolved: resolved,
+	schemaJSON, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("pluginsdk: tool %s: schema: %v", name, err))
+	}
+	return Tool{Name: name, Description: description, Kind: kind, schema: schema, schemaJSON: schemaJSON, resolved: resolved,
 		call: func(ctx context.Context, raw json.RawMessage) (Result, error) {
 			var a A
 			if err := json.Unmarshal(raw, &a); err != nil {
@@ -142,4 +152,11 @@ func (t Tool) Validate(raw json.RawMessage) error {
 type Plugin struct {
 	Name  string
 	Tools []Tool
+	// MaxProcs is the plugin's GOMAXPROCS; 0 means 1, which gives the lowest call latency
+	// for tools that wait on I/O. Raise it for tools that compute in parallel. The
+	// GOMAXPROCS environment variable, when set, wins.
+	MaxProcs int
+	// OnShutdown runs when the host stops the plugin gracefully (after Serve's server has
+	// stopped): stop child processes, flush files. A killed plugin runs nothing.
+	OnShutdown func()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -18,12 +19,31 @@ import (
 // anything writes to stdout.
 func Serve(p Plugin) {
 	detachStdin()
+	setMaxProcs(p.MaxProcs)
+	if p.OnShutdown != nil {
+		defer p.OnShutdown()
+	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Impl: NewServer(p)}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 		Logger:          hclog.New(&hclog.LoggerOptions{Name: p.Name, Output: os.Stderr, Level: hclog.Info, JSONFormat: true}),
 	})
+}
+
+// setMaxProcs runs the plugin on one P unless the author or the GOMAXPROCS variable says
+// otherwise: a tool plugin mostly answers one host over one socket, and with a single P the
+// gRPC reader, handler and writer goroutines hand off without waking other threads, which
+// halves a warm call's round trip on small machines (measured: p50 0.28 → 0.13–0.19 ms on 2
+// cores; host/plugins BenchmarkWarmCall with BENCH_PLUGIN_ENV=GOMAXPROCS=1).
+func setMaxProcs(n int) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return
+	}
+	if n <= 0 {
+		n = 1
+	}
+	runtime.GOMAXPROCS(n)
 }
 
 // detachStdin points stdin at /dev/null: a plugin never reads the host's terminal.
@@ -58,6 +78,7 @@ type Server struct {
 	plugin Plugin
 	byName map[string]Tool
 	broker *plugin.GRPCBroker
+	host   hostLink
 }
 
 // NewServer makes the tool service of p.
@@ -74,7 +95,8 @@ var kinds = map[Kind]pb.Kind{KindRead: pb.Kind_KIND_READ, KindEdit: pb.Kind_KIND
 	KindThink: pb.Kind_KIND_THINK, KindFetch: pb.Kind_KIND_FETCH, KindOther: pb.Kind_KIND_OTHER}
 
 // ListTools describes the tools.
-func (s *Server) ListTools(context.Context, *pb.ListToolsRequest) (*pb.ListToolsResponse, error) {
+func (s *Server) ListTools(_ context.Context, req *pb.ListToolsRequest) (*pb.ListToolsResponse, error) {
+	s.host.announce(s.broker, req.HostBrokerId)
 	resp := &pb.ListToolsResponse{}
 	for _, t := range s.plugin.Tools {
 		schema, err := t.Schema()
@@ -97,39 +119,51 @@ func Output(ctx context.Context, text string) {
 
 // CallTool validates the arguments and runs the tool, streaming its updates.
 func (s *Server) CallTool(req *pb.CallToolRequest, stream grpc.ServerStreamingServer[pb.CallToolEvent]) error {
-	result := func(r *pb.ToolResult) error {
-		return stream.Send(&pb.CallToolEvent{Event: &pb.CallToolEvent_Result{Result: r}})
-	}
+	res := s.run(stream.Context(), req, func(text string) {
+		stream.Send(&pb.CallToolEvent{Event: &pb.CallToolEvent_Update{Update: &pb.OutputUpdate{Text: text}}})
+	})
+	return stream.Send(&pb.CallToolEvent{Event: &pb.CallToolEvent_Result{Result: res}})
+}
+
+// CallToolUnary runs a tool without a stream; updates the tool sends are dropped.
+func (s *Server) CallToolUnary(ctx context.Context, req *pb.CallToolRequest) (*pb.ToolResult, error) {
+	return s.run(ctx, req, nil), nil
+}
+
+// run validates the arguments and runs the tool.
+func (s *Server) run(ctx context.Context, req *pb.CallToolRequest, update func(string)) *pb.ToolResult {
 	t, ok := s.byName[req.Name]
 	if !ok {
-		return result(&pb.ToolResult{Error: &pb.ToolError{Type: "not_found", Message: fmt.Sprintf("plugin %s has no tool %q", s.plugin.Name, req.Name)}})
+		return &pb.ToolResult{Error: &pb.ToolError{Type: "not_found", Message: fmt.Sprintf("plugin %s has no tool %q", s.plugin.Name, req.Name)}}
 	}
 	args := json.RawMessage(req.ArgsJson)
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	if err := t.Validate(args); err != nil {
-		return result(&pb.ToolResult{Error: toPBError(err)})
+		return &pb.ToolResult{Error: toPBError(err)}
 	}
-	ctx := context.WithValue(stream.Context(), outputKey{}, func(text string) {
-		stream.Send(&pb.CallToolEvent{Event: &pb.CallToolEvent_Update{Update: &pb.OutputUpdate{Text: text}}})
-	})
+	s.host.announce(s.broker, req.HostBrokerId)
+	ctx = context.WithValue(ctx, callKey{}, callInfo{id: req.CallId, link: &s.host})
+	if update != nil {
+		ctx = context.WithValue(ctx, outputKey{}, update)
+	}
 	res, err := t.call(ctx, args)
 	if err != nil {
 		if ctx.Err() != nil {
-			return result(&pb.ToolResult{Error: &pb.ToolError{Type: "cancelled", Message: ctx.Err().Error()}})
+			return &pb.ToolResult{Error: &pb.ToolError{Type: "cancelled", Message: ctx.Err().Error()}}
 		}
-		return result(&pb.ToolResult{Error: toPBError(err)})
+		return &pb.ToolResult{Error: toPBError(err)}
 	}
 	out := &pb.ToolResult{LlmText: res.Text, DisplayText: res.Display}
 	if res.Structured != nil {
 		b, err := json.Marshal(res.Structured)
 		if err != nil {
-			return result(&pb.ToolResult{Error: &pb.ToolError{Type: "internal", Message: "structured result: " + err.Error()}})
+			return &pb.ToolResult{Error: &pb.ToolError{Type: "internal", Message: "structured result: " + err.Error()}}
 		}
 		out.StructuredJson = string(b)
 	}
-	return result(out)
+	return out
 }
 
 func toPBError(err error) *pb.ToolError {

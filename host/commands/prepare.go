@@ -75,7 +75,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 		return nil, err
 	}
 	if want, ok := manifest.LookupKV(c.SHA256, bin.Platform.OS+"/"+bin.Platform.Arch); ok {
-		if err := checkHash(env, bin.Path, want); err != nil {
+		if err := CheckHash(env, bin.Path, want); err != nil {
 			return nil, fmt.Errorf("command %s: %w", e.Name, err)
 		}
 	}
@@ -136,8 +136,8 @@ func ProjectRoot(dir string) string {
 // nil (crypto/sha256's initialisation is not free) and hands a cache miss to the engine.
 var HashFile func(path string) (string, error)
 
-// checkHash verifies the binary's SHA-256, caching a match by file identity.
-func checkHash(env registry.Env, path, want string) error {
+// CheckHash verifies the binary's SHA-256, caching a match by file identity.
+func CheckHash(env registry.Env, path, want string) error {
 	var st syscall.Stat_t
 	if err := syscall.Stat(path, &st); err != nil {
 		return err

@@ -1,13 +1,18 @@
 // Package plugins owns go-plugin tool plugins on the host side: starting a plugin binary
-// (gRPC only, gem's handshake, no host environment, its own process group, killed with gem),
-// listing its tools and calling them with streamed updates and cancellation.
+// (gRPC only, gem's handshake, no host environment, stdin not shared, its own process group,
+// killed with gem), listing its tools and calling them with streamed updates, host services,
+// per-call timeouts and cancellation; and a Plugin's session lifecycle: started on first use,
+// kept warm, a crash reported with the plugin's last stderr lines and restarted on the next
+// call with backoff, stopped with no process left.
 //
 // Transport security: AutoMTLS is off. go-plugin speaks over a Unix socket in a private
 // temporary folder of the user; certificates would add ≈ 20 ms (P-521 key generation) to
 // every cold start (spec/plugins.md) and protect against nothing a same-user process could
-// not already do to the plugin's memory. Remaining for the plugins issue: lazy start and
-// warm reuse in a registry, crash detection with stderr tails and restart with backoff,
-// per-call timeouts, host services over the broker.
+// not already do to the plugin's memory.
+//
+// Chosen where the spec is silent: a call's default timeout is 10 minutes (Gemini CLI's MCP
+// default); after a crash the next start waits 250 ms, doubling per consecutive crash up to
+// 8 s, and a successful call resets the count.
 package plugins
 
 import (
@@ -17,107 +22,150 @@ import (
 	"io"
 	"os/exec"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/gemhost/gem/pluginsdk"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
-// hostPlugin is go-plugin's glue on the host side.
-type hostPlugin struct {
-	plugin.NetRPCUnsupportedPlugin
+// Spec says how to start a plugin.
+type Spec struct {
+	Name      string // the plugin's id in its manifest
+	Extension string
+	Path      string   // resolved, checked binary
+	Env       []string // the whole environment of the plugin
+	Logger    hclog.Logger
 }
 
-func (hostPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
-	return errors.New("the host does not serve tools")
-}
-
-func (hostPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return pb.NewPluginClient(c), nil
-}
-
-// Client is one running plugin.
+// Client is one running plugin process.
 type Client struct {
-	Name  string
-	gp    *plugin.Client
-	rpc   pb.PluginClient
-	Tools []*pb.ToolSpec
+	Name   string
+	gp     *plugin.Client
+	conn   *pluginsdk.Conn
+	stderr *stderrTail
+	Tools  []*pb.ToolSpec
 }
 
-// Start launches the plugin binary at path with exactly env, performs the handshake and
-// lists its tools.
-func Start(ctx context.Context, name, path string, env []string, logger hclog.Logger) (*Client, error) {
+// Start launches the plugin binary with exactly spec.Env, performs the handshake and lists
+// its tools.
+func Start(ctx context.Context, spec Spec) (*Client, error) {
+	logger := spec.Logger
 	if logger == nil {
 		logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
 	}
-	cmd := exec.Command(path)
-	cmd.Env = env
+	cmd := exec.Command(spec.Path)
+	cmd.Env = spec.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean the host's environment
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	tail := &stderrTail{}
 	gp := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginsdk.Handshake,
-		Plugins:          plugin.PluginSet{pluginsdk.PluginName: hostPlugin{}},
+		Plugins:          plugin.PluginSet{pluginsdk.PluginName: pluginsdk.ClientPlugin{}},
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SkipHostEnv:      true,
-		Logger:           logger.Named("ext." + name),
+		Logger:           logger.Named("ext." + spec.Name),
+		Stderr:           tail,
 	})
-	conn, err := gp.Client()
-	if err != nil {
-		gp.Kill()
-		return nil, fmt.Errorf("plugin %s (%s) did not start: %w", name, path, err)
+	c := &Client{Name: spec.Name, gp: gp, stderr: tail}
+	fail := func(err error) (*Client, error) {
+		c.Close()
+		return nil, fmt.Errorf("plugin %s (%s) did not start: %w%s", spec.Name, spec.Path, err, tail.describe())
 	}
-	raw, err := conn.Dispense(pluginsdk.PluginName)
+	rpc, err := gp.Client()
 	if err != nil {
-		gp.Kill()
-		return nil, fmt.Errorf("plugin %s: %w", name, err)
+		return fail(err)
 	}
-	c := &Client{Name: name, gp: gp, rpc: raw.(pb.PluginClient)}
-	resp, err := c.rpc.ListTools(ctx, &pb.ListToolsRequest{})
+	raw, err := rpc.Dispense(pluginsdk.PluginName)
 	if err != nil {
-		gp.Kill()
-		return nil, fmt.Errorf("plugin %s: listing tools: %w", name, err)
+		return fail(err)
 	}
-	c.Tools = resp.Tools
+	c.conn = raw.(*pluginsdk.Conn)
+	if c.Tools, err = c.conn.ListTools(ctx); err != nil {
+		return fail(fmt.Errorf("listing tools: %w", err))
+	}
 	return c, nil
 }
 
-// Call runs a tool; onUpdate (may be nil) receives streamed output.
-func (c *Client) Call(ctx context.Context, tool string, argsJSON string, onUpdate func(string)) (*pb.ToolResult, error) {
-	stream, err := c.rpc.CallTool(ctx, &pb.CallToolRequest{Name: tool, ArgsJson: argsJSON})
+// Call runs a tool. A transport failure is an error (a *CrashError when the plugin died); a
+// tool's own failure is in the result's Error.
+func (c *Client) Call(ctx context.Context, tool, argsJSON string, opts pluginsdk.CallOptions) (*pb.ToolResult, error) {
+	res, err := c.conn.Call(ctx, tool, argsJSON, opts)
 	if err != nil {
-		return nil, c.failure(err)
+		return nil, c.failure(tool, err)
 	}
-	for {
-		ev, err := stream.Recv()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("plugin %s: tool %s ended without a result", c.Name, tool)
-			}
-			return nil, c.failure(err)
-		}
-		switch e := ev.Event.(type) {
-		case *pb.CallToolEvent_Update:
-			if onUpdate != nil {
-				onUpdate(e.Update.Text)
-			}
-		case *pb.CallToolEvent_Result:
-			return e.Result, nil
-		}
-	}
+	return res, nil
 }
 
-func (c *Client) failure(err error) error {
-	if c.gp.Exited() {
-		return fmt.Errorf("plugin %s exited: %w", c.Name, err)
+// SetHost sets the host services for the plugin's requests outside a call's own.
+func (c *Client) SetHost(h pluginsdk.HostServices) { c.conn.SetHost(h) }
+
+// CrashError is a plugin process that ended while gem needed it.
+type CrashError struct {
+	Plugin string
+	Tool   string // the tool being called, if any
+	Stderr string // the last lines the plugin wrote to stderr, described
+	Err    error
+}
+
+func (e *CrashError) Error() string {
+	during := ""
+	if e.Tool != "" {
+		during = " during tool " + e.Tool
 	}
-	return fmt.Errorf("plugin %s: %w", c.Name, err)
+	return fmt.Sprintf("plugin %s exited unexpectedly%s (%v); it is restarted on the next call%s", e.Plugin, during, e.Err, e.Stderr)
+}
+
+func (e *CrashError) Unwrap() error { return e.Err }
+
+func (c *Client) failure(tool string, err error) error {
+	if status.Code(err) == codes.Unavailable {
+		// The connection broke: give go-plugin a moment to notice the process ended.
+		for deadline := time.Now().Add(time.Second); !c.Exited() && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if c.Exited() {
+		return &CrashError{Plugin: c.Name, Tool: tool, Stderr: c.stderr.describe(), Err: err}
+	}
+	return fmt.Errorf("plugin %s: tool %s: %w", c.Name, tool, err)
 }
 
 // Exited reports whether the plugin process has ended.
 func (c *Client) Exited() bool { return c.gp.Exited() }
 
-// Close stops the plugin process.
-func (c *Client) Close() { c.gp.Kill() }
+// Pid is the plugin's process id (0 before it started).
+func (c *Client) Pid() int {
+	if rc := c.gp.ReattachConfig(); rc != nil {
+		return rc.Pid
+	}
+	return 0
+}
+
+// Close stops the plugin (go-plugin's graceful shutdown, then SIGKILL after 2 s) and kills
+// whatever is left in its process group.
+func (c *Client) Close() {
+	pid := c.Pid()
+	c.gp.Kill()
+	if pid > 0 {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
+
+// Kill ends the plugin at once with SIGKILL (tests, and a host that must not wait).
+func (c *Client) Kill() {
+	if pid := c.Pid(); pid > 0 {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	c.gp.Kill()
+}
+
+// ErrNotRunning is returned by a stopped Plugin.
+var ErrNotRunning = errors.New("plugin is stopped")

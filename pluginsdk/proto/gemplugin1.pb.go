@@ -96,7 +96,10 @@ func (Kind) EnumDescriptor() ([]byte, []int) {
 }
 
 type ListToolsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// go-plugin broker id of the host services (HostService) for this session; 0 when none. The
+	// plugin dials it right away (go-plugin drops connection info not dialed within 5 s).
+	HostBrokerId  uint32 `protobuf:"varint,1,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -129,6 +132,13 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
 	return file_pluginsdk_proto_gemplugin1_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListToolsRequest) GetHostBrokerId() uint32 {
+	if x != nil {
+		return x.HostBrokerId
+	}
+	return 0
 }
 
 type ListToolsResponse struct {
@@ -258,8 +268,10 @@ type CallToolRequest struct {
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// The arguments, a JSON object, already validated by the host against the schema.
 	ArgsJson string `protobuf:"bytes,2,opt,name=args_json,json=argsJson,proto3" json:"args_json,omitempty"`
-	// go-plugin broker id of the host services (HostService) for this call; 0 when none.
-	HostBrokerId  uint32 `protobuf:"varint,3,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
+	// go-plugin broker id of the host services (HostService); 0 when none.
+	HostBrokerId uint32 `protobuf:"varint,3,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
+	// Identifies this call in host service requests made while it runs.
+	CallId        uint64 `protobuf:"varint,4,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -311,6 +323,13 @@ func (x *CallToolRequest) GetArgsJson() string {
 func (x *CallToolRequest) GetHostBrokerId() uint32 {
 	if x != nil {
 		return x.HostBrokerId
+	}
+	return 0
+}
+
+func (x *CallToolRequest) GetCallId() uint64 {
+	if x != nil {
+		return x.CallId
 	}
 	return 0
 }
@@ -566,9 +585,11 @@ func (x *ToolError) GetMessage() string {
 }
 
 type ConfirmRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	Details       string                 `protobuf:"bytes,2,opt,name=details,proto3" json:"details,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Title   string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Details string                 `protobuf:"bytes,2,opt,name=details,proto3" json:"details,omitempty"`
+	// The call_id of the CallToolRequest this request is made for; 0 outside a call.
+	CallId        uint64 `protobuf:"varint,3,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -615,6 +636,13 @@ func (x *ConfirmRequest) GetDetails() string {
 		return x.Details
 	}
 	return ""
+}
+
+func (x *ConfirmRequest) GetCallId() uint64 {
+	if x != nil {
+		return x.CallId
+	}
+	return 0
 }
 
 type ConfirmResponse struct {
@@ -665,7 +693,9 @@ type ProgressRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// 0..1, or negative when unknown.
-	Fraction      float64 `protobuf:"fixed64,2,opt,name=fraction,proto3" json:"fraction,omitempty"`
+	Fraction float64 `protobuf:"fixed64,2,opt,name=fraction,proto3" json:"fraction,omitempty"`
+	// The call_id of the CallToolRequest this request is made for; 0 outside a call.
+	CallId        uint64 `protobuf:"varint,3,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -714,10 +744,19 @@ func (x *ProgressRequest) GetFraction() float64 {
 	return 0
 }
 
+func (x *ProgressRequest) GetCallId() uint64 {
+	if x != nil {
+		return x.CallId
+	}
+	return 0
+}
+
 type LogRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Level         string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
-	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Level   string                 `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
+	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The call_id of the CallToolRequest this request is made for; 0 outside a call.
+	CallId        uint64 `protobuf:"varint,3,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -766,6 +805,13 @@ func (x *LogRequest) GetMessage() string {
 	return ""
 }
 
+func (x *LogRequest) GetCallId() uint64 {
+	if x != nil {
+		return x.CallId
+	}
+	return 0
+}
+
 type Empty struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -806,8 +852,9 @@ var File_pluginsdk_proto_gemplugin1_proto protoreflect.FileDescriptor
 
 const file_pluginsdk_proto_gemplugin1_proto_rawDesc = "" +
 	"\n" +
-	" pluginsdk/proto/gemplugin1.proto\x12\fgemplugin.v1\"\x12\n" +
-	"\x10ListToolsRequest\"A\n" +
+	" pluginsdk/proto/gemplugin1.proto\x12\fgemplugin.v1\"8\n" +
+	"\x10ListToolsRequest\x12$\n" +
+	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\"A\n" +
 	"\x11ListToolsResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.gemplugin.v1.ToolSpecR\x05tools\"\xae\x01\n" +
 	"\bToolSpec\x12\x12\n" +
@@ -815,11 +862,12 @@ const file_pluginsdk_proto_gemplugin1_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
 	"\x11input_schema_json\x18\x03 \x01(\tR\x0finputSchemaJson\x12&\n" +
 	"\x04kind\x18\x04 \x01(\x0e2\x12.gemplugin.v1.KindR\x04kind\x12\x18\n" +
-	"\astreams\x18\x05 \x01(\bR\astreams\"h\n" +
+	"\astreams\x18\x05 \x01(\bR\astreams\"\x81\x01\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\targs_json\x18\x02 \x01(\tR\bargsJson\x12$\n" +
-	"\x0ehost_broker_id\x18\x03 \x01(\rR\fhostBrokerId\"\x82\x01\n" +
+	"\x0ehost_broker_id\x18\x03 \x01(\rR\fhostBrokerId\x12\x17\n" +
+	"\acall_id\x18\x04 \x01(\x04R\x06callId\"\x82\x01\n" +
 	"\rCallToolEvent\x124\n" +
 	"\x06update\x18\x01 \x01(\v2\x1a.gemplugin.v1.OutputUpdateH\x00R\x06update\x122\n" +
 	"\x06result\x18\x02 \x01(\v2\x18.gemplugin.v1.ToolResultH\x00R\x06resultB\a\n" +
@@ -834,19 +882,22 @@ const file_pluginsdk_proto_gemplugin1_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\v2\x17.gemplugin.v1.ToolErrorR\x05error\"9\n" +
 	"\tToolError\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"@\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"Y\n" +
 	"\x0eConfirmRequest\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
-	"\adetails\x18\x02 \x01(\tR\adetails\"-\n" +
+	"\adetails\x18\x02 \x01(\tR\adetails\x12\x17\n" +
+	"\acall_id\x18\x03 \x01(\x04R\x06callId\"-\n" +
 	"\x0fConfirmResponse\x12\x1a\n" +
-	"\bapproved\x18\x01 \x01(\bR\bapproved\"G\n" +
+	"\bapproved\x18\x01 \x01(\bR\bapproved\"`\n" +
 	"\x0fProgressRequest\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1a\n" +
-	"\bfraction\x18\x02 \x01(\x01R\bfraction\"<\n" +
+	"\bfraction\x18\x02 \x01(\x01R\bfraction\x12\x17\n" +
+	"\acall_id\x18\x03 \x01(\x04R\x06callId\"U\n" +
 	"\n" +
 	"LogRequest\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\a\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x17\n" +
+	"\acall_id\x18\x03 \x01(\x04R\x06callId\"\a\n" +
 	"\x05Empty*\xad\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\r\n" +
@@ -861,10 +912,11 @@ const file_pluginsdk_proto_gemplugin1_proto_rawDesc = "" +
 	"\n" +
 	"KIND_FETCH\x10\b\x12\x0e\n" +
 	"\n" +
-	"KIND_OTHER\x10\t2\xa0\x01\n" +
+	"KIND_OTHER\x10\t2\xea\x01\n" +
 	"\x06Plugin\x12L\n" +
 	"\tListTools\x12\x1e.gemplugin.v1.ListToolsRequest\x1a\x1f.gemplugin.v1.ListToolsResponse\x12H\n" +
-	"\bCallTool\x12\x1d.gemplugin.v1.CallToolRequest\x1a\x1b.gemplugin.v1.CallToolEvent0\x012\xcb\x01\n" +
+	"\bCallTool\x12\x1d.gemplugin.v1.CallToolRequest\x1a\x1b.gemplugin.v1.CallToolEvent0\x01\x12H\n" +
+	"\rCallToolUnary\x12\x1d.gemplugin.v1.CallToolRequest\x1a\x18.gemplugin.v1.ToolResult2\xcb\x01\n" +
 	"\vHostService\x12F\n" +
 	"\aConfirm\x12\x1c.gemplugin.v1.ConfirmRequest\x1a\x1d.gemplugin.v1.ConfirmResponse\x12>\n" +
 	"\bProgress\x12\x1d.gemplugin.v1.ProgressRequest\x1a\x13.gemplugin.v1.Empty\x124\n" +
@@ -908,16 +960,18 @@ var file_pluginsdk_proto_gemplugin1_proto_depIdxs = []int32{
 	8,  // 4: gemplugin.v1.ToolResult.error:type_name -> gemplugin.v1.ToolError
 	1,  // 5: gemplugin.v1.Plugin.ListTools:input_type -> gemplugin.v1.ListToolsRequest
 	4,  // 6: gemplugin.v1.Plugin.CallTool:input_type -> gemplugin.v1.CallToolRequest
-	9,  // 7: gemplugin.v1.HostService.Confirm:input_type -> gemplugin.v1.ConfirmRequest
-	11, // 8: gemplugin.v1.HostService.Progress:input_type -> gemplugin.v1.ProgressRequest
-	12, // 9: gemplugin.v1.HostService.Log:input_type -> gemplugin.v1.LogRequest
-	2,  // 10: gemplugin.v1.Plugin.ListTools:output_type -> gemplugin.v1.ListToolsResponse
-	5,  // 11: gemplugin.v1.Plugin.CallTool:output_type -> gemplugin.v1.CallToolEvent
-	10, // 12: gemplugin.v1.HostService.Confirm:output_type -> gemplugin.v1.ConfirmResponse
-	13, // 13: gemplugin.v1.HostService.Progress:output_type -> gemplugin.v1.Empty
-	13, // 14: gemplugin.v1.HostService.Log:output_type -> gemplugin.v1.Empty
-	10, // [10:15] is the sub-list for method output_type
-	5,  // [5:10] is the sub-list for method input_type
+	4,  // 7: gemplugin.v1.Plugin.CallToolUnary:input_type -> gemplugin.v1.CallToolRequest
+	9,  // 8: gemplugin.v1.HostService.Confirm:input_type -> gemplugin.v1.ConfirmRequest
+	11, // 9: gemplugin.v1.HostService.Progress:input_type -> gemplugin.v1.ProgressRequest
+	12, // 10: gemplugin.v1.HostService.Log:input_type -> gemplugin.v1.LogRequest
+	2,  // 11: gemplugin.v1.Plugin.ListTools:output_type -> gemplugin.v1.ListToolsResponse
+	5,  // 12: gemplugin.v1.Plugin.CallTool:output_type -> gemplugin.v1.CallToolEvent
+	7,  // 13: gemplugin.v1.Plugin.CallToolUnary:output_type -> gemplugin.v1.ToolResult
+	10, // 14: gemplugin.v1.HostService.Confirm:output_type -> gemplugin.v1.ConfirmResponse
+	13, // 15: gemplugin.v1.HostService.Progress:output_type -> gemplugin.v1.Empty
+	13, // 16: gemplugin.v1.HostService.Log:output_type -> gemplugin.v1.Empty
+	11, // [11:17] is the sub-list for method output_type
+	5,  // [5:11] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name

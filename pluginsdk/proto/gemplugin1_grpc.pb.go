@@ -23,8 +23,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Plugin_ListTools_FullMethodName = "/gemplugin.v1.Plugin/ListTools"
-	Plugin_CallTool_FullMethodName  = "/gemplugin.v1.Plugin/CallTool"
+	Plugin_ListTools_FullMethodName     = "/gemplugin.v1.Plugin/ListTools"
+	Plugin_CallTool_FullMethodName      = "/gemplugin.v1.Plugin/CallTool"
+	Plugin_CallToolUnary_FullMethodName = "/gemplugin.v1.Plugin/CallToolUnary"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -38,6 +39,10 @@ type PluginClient interface {
 	// CallTool runs one tool: zero or more output updates, then exactly one result. Cancelling
 	// the call's context cancels the tool.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallToolEvent], error)
+	// CallToolUnary runs a tool that does not stream (ToolSpec.streams false): the same as
+	// CallTool without the stream, a cheaper round trip. Hosts fall back to CallTool when a
+	// plugin answers Unimplemented.
+	CallToolUnary(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*ToolResult, error)
 }
 
 type pluginClient struct {
@@ -77,6 +82,16 @@ func (c *pluginClient) CallTool(ctx context.Context, in *CallToolRequest, opts .
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_CallToolClient = grpc.ServerStreamingClient[CallToolEvent]
 
+func (c *pluginClient) CallToolUnary(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*ToolResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToolResult)
+	err := c.cc.Invoke(ctx, Plugin_CallToolUnary_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -88,6 +103,10 @@ type PluginServer interface {
 	// CallTool runs one tool: zero or more output updates, then exactly one result. Cancelling
 	// the call's context cancels the tool.
 	CallTool(*CallToolRequest, grpc.ServerStreamingServer[CallToolEvent]) error
+	// CallToolUnary runs a tool that does not stream (ToolSpec.streams false): the same as
+	// CallTool without the stream, a cheaper round trip. Hosts fall back to CallTool when a
+	// plugin answers Unimplemented.
+	CallToolUnary(context.Context, *CallToolRequest) (*ToolResult, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -103,6 +122,9 @@ func (UnimplementedPluginServer) ListTools(context.Context, *ListToolsRequest) (
 }
 func (UnimplementedPluginServer) CallTool(*CallToolRequest, grpc.ServerStreamingServer[CallToolEvent]) error {
 	return status.Error(codes.Unimplemented, "method CallTool not implemented")
+}
+func (UnimplementedPluginServer) CallToolUnary(context.Context, *CallToolRequest) (*ToolResult, error) {
+	return nil, status.Error(codes.Unimplemented, "method CallToolUnary not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -154,6 +176,24 @@ func _Plugin_CallTool_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_CallToolServer = grpc.ServerStreamingServer[CallToolEvent]
 
+func _Plugin_CallToolUnary_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CallToolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).CallToolUnary(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_CallToolUnary_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).CallToolUnary(ctx, req.(*CallToolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -164,6 +204,10 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTools",
 			Handler:    _Plugin_ListTools_Handler,
+		},
+		{
+			MethodName: "CallToolUnary",
+			Handler:    _Plugin_CallToolUnary_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

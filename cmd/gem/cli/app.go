@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 
 	"github.com/hashicorp/go-hclog"
@@ -49,7 +50,12 @@ func newRuntime(c *cli.Context) (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the home or current directory: %w", err)
 	}
-	return &runtime{env: env, log: logging.New(env.LogDir()), stdout: c.App.Writer, stderr: c.App.ErrWriter}, nil
+	r := &runtime{env: env, log: logging.New(env.LogDir()), stdout: c.App.Writer, stderr: c.App.ErrWriter}
+	// Libraries that log with the standard logger (go-plugin's broker) write to the log file,
+	// never into command output.
+	log.SetOutput(r.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
+	log.SetFlags(0)
+	return r, nil
 }
 
 func (r *runtime) warn(format string, args ...any) {

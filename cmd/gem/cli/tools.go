@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
+	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
 )
@@ -20,7 +26,20 @@ func toolsCommand() *cli.Command {
 			return nil, nil, err
 		}
 		d := registry.Discover(r.env, registry.Providers)
-		reg, errs := tools.Load(c.Context, r.env, d, secrets.Read, r.log)
+		opts := tools.Options{ReadSecrets: secrets.Read, Logger: r.log, Services: cliServices(c, r)}
+		if c.IsSet("timeout") {
+			opts.CallTimeout = c.Duration("timeout")
+		}
+		// SIGINT/SIGTERM cancel the running call; the plugins are stopped before gem exits.
+		ctx, stop := signalContext()
+		c.Context = ctx
+		reg, errs := tools.Load(c.Context, r.env, d, opts)
+		go func() {
+			<-ctx.Done()
+			stop()
+			reg.Close()
+			os.Exit(130)
+		}()
 		for _, e := range errs {
 			r.warn("%v", e)
 		}
@@ -51,7 +70,7 @@ func toolsCommand() *cli.Command {
 					}
 					rows := []row{}
 					for _, t := range reg.Tools {
-						rows = append(rows, row{t.Name, t.Extension, t.Plugin, kindName(t), t.Spec.Description, t.Spec.Streams, t.Schema})
+						rows = append(rows, row{t.Name, t.Extension, t.Plugin, t.Kind(), t.Spec.Description, t.Spec.Streams, t.Schema})
 					}
 					if c.Bool("json") {
 						return printJSON(r, rows)
@@ -86,10 +105,29 @@ func toolsCommand() *cli.Command {
 			},
 			{
 				Name:      "call",
-				Usage:     "call a tool with JSON arguments and print its result",
-				ArgsUsage: "<tool> ['<json>']",
-				Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the whole result object"}},
+				Usage:     "call a tool with JSON arguments and print its result (--batch: JSON lines on stdin)",
+				ArgsUsage: "<tool> ['<json>'] | --batch",
+				Description: "With --batch, each stdin line is {\"tool\": name, \"args\": {...}, \"id\": optional} and each\n" +
+					"stdout line is {\"id\", \"tool\", \"result\"} or {\"id\", \"tool\", \"error\"}, in order, all in one\n" +
+					"session (plugins keep their state between lines). The exit code is 1 when any line failed.",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "json", Usage: "print the whole result object"},
+					&cli.BoolFlag{Name: "batch", Usage: "read calls as JSON lines on stdin, write results as JSON lines"},
+					&cli.DurationFlag{Name: "timeout", Usage: "per-call time limit (default 10m)"},
+					&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve what tools ask to confirm"},
+				},
 				Action: func(c *cli.Context) error {
+					if c.Bool("batch") {
+						if c.NArg() != 0 {
+							return usagef("tools call --batch reads its calls from stdin and takes no arguments")
+						}
+						r, reg, err := load(c)
+						if err != nil {
+							return err
+						}
+						defer reg.Close()
+						return runBatch(c, r, reg)
+					}
 					if c.NArg() < 1 || c.NArg() > 2 {
 						return usagef("tools call needs a tool name and optionally JSON arguments: gem tools call <tool> '{\"k\":\"v\"}'")
 					}
@@ -98,25 +136,27 @@ func toolsCommand() *cli.Command {
 						return err
 					}
 					defer reg.Close()
-					res, err := reg.Call(c.Context, c.Args().First(), json.RawMessage(c.Args().Get(1)), func(s string) {
+					res, err := reg.Call(c.Context, c.Args().First(), json.RawMessage(c.Args().Get(1)), pluginsdk.CallOptions{OnUpdate: func(s string) {
 						if !c.Bool("json") {
 							fmt.Fprintln(r.stderr, s)
 						}
-					})
+					}})
 					if err != nil {
 						return err
 					}
 					if c.Bool("json") {
-						return printJSON(r, res)
+						if err := printJSON(r, res); err != nil {
+							return err
+						}
+						if res.Error != nil {
+							return exitError{code: 1}
+						}
+						return nil
 					}
 					if res.Error != nil {
 						return exitError{code: 1, msg: fmt.Sprintf("tool %s failed (%s): %s", c.Args().First(), res.Error.Type, res.Error.Message)}
 					}
-					out := res.DisplayText
-					if out == "" {
-						out = res.LlmText
-					}
-					fmt.Fprintln(r.stdout, out)
+					fmt.Fprintln(r.stdout, res.DisplayText())
 					return nil
 				},
 			},
@@ -124,6 +164,95 @@ func toolsCommand() *cli.Command {
 	}
 }
 
-func kindName(t *tools.Tool) string {
-	return strings.ToLower(strings.TrimPrefix(t.Spec.Kind.String(), "KIND_"))
+// cliServices are the host services of a CLI session: confirmations approved by --yes, else
+// asked on the terminal (/dev/tty, since --batch owns stdin) when stderr is one, else refused; progress on
+// stderr; plugin logs into the log file.
+func cliServices(c *cli.Context, r *runtime) *tools.Services {
+	s := &tools.Services{Progress: r.stderr, Logger: r.log}
+	switch {
+	case c.Bool("yes"):
+		s.Confirm = func(string) (bool, error) { return true, nil }
+	default:
+		s.Confirm = func(q string) (bool, error) {
+			tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+			if err == nil && !term.IsTerminal(int(os.Stderr.Fd())) {
+				tty.Close()
+				err = errors.New("stderr is not a terminal")
+			}
+			if err != nil {
+				fmt.Fprintf(r.stderr, "%s\nrefused: no terminal to ask on (add --yes to approve)\n", q)
+				return false, nil
+			}
+			defer tty.Close()
+			return commands.TerminalConfirm(true, tty, tty)(q)
+		}
+	}
+	return s
+}
+
+// batchLine is one call of gem tools call --batch.
+type batchLine struct {
+	ID   json.RawMessage `json:"id,omitempty"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+type batchOut struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Tool   string          `json:"tool"`
+	Result *tools.Result   `json:"result,omitempty"`
+	Error  *batchError     `json:"error,omitempty"`
+}
+
+type batchError struct {
+	Type    string `json:"type"` // invalid_input, invalid_arguments, call_failed
+	Message string `json:"message"`
+}
+
+func runBatch(c *cli.Context, r *runtime, reg *tools.Registry) error {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 64<<10), 64<<20)
+	out := json.NewEncoder(r.stdout)
+	out.SetEscapeHTML(false)
+	failed, n := 0, 0
+	for in.Scan() {
+		line := strings.TrimSpace(in.Text())
+		if line == "" {
+			continue
+		}
+		n++
+		var call batchLine
+		o := batchOut{}
+		if err := json.Unmarshal([]byte(line), &call); err != nil || call.Tool == "" {
+			msg := fmt.Sprintf("line %d: want {\"tool\": name, \"args\": {...}}", n)
+			if err != nil {
+				msg += ": " + err.Error()
+			}
+			o.Error = &batchError{Type: "invalid_input", Message: msg}
+		} else {
+			o.ID, o.Tool = call.ID, call.Tool
+			res, err := reg.Call(c.Context, call.Tool, call.Args, pluginsdk.CallOptions{})
+			switch {
+			case errors.Is(err, tools.ErrInvalidArguments):
+				o.Error = &batchError{Type: "invalid_arguments", Message: err.Error()}
+			case err != nil:
+				o.Error = &batchError{Type: "call_failed", Message: err.Error()}
+			default:
+				o.Result = res
+			}
+		}
+		if o.Error != nil || (o.Result != nil && o.Result.Error != nil) {
+			failed++
+		}
+		if err := out.Encode(o); err != nil {
+			return err
+		}
+	}
+	if err := in.Err(); err != nil {
+		return fmt.Errorf("reading calls from stdin: %w", err)
+	}
+	if failed > 0 {
+		return exitError{code: 1, msg: fmt.Sprintf("%d of %d calls failed", failed, n)}
+	}
+	return nil
 }

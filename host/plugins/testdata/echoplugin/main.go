@@ -1,10 +1,12 @@
 // Command echoplugin is a test plugin built with pluginsdk: echo (typed args), slow (streams
-// and honours cancellation), fail (a typed error).
+// and honours cancellation), fail (a typed error), ask (host services: confirm, progress,
+// log), count (state kept across calls), crash (the process dies with a panic).
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -15,6 +17,12 @@ type echoArgs struct {
 	Text  string `json:"text" jsonschema:"what to echo"`
 	Times int    `json:"times,omitempty" jsonschema:"how many times (default 1)"`
 }
+
+type askArgs struct {
+	What string `json:"what"`
+}
+
+var calls int
 
 type slowArgs struct {
 	Steps int `json:"steps"`
@@ -39,6 +47,23 @@ func main() {
 				}
 				return pluginsdk.Text("done"), nil
 			}).Streaming(),
+			pluginsdk.NewTool("ask", "Asks the host to confirm", pluginsdk.KindEdit, func(ctx context.Context, a askArgs) (pluginsdk.Result, error) {
+				pluginsdk.Progress(ctx, "asking", 0.5)
+				pluginsdk.Log(ctx, "info", "asking about "+a.What)
+				ok, err := pluginsdk.Confirm(ctx, "Do "+a.What+"?", "it is only a test")
+				if err != nil {
+					return pluginsdk.Result{}, err
+				}
+				return pluginsdk.Text(fmt.Sprintf("approved=%v", ok)), nil
+			}),
+			pluginsdk.NewTool("count", "Counts its calls in this process", pluginsdk.KindRead, func(ctx context.Context, a struct{}) (pluginsdk.Result, error) {
+				calls++
+				return pluginsdk.Text(fmt.Sprint(calls)), nil
+			}),
+			pluginsdk.NewTool("crash", "Dies", pluginsdk.KindOther, func(ctx context.Context, a struct{}) (pluginsdk.Result, error) {
+				fmt.Fprintln(os.Stderr, "about to crash")
+				panic("crashing on purpose")
+			}),
 			pluginsdk.NewTool("fail", "Always fails", pluginsdk.KindOther, func(ctx context.Context, a struct{}) (pluginsdk.Result, error) {
 				return pluginsdk.Result{}, &pluginsdk.ToolError{Type: "execution", Message: "it failed on purpose"}
 			}),

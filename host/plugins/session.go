@@ -1,0 +1,160 @@
+package plugins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/gemhost/gem/pluginsdk"
+	pb "github.com/gemhost/gem/pluginsdk/proto"
+)
+
+// DefaultCallTimeout bounds a tool call when the caller sets none.
+const DefaultCallTimeout = 10 * time.Minute
+
+// Backoff after consecutive crashes: first, then doubled up to the cap.
+var (
+	backoffFirst = 250 * time.Millisecond
+	backoffCap   = 8 * time.Second
+)
+
+// Plugin is a plugin of a host session: started on first use, kept warm, restarted after a
+// crash (with backoff), closed with the session. Safe for concurrent use.
+type Plugin struct {
+	Spec
+	CallTimeout time.Duration          // 0: DefaultCallTimeout
+	Host        pluginsdk.HostServices // for requests outside a call's own CallOptions.Host
+	OnStart     func(*Client)          // called after each (re)start, e.g. to refresh a tool cache
+
+	mu        sync.Mutex
+	client    *Client
+	crashes   int
+	lastCrash time.Time
+	lastErr   error
+	closed    bool
+	starts    int
+}
+
+// Client returns the running plugin, starting it (again) when needed.
+func (p *Plugin) Client(ctx context.Context) (*Client, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("plugin %s: %w", p.Name, ErrNotRunning)
+	}
+	if p.client != nil && p.client.Exited() {
+		p.crashedLocked(&CrashError{Plugin: p.Name, Stderr: p.client.stderr.describe(), Err: errors.New("the process ended between calls")})
+	}
+	if p.client != nil {
+		return p.client, nil
+	}
+	if p.crashes > 0 {
+		wait := time.Until(p.lastCrash.Add(p.backoff()))
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("plugin %s: waiting %v to restart after a crash: %w (last: %v)", p.Name, wait.Round(time.Millisecond), ctx.Err(), p.lastErr)
+			}
+		}
+	}
+	c, err := Start(ctx, p.Spec)
+	if err != nil {
+		p.crashes++
+		p.lastCrash, p.lastErr = time.Now(), err
+		return nil, err
+	}
+	p.starts++
+	if p.Host != nil {
+		c.SetHost(p.Host)
+	}
+	p.client = c
+	if p.OnStart != nil {
+		p.OnStart(c)
+	}
+	return c, nil
+}
+
+func (p *Plugin) backoff() time.Duration {
+	d := backoffFirst
+	for i := 1; i < p.crashes && d < backoffCap; i++ {
+		d *= 2
+	}
+	return min(d, backoffCap)
+}
+
+func (p *Plugin) crashedLocked(err error) {
+	if p.client != nil {
+		p.client.Close()
+		p.client = nil
+	}
+	p.crashes++
+	p.lastCrash, p.lastErr = time.Now(), err
+	if p.Logger != nil {
+		p.Logger.Warn("plugin crashed", "plugin", p.Name, "extension", p.Extension, "error", err)
+	}
+}
+
+// Call runs a tool of the plugin, starting the plugin if needed, within the call timeout.
+func (p *Plugin) Call(ctx context.Context, tool, argsJSON string, opts pluginsdk.CallOptions) (*pb.ToolResult, error) {
+	c, err := p.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	timeout := p.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := c.Call(cctx, tool, argsJSON, opts)
+	switch {
+	case err == nil:
+		p.mu.Lock()
+		p.crashes = 0
+		p.mu.Unlock()
+		return res, nil
+	case errors.As(err, new(*CrashError)):
+		p.mu.Lock()
+		if p.client == c {
+			p.crashedLocked(err)
+		}
+		p.mu.Unlock()
+		return nil, err
+	case ctx.Err() == nil && (cctx.Err() != nil || status.Code(errors.Unwrap(err)) == codes.DeadlineExceeded):
+		return nil, fmt.Errorf("tool %s of plugin %s timed out after %v and was cancelled (raise the limit with --timeout): %w", tool, p.Name, timeout, context.DeadlineExceeded)
+	}
+	return nil, err
+}
+
+// Running reports whether the plugin process is up.
+func (p *Plugin) Running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.client != nil && !p.client.Exited()
+}
+
+// Starts counts the plugin's successful starts in this session.
+func (p *Plugin) Starts() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.starts
+}
+
+// Close stops the plugin; later calls fail with ErrNotRunning.
+func (p *Plugin) Close() {
+	p.mu.Lock()
+	c := p.client
+	p.client, p.closed = nil, true
+	p.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}

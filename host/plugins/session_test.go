@@ -1,0 +1,164 @@
+package plugins
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gemhost/gem/pluginsdk"
+)
+
+// TestSessionLazyCrashRestart: a Plugin starts on its first call, keeps its state while warm,
+// reports a crash with the panic from its stderr, and restarts on the next call after the
+// backoff, with fresh state.
+func TestSessionLazyCrashRestart(t *testing.T) {
+	ctx := context.Background()
+	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}}
+	defer p.Close()
+	if p.Running() {
+		t.Fatal("a Plugin must not start before its first call")
+	}
+	count := func() string {
+		t.Helper()
+		res, err := p.Call(ctx, "count", `{}`, pluginsdk.CallOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.LlmText
+	}
+	if a, b := count(), count(); a != "1" || b != "2" {
+		t.Fatalf("warm state: %s %s", a, b)
+	}
+	_, err := p.Call(ctx, "crash", `{}`, pluginsdk.CallOptions{})
+	var crash *CrashError
+	if !errors.As(err, &crash) {
+		t.Fatalf("want a CrashError, got %v", err)
+	}
+	for _, want := range []string{"plugin echo exited unexpectedly during tool crash", "restarted on the next call", "| panic: crashing on purpose"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("crash error lacks %q:\n%v", want, err)
+		}
+	}
+	if p.Running() {
+		t.Fatal("still running after a crash")
+	}
+	t0 := time.Now()
+	if got := count(); got != "1" {
+		t.Fatalf("after restart the count is %s, want 1 (a fresh process)", got)
+	}
+	if waited := time.Since(t0); waited < backoffFirst/2 {
+		t.Errorf("restarted after %v, before the backoff of %v", waited, backoffFirst)
+	}
+	if p.Starts() != 2 {
+		t.Errorf("starts = %d, want 2", p.Starts())
+	}
+}
+
+// TestSessionBackoffGrows: consecutive crashes double the wait, capped.
+func TestSessionBackoffGrows(t *testing.T) {
+	p := &Plugin{}
+	var got []time.Duration
+	for p.crashes = 1; p.crashes <= 8; p.crashes++ {
+		got = append(got, p.backoff())
+	}
+	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second, 8 * time.Second}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("backoff after %d crashes = %v, want %v", i+1, got[i], want[i])
+		}
+	}
+}
+
+// TestSessionKilledBetweenCalls: a plugin killed while idle is noticed at the next call,
+// which restarts it.
+func TestSessionKilledBetweenCalls(t *testing.T) {
+	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}}
+	defer p.Close()
+	c, err := p.Client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(c.Pid(), syscall.SIGKILL)
+	deadline := time.Now().Add(5 * time.Second)
+	for !c.Exited() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	res, err := p.Call(context.Background(), "echo", `{"text":"back"}`, pluginsdk.CallOptions{})
+	if err != nil || res.LlmText != "back" {
+		t.Fatalf("after a kill: %v %v", res, err)
+	}
+}
+
+// TestSessionTimeout: the call timeout cancels the tool, names the limit, and the plugin
+// stays warm.
+func TestSessionTimeout(t *testing.T) {
+	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}, CallTimeout: 100 * time.Millisecond}
+	defer p.Close()
+	_, err := p.Call(context.Background(), "slow", `{"steps":1000}`, pluginsdk.CallOptions{})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out after 100ms") {
+		t.Fatalf("want a timeout, got %v", err)
+	}
+	res, err := p.Call(context.Background(), "echo", `{"text":"warm"}`, pluginsdk.CallOptions{})
+	if err != nil || res.LlmText != "warm" || p.Starts() != 1 {
+		t.Fatalf("after a timeout: %v %v starts=%d", res, err, p.Starts())
+	}
+}
+
+type recordingHost struct {
+	mu       sync.Mutex
+	approve  bool
+	asked    []string
+	progress []string
+	logs     []string
+}
+
+func (h *recordingHost) Confirm(_ context.Context, title, details string) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.asked = append(h.asked, title+"|"+details)
+	return h.approve, nil
+}
+func (h *recordingHost) Progress(_ context.Context, m string, f float64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.progress = append(h.progress, m)
+}
+func (h *recordingHost) Log(_ context.Context, level, m string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.logs = append(h.logs, level+":"+m)
+}
+
+// TestHostServices: a tool's Confirm, Progress and Log reach the host services of its call
+// over go-plugin's broker; a call without them is refused confirmation.
+func TestHostServices(t *testing.T) {
+	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}}
+	defer p.Close()
+	tests := []struct {
+		host *recordingHost
+		want string
+	}{
+		{&recordingHost{approve: true}, "approved=true"},
+		{&recordingHost{approve: false}, "approved=false"},
+		{nil, "approved=false"},
+	}
+	for _, tt := range tests {
+		opts := pluginsdk.CallOptions{}
+		if tt.host != nil {
+			opts.Host = tt.host
+		}
+		res, err := p.Call(context.Background(), "ask", `{"what":"the thing"}`, opts)
+		if err != nil || res.LlmText != tt.want {
+			t.Fatalf("ask: %v %v, want %s", res, err, tt.want)
+		}
+		if h := tt.host; h != nil {
+			if strings.Join(h.asked, ",") != "Do the thing?|it is only a test" || strings.Join(h.progress, ",") != "asking" || strings.Join(h.logs, ",") != "info:asking about the thing" {
+				t.Errorf("host saw asked=%q progress=%q logs=%q", h.asked, h.progress, h.logs)
+			}
+		}
+	}
+}

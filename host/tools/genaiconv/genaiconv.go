@@ -1,0 +1,66 @@
+// Package genaiconv converts the host's tools and their results to the Gemini API's types
+// (google.golang.org/genai): a tool becomes a FunctionDeclaration whose ParametersJsonSchema
+// is the tool's raw JSON Schema, and a result becomes a FunctionResponse whose Response map
+// has "output" (the model text, plus "structured" when the tool gave some) or "error", the
+// keys the Gemini API documents. It lives apart from package tools so that only the agent
+// links the genai module.
+package genaiconv
+
+import (
+	"encoding/json"
+
+	"google.golang.org/genai"
+
+	"github.com/gemhost/gem/host/tools"
+)
+
+// Declaration is the FunctionDeclaration of t, under its registry name.
+func Declaration(t *tools.Tool) *genai.FunctionDeclaration {
+	var schema any
+	if err := json.Unmarshal(t.Schema, &schema); err != nil || schema == nil {
+		schema = map[string]any{"type": "object"}
+	}
+	return &genai.FunctionDeclaration{Name: t.Name, Description: t.Spec.Description, ParametersJsonSchema: schema}
+}
+
+// Declarations converts every tool of r, in the registry's order.
+func Declarations(r *tools.Registry) []*genai.FunctionDeclaration {
+	out := make([]*genai.FunctionDeclaration, 0, len(r.Tools))
+	for _, t := range r.Tools {
+		out = append(out, Declaration(t))
+	}
+	return out
+}
+
+// Response is the FunctionResponse answering the model's call id of tool name. callErr is a
+// failure of the call itself (invalid arguments, crash, timeout), which the model also sees
+// as an error so it can correct itself.
+func Response(id, name string, res *tools.Result, callErr error) *genai.FunctionResponse {
+	resp := map[string]any{}
+	switch {
+	case callErr != nil:
+		resp["error"] = callErr.Error()
+	case res.Error != nil:
+		resp["error"] = res.Error.Type + ": " + res.Error.Message
+		if res.Text != "" {
+			resp["output"] = res.Text
+		}
+	default:
+		resp["output"] = res.Text
+		if len(res.Structured) > 0 {
+			var v any
+			if json.Unmarshal(res.Structured, &v) == nil {
+				resp["structured"] = v
+			}
+		}
+	}
+	return &genai.FunctionResponse{ID: id, Name: name, Response: resp}
+}
+
+// Args decodes a FunctionCall's arguments back to the JSON the registry validates.
+func Args(call *genai.FunctionCall) (json.RawMessage, error) {
+	if call.Args == nil {
+		return json.RawMessage("{}"), nil
+	}
+	return json.Marshal(call.Args)
+}

@@ -1,0 +1,193 @@
+package pluginsdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/gemhost/gem/pluginsdk/proto"
+)
+
+// HostServices is what a host offers a plugin's tools while they run: confirmation, progress
+// and logs. gem implements it with its policy and confirmation; plugintest records calls.
+type HostServices interface {
+	Confirm(ctx context.Context, title, details string) (bool, error)
+	Progress(ctx context.Context, message string, fraction float64)
+	Log(ctx context.Context, level, message string)
+}
+
+// CallOptions are per-call hooks of Conn.Call.
+type CallOptions struct {
+	OnUpdate func(text string) // streamed output updates; may be nil
+	Host     HostServices      // host services for this call; nil refuses confirmations
+}
+
+// ClientPlugin is go-plugin's glue on the host side: dispensing PluginName gives a *Conn.
+type ClientPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+}
+
+// GRPCServer is not used on the host side.
+func (ClientPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
+	return errors.New("pluginsdk: the host side serves no tools")
+}
+
+// GRPCClient makes the host's connection to a plugin.
+func (ClientPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &Conn{rpc: pb.NewPluginClient(c), broker: broker, calls: map[uint64]HostServices{}}, nil
+}
+
+// Conn is a host's connection to one running plugin: list tools, call them. Host services
+// are served to the plugin over go-plugin's broker, one server per connection, and routed to
+// the CallOptions.Host of the call that asked.
+type Conn struct {
+	rpc      pb.PluginClient
+	broker   *plugin.GRPCBroker
+	brokerID uint32
+	serve    sync.Once
+	nextCall atomic.Uint64
+	mu       sync.Mutex
+	calls    map[uint64]HostServices
+	fallback HostServices
+	streams  map[string]bool // tool -> streams, from ListTools
+	noUnary  atomic.Bool     // the plugin predates CallToolUnary
+}
+
+// SetHost sets the host services for requests outside any call (or of calls without their
+// own CallOptions.Host), such as a plugin's logs between calls.
+func (c *Conn) SetHost(h HostServices) {
+	c.mu.Lock()
+	c.fallback = h
+	c.mu.Unlock()
+}
+
+// ListTools asks the plugin for its tools. The host services are offered with the first
+// call, not here, to keep them off the cold start.
+func (c *Conn) ListTools(ctx context.Context) ([]*pb.ToolSpec, error) {
+	resp, err := c.rpc.ListTools(ctx, &pb.ListToolsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	streams := map[string]bool{}
+	for _, t := range resp.Tools {
+		streams[t.Name] = t.Streams
+	}
+	c.mu.Lock()
+	c.streams = streams
+	c.mu.Unlock()
+	return resp.Tools, nil
+}
+
+// hostServices starts the broker server of the host services once and returns its id.
+func (c *Conn) hostServices() uint32 {
+	if c.broker == nil {
+		return 0
+	}
+	c.serve.Do(func() {
+		c.brokerID = c.broker.NextId()
+		go c.broker.AcceptAndServe(c.brokerID, func(opts []grpc.ServerOption) *grpc.Server {
+			s := grpc.NewServer(opts...)
+			pb.RegisterHostServiceServer(s, &hostServer{conn: c})
+			return s
+		})
+	})
+	return c.brokerID
+}
+
+// Call runs a tool with JSON arguments: updates go to opts.OnUpdate, the result is returned.
+// A transport failure (the plugin died, the context ended) is an error; a tool's own failure
+// is in the result's Error.
+func (c *Conn) Call(ctx context.Context, tool, argsJSON string, opts CallOptions) (*pb.ToolResult, error) {
+	id := c.nextCall.Add(1)
+	if opts.Host != nil {
+		c.mu.Lock()
+		c.calls[id] = opts.Host
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			delete(c.calls, id)
+			c.mu.Unlock()
+		}()
+	}
+	req := &pb.CallToolRequest{Name: tool, ArgsJson: argsJSON, HostBrokerId: c.hostServices(), CallId: id}
+	c.mu.Lock()
+	streams, known := c.streams[tool]
+	c.mu.Unlock()
+	if known && !streams && !c.noUnary.Load() {
+		res, err := c.rpc.CallToolUnary(ctx, req)
+		if status.Code(err) != codes.Unimplemented {
+			return res, err
+		}
+		c.noUnary.Store(true)
+	}
+	stream, err := c.rpc.CallTool(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("tool %s ended without a result", tool)
+			}
+			return nil, err
+		}
+		switch e := ev.Event.(type) {
+		case *pb.CallToolEvent_Update:
+			if opts.OnUpdate != nil {
+				opts.OnUpdate(e.Update.Text)
+			}
+		case *pb.CallToolEvent_Result:
+			return e.Result, nil
+		}
+	}
+}
+
+func (c *Conn) hostFor(id uint64) HostServices {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h, ok := c.calls[id]; ok {
+		return h
+	}
+	return c.fallback
+}
+
+// hostServer routes the plugin's host service requests to the call they belong to.
+type hostServer struct {
+	pb.UnimplementedHostServiceServer
+	conn *Conn
+}
+
+func (h *hostServer) Confirm(ctx context.Context, req *pb.ConfirmRequest) (*pb.ConfirmResponse, error) {
+	hs := h.conn.hostFor(req.CallId)
+	if hs == nil {
+		return &pb.ConfirmResponse{Approved: false}, nil
+	}
+	ok, err := hs.Confirm(ctx, req.Title, req.Details)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ConfirmResponse{Approved: ok}, nil
+}
+
+func (h *hostServer) Progress(ctx context.Context, req *pb.ProgressRequest) (*pb.Empty, error) {
+	if hs := h.conn.hostFor(req.CallId); hs != nil {
+		hs.Progress(ctx, req.Message, req.Fraction)
+	}
+	return &pb.Empty{}, nil
+}
+
+func (h *hostServer) Log(ctx context.Context, req *pb.LogRequest) (*pb.Empty, error) {
+	if hs := h.conn.hostFor(req.CallId); hs != nil {
+		hs.Log(ctx, req.Level, req.Message)
+	}
+	return &pb.Empty{}, nil
+}
