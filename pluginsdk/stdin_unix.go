@@ -4,7 +4,8 @@ package pluginsdk
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-func redirectStdin(f *os.File) { syscall.Dup2(int(f.Fd()), 0) }
+func redirectStdin(f *os.File) { unix.Dup2(int(f.Fd()), 0) }

@@ -3,8 +3,10 @@ package main
 import (
 	"archive/tar"
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -13,8 +15,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -60,6 +64,15 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		h[52] = 64 // ehsize
 		ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), h, 0o755))
+	},
+	// killhost CALLS OUT: run `gem tools call --batch`, feed it the JSON lines of CALLS one at
+	// a time (each answered before the next), write its answers to OUT, then SIGKILL it and
+	// fail unless every plugin process and every job ("pid" in an answer) ends within 5 s.
+	"killhost": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: killhost calls out")
+		}
+		killHost(ts, ts.MkAbs(args[0]), ts.MkAbs(args[1]))
 	},
 	// tmuxstart SOCKET COMMAND: a detached 160x50 tmux session running COMMAND on a private
 	// server, killed when the script ends, whatever happens.
@@ -234,4 +247,123 @@ func writeArchive(ts *testscript.TestScript, dst string, entries []archiveEntry)
 	}
 	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
 	ts.Check(os.WriteFile(dst, buf.Bytes(), 0o644))
+}
+
+func killHost(ts *testscript.TestScript, callsFile, outFile string) {
+	var gemPath string
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if st, err := os.Stat(filepath.Join(dir, "gem")); err == nil && !st.IsDir() {
+			gemPath = filepath.Join(dir, "gem")
+			break
+		}
+	}
+	if gemPath == "" {
+		ts.Fatalf("no gem in PATH")
+	}
+	cmd := exec.Command(gemPath, "tools", "call", "--batch")
+	cmd.Dir = ts.Getenv("WORK")
+	for _, k := range []string{"PATH", "HOME", "GEM_HOME", "GEMINI_CLI_HOME", "GEM_ENGINE", "TMPDIR"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	stdout, err := cmd.StdoutPipe()
+	ts.Check(err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ts.Check(cmd.Start())
+	ts.Defer(func() { cmd.Process.Kill(); cmd.Wait() })
+	calls, err := os.ReadFile(callsFile)
+	ts.Check(err)
+	answers := bufio.NewReader(stdout)
+	var out strings.Builder
+	pids := map[int]bool{}
+	pidRE := regexp.MustCompile(`"pid":(\d+)`)
+	for _, line := range strings.Split(strings.TrimSpace(string(calls)), "\n") {
+		fmt.Fprintln(stdin, line)
+		answer, err := answers.ReadString('\n')
+		if err != nil {
+			ts.Fatalf("no answer to %s: %v\nstderr: %s", line, err, stderr.String())
+		}
+		out.WriteString(answer)
+		for _, m := range pidRE.FindAllStringSubmatch(answer, -1) {
+			pid, _ := strconv.Atoi(m[1])
+			pids[pid] = true
+		}
+	}
+	ts.Check(os.WriteFile(outFile, []byte(out.String()), 0o644))
+	// Every descendant of gem: plugins, their jobs, the jobs' children.
+	for queue := []int{cmd.Process.Pid}; len(queue) > 0; queue = queue[1:] {
+		for _, child := range childrenOf(queue[0]) {
+			pids[child] = true
+			queue = append(queue, child)
+		}
+	}
+	if len(pids) == 0 {
+		ts.Fatalf("no plugin or job process to watch")
+	}
+	ts.Check(cmd.Process.Signal(syscall.SIGKILL))
+	cmd.Wait()
+	var alive []int
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		alive = alive[:0]
+		for pid := range pids {
+			if processAlive(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, pid := range alive {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		ts.Logf("survivor %d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if len(alive) > 0 {
+		ts.Fatalf("%d process(es) outlived the killed host", len(alive))
+	}
+	ts.Logf("watched %d processes (plugins and jobs); none outlived the host", len(pids))
+}
+
+// childrenOf lists the pids whose parent is pid (from /proc).
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, _ := procField(child, 3); ppid == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// procField reads field i (0-based, after the command) of /proc/pid/stat as a number,
+// or the state letter's code for i == 2.
+func procField(pid, i int) (int, string) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1, ""
+	}
+	s := string(data)
+	if j := strings.LastIndexByte(s, ')'); j >= 0 {
+		s = s[j+2:]
+	}
+	f := strings.Fields(s)
+	if len(f) <= i-2 {
+		return -1, ""
+	}
+	n, _ := strconv.Atoi(f[i-2])
+	return n, f[i-2]
+}
+
+// processAlive: it exists and is not a zombie (a zombie has ended; its reaper may be slow).
+func processAlive(pid int) bool {
+	_, state := procField(pid, 2)
+	return state != "" && state != "Z"
 }

@@ -56,8 +56,13 @@ func TestScripts(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			// [samples]: make samples has built the sample extensions for this machine.
 			if cond == "samples" {
-				_, err := os.Stat(filepath.Join(repoRoot(), "sample-extensions/gallery/bin", manifest.NodeOS(runtime.GOOS), manifest.NodeArch(runtime.GOARCH), "gallery"))
-				return err == nil, nil
+				for _, bin := range []string{"gallery/bin/%s/%s/gallery", "shell-tools/bin/%s/%s/shell-tools"} {
+					rel := fmt.Sprintf(bin, manifest.NodeOS(runtime.GOOS), manifest.NodeArch(runtime.GOARCH))
+					if _, err := os.Stat(filepath.Join(repoRoot(), "sample-extensions", rel)); err != nil {
+						return false, nil
+					}
+				}
+				return true, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

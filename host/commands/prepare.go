@@ -100,7 +100,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 // ChildEnv is the environment of one of x's subprocesses (command, plugin): the sanitised
 // environ (plus the names sandboxEnv allows), then x's settings, the declared env with
 // variables expanded for platform p, and gem's own variables (GEMINI_CLI, GEM_EXTENSION_NAME,
-// GEM_EXTENSION_PATH, GEM_WORKSPACE=root, GEM_BIN).
+// GEM_EXTENSION_PATH, GEM_WORKSPACE=root, GEM_HOME, GEM_BIN).
 func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, sandboxEnv, environ []string, readSecrets registry.SecretReader) ([]string, error) {
 	settings, err := registry.SettingsEnv(env, x, readSecrets)
 	if err != nil {
@@ -111,7 +111,7 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 	for _, kv := range declared {
 		add = append(add, kv.Key+"="+exp.Expand(kv.Value))
 	}
-	add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+root)
+	add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+root, "GEM_HOME="+env.GemHome)
 	if self, err := os.Executable(); err == nil {
 		add = append(add, "GEM_BIN="+self) // so a command can call gem back (the gallery installs with it)
 	}
