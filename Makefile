@@ -31,6 +31,7 @@ test: build samples tools
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go test -timeout 8m ./...
+	cd pluginsdk && go test -timeout 3m ./...
 
 demo: build samples
 	scripts/demo.sh

@@ -104,6 +104,13 @@ func TestTemplatePlugin(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the template does not build: %v\n%s", err, out)
 	}
+	// Its own tests (pluginsdk/plugintest, in process and as a subprocess) pass.
+	test := exec.Command("go", "test", "./...")
+	test.Dir = dir
+	test.Env = cmd.Env
+	if out, err := test.CombinedOutput(); err != nil {
+		t.Fatalf("the template's tests fail: %v\n%s", err, out)
+	}
 	c, err := Start(context.Background(), Spec{Name: "tmplplug", Path: bin})
 	if err != nil {
 		t.Fatal(err)
