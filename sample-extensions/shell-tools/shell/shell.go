@@ -23,6 +23,7 @@
 package shell
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,6 +135,7 @@ type Job struct {
 	signal   string
 	ended    time.Time
 	readDone chan struct{}
+	done     chan struct{} // closed when the job has ended and its files are written
 }
 
 // ErrNoJob is an unknown handle.
@@ -161,7 +163,7 @@ func (m *Manager) Start(command, dir string, maxOutput int) (*Job, error) {
 	m.mu.Lock()
 	m.next++
 	j := &Job{Handle: m.next, Command: command, Dir: dir, Pid: cmd.Process.Pid, Started: time.Now(),
-		cmd: cmd, tty: tty, maxOutput: maxOutput, changed: make(chan struct{}), readDone: make(chan struct{}),
+		cmd: cmd, tty: tty, maxOutput: maxOutput, changed: make(chan struct{}), readDone: make(chan struct{}), done: make(chan struct{}),
 		path: filepath.Join(m.Dir, strconv.Itoa(m.next))}
 	m.jobs[j.Handle] = j
 	m.mu.Unlock()
@@ -210,28 +212,27 @@ func (m *Manager) Shutdown() {
 func (j *Job) read() {
 	defer close(j.readDone)
 	buf := make([]byte, 32<<10)
-	cr := false // the previous chunk ended with \r
+	crs := 0 // carriage returns held back from the end of the previous chunk
 	for {
 		n, err := j.tty.Read(buf)
 		if n > 0 {
-			chunk := buf[:n]
-			if cr {
-				chunk = append([]byte{'\r'}, chunk...)
-			}
-			cr = chunk[len(chunk)-1] == '\r'
-			if cr {
-				chunk = chunk[:len(chunk)-1]
-			}
-			j.append([]byte(strings.ReplaceAll(string(chunk), "\r\n", "\n")))
+			chunk := append(bytes.Repeat([]byte{'\r'}, crs), buf[:n]...)
+			trimmed := bytes.TrimRight(chunk, "\r")
+			crs = len(chunk) - len(trimmed)
+			j.append(lineEnds.ReplaceAll(trimmed, []byte{'\n'}))
 		}
 		if err != nil {
-			if cr {
-				j.append([]byte{'\r'})
+			if crs > 0 {
+				j.append(bytes.Repeat([]byte{'\r'}, crs))
 			}
 			return
 		}
 	}
 }
+
+// lineEnds are a terminal's line ends: the PTY turns \n into \r\n, and a program that
+// writes \r\n itself shows as \r\r\n.
+var lineEnds = regexp.MustCompile(`\r+\n`)
 
 func (j *Job) append(p []byte) {
 	j.mu.Lock()
@@ -266,6 +267,7 @@ func (j *Job) wait() {
 	j.mu.Unlock()
 	j.tty.Close()
 	j.persist()
+	close(j.done)
 }
 
 // Snapshot is a job's state for results and jobs.
@@ -383,35 +385,27 @@ func (j *Job) Send(input string) error {
 // whether the job was still running.
 func (j *Job) Kill(grace time.Duration) bool {
 	j.mu.Lock()
-	exited, changed := j.exited, j.changed
+	exited := j.exited
 	j.mu.Unlock()
 	if exited {
+		<-j.done
 		return false
 	}
 	syscall.Kill(-j.Pid, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
-	for {
+	select {
+	case <-j.done:
+		syscall.Kill(-j.Pid, syscall.SIGKILL) // stragglers in the group
+	case <-t.C:
+		syscall.Kill(-j.Pid, syscall.SIGKILL)
 		select {
-		case <-changed:
-			j.mu.Lock()
-			exited, changed = j.exited, j.changed
-			j.mu.Unlock()
-			if exited {
-				syscall.Kill(-j.Pid, syscall.SIGKILL) // stragglers in the group
-				return true
-			}
-		case <-t.C:
-			syscall.Kill(-j.Pid, syscall.SIGKILL)
-			for end := time.Now().Add(2 * time.Second); !j.Snapshot().isDone() && time.Now().Before(end); {
-				time.Sleep(10 * time.Millisecond)
-			}
-			return true
+		case <-j.done:
+		case <-time.After(2 * time.Second):
 		}
 	}
+	return true
 }
-
-func (s Snapshot) isDone() bool { return s.Status != "running" }
 
 // persist writes stdout.txt (the kept output) and info.json; best effort.
 func (j *Job) persist() {

@@ -1,0 +1,69 @@
+package genaiconv
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/gemhost/gem/host/tools"
+	pb "github.com/gemhost/gem/pluginsdk/proto"
+)
+
+func TestDeclaration(t *testing.T) {
+	schema := `{"type":"object","properties":{"text":{"type":"string","description":"what"}},"required":["text"],"additionalProperties":false}`
+	tests := []struct {
+		name, schema string
+		want         any
+	}{
+		{"echo", schema, map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "description": "what"}}, "required": []any{"text"}, "additionalProperties": false}},
+		{"broken", `not json`, map[string]any{"type": "object"}},
+		{"empty", ``, map[string]any{"type": "object"}},
+	}
+	for _, tt := range tests {
+		tl := &tools.Tool{Name: tt.name, Schema: json.RawMessage(tt.schema), Spec: &pb.ToolSpec{Description: "d " + tt.name}}
+		d := Declaration(tl)
+		if d.Name != tt.name || d.Description != "d "+tt.name || !reflect.DeepEqual(d.ParametersJsonSchema, tt.want) || d.Parameters != nil {
+			t.Errorf("%s: %+v", tt.name, d)
+		}
+		// It serialises as the Gemini API expects: parametersJsonSchema, raw.
+		data, _ := json.Marshal(d)
+		var back map[string]any
+		json.Unmarshal(data, &back)
+		if !reflect.DeepEqual(back["parametersJsonSchema"], tt.want) {
+			t.Errorf("%s: wire form %s", tt.name, data)
+		}
+	}
+}
+
+func TestResponse(t *testing.T) {
+	tests := []struct {
+		name    string
+		res     *tools.Result
+		callErr error
+		want    map[string]any
+	}{
+		{"text", &tools.Result{Text: "hi"}, nil, map[string]any{"output": "hi"}},
+		{"structured", &tools.Result{Text: "2", Structured: json.RawMessage(`{"n":2}`)}, nil, map[string]any{"output": "2", "structured": map[string]any{"n": float64(2)}}},
+		{"tool error", &tools.Result{Error: &tools.ResultError{Type: "not_found", Message: "no job 3"}}, nil, map[string]any{"error": "not_found: no job 3"}},
+		{"call error", nil, errors.New("invalid arguments for echo: \"text\" is required"), map[string]any{"error": "invalid arguments for echo: \"text\" is required"}},
+	}
+	for _, tt := range tests {
+		r := Response("call-1", "echo", tt.res, tt.callErr)
+		if r.ID != "call-1" || r.Name != "echo" || !reflect.DeepEqual(r.Response, tt.want) {
+			t.Errorf("%s: %+v", tt.name, r)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	got, err := Args(&genai.FunctionCall{Name: "echo", Args: map[string]any{"text": "x", "times": 2}})
+	if err != nil || string(got) != `{"text":"x","times":2}` {
+		t.Fatalf("%s %v", got, err)
+	}
+	if got, _ := Args(&genai.FunctionCall{Name: "jobs"}); string(got) != "{}" {
+		t.Fatalf("no args: %s", got)
+	}
+}
