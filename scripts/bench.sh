@@ -76,3 +76,13 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 print("ratio gem run/direct: %.2fx (target <= 2.5x)" % (r[1]["median"] / r[0]["median"]))
 PY
+
+echo
+echo "== plugins: cold start (launch + handshake + ListTools) vs plain fork/exec of the same binary,"
+echo "   interleaved, medians of 200 (target <= 1.3x)"
+cd "$OLDPWD"
+go test -run '^$' -bench 'ColdStart' -benchtime 200x ./host/plugins/ | grep -E '^Benchmark'
+echo
+echo "== plugins: warm call through the whole host path (registry, schema validation, session"
+echo "   plugin, gRPC, result), 5,000 calls (targets p50 <= 300 µs, p99 <= 1000 µs)"
+go test -run '^$' -bench 'HostCall' -benchtime 5000x ./host/tools/ | grep -E '^Benchmark'

@@ -18,6 +18,7 @@ say gem ext install sample-extensions/gallery --consent
 "$gem" ext install "$repo/sample-extensions/gallery" --consent </dev/null 2>/dev/null
 "$gem" ext install "$repo/sample-extensions/hello" --consent </dev/null >/dev/null 2>&1
 "$gem" ext install "$repo/sample-extensions/welcome" --consent </dev/null >/dev/null 2>&1
+"$gem" ext install "$repo/sample-extensions/shell-tools" --consent </dev/null >/dev/null 2>&1
 # a project-level copy of welcome, shadowed by the user one (Gemini CLI's rule: user first)
 "$gem" ext install "$repo/sample-extensions/welcome" --consent --scope project </dev/null >/dev/null 2>&1
 
@@ -31,6 +32,16 @@ say gem run gallery show chrome-devtools-mcp; "$gem" run gallery show chrome-dev
 say gem run hello to gem;          "$gem" run hello to gem
 say gem ext info hello;            "$gem" ext info hello
 say gem ext validate "$repo/sample-extensions/hello"; "$gem" ext validate "$repo/sample-extensions/hello"
+say gem tools list;                "$gem" tools list
+say "gem tools call run_shell_command '{\"command\":\"uname -sm\"}'"
+"$gem" tools call run_shell_command '{"command":"uname -sm"}'
+say 'gem tools call --batch   # a python3 REPL driven across calls, in one plugin session'
+batch='{"tool":"run_shell_command","args":{"command":"python3 -q","ai_callback_pattern":">>> $"}}
+{"tool":"send_input","args":{"handle":1,"input":"fib = lambda n: n if n < 2 else fib(n-1) + fib(n-2)","ai_callback_pattern":">>> $"}}
+{"tool":"send_input","args":{"handle":1,"input":"[fib(i) for i in range(11)]","ai_callback_pattern":">>> $"}}
+{"tool":"jobs"}'
+echo "$batch"
+echo "$batch" | "$gem" tools call --batch | python3 -c 'import json,sys; [print("->", json.loads(l)["result"]["text"].replace("\n", "\n   ")) for l in sys.stdin]'
 say "gem ext list --json | head -15"; "$gem" ext list --json | head -15
 echo
 echo "Demo home: $demo (remove it with: rm -rf $demo)"
