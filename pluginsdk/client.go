@@ -124,7 +124,7 @@ func (c *Conn) Call(ctx context.Context, tool, argsJSON string, opts CallOptions
 	if known && !streams && !c.noUnary.Load() {
 		res, err := c.rpc.CallToolUnary(ctx, req)
 		if status.Code(err) != codes.Unimplemented {
-			return res, err
+			return endedBy(ctx, res, err)
 		}
 		c.noUnary.Store(true)
 	}
@@ -146,9 +146,19 @@ func (c *Conn) Call(ctx context.Context, tool, argsJSON string, opts CallOptions
 				opts.OnUpdate(e.Update.Text)
 			}
 		case *pb.CallToolEvent_Result:
-			return e.Result, nil
+			return endedBy(ctx, e.Result, nil)
 		}
 	}
+}
+
+// endedBy reports a call that failed because its context ended as the context's error: the
+// plugin sees the same deadline and may answer with a cancelled result before the host's
+// transport notices.
+func endedBy(ctx context.Context, res *pb.ToolResult, err error) (*pb.ToolResult, error) {
+	if ctx.Err() != nil && (err != nil || res.GetError() != nil) {
+		return nil, ctx.Err()
+	}
+	return res, err
 }
 
 func (c *Conn) hostFor(id uint64) HostServices {

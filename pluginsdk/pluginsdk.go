@@ -21,6 +21,25 @@
 //
 // Logs go to stderr (gem records them under ext.<name>); stdout belongs to go-plugin's
 // handshake and must never be written. Serve detaches the plugin from the host's stdin.
+//
+// While a tool runs it may use the host's services through its context:
+//
+//   - Confirm(ctx, title, details) asks the user (gem asks on the terminal, or takes --yes;
+//     with no one to ask the answer is no); ErrNoHost when the host offers no services.
+//   - Progress(ctx, message, fraction) reports progress (fraction < 0 when unknown).
+//   - Log(ctx, level, message) writes to gem's log file, tagged with the call.
+//   - Output(ctx, text) streams output from a tool marked Streaming().
+//
+// Host services travel over go-plugin's GRPCBroker: the host offers them at the first call,
+// and each request carries the call's id so concurrent calls are told apart.
+//
+// Serve runs the plugin with GOMAXPROCS=1 unless Plugin.MaxProcs or the GOMAXPROCS variable
+// says otherwise: one P gives the lowest call latency on the small machines gem runs on.
+// Plugin.OnShutdown runs when the host stops the plugin gracefully.
+//
+// Package plugintest tests a plugin without gem: InProcess serves it over a real gRPC
+// connection in the test's process, Build and Start run the real binary as gem would; both
+// give a Client whose Host records confirmations, progress and logs.
 package pluginsdk
 
 import (
