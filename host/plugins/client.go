@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"syscall"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/pluginsdk"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
@@ -47,7 +47,7 @@ type Client struct {
 	Name   string
 	gp     *plugin.Client
 	conn   *pluginsdk.Conn
-	stderr *stderrTail
+	stderr *sandbox.StderrTail
 	Tools  []*pb.ToolSpec
 }
 
@@ -58,13 +58,8 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 	if logger == nil {
 		logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
 	}
-	cmd := exec.Command(spec.Path)
-	cmd.Env = spec.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{} // nil would mean the host's environment
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	tail := &stderrTail{}
+	cmd := sandbox.Command(sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name})
+	tail := &sandbox.StderrTail{}
 	gp := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginsdk.Handshake,
 		Plugins:          plugin.PluginSet{pluginsdk.PluginName: pluginsdk.ClientPlugin{}},
@@ -77,7 +72,7 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 	c := &Client{Name: spec.Name, gp: gp, stderr: tail}
 	fail := func(err error) (*Client, error) {
 		c.Close()
-		return nil, fmt.Errorf("plugin %s (%s) did not start: %w%s", spec.Name, spec.Path, err, tail.describe())
+		return nil, fmt.Errorf("plugin %s (%s) did not start: %w%s", spec.Name, spec.Path, err, tail.Describe())
 	}
 	rpc, err := gp.Client()
 	if err != nil {
@@ -133,7 +128,7 @@ func (c *Client) failure(tool string, err error) error {
 		}
 	}
 	if c.Exited() {
-		return &CrashError{Plugin: c.Name, Tool: tool, Stderr: c.stderr.describe(), Err: err}
+		return &CrashError{Plugin: c.Name, Tool: tool, Stderr: c.stderr.Describe(), Err: err}
 	}
 	return fmt.Errorf("plugin %s: tool %s: %w", c.Name, tool, err)
 }

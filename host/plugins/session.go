@@ -48,7 +48,7 @@ func (p *Plugin) Client(ctx context.Context) (*Client, error) {
 		return nil, fmt.Errorf("plugin %s: %w", p.Name, ErrNotRunning)
 	}
 	if p.client != nil && p.client.Exited() {
-		p.crashedLocked(&CrashError{Plugin: p.Name, Stderr: p.client.stderr.describe(), Err: errors.New("the process ended between calls")})
+		p.crashedLocked(&CrashError{Plugin: p.Name, Stderr: p.client.stderr.Describe(), Err: errors.New("the process ended between calls")})
 	}
 	if p.client != nil {
 		return p.client, nil

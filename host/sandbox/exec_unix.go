@@ -105,3 +105,23 @@ func Run(s Spec) (int, error) {
 	}
 	return 0, nil
 }
+
+// Command prepares the program as a long-lived child (a plugin, an MCP server): exactly
+// s.Env (never the host's environment), its own process group so it and whatever it starts
+// can be killed together (KillGroup), and killed if gem dies. The caller wires its streams.
+func Command(s Spec) *exec.Cmd {
+	cmd := exec.Command(s.Path, s.Args...)
+	cmd.Env, cmd.Dir = s.Env, s.Dir
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean the host's environment
+	}
+	cmd.SysProcAttr = sysProcAttr()
+	return cmd
+}
+
+// KillGroup kills the process group a Command child leads (what it left behind included).
+func KillGroup(cmd *exec.Cmd) {
+	if cmd != nil && cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -1,4 +1,4 @@
-package plugins
+package sandbox
 
 import (
 	"bytes"
@@ -6,10 +6,10 @@ import (
 	"sync"
 )
 
-// stderrTail keeps what a plugin last wrote to stderr, for crash reports: the last 16 KiB,
+// StderrTail keeps what a child (plugin, MCP server) last wrote to stderr, for crash reports: the last 16 KiB,
 // and the start of a Go panic or fatal error, which is what explains a crash and which a
 // long goroutine dump would otherwise push out.
-type stderrTail struct {
+type StderrTail struct {
 	mu    sync.Mutex
 	buf   []byte
 	panic []byte // from "panic:" or "fatal error:" on, up to 2 KiB
@@ -17,7 +17,7 @@ type stderrTail struct {
 
 const tailBytes = 16 << 10
 
-func (t *stderrTail) Write(p []byte) (int, error) {
+func (t *StderrTail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.panic == nil {
@@ -43,9 +43,9 @@ func panicStart(p []byte) int {
 	return -1
 }
 
-// lines returns the lines worth showing: from the panic on when there was one, else the
+// Lines returns the lines worth showing: from the panic on when there was one, else the
 // last n lines.
-func (t *stderrTail) lines(n int) []string {
+func (t *StderrTail) Lines(n int) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	src := t.buf
@@ -62,12 +62,12 @@ func (t *stderrTail) lines(n int) []string {
 	return all[max(0, len(all)-n):]
 }
 
-// describe is the tail for an error message: "" when the plugin wrote nothing.
-func (t *stderrTail) describe() string {
+// Describe is the tail for an error message: "" when the plugin wrote nothing.
+func (t *StderrTail) Describe() string {
 	if t == nil {
 		return ""
 	}
-	lines := t.lines(12)
+	lines := t.Lines(12)
 	if len(lines) == 0 {
 		return ""
 	}
