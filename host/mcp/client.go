@@ -1,0 +1,572 @@
+// Package mcp owns the MCP servers that extensions declare in `mcpServers`, on the host side:
+// connecting to them with the official Go SDK over stdio (`command`, `args`, `env`, `cwd`),
+// streamable HTTP (`httpUrl`, or `url` with `type: "http"`) or SSE (`url`), with `headers`;
+// listing their tools (all pages, `includeTools`/`excludeTools` applied), refreshing the list
+// on list-changed notifications, calling tools with progress and cancellation, and reporting a
+// server that fails to start, hangs or dies with its last stderr lines.
+//
+// Chosen where the spec is silent (Gemini CLI's behaviour where it has one):
+//   - Transport precedence: `httpUrl`, then `url` (`type: "http"` means streamable HTTP,
+//     anything else SSE), then `command`. `tcp` is refused with a message: neither the SDK nor
+//     Gemini CLI's current releases speak it.
+//   - `timeout` (milliseconds, default 600 000) bounds the connection (start, initialize,
+//     first tool list) and every request.
+//   - A stdio server runs with the launcher's environment (host/sandbox allowlist, the
+//     extension's settings, then the server's `env`), in `cwd` or else gem's working folder,
+//     in its own process group, killed with gem. Closing it closes its stdin, waits 1 s, then
+//     kills the group.
+//   - A server that died is restarted by the next request, after a backoff of 500 ms doubling
+//     per consecutive failure up to 8 s; a successful call resets it.
+//   - An empty `includeTools` means "not set" (the manifest cannot tell [] from absent).
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/manifest"
+)
+
+// Transport is how gem reaches a server.
+type Transport string
+
+const (
+	Stdio Transport = "stdio"
+	HTTP  Transport = "http"
+	SSE   Transport = "sse"
+)
+
+// TransportOf says how a manifest entry is reached, or why it cannot be.
+func TransportOf(s manifest.MCPServer) (Transport, error) {
+	switch {
+	case s.HTTPURL != "":
+		return HTTP, nil
+	case s.URL != "" && s.Type == "http":
+		return HTTP, nil
+	case s.URL != "":
+		return SSE, nil
+	case s.Command != "":
+		return Stdio, nil
+	case s.TCP != "":
+		return "", errors.New(`the "tcp" transport is not supported: declare "command" (stdio), "httpUrl" or "url" instead`)
+	}
+	return "", errors.New(`it declares no way to reach it: set "command" (stdio), "httpUrl" (streamable HTTP) or "url" (SSE)`)
+}
+
+// State is where a server is in its life.
+type State string
+
+const (
+	Stopped  State = "stopped" // not started yet (servers start on first use)
+	Starting State = "starting"
+	Ready    State = "ready"
+	Failed   State = "failed"
+)
+
+// Config is one server to run.
+type Config struct {
+	Name      string             // as declared in mcpServers
+	Extension string             // the extension that declares it
+	Server    manifest.MCPServer // with variables resolved
+	Env       []string           // a stdio server's whole environment
+	Dir       string             // a stdio server's working folder when Server.Cwd is empty
+	Logger    hclog.Logger
+	// OnToolsChanged runs (in its own goroutine) after the tool list changed.
+	OnToolsChanged func(*Server)
+}
+
+// Server is one MCP server of a session.
+type Server struct {
+	Config
+	Transport Transport
+
+	startMu sync.Mutex // serialises starts
+	mu      sync.Mutex
+	state   State
+	err     error
+	session *sdk.ClientSession
+	proc    *process
+	// cancelSession ends the context the session was made with.
+	cancelSession context.CancelFunc
+	tools   []*sdk.Tool
+	closed  bool
+
+	failures  int
+	nextStart time.Time
+
+	progressMu sync.Mutex
+	progress   map[string]func(message string, fraction float64)
+	nextToken  atomic.Uint64
+}
+
+// New prepares a server; nothing starts until Start or Call.
+func New(c Config) (*Server, error) {
+	t, err := TransportOf(c.Server)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %s of %s: %w", c.Name, c.Extension, err)
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	return &Server{Config: c, Transport: t, state: Stopped, progress: map[string]func(string, float64){}}, nil
+}
+
+// Timeout is the server's request timeout.
+func (s *Server) Timeout() time.Duration {
+	ms := s.Server.Timeout
+	if ms <= 0 {
+		ms = manifest.DefaultMCPTimeoutMillis
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+// Endpoint is what the server runs or where it is: the command line or the URL.
+func (s *Server) Endpoint() string {
+	switch s.Transport {
+	case Stdio:
+		return strings.Join(append([]string{s.Server.Command}, s.Server.Args...), " ")
+	case HTTP:
+		if s.Server.HTTPURL != "" {
+			return s.Server.HTTPURL
+		}
+	}
+	return s.Server.URL
+}
+
+// State reports the state and, when failed, why.
+func (s *Server) State() (State, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state, s.err
+}
+
+// Tools is the server's tool list after includeTools/excludeTools (nil before it started).
+func (s *Server) Tools() []*sdk.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
+}
+
+// Pid is a stdio server's process id, 0 when none runs.
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.cmd.Process == nil {
+		return 0
+	}
+	return s.proc.cmd.Process.Pid
+}
+
+// Start connects (starting a stdio server's process) and lists the tools. It returns at once
+// when the server is ready, and the last failure while a restart backoff runs.
+func (s *Server) Start(ctx context.Context) error {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return fmt.Errorf("mcp server %s of %s: the session is closing", s.Name, s.Extension)
+	case s.state == Ready:
+		s.mu.Unlock()
+		return nil
+	case s.state == Failed && time.Now().Before(s.nextStart):
+		err := s.err
+		s.mu.Unlock()
+		return err
+	}
+	s.state = Starting
+	s.mu.Unlock()
+
+	err := s.connect(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.failLocked(err)
+		return err
+	}
+	if s.closed { // closed while connecting
+		s.stopLocked()
+		return fmt.Errorf("mcp server %s of %s: the session is closing", s.Name, s.Extension)
+	}
+	s.state, s.err = Ready, nil
+	return nil
+}
+
+func (s *Server) failLocked(err error) {
+	s.state, s.err = Failed, err
+	s.failures++
+	backoff := min(500*time.Millisecond<<min(s.failures-1, 4), 8*time.Second)
+	s.nextStart = time.Now().Add(backoff)
+}
+
+func (s *Server) connect(ctx context.Context) error {
+	timeout := s.Timeout()
+	// The session's context outlives this call (HTTP transports keep a stream open with it);
+	// the timeout and the caller's cancellation bound only the connection.
+	sctx, cancelSession := context.WithCancel(context.WithoutCancel(ctx))
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(timeout, func() { timedOut.Store(true); cancelSession() })
+	stopParent := context.AfterFunc(ctx, cancelSession)
+	defer func() { timer.Stop(); stopParent() }()
+
+	client := sdk.NewClient(&sdk.Implementation{Name: "gem", Version: buildinfo.Version}, &sdk.ClientOptions{
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			go s.refresh()
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			s.onProgress(req.Params)
+		},
+	})
+	var transport sdk.Transport
+	var proc *process
+	switch s.Transport {
+	case Stdio:
+		p, t, err := s.startProcess()
+		if err != nil {
+			cancelSession()
+			return err
+		}
+		proc, transport = p, t
+	case HTTP:
+		endpoint := s.Server.HTTPURL
+		if endpoint == "" {
+			endpoint = s.Server.URL
+		}
+		transport = &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: s.httpClient(), MaxRetries: 2}
+	case SSE:
+		transport = &sdk.SSEClientTransport{Endpoint: s.Server.URL, HTTPClient: s.httpClient()}
+	}
+	session, err := client.Connect(sctx, transport, nil)
+	if err == nil {
+		s.mu.Lock()
+		s.session, s.proc, s.cancelSession = session, proc, cancelSession
+		s.mu.Unlock()
+		err = s.listTools(sctx)
+	}
+	if err != nil {
+		if session != nil {
+			session.Close()
+		}
+		if proc != nil {
+			proc.stop()
+		}
+		cancelSession()
+		s.mu.Lock()
+		s.session, s.proc, s.cancelSession = nil, nil, nil
+		s.mu.Unlock()
+		return s.describe("did not start", timedOut.Load() && ctx.Err() == nil, err, proc)
+	}
+	if proc != nil {
+		go s.watch(session, proc)
+	}
+	return nil
+}
+
+// describe wraps a failure with what explains it: the timeout, the exit, the stderr tail.
+func (s *Server) describe(what string, timedOut bool, err error, proc *process) error {
+	prefix := fmt.Sprintf("mcp server %s of %s %s", s.Name, s.Extension, what)
+	if timedOut {
+		err = fmt.Errorf("no answer within %s (its \"timeout\" in gemini-extension.json, in milliseconds)", s.Timeout())
+	}
+	if proc != nil {
+		if exit := proc.exitWithin(300 * time.Millisecond); exit != nil {
+			err = fmt.Errorf("%w (the process ended: %v)", err, exit)
+		}
+		return fmt.Errorf("%s: %w%s", prefix, err, proc.tail.Describe())
+	}
+	return fmt.Errorf("%s: %w", prefix, err)
+}
+
+// watch marks the server failed when its process ends while gem still needs it.
+func (s *Server) watch(session *sdk.ClientSession, proc *process) {
+	<-proc.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session != session || s.closed {
+		return
+	}
+	cancel := s.cancelSession
+	s.session, s.proc, s.cancelSession = nil, nil, nil
+	session.Close()
+	if cancel != nil {
+		cancel()
+	}
+	s.failLocked(fmt.Errorf("mcp server %s of %s exited: %v%s", s.Name, s.Extension, proc.exitErr, proc.tail.Describe()))
+	s.Logger.Warn("mcp server exited", "server", s.Name, "extension", s.Extension, "error", proc.exitErr)
+}
+
+func (s *Server) listTools(ctx context.Context) error {
+	s.mu.Lock()
+	session := s.session
+	s.mu.Unlock()
+	if session == nil {
+		return errors.New("not connected")
+	}
+	var all []*sdk.Tool
+	for t, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("listing tools: %w", err)
+		}
+		if s.enabled(t.Name) {
+			all = append(all, t)
+		}
+	}
+	s.mu.Lock()
+	s.tools = all
+	s.mu.Unlock()
+	return nil
+}
+
+// enabled applies includeTools and excludeTools as Gemini CLI does: excluded names are out;
+// with includeTools set, only names listed (alone or as "name(…)") are in.
+func (s *Server) enabled(tool string) bool {
+	if slices.Contains(s.Server.ExcludeTools, tool) {
+		return false
+	}
+	if len(s.Server.IncludeTools) == 0 {
+		return true
+	}
+	for _, inc := range s.Server.IncludeTools {
+		if inc == tool || strings.HasPrefix(inc, tool+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) refresh() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.Timeout())
+	defer cancel()
+	if err := s.listTools(ctx); err != nil {
+		s.Logger.Warn("refreshing mcp tools", "server", s.Name, "error", err)
+		return
+	}
+	s.Logger.Debug("mcp tool list changed", "server", s.Name, "tools", len(s.Tools()))
+	if s.OnToolsChanged != nil {
+		s.OnToolsChanged(s)
+	}
+}
+
+// Refresh lists the tools again (what a list-changed notification does).
+func (s *Server) Refresh(ctx context.Context) error { return s.listTools(ctx) }
+
+// progressGrace is how long a call's progress still reaches its callback after the result.
+const progressGrace = time.Second
+
+// CallOptions carry what a call reports while it runs.
+type CallOptions struct {
+	// OnProgress receives the server's progress notifications (fraction < 0: unknown).
+	// It may run briefly after Call returned (notifications can trail the result).
+	OnProgress func(message string, fraction float64)
+}
+
+// Call runs a tool with JSON arguments, starting the server if needed. An error means the
+// call did not complete (the server failed, timed out, or refused the request); the tool's
+// own failure is a result with IsError.
+func (s *Server) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*sdk.CallToolResult, error) {
+	if err := s.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	session, proc := s.session, s.proc
+	s.mu.Unlock()
+	if session == nil {
+		_, err := s.State()
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.Timeout())
+	defer cancel()
+	params := &sdk.CallToolParams{Name: tool, Arguments: args}
+	if opts.OnProgress != nil {
+		token := s.nextToken.Add(1)
+		key := "gem-" + fmt.Sprint(token)
+		params.SetProgressToken(key)
+		s.progressMu.Lock()
+		s.progress[key] = opts.OnProgress
+		s.progressMu.Unlock()
+		// Notifications are dispatched apart from responses and may trail the result.
+		defer time.AfterFunc(progressGrace, func() {
+			s.progressMu.Lock()
+			delete(s.progress, key)
+			s.progressMu.Unlock()
+		})
+	}
+	res, err := session.CallTool(cctx, params)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded)
+		return nil, s.describe(fmt.Sprintf("failed calling %s", tool), timedOut, err, proc)
+	}
+	s.mu.Lock()
+	s.failures = 0
+	s.mu.Unlock()
+	return res, nil
+}
+
+func (s *Server) onProgress(p *sdk.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	s.progressMu.Lock()
+	fn := s.progress[fmt.Sprint(p.ProgressToken)]
+	s.progressMu.Unlock()
+	if fn == nil {
+		return
+	}
+	fraction := -1.0
+	if p.Total > 0 {
+		fraction = p.Progress / p.Total
+	}
+	fn(p.Message, fraction)
+}
+
+// Close ends the session and stops a stdio server's process group.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.stopLocked()
+	s.mu.Unlock()
+}
+
+func (s *Server) stopLocked() {
+	session, proc, cancel := s.session, s.proc, s.cancelSession
+	s.session, s.proc, s.cancelSession = nil, nil, nil
+	if session != nil {
+		session.Close()
+	}
+	if cancel != nil {
+		cancel()
+	}
+	if proc != nil {
+		proc.stop()
+	}
+	if s.state == Ready || s.state == Starting {
+		s.state = Stopped
+	}
+}
+
+// httpClient sends the declared headers with every request.
+func (s *Server) httpClient() *http.Client {
+	if len(s.Server.Headers) == 0 {
+		return &http.Client{}
+	}
+	return &http.Client{Transport: headerTransport{headers: s.Server.Headers, base: http.DefaultTransport}}
+}
+
+type headerTransport struct {
+	headers []manifest.KV
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for _, kv := range h.headers {
+		r.Header.Set(kv.Key, kv.Value)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// process is a stdio server's child process.
+type process struct {
+	cmd     *exec.Cmd
+	tail    *sandbox.StderrTail
+	done    chan struct{}
+	exitErr error
+	stdin   *os.File
+	stdout  *os.File
+}
+
+func (s *Server) startProcess() (*process, sdk.Transport, error) {
+	path := s.Server.Command
+	if !strings.ContainsRune(path, filepath.Separator) {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, path)
+		}
+		path = found
+	} else if _, err := os.Stat(path); err != nil {
+		return nil, nil, fmt.Errorf("mcp server %s of %s: command %s: %w (is the extension built for this platform?)", s.Name, s.Extension, path, err)
+	}
+	dir := s.Server.Cwd
+	if dir == "" {
+		dir = s.Dir
+	}
+	cmd := sandbox.Command(sandbox.Spec{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name})
+	cmd.Args[0] = s.Server.Command
+	p := &process{cmd: cmd, tail: &sandbox.StderrTail{}, done: make(chan struct{})}
+	cmd.Stderr = p.tail
+	// Pipes of our own (not cmd.StdoutPipe): Wait must not close what the SDK still reads.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, nil, fmt.Errorf("mcp server %s of %s: cannot run %s: %w", s.Name, s.Extension, path, err)
+	}
+	inR.Close()
+	outW.Close()
+	p.stdin, p.stdout = inW, outR
+	go func() {
+		p.exitErr = cmd.Wait()
+		if p.exitErr == nil {
+			p.exitErr = errors.New("exit status 0")
+		}
+		close(p.done)
+	}()
+	s.Logger.Debug("mcp server started", "server", s.Name, "extension", s.Extension, "pid", cmd.Process.Pid)
+	return p, &sdk.IOTransport{Reader: outR, Writer: inW}, nil
+}
+
+// exitWithin waits up to d for the process to end and returns how it ended, nil if it runs.
+func (p *process) exitWithin(d time.Duration) error {
+	select {
+	case <-p.done:
+		return p.exitErr
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// stop closes stdin (a polite server exits), waits a second, then kills the group, which
+// also ends whatever the server started.
+func (p *process) stop() {
+	p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(time.Second):
+	}
+	sandbox.KillGroup(p.cmd)
+	<-p.done
+	p.stdout.Close()
+}
