@@ -1,6 +1,18 @@
 // Package tools owns the host's tool registry: the tools of enabled extensions' go-plugin
-// plugins (MCP servers join in the MCP issue), their names after the conflict rule, argument
-// validation against each tool's JSON Schema (every violation reported), and calls.
+// plugins and MCP servers, their names after the conflict rule, the manifests'
+// excludeTools, argument validation against each tool's JSON Schema (every violation
+// reported), and calls.
+//
+// Names: plugin tools keep their declared names, MCP tools are mcp_<server>_<tool> (package
+// host/mcp); a name two sources share becomes <extension>_<name> on both sides.
+// excludeTools entries without arguments ("tool") hide a tool of that name (registry or
+// declared name) from every source, as Gemini CLI applies an extension's excludeTools to the
+// whole session; entries with arguments ("run_shell_command(rm -rf)") restrict commands and
+// are left to the policy engine.
+//
+// MCP servers start on demand, in parallel: StartMCP starts them (gem tools list starts all),
+// and a call to an mcp_ name starts the server it names. Two extensions declaring the same
+// server name: the second is skipped with a warning naming both.
 //
 // Plugins start lazily: a plugin whose binary has a valid entry in the tool cache
 // ($GEM_HOME/cache/tools, see cache.go) is listed from it and started on its first call; one
@@ -16,12 +28,14 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
+	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/pluginsdk"
@@ -32,14 +46,25 @@ import (
 // Tool is one tool in the registry.
 type Tool struct {
 	Name      string // as the model sees it
-	Declared  string // as the plugin declares it
+	Declared  string // as its source declares it
 	Extension string
-	Plugin    string
+	Plugin    string // the plugin that serves it, or ""
+	Server    string // the MCP server that serves it, or ""
 	Spec      *pb.ToolSpec
 	Schema    json.RawMessage
+	base      string // the name before the conflict rule
 	schema    *jsonschema.Schema
-	resolved  *jsonschema.Resolved
+	resolved  *jsonschema.Resolved // nil: the schema is not one gem can check (an MCP server's)
 	plugin    *plugins.Plugin
+	mcp       *mcphost.Server
+}
+
+// Source is "plugin <id>" or "mcp <server>".
+func (t *Tool) Source() string {
+	if t.mcp != nil {
+		return "mcp " + t.Server
+	}
+	return "plugin " + t.Plugin
 }
 
 // Kind is the tool's kind in lower case (read, edit, execute, …).
@@ -60,27 +85,56 @@ type Options struct {
 	Environ     []string      // the host environment children derive theirs from; nil: os.Environ()
 }
 
-// Registry holds the tools of one session.
+// Registry holds the tools of one session. It is safe for concurrent use.
 type Registry struct {
-	Tools   []*Tool
-	byName  map[string]*Tool
-	plugins []*plugins.Plugin
+	mu          sync.RWMutex
+	tools       []*Tool
+	byName      map[string]*Tool
+	pluginTools []*Tool
+	plugins     []*plugins.Plugin
+	servers     []*mcpServer
+	excluded    map[string]string // tool name → the extension whose excludeTools hides it
+	services    *Services
+	logger      hclog.Logger
+	onChange    []func()
 }
 
 // Load collects the tools of the enabled extensions' plugins of d. A plugin that fails is
 // reported in the errors and does not stop the others.
 func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Options) (*Registry, []error) {
-	r := &Registry{byName: map[string]*Tool{}}
+	r := &Registry{byName: map[string]*Tool{}, excluded: map[string]string{}, services: opts.Services, logger: opts.Logger}
+	if r.logger == nil {
+		r.logger = hclog.NewNullLogger()
+	}
 	var errs []error
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
+	serverOwner := map[string]string{}
 	for _, x := range d.Effective() {
 		if !x.Enabled {
 			continue
 		}
 		m := x.Manifest()
+		for _, name := range m.ExcludeTools {
+			if !strings.Contains(name, "(") {
+				r.excluded[name] = x.Name
+			}
+		}
+		for i, ms := range m.MCPServers {
+			if owner, taken := serverOwner[ms.Name]; taken {
+				errs = append(errs, fmt.Errorf("mcp server %q of %s is skipped: %s declares a server of the same name first (rename one, or disable an extension)", ms.Name, x.Name, owner))
+				continue
+			}
+			srv, err := r.prepareServer(env, x, m, i, environ, opts)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			serverOwner[ms.Name] = x.Name
+			r.servers = append(r.servers, srv)
+		}
 		for _, p := range m.Plugins {
 			pl, err := preparePlugin(env, x, m, p, environ, opts)
 			if err != nil {
@@ -106,7 +160,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 					errs = append(errs, err)
 					continue
 				}
-				r.Tools = append(r.Tools, t)
+				r.pluginTools = append(r.pluginTools, t)
 			}
 		}
 	}
@@ -151,7 +205,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 }
 
 func newTool(ext, plugin string, spec *pb.ToolSpec, pl *plugins.Plugin) (*Tool, error) {
-	t := &Tool{Name: spec.Name, Declared: spec.Name, Extension: ext, Plugin: plugin, Spec: spec, Schema: json.RawMessage(spec.InputSchemaJson), plugin: pl}
+	t := &Tool{Name: spec.Name, Declared: spec.Name, base: spec.Name, Extension: ext, Plugin: plugin, Spec: spec, Schema: json.RawMessage(spec.InputSchemaJson), plugin: pl}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(t.Schema, &s); err != nil {
 		return nil, fmt.Errorf("plugin %s of %s: tool %s has an invalid schema: %w", plugin, ext, spec.Name, err)
@@ -164,26 +218,78 @@ func newTool(ext, plugin string, spec *pb.ToolSpec, pl *plugins.Plugin) (*Tool, 
 	return t, nil
 }
 
-// index applies the conflict rule (a name declared twice: both become <extension>_<tool>)
-// and sorts the tools by name.
+// index rebuilds the tool list from the plugins' tools and the started MCP servers' tools:
+// excludeTools applied, the conflict rule (a name two sources share: both become
+// <extension>_<name>), sorted by name.
 func (r *Registry) index() {
-	count := map[string]int{}
-	for _, t := range r.Tools {
-		count[t.Declared]++
+	all := append([]*Tool{}, r.pluginTools...)
+	for _, srv := range r.servers {
+		all = append(all, srv.registryTools(r.logger)...)
 	}
-	for _, t := range r.Tools {
-		if count[t.Declared] > 1 {
-			t.Name = t.Extension + "_" + t.Declared
+	kept := all[:0]
+	for _, t := range all {
+		if _, hidden := r.excluded[t.base]; hidden {
+			continue
 		}
-		r.byName[t.Name] = t
+		if _, hidden := r.excluded[t.Declared]; hidden {
+			continue
+		}
+		kept = append(kept, t)
 	}
-	sort.Slice(r.Tools, func(i, j int) bool { return r.Tools[i].Name < r.Tools[j].Name })
+	count := map[string]int{}
+	for _, t := range kept {
+		count[t.base]++
+	}
+	byName := make(map[string]*Tool, len(kept))
+	for i, t := range kept {
+		c := *t // readers may hold the previous list
+		c.Name = c.base
+		if count[c.base] > 1 {
+			c.Name = c.Extension + "_" + c.base
+		}
+		kept[i] = &c
+		byName[c.Name] = &c
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
+	r.mu.Lock()
+	r.tools, r.byName = kept, byName
+	callbacks := r.onChange
+	r.mu.Unlock()
+	for _, fn := range callbacks {
+		fn()
+	}
 }
 
-// Lookup finds a tool.
+// List returns the tools, sorted by name.
+func (r *Registry) List() []*Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.tools
+}
+
+// OnChange registers fn to run after the tool list changed (an MCP server started or sent
+// a list-changed notification).
+func (r *Registry) OnChange(fn func()) {
+	r.mu.Lock()
+	r.onChange = append(r.onChange, fn)
+	r.mu.Unlock()
+}
+
+// Lookup finds a tool among those listed now (it starts nothing).
 func (r *Registry) Lookup(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.byName[name]
 	return t, ok
+}
+
+// Find is Lookup that first starts the MCP servers an mcp_ name can belong to.
+func (r *Registry) Find(ctx context.Context, name string) (*Tool, bool) {
+	if t, ok := r.Lookup(name); ok || !strings.HasPrefix(name, "mcp_") {
+		return t, ok
+	}
+	r.StartMCP(ctx, r.serversFor(name)...)
+	return r.Lookup(name)
 }
 
 // ErrInvalidArguments wraps argument validation failures.
@@ -227,7 +333,7 @@ func fromPB(res *pb.ToolResult) *Result {
 // happen or did not finish (unknown tool, invalid arguments, the plugin crashed, timeout);
 // a tool's own failure is the Result's Error.
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, opts pluginsdk.CallOptions) (*Result, error) {
-	t, ok := r.byName[name]
+	t, ok := r.Find(ctx, name)
 	if !ok {
 		return nil, fmt.Errorf("no tool %q: gem tools list shows the tools of enabled extensions", name)
 	}
@@ -238,12 +344,17 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if err := json.Unmarshal(args, &v); err != nil {
 		return nil, fmt.Errorf("%w for %s: not JSON: %v", ErrInvalidArguments, name, err)
 	}
-	if err := t.resolved.Validate(v); err != nil {
+	if t.resolved == nil {
+		// An MCP schema gem cannot check: the server validates.
+	} else if err := t.resolved.Validate(v); err != nil {
 		problems := t.violations(v)
 		if len(problems) == 0 {
 			problems = []string{err.Error()}
 		}
 		return nil, fmt.Errorf("%w for %s: %s (gem tools schema %s shows what it takes)", ErrInvalidArguments, name, strings.Join(problems, "; "), name)
+	}
+	if t.mcp != nil {
+		return r.callMCP(ctx, t, args, opts)
 	}
 	res, err := t.plugin.Call(ctx, t.Declared, string(args), opts)
 	if err != nil {
@@ -290,7 +401,7 @@ func (t *Tool) violations(v any) []string {
 	return out
 }
 
-// Running counts the plugin processes up now.
+// Running counts the plugin and MCP server processes up now.
 func (r *Registry) Running() int {
 	n := 0
 	for _, p := range r.plugins {
@@ -298,12 +409,22 @@ func (r *Registry) Running() int {
 			n++
 		}
 	}
+	for _, s := range r.servers {
+		if s.Pid() != 0 {
+			n++
+		}
+	}
 	return n
 }
 
-// Close stops every plugin.
+// Close stops every plugin and MCP server, in parallel.
 func (r *Registry) Close() {
+	var wg sync.WaitGroup
 	for _, p := range r.plugins {
-		p.Close()
+		wg.Go(p.Close)
 	}
+	for _, s := range r.servers {
+		wg.Go(s.Close)
+	}
+	wg.Wait()
 }

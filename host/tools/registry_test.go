@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +18,7 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-var echoBin string
+var echoBin, mcpServerBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "gem-tools-test")
@@ -25,6 +27,10 @@ func TestMain(m *testing.M) {
 	}
 	echoBin = filepath.Join(dir, "echoplugin")
 	if out, err := exec.Command("go", "build", "-o", echoBin, "../plugins/testdata/echoplugin").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	mcpServerBin = filepath.Join(dir, "testserver")
+	if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../mcp/testdata/testserver").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
 	code := m.Run()
@@ -71,7 +77,7 @@ func load(t testing.TB, env registry.Env, opts Options) *Registry {
 
 func names(r *Registry) string {
 	var out []string
-	for _, t := range r.Tools {
+	for _, t := range r.List() {
 		out = append(out, t.Name+"/"+t.Kind())
 	}
 	return strings.Join(out, ",")
@@ -162,6 +168,110 @@ func TestResultConversion(t *testing.T) {
 	res, err = r.Call(context.Background(), "fail", nil, pluginsdk.CallOptions{})
 	if err != nil || res.Error == nil || res.Error.Type != "execution" {
 		t.Fatalf("typed error: %+v %v", res, err)
+	}
+}
+
+// writeExtension writes a user extension with the given manifest.
+func writeExtension(t testing.TB, env registry.Env, name, manifest string) {
+	t.Helper()
+	dir := filepath.Join(env.GeminiExtensionsDir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lockedBuilder is a strings.Builder safe for the progress callbacks' goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRegistryMCP: MCP servers join the registry lazily under Gemini CLI's names, beside
+// plugin tools; excludeTools hides tools; a second server of the same name is skipped with
+// a warning naming both; MCP calls are validated, report progress and convert results.
+func TestRegistryMCP(t *testing.T) {
+	env := withExtensions(t, "alpha")
+	writeExtension(t, env, "notes", `{"name":"notes","version":"1.0.0","excludeTools":["crash","run_shell_command(rm)"],
+		"mcpServers":{"test":{"command":"`+mcpServerBin+`","args":["-mode","ok"]}}}`)
+	writeExtension(t, env, "zeta", `{"name":"zeta","version":"1.0.0","mcpServers":{"test":{"command":"/nonexistent"}}}`)
+	var progress lockedBuilder
+	r, errs := Load(context.Background(), env, registry.Discover(env, registry.Providers), Options{Environ: []string{"PATH=/usr/bin:/bin"}, Services: &Services{Progress: &progress}})
+	t.Cleanup(r.Close)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `mcp server "test" of zeta is skipped: notes declares a server of the same name first`) {
+		t.Fatalf("load errors: %v", errs)
+	}
+	if got := names(r); strings.Contains(got, "mcp_") {
+		t.Fatalf("MCP servers must start on demand, listed: %s", got)
+	}
+	// A call to an mcp_ name starts its server.
+	res, err := r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":"via mcp"}`), pluginsdk.CallOptions{})
+	if err != nil || res.Text != "echo: via mcp" {
+		t.Fatalf("mcp call: %+v %v", res, err)
+	}
+	want := "ask/edit,count/read,crash/other,echo/read,fail/other,mcp_test_echo/read,mcp_test_grow/other,mcp_test_pid/other,mcp_test_progress/other,mcp_test_slow/other,slow/other"
+	// The plugin's own "crash" is hidden by the notes extension's excludeTools, as in Gemini CLI.
+	want = strings.Replace(want, "crash/other,", "", 1)
+	if got := names(r); got != want {
+		t.Errorf("tools:\n got %s\nwant %s", got, want)
+	}
+	if tl, _ := r.Lookup("mcp_test_echo"); tl.Source() != "mcp test" || tl.Extension != "notes" || tl.Declared != "echo" {
+		t.Errorf("tool: %+v", tl)
+	}
+	if _, err := r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":5}`), pluginsdk.CallOptions{}); !errors.Is(err, ErrInvalidArguments) {
+		t.Errorf("mcp arguments are validated by gem: %v", err)
+	}
+	res, err = r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":"fail"}`), pluginsdk.CallOptions{})
+	if err != nil || res.Error == nil || res.Error.Type != "execution" || !strings.Contains(res.Error.Message, "asked to fail") {
+		t.Errorf("mcp tool failure: %+v %v", res, err)
+	}
+	if _, err := r.Call(context.Background(), "mcp_test_progress", json.RawMessage(`{"steps":2}`), pluginsdk.CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // progress notifications may trail the result
+	if got := progress.String(); !strings.Contains(got, "[test] step 1 (50%)") {
+		t.Errorf("progress: %q", got)
+	}
+	if servers := r.Servers(); len(servers) != 1 || servers[0].State != "ready" || servers[0].Tools != 6 || servers[0].Transport != "stdio" {
+		t.Errorf("servers: %+v", servers)
+	}
+	// A list-changed notification refreshes the registry.
+	changed := make(chan struct{}, 1)
+	r.OnChange(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	if _, err := r.Call(context.Background(), "mcp_test_grow", json.RawMessage(`{"text":"sprout"}`), pluginsdk.CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no refresh")
+	}
+	if _, ok := r.Lookup("mcp_test_sprout"); !ok {
+		t.Errorf("grown tool missing: %s", names(r))
+	}
+	pid := r.Servers()[0].Pid
+	r.Close()
+	if pid == 0 || syscall.Kill(pid, 0) == nil {
+		t.Errorf("server %d still running after Close", pid)
 	}
 }
 

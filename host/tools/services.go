@@ -17,7 +17,8 @@ type Services struct {
 	Logger   hclog.Logger                        // nil drops logs
 	Plugin   string                              // names the plugin in logs and questions
 
-	mu sync.Mutex
+	mu    sync.Mutex // one question at a time
+	outMu sync.Mutex // one progress line at a time
 }
 
 // confirm asks the user (through s.Confirm) about what a tool is about to do.
@@ -25,7 +26,7 @@ func (s *Services) confirm(title, details string) (bool, error) {
 	if s == nil || s.Confirm == nil {
 		return false, nil
 	}
-	s.mu.Lock() // one question at a time
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := title
 	if details != "" {
@@ -51,6 +52,8 @@ func (p *PluginServices) Progress(_ context.Context, message string, fraction fl
 	if p.s == nil || p.s.Progress == nil {
 		return
 	}
+	p.s.outMu.Lock()
+	defer p.s.outMu.Unlock()
 	if fraction >= 0 {
 		fmt.Fprintf(p.s.Progress, "[%s] %s (%d%%)\n", p.plugin, message, int(fraction*100+0.5))
 	} else {

@@ -25,8 +25,9 @@ func Declaration(t *tools.Tool) *genai.FunctionDeclaration {
 
 // Declarations converts every tool of r, in the registry's order.
 func Declarations(r *tools.Registry) []*genai.FunctionDeclaration {
-	out := make([]*genai.FunctionDeclaration, 0, len(r.Tools))
-	for _, t := range r.Tools {
+	list := r.List()
+	out := make([]*genai.FunctionDeclaration, 0, len(list))
+	for _, t := range list {
 		out = append(out, Declaration(t))
 	}
 	return out

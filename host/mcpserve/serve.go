@@ -1,0 +1,309 @@
+// Package mcpserve owns gem's side as an MCP server (`gem mcp serve`): every tool of the
+// registry (go-plugin tools and the tools of extensions' MCP servers) is offered under its
+// registry name with its JSON Schema, and calls go through the registry, with its argument
+// validation and, in the sandbox issue, its policy.
+//
+// Mapping (chosen where the spec is silent):
+//   - A call that fails before or outside the tool (invalid arguments, a crashed plugin, a
+//     timeout) is a tool result with isError, so the model sees why and can correct itself;
+//     an unknown tool name is a protocol error, as the SDK does.
+//   - Progress from a tool (host service Progress, or a streaming tool's output lines) becomes
+//     notifications/progress when the client sent a progress token; a fraction is reported
+//     as progress out of 100.
+//   - Cancellation (notifications/cancelled) cancels the tool's context.
+//   - A tool's confirmation is asked of the client by elicitation when it supports it (an
+//     input request, SEP-2322; the SDK sends elicitation/create to older clients), and an
+//     unanswered one cancels the call after 10 minutes; a client without elicitation gets
+//     the confirmation approved only when the server runs with Approve (gem mcp serve
+//     --yes), refused otherwise.
+//   - The tool list follows the registry: MCP servers' list-changed notifications reach the
+//     client as list-changed notifications of its own.
+//   - Read-only kinds (read, search, think) carry readOnlyHint; delete and execute carry
+//     destructiveHint.
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/pluginsdk"
+)
+
+// Options configure the server.
+type Options struct {
+	// Approve answers yes to confirmations when the client cannot be asked (no elicitation).
+	Approve bool
+	Logger  hclog.Logger
+}
+
+// New makes an MCP server over the registry's tools, kept in step with the registry.
+func New(reg *tools.Registry, opts Options) *sdk.Server {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "gem", Version: buildinfo.Version}, &sdk.ServerOptions{
+		Instructions: "Tools of the extensions gem manages (go-plugin tools and extensions' MCP servers).",
+	})
+	b := &bridge{reg: reg, srv: srv, opts: opts, offered: map[string]bool{}, pending: map[string]*pendingCall{}}
+	b.sync()
+	reg.OnChange(b.sync)
+	return srv
+}
+
+type bridge struct {
+	reg       *tools.Registry
+	srv       *sdk.Server
+	opts      Options
+	mu        sync.Mutex
+	offered   map[string]bool
+	pending   map[string]*pendingCall // calls waiting for a confirmation, by request state
+	nextState atomic.Uint64
+}
+
+// sync offers the registry's tools and withdraws the ones that left.
+func (b *bridge) sync() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := map[string]bool{}
+	for _, t := range b.reg.List() {
+		now[t.Name] = true
+		if err := b.offer(t); err != nil {
+			b.opts.Logger.Warn("tool not offered over MCP", "tool", t.Name, "error", err)
+			delete(now, t.Name)
+		}
+	}
+	var gone []string
+	for name := range b.offered {
+		if !now[name] {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		b.srv.RemoveTools(gone...)
+	}
+	b.offered = now
+}
+
+func (b *bridge) offer(t *tools.Tool) (err error) {
+	defer func() {
+		if p := recover(); p != nil { // the SDK panics on schemas it refuses
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	schema := t.Schema
+	var probe struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	tool := &sdk.Tool{Name: t.Name, Description: t.Spec.Description, InputSchema: schema, Annotations: annotations(t.Kind())}
+	name := t.Name
+	b.srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return b.call(ctx, name, req)
+	})
+	return nil
+}
+
+func annotations(kind string) *sdk.ToolAnnotations {
+	a := &sdk.ToolAnnotations{}
+	switch kind {
+	case "read", "search", "think":
+		a.ReadOnlyHint = true
+	case "delete", "execute":
+		yes := true
+		a.DestructiveHint = &yes
+	}
+	return a
+}
+
+// A call runs in a goroutine of its own so that it can outlive the MCP request that started
+// it: when the tool asks for a confirmation, the request returns an input request
+// (elicitation, SEP-2322 multi round-trip) and the client's retry, carrying the answer and
+// the request state, picks the same call up again. For clients of older protocol versions
+// the SDK turns the input request into an elicitation/create request and retries itself.
+type pendingCall struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	asks   chan string // questions from the tool
+	answer chan bool   // the client's answers
+	done   chan outcome
+	mu     sync.Mutex
+	req    *sdk.CallToolRequest // the request serving the call now (for progress)
+	steps  atomic.Int64
+}
+
+type outcome struct {
+	res *tools.Result
+	err error
+}
+
+// confirmTimeout bounds how long a call waits for the client to answer a confirmation.
+const confirmTimeout = 10 * time.Minute
+
+func (b *bridge) call(ctx context.Context, name string, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	if state := req.Params.RequestState; state != "" {
+		b.mu.Lock()
+		p := b.pending[state]
+		delete(b.pending, state)
+		b.mu.Unlock()
+		if p == nil {
+			return errorResult("this confirmation is no longer pending (it was answered, or timed out): call the tool again"), nil
+		}
+		approved := false
+		if r, ok := req.Params.InputResponses["confirm"].(*sdk.ElicitResult); ok {
+			approved = r.Action == "accept"
+		}
+		p.setRequest(req)
+		p.answer <- approved
+		return b.await(ctx, p)
+	}
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p := &pendingCall{ctx: pctx, cancel: cancel, asks: make(chan string), answer: make(chan bool, 1), done: make(chan outcome, 1), req: req}
+	host := &callHost{p: p, opts: b.opts, canAsk: clientCanElicit(req)}
+	go func() {
+		defer cancel()
+		res, err := b.reg.Call(pctx, name, req.Params.Arguments, pluginsdk.CallOptions{
+			Host:     host,
+			OnUpdate: func(line string) { host.Progress(pctx, line, -1) },
+		})
+		p.done <- outcome{res, err}
+	}()
+	return b.await(ctx, p)
+}
+
+// await waits for the call's end or its next question; the client cancelling its request
+// cancels the call.
+func (b *bridge) await(ctx context.Context, p *pendingCall) (*sdk.CallToolResult, error) {
+	select {
+	case o := <-p.done:
+		return convert(o)
+	case q := <-p.asks:
+		state := fmt.Sprintf("gem-confirm-%d", b.nextState.Add(1))
+		b.mu.Lock()
+		b.pending[state] = p
+		b.mu.Unlock()
+		time.AfterFunc(confirmTimeout, func() {
+			b.mu.Lock()
+			_, still := b.pending[state]
+			delete(b.pending, state)
+			b.mu.Unlock()
+			if still {
+				p.cancel()
+			}
+		})
+		return &sdk.CallToolResult{
+			InputRequests: sdk.InputRequestMap{"confirm": &sdk.ElicitParams{
+				Mode:            "form",
+				Message:         q,
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+			}},
+			RequestState: state,
+		}, nil
+	case <-ctx.Done():
+		p.cancel()
+		return nil, ctx.Err()
+	}
+}
+
+func convert(o outcome) (*sdk.CallToolResult, error) {
+	if o.err != nil {
+		return errorResult(o.err.Error()), nil
+	}
+	res := o.res
+	out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Text}}}
+	if len(res.Structured) > 0 {
+		out.StructuredContent = res.Structured
+	}
+	if res.Error != nil {
+		msg := res.Error.Type + ": " + res.Error.Message
+		if res.Text != "" && res.Text != res.Error.Message {
+			msg = res.Text + "\n" + msg
+		}
+		return errorResult(msg), nil
+	}
+	return out, nil
+}
+
+func errorResult(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+}
+
+func clientCanElicit(req *sdk.CallToolRequest) bool {
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil
+}
+
+func (p *pendingCall) setRequest(req *sdk.CallToolRequest) {
+	p.mu.Lock()
+	p.req = req
+	p.mu.Unlock()
+}
+
+func (p *pendingCall) request() *sdk.CallToolRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.req
+}
+
+// callHost serves one call's host services (pluginsdk.HostServices) from the MCP client.
+type callHost struct {
+	p      *pendingCall
+	opts   Options
+	canAsk bool
+}
+
+func (h *callHost) Confirm(ctx context.Context, title, details string) (bool, error) {
+	question := title
+	if details != "" {
+		question += "\n" + details
+	}
+	if !h.canAsk {
+		if !h.opts.Approve {
+			h.opts.Logger.Info("confirmation refused: the client cannot be asked (serve with --yes to approve)", "question", question)
+		}
+		return h.opts.Approve, nil
+	}
+	select {
+	case h.p.asks <- question:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	select {
+	case ok := <-h.p.answer:
+		return ok, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+func (h *callHost) Progress(ctx context.Context, message string, fraction float64) {
+	req := h.p.request()
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return
+	}
+	p := &sdk.ProgressNotificationParams{ProgressToken: token, Message: message}
+	if fraction >= 0 {
+		p.Progress, p.Total = fraction*100, 100
+	} else {
+		p.Progress = float64(h.p.steps.Add(1))
+	}
+	if err := req.Session.NotifyProgress(ctx, p); err != nil && !errors.Is(err, context.Canceled) {
+		h.opts.Logger.Debug("progress notification", "error", err)
+	}
+}
+
+func (h *callHost) Log(_ context.Context, level, message string) {
+	h.opts.Logger.Named("mcp-serve").Info(message, "level", level)
+}

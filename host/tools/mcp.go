@@ -1,0 +1,254 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hashicorp/go-hclog"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gemhost/gem/host/commands"
+	mcphost "github.com/gemhost/gem/host/mcp"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/pluginsdk"
+	pb "github.com/gemhost/gem/pluginsdk/proto"
+	"github.com/gemhost/gem/registry"
+)
+
+// mcpServer is an MCP server of the registry with its tools converted once per list.
+type mcpServer struct {
+	*mcphost.Server
+	mu    sync.Mutex
+	from  []*sdk.Tool // the list the conversion was made from
+	tools []*Tool
+}
+
+// MCPServer describes one server for `gem mcp list`.
+type MCPServer struct {
+	Name      string
+	Extension string
+	Transport string
+	Endpoint  string
+	State     string
+	Error     error
+	Tools     int
+	Pid       int
+}
+
+// Servers describes the MCP servers of the session, in discovery order.
+func (r *Registry) Servers() []MCPServer {
+	out := make([]MCPServer, 0, len(r.servers))
+	for _, s := range r.servers {
+		st, err := s.State()
+		out = append(out, MCPServer{Name: s.Name, Extension: s.Extension, Transport: string(s.Transport), Endpoint: s.Endpoint(), State: string(st), Error: err, Tools: len(s.Tools()), Pid: s.Pid()})
+	}
+	return out
+}
+
+// ServerTools lists the registry's tools served by one MCP server (after starting it).
+func (r *Registry) ServerTools(ctx context.Context, server string) ([]*Tool, error) {
+	for _, s := range r.servers {
+		if s.Name != server {
+			continue
+		}
+		if errs := r.StartMCP(ctx, s.Name); len(errs) > 0 {
+			return nil, errs[0]
+		}
+		var out []*Tool
+		for _, t := range r.List() {
+			if t.mcp == s.Server {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("no mcp server %q among enabled extensions: gem mcp list shows them", server)
+}
+
+func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *manifest.Manifest, i int, environ []string, opts Options) (*mcpServer, error) {
+	raw := m.MCPServers[i]
+	platforms := manifest.HostPlatforms(env.Getenv)
+	platform := platforms[0]
+	resolved := m.Resolved(x.Expander(env, platform)).MCPServers[i]
+	// A command path built with ${platform}/${arch}: Node's names first, Go's if only they exist.
+	for _, p := range platforms[1:] {
+		if _, err := os.Stat(resolved.Command); err == nil || !strings.ContainsRune(resolved.Command, os.PathSeparator) {
+			break
+		}
+		alt := m.Resolved(x.Expander(env, p)).MCPServers[i]
+		if _, err := os.Stat(alt.Command); err == nil {
+			resolved, platform = alt, p
+		}
+	}
+	var childEnv []string
+	if resolved.Command != "" {
+		var sandboxEnv []string
+		if m.Sandbox != nil {
+			sandboxEnv = m.Sandbox.Env
+		}
+		var err error
+		childEnv, err = commands.ChildEnv(env, x, commands.ProjectRoot(env.Cwd), platform, raw.Env, sandboxEnv, environ, opts.ReadSecrets)
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
+		}
+	}
+	srv, err := mcphost.New(mcphost.Config{
+		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger,
+		OnToolsChanged: func(*mcphost.Server) { r.index() },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &mcpServer{Server: srv}, nil
+}
+
+// StartMCP starts the named MCP servers (every one when none is named) in parallel and
+// adds their tools; each server that fails is one error, and the others go on.
+func (r *Registry) StartMCP(ctx context.Context, names ...string) []error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, s := range r.servers {
+		if len(names) > 0 && !contains(names, s.Name) {
+			continue
+		}
+		wg.Go(func() {
+			if err := s.Start(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	r.index()
+	return errs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// serversFor names the servers whose tools an mcp_ name can be: those whose prefix it has,
+// or every server when the name was shortened ("...") or no prefix fits.
+func (r *Registry) serversFor(name string) []string {
+	var out []string
+	if !strings.Contains(name, "...") {
+		for _, s := range r.servers {
+			if strings.HasPrefix(name, mcphost.SanitizeName("mcp_"+s.Name+"_")) {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	if len(out) == 0 {
+		for _, s := range r.servers {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// registryTools converts the server's current tool list (nothing before it started).
+func (s *mcpServer) registryTools(log hclog.Logger) []*Tool {
+	list := s.Tools()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(list) > 0 && len(s.from) == len(list) && &s.from[0] == &list[0] {
+		return s.tools
+	}
+	s.from, s.tools = list, nil
+	for _, mt := range list {
+		s.tools = append(s.tools, newMCPTool(s, mt, log))
+	}
+	return s.tools
+}
+
+func newMCPTool(s *mcpServer, mt *sdk.Tool, log hclog.Logger) *Tool {
+	schema, err := json.Marshal(mt.InputSchema)
+	if err != nil || mt.InputSchema == nil || string(schema) == "null" {
+		schema = []byte(`{"type":"object"}`)
+	}
+	kind := pb.Kind_KIND_OTHER
+	if mt.Annotations != nil && mt.Annotations.ReadOnlyHint {
+		kind = pb.Kind_KIND_READ
+	}
+	name := mcphost.ToolName(s.Name, mt.Name)
+	t := &Tool{
+		Name: name, base: name, Declared: mt.Name, Extension: s.Extension, Server: s.Name,
+		Spec:   &pb.ToolSpec{Name: mt.Name, Description: mt.Description, InputSchemaJson: string(schema), Kind: kind},
+		Schema: schema, mcp: s.Server,
+	}
+	// Servers write schemas in many drafts; gem checks the ones it can and leaves the rest to
+	// the server.
+	var js jsonschema.Schema
+	if err := json.Unmarshal(schema, &js); err == nil {
+		if res, err := js.Resolve(nil); err == nil {
+			t.schema, t.resolved = &js, res
+		} else {
+			log.Debug("mcp tool schema not checked by gem", "tool", name, "error", err)
+		}
+	}
+	return t
+}
+
+func (r *Registry) callMCP(ctx context.Context, t *Tool, args json.RawMessage, opts pluginsdk.CallOptions) (*Result, error) {
+	host := opts.Host
+	if host == nil && r.services != nil {
+		host = r.services.For(t.Server)
+	}
+	var copts mcphost.CallOptions
+	if host != nil {
+		copts.OnProgress = func(message string, fraction float64) { host.Progress(ctx, message, fraction) }
+	}
+	res, err := t.mcp.Call(ctx, t.Declared, args, copts)
+	if err != nil {
+		return nil, err
+	}
+	return fromMCP(res), nil
+}
+
+// fromMCP converts an MCP result: text contents joined by newlines (other contents named
+// in brackets), structured content as JSON, isError as an execution error.
+func fromMCP(res *sdk.CallToolResult) *Result {
+	var parts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+		case *sdk.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s]", c.URI))
+		case *sdk.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				parts = append(parts, c.Resource.Text)
+			} else if c.Resource != nil {
+				parts = append(parts, fmt.Sprintf("[resource %s]", c.Resource.URI))
+			}
+		}
+	}
+	out := &Result{Text: strings.Join(parts, "\n")}
+	if res.StructuredContent != nil {
+		if data, err := json.Marshal(res.StructuredContent); err == nil {
+			out.Structured = data
+		}
+	}
+	if res.IsError {
+		out.Error = &ResultError{Type: "execution", Message: out.Text}
+	}
+	return out
+}
