@@ -37,6 +37,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GEM_HOME", "")
 			e.Setenv("GEMINI_CLI_HOME", "")
 			e.Setenv("GEM_REPO", repoRoot())
+			// This machine's platform in Node's names, as sample binaries are laid out.
+			e.Setenv("NODE_OS", manifest.NodeOS(runtime.GOOS))
+			e.Setenv("NODE_ARCH", manifest.NodeArch(runtime.GOARCH))
 			// Scripts that build Go share the real build and module caches (a fresh HOME
 			// would rebuild the standard library and download modules every time).
 			for k, v := range goCaches() {
@@ -56,7 +59,7 @@ func TestScripts(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			// [samples]: make samples has built the sample extensions for this machine.
 			if cond == "samples" {
-				for _, bin := range []string{"gallery/bin/%s/%s/gallery", "shell-tools/bin/%s/%s/shell-tools"} {
+				for _, bin := range []string{"gallery/bin/%s/%s/gallery", "shell-tools/bin/%s/%s/shell-tools", "notes-mcp/bin/%s/%s/notes-mcp"} {
 					rel := fmt.Sprintf(bin, manifest.NodeOS(runtime.GOOS), manifest.NodeArch(runtime.GOARCH))
 					if _, err := os.Stat(filepath.Join(repoRoot(), "sample-extensions", rel)); err != nil {
 						return false, nil

@@ -287,8 +287,10 @@ func (s *Server) describe(what string, timedOut bool, err error, proc *process) 
 		err = fmt.Errorf("no answer within %s (its \"timeout\" in gemini-extension.json, in milliseconds)", s.Timeout())
 	}
 	if proc != nil {
-		if exit := proc.exitWithin(300 * time.Millisecond); exit != nil {
-			err = fmt.Errorf("%w (the process ended: %v)", err, exit)
+		// After a timeout gem stopped the process, and its exit says nothing. Otherwise the
+		// exit replaces the transport's own error ("connection closed: … EOF").
+		if exit := proc.exitWithin(300 * time.Millisecond); exit != nil && !timedOut {
+			err = fmt.Errorf("the process ended (%v)", exit)
 		}
 		return fmt.Errorf("%s: %w%s", prefix, err, proc.tail.Describe())
 	}

@@ -180,9 +180,12 @@ func newMCPTool(s *mcpServer, mt *sdk.Tool, log hclog.Logger) *Tool {
 	if err != nil || mt.InputSchema == nil || string(schema) == "null" {
 		schema = []byte(`{"type":"object"}`)
 	}
+	// Kinds from the server's hints: read-only is read, destructive is delete, else other.
 	kind := pb.Kind_KIND_OTHER
-	if mt.Annotations != nil && mt.Annotations.ReadOnlyHint {
+	if a := mt.Annotations; a != nil && a.ReadOnlyHint {
 		kind = pb.Kind_KIND_READ
+	} else if a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
+		kind = pb.Kind_KIND_DELETE
 	}
 	name := mcphost.ToolName(s.Name, mt.Name)
 	t := &Tool{

@@ -77,6 +77,7 @@ func NewApp() *cli.App {
 			commandsCommand(),
 			shellCommand(),
 			toolsCommand(),
+			mcpCommand(),
 			completionCommand(),
 		},
 		Action: func(c *cli.Context) error {

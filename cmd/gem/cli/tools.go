@@ -25,29 +25,12 @@ func toolsCommand() *cli.Command {
 		if err != nil {
 			return nil, nil, err
 		}
-		d := registry.Discover(r.env, registry.Providers)
-		opts := tools.Options{ReadSecrets: secrets.Read, Logger: r.log, Services: cliServices(c, r)}
-		if c.IsSet("timeout") {
-			opts.CallTimeout = c.Duration("timeout")
-		}
-		// SIGINT/SIGTERM cancel the running call; the plugins are stopped before gem exits.
-		ctx, stop := signalContext()
-		c.Context = ctx
-		reg, errs := tools.Load(c.Context, r.env, d, opts)
-		go func() {
-			<-ctx.Done()
-			stop()
-			reg.Close()
-			os.Exit(130)
-		}()
-		for _, e := range errs {
-			r.warn("%v", e)
-		}
-		return r, reg, nil
+		reg, err := openRegistry(c, r, cliServices(c, r))
+		return r, reg, err
 	}
 	return &cli.Command{
 		Name:  "tools",
-		Usage: "list, describe and call the tools of enabled extensions' plugins",
+		Usage: "list, describe and call the tools of enabled extensions (plugins and MCP servers)",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "list",
@@ -59,18 +42,21 @@ func toolsCommand() *cli.Command {
 						return err
 					}
 					defer reg.Close()
+					startMCP(c, r, reg)
 					type row struct {
 						Name        string          `json:"name"`
 						Extension   string          `json:"extension"`
-						Plugin      string          `json:"plugin"`
+						Source      string          `json:"source"`
+						Plugin      string          `json:"plugin,omitempty"`
+						Server      string          `json:"mcpServer,omitempty"`
 						Kind        string          `json:"kind"`
 						Description string          `json:"description"`
 						Streams     bool            `json:"streams"`
 						Schema      json.RawMessage `json:"parameters"`
 					}
 					rows := []row{}
-					for _, t := range reg.Tools {
-						rows = append(rows, row{t.Name, t.Extension, t.Plugin, t.Kind(), t.Spec.Description, t.Spec.Streams, t.Schema})
+					for _, t := range reg.List() {
+						rows = append(rows, row{t.Name, t.Extension, t.Source(), t.Plugin, t.Server, t.Kind(), t.Spec.Description, t.Spec.Streams, t.Schema})
 					}
 					if c.Bool("json") {
 						return printJSON(r, rows)
@@ -96,7 +82,7 @@ func toolsCommand() *cli.Command {
 						return err
 					}
 					defer reg.Close()
-					t, ok := reg.Lookup(c.Args().First())
+					t, ok := reg.Find(c.Context, c.Args().First())
 					if !ok {
 						return fmt.Errorf("no tool %q: gem tools list shows them", c.Args().First())
 					}
@@ -161,6 +147,36 @@ func toolsCommand() *cli.Command {
 				},
 			},
 		},
+	}
+}
+
+// openRegistry loads the tools of the enabled extensions for one CLI session. SIGINT and
+// SIGTERM cancel c.Context's calls, stop every plugin and MCP server, and exit 130.
+func openRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.Registry, error) {
+	d := registry.Discover(r.env, registry.Providers)
+	opts := tools.Options{ReadSecrets: secrets.Read, Logger: r.log, Services: services}
+	if c.IsSet("timeout") {
+		opts.CallTimeout = c.Duration("timeout")
+	}
+	ctx, stop := signalContext()
+	c.Context = ctx
+	reg, errs := tools.Load(c.Context, r.env, d, opts)
+	go func() {
+		<-ctx.Done()
+		stop()
+		reg.Close()
+		os.Exit(130)
+	}()
+	for _, e := range errs {
+		r.warn("%v", e)
+	}
+	return reg, nil
+}
+
+// startMCP starts every MCP server, warning about each that fails.
+func startMCP(c *cli.Context, r *runtime, reg *tools.Registry) {
+	for _, err := range reg.StartMCP(c.Context) {
+		r.warn("%v", err)
 	}
 }
 

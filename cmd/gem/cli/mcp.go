@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/host/mcpserve"
+	"github.com/gemhost/gem/host/tools"
+)
+
+func mcpCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "the MCP servers extensions declare, and gem as an MCP server",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "start every MCP server of the enabled extensions and show its state and tools",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
+				Action: func(c *cli.Context) error {
+					r, err := newRuntime(c)
+					if err != nil {
+						return err
+					}
+					reg, err := openRegistry(c, r, nil)
+					if err != nil {
+						return err
+					}
+					defer reg.Close()
+					reg.StartMCP(c.Context) // failures are shown per server below
+					type row struct {
+						Name      string `json:"name"`
+						Extension string `json:"extension"`
+						Transport string `json:"transport"`
+						Endpoint  string `json:"endpoint"`
+						State     string `json:"state"`
+						Tools     int    `json:"tools"`
+						Error     string `json:"error,omitempty"`
+					}
+					rows := []row{}
+					failed := 0
+					for _, s := range reg.Servers() {
+						x := row{s.Name, s.Extension, s.Transport, s.Endpoint, s.State, s.Tools, ""}
+						if s.Error != nil {
+							x.Error = s.Error.Error()
+							failed++
+						}
+						rows = append(rows, x)
+					}
+					if c.Bool("json") {
+						if err := printJSON(r, rows); err != nil {
+							return err
+						}
+					} else if len(rows) == 0 {
+						fmt.Fprintln(r.stdout, "no MCP servers: no enabled extension declares mcpServers")
+					} else {
+						tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
+						fmt.Fprintln(tw, "SERVER\tEXTENSION\tTRANSPORT\tSTATE\tTOOLS\tERROR")
+						for _, x := range rows {
+							msg, _, _ := strings.Cut(x.Error, "\n")
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", x.Name, x.Extension, x.Transport, x.State, x.Tools, msg)
+						}
+						if err := tw.Flush(); err != nil {
+							return err
+						}
+					}
+					if failed > 0 {
+						msg := fmt.Sprintf("%d of %d MCP servers failed", failed, len(rows))
+						if !c.Bool("json") {
+							msg += " (gem mcp list --json has each whole error, with the server's last stderr lines)"
+						}
+						return exitError{code: 1, msg: msg}
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "tools",
+				Usage:     "list the tools of one MCP server, as gem names them",
+				ArgsUsage: "<server>",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c, 1, "a server name"); err != nil {
+						return err
+					}
+					r, err := newRuntime(c)
+					if err != nil {
+						return err
+					}
+					reg, err := openRegistry(c, r, nil)
+					if err != nil {
+						return err
+					}
+					defer reg.Close()
+					list, err := reg.ServerTools(c.Context, c.Args().First())
+					if err != nil {
+						return err
+					}
+					type row struct {
+						Name        string `json:"name"`
+						Declared    string `json:"declared"`
+						Kind        string `json:"kind"`
+						Description string `json:"description"`
+					}
+					rows := []row{}
+					for _, t := range list {
+						rows = append(rows, row{t.Name, t.Declared, t.Kind(), t.Spec.Description})
+					}
+					if c.Bool("json") {
+						return printJSON(r, rows)
+					}
+					tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
+					fmt.Fprintln(tw, "TOOL\tDECLARED\tKIND\tDESCRIPTION")
+					for _, x := range rows {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.Name, x.Declared, x.Kind, x.Description)
+					}
+					return tw.Flush()
+				},
+			},
+			{
+				Name:  "serve",
+				Usage: "serve every enabled tool (plugins and MCP servers) over MCP: stdio, or streamable HTTP with --http",
+				Description: "Over stdio (the default) an MCP host starts `gem mcp serve` itself; stdout carries the\n" +
+					"protocol and warnings go to stderr. With --http 127.0.0.1:PORT gem serves streamable HTTP\n" +
+					"at http://127.0.0.1:PORT/mcp and prints that URL on stdout (PORT 0 picks a free one).\n" +
+					"Only loopback addresses are served: tools run with your permissions.",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on this loopback address (host:port)"},
+					&cli.DurationFlag{Name: "timeout", Usage: "per-call time limit (default 10m)"},
+					&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve confirmations when the client cannot be asked (no elicitation)"},
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 0 {
+						return usagef("mcp serve takes no arguments")
+					}
+					r, err := newRuntime(c)
+					if err != nil {
+						return err
+					}
+					addr := c.String("http")
+					if addr != "" {
+						if err := loopbackOnly(addr); err != nil {
+							return err
+						}
+					}
+					reg, err := openRegistry(c, r, &tools.Services{Logger: r.log})
+					if err != nil {
+						return err
+					}
+					defer reg.Close()
+					startMCP(c, r, reg)
+					server := mcpserve.New(reg, mcpserve.Options{Approve: c.Bool("yes"), Logger: r.log})
+					if addr == "" {
+						err := server.Run(c.Context, &sdk.StdioTransport{})
+						if err != nil && !errors.Is(err, context.Canceled) {
+							return fmt.Errorf("serving MCP on stdio: %w", err)
+						}
+						return nil
+					}
+					return serveHTTP(c.Context, r, addr, server)
+				},
+			},
+		},
+	}
+}
+
+// loopbackOnly refuses addresses other hosts could reach.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--http %q: want host:port, e.g. 127.0.0.1:8808", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return usagef("--http %q: gem serves only loopback addresses (127.0.0.1, ::1, localhost), since tools run with your permissions", addr)
+}
+
+func serveHTTP(ctx context.Context, r *runtime, addr string, server *sdk.Server) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (is the port taken?)", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(r.stdout, "http://%s/mcp\n", ln.Addr())
+	if f, ok := r.stdout.(*os.File); ok {
+		f.Sync()
+	}
+	r.log.Info("serving MCP over HTTP", "address", ln.Addr().String())
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(shutdown)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving MCP on %s: %w", addr, err)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func init() {
+	// bgurl VAR PROGRAM ARGS...: start PROGRAM in the background (killed when the script
+	// ends), wait for the first line it prints on stdout (a URL) and set VAR to it.
+	scriptCmds["bgurl"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 {
+			ts.Fatalf("usage: bgurl VAR program [args...]")
+		}
+		ts.Setenv(args[0], startForURL(ts, args[1], args[2:]...))
+	}
+	// mcpclient [-http] list | call TOOL JSON: drive `gem mcp serve` (over stdio, or over
+	// streamable HTTP with -http) with the official SDK's client; list prints one tool name
+	// per line, call prints the result's text (and "isError" when the result is an error).
+	scriptCmds["mcpclient"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		useHTTP := len(args) > 0 && args[0] == "-http"
+		if useHTTP {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			ts.Fatalf("usage: mcpclient [-http] list | call TOOL JSON")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var transport sdk.Transport
+		if useHTTP {
+			url := startForURL(ts, findInPath(ts, "gem"), "mcp", "serve", "--http", "127.0.0.1:0")
+			transport = &sdk.StreamableClientTransport{Endpoint: url}
+		} else {
+			cmd := exec.Command(findInPath(ts, "gem"), "mcp", "serve")
+			cmd.Dir, cmd.Env = ts.Getenv("WORK"), scriptEnv(ts)
+			cmd.Stderr = ts.Stderr()
+			transport = &sdk.CommandTransport{Command: cmd}
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "gem-test", Version: "1"}, nil).Connect(ctx, transport, nil)
+		ts.Check(err)
+		defer cs.Close()
+		switch args[0] {
+		case "list":
+			var names []string
+			for tool, err := range cs.Tools(ctx, nil) {
+				ts.Check(err)
+				names = append(names, tool.Name)
+			}
+			sort.Strings(names)
+			fmt.Fprintln(ts.Stdout(), strings.Join(names, "\n"))
+		case "call":
+			if len(args) != 3 {
+				ts.Fatalf("usage: mcpclient call TOOL JSON")
+			}
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: args[1], Arguments: json.RawMessage(args[2])})
+			ts.Check(err)
+			for _, c := range res.Content {
+				if tc, ok := c.(*sdk.TextContent); ok {
+					fmt.Fprintln(ts.Stdout(), tc.Text)
+				}
+			}
+			if res.IsError {
+				fmt.Fprintln(ts.Stdout(), "isError")
+			}
+		default:
+			ts.Fatalf("mcpclient: unknown verb %q", args[0])
+		}
+	}
+}
+
+// scriptEnv is the environment a program started by a helper gets: the script's own.
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "GEM_HOME", "GEMINI_CLI_HOME", "GEM_ENGINE", "TMPDIR", "NOTES_MCP_FILE", "NOTES_URL"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+func findInPath(ts *testscript.TestScript, name string) string {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() {
+			return filepath.Join(dir, name)
+		}
+	}
+	ts.Fatalf("no %s in PATH", name)
+	return ""
+}
+
+// startForURL runs a program in the background until the script ends and returns the first
+// line it prints.
+func startForURL(ts *testscript.TestScript, program string, args ...string) string {
+	path := program
+	if strings.ContainsRune(program, '/') {
+		path = ts.MkAbs(program)
+	} else {
+		path = findInPath(ts, program)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Dir, cmd.Env = ts.Getenv("WORK"), scriptEnv(ts)
+	out, err := cmd.StdoutPipe()
+	ts.Check(err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ts.Check(cmd.Start())
+	ts.Defer(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		ts.Fatalf("%s printed no URL: %v\n%s", program, err, stderr.String())
+	}
+	return strings.TrimSpace(line)
+}
