@@ -296,3 +296,27 @@ func BenchmarkHostCall(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
 }
+
+// BenchmarkMCPHostCall: a warm call of an MCP server's tool through the whole host path
+// (registry lookup, schema validation, MCP session over stdio, result conversion).
+func BenchmarkMCPHostCall(b *testing.B) {
+	env := withExtensions(b)
+	writeExtension(b, env, "kit", `{"name":"kit","version":"1.0.0","mcpServers":{"test":{"command":"`+mcpServerBin+`"}}}`)
+	r := load(b, env, Options{})
+	args := json.RawMessage(`{"text":"x"}`)
+	if _, err := r.Call(context.Background(), "mcp_test_echo", args, pluginsdk.CallOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := r.Call(context.Background(), "mcp_test_echo", args, pluginsdk.CallOptions{})
+		if err != nil || res.Text != "echo: x" {
+			b.Fatal(res, err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+}
