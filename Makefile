@@ -47,6 +47,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) ./manifest/
 	go test -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME) ./manifest/validate/
 	go test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./registry/install/
+	go test -run '^$$' -fuzz '^FuzzSanitizeName$$' -fuzztime $(FUZZTIME) ./host/mcp/
 
 lint:
 	go vet ./...

@@ -91,7 +91,7 @@ echo
 echo "== MCP: the notes sample server (stdio) started through gem vs with the SDK directly"
 echo "   (start, initialize, tool list, stop), interleaved, medians of 100; then a warm"
 echo "   tools/call through gem's client vs the SDK's session, 2,000 calls"
-go test -run '^$' -bench 'MCP(ColdStart|WarmCall)' -benchtime 100x ./host/mcp/ | grep -E '^Benchmark'
+go test -run '^$' -bench 'MCPColdStart' -benchtime 100x ./host/mcp/ | grep -E '^Benchmark'
 go test -run '^$' -bench 'MCPWarmCall' -benchtime 2000x ./host/mcp/ | grep -E '^Benchmark'
 echo
 echo "== MCP: warm call through the whole host path (registry, validation, MCP over stdio), 5,000 calls"

@@ -19,6 +19,7 @@ say gem ext install sample-extensions/gallery --consent
 "$gem" ext install "$repo/sample-extensions/hello" --consent </dev/null >/dev/null 2>&1
 "$gem" ext install "$repo/sample-extensions/welcome" --consent </dev/null >/dev/null 2>&1
 "$gem" ext install "$repo/sample-extensions/shell-tools" --consent </dev/null >/dev/null 2>&1
+"$gem" ext install "$repo/sample-extensions/notes-mcp" --consent </dev/null >/dev/null 2>&1
 # a project-level copy of welcome, shadowed by the user one (Gemini CLI's rule: user first)
 "$gem" ext install "$repo/sample-extensions/welcome" --consent --scope project </dev/null >/dev/null 2>&1
 
@@ -42,6 +43,28 @@ batch='{"tool":"run_shell_command","args":{"command":"python3 -q","ai_callback_p
 {"tool":"jobs"}'
 echo "$batch"
 echo "$batch" | "$gem" tools call --batch | python3 -c 'import json,sys; [print("->", json.loads(l)["result"]["text"].replace("\n", "\n   ")) for l in sys.stdin]'
+say gem mcp list;                  "$gem" mcp list
+say "gem tools call mcp_notes_add_note '{\"title\":\"Try gem\",\"body\":\"plugins and MCP in one registry\",\"tags\":[\"demo\"]}'"
+"$gem" tools call mcp_notes_add_note '{"title":"Try gem","body":"plugins and MCP in one registry","tags":["demo"]}'
+say "gem tools call mcp_notes_search_notes '{\"query\":\"registry\"}'"
+"$gem" tools call mcp_notes_search_notes '{"query":"registry"}'
+say 'gem mcp serve   # every tool over MCP; here a bare MCP client (python, JSON-RPC on stdio) lists the tools and calls one'
+python3 - "$gem" <<'PY'
+import json, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "mcp", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(msg):
+    p.stdin.write(json.dumps(msg) + "\n"); p.stdin.flush()
+def recv():
+    return json.loads(p.stdout.readline())
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "demo", "version": "1"}}})
+print("-> server:", recv()["result"]["serverInfo"]["name"])
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+print("-> tools:", ", ".join(t["name"] for t in recv()["result"]["tools"]))
+send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "mcp_notes_list_notes", "arguments": {}}})
+print("-> mcp_notes_list_notes:", recv()["result"]["content"][0]["text"].strip())
+p.stdin.close(); p.wait()
+PY
 say "gem ext list --json | head -15"; "$gem" ext list --json | head -15
 echo
 echo "Demo home: $demo (remove it with: rm -rf $demo)"

@@ -104,8 +104,8 @@ type Server struct {
 	proc    *process
 	// cancelSession ends the context the session was made with.
 	cancelSession context.CancelFunc
-	tools   []*sdk.Tool
-	closed  bool
+	tools         []*sdk.Tool
+	closed        bool
 
 	failures  int
 	nextStart time.Time

@@ -142,7 +142,7 @@ func toolsCommand() *cli.Command {
 					if res.Error != nil {
 						return exitError{code: 1, msg: fmt.Sprintf("tool %s failed (%s): %s", c.Args().First(), res.Error.Type, res.Error.Message)}
 					}
-					fmt.Fprintln(r.stdout, res.DisplayText())
+					fmt.Fprintln(r.stdout, strings.TrimRight(res.DisplayText(), "\n"))
 					return nil
 				},
 			},

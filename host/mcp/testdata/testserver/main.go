@@ -57,6 +57,8 @@ func newServer() *mcp.Server {
 				if tok := req.Params.GetProgressToken(); tok != nil {
 					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(a.Steps), Message: fmt.Sprintf("step %d", i)})
 				}
+				time.Sleep(5 * time.Millisecond) // work between steps, as a real tool does
+
 			}
 			return text("done"), nil, nil
 		})
