@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/buildinfo"
 )
 
@@ -26,6 +27,9 @@ func main() {
 
 // Main runs the front and returns the exit code.
 func Main(args []string) int {
+	if len(args) > 1 && args[1] == sandbox.HelperArg {
+		return sandbox.HelperMain(args[2:])
+	}
 	if code, handled := fast(args); handled {
 		return code
 	}

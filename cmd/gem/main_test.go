@@ -26,14 +26,31 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI end to end: testdata/script/*.txtar, each in its own $WORK with
 // HOME=$WORK/home (GEM_HOME unset, so ~/.gem is $WORK/home/.gem) and the cwd $WORK.
 func TestScripts(t *testing.T) {
+	// $WORK lives outside /tmp: the sandbox lets extensions write /tmp (spec/sandbox.md), so
+	// a HOME under /tmp could not show that they cannot write the user's files. Nor inside
+	// this repository, whose .git would make it every script's workspace.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "gem-testwork"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.MkdirTemp(filepath.Join(cache, "gem-testwork"), "run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:         "testdata/script",
+		WorkdirRoot: root,
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
 			e.Setenv("HOME", home)
+			e.Setenv("TMPDIR", os.TempDir()) // short paths for go-plugin's Unix sockets
 			e.Setenv("GEM_HOME", "")
 			e.Setenv("GEMINI_CLI_HOME", "")
 			e.Setenv("GEM_REPO", repoRoot())

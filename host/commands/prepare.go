@@ -91,9 +91,13 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	if err != nil {
 		return nil, fmt.Errorf("command %s: %w", e.Name, err)
 	}
+	policy, err := Isolation(env, x, root, bin.Platform, nil)
+	if err != nil {
+		return nil, fmt.Errorf("command %s: %w", e.Name, err)
+	}
 	return &Prepared{
 		Entry: e, Binary: bin, Manifest: c, RequireConfirm: c.RequireConfirm,
-		Spec: sandbox.Spec{Path: bin.Path, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name},
+		Spec: sandbox.Spec{Path: bin.Path, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy},
 	}, nil
 }
 
@@ -112,10 +116,42 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 		add = append(add, kv.Key+"="+exp.Expand(kv.Value))
 	}
 	add = append(add, "GEMINI_CLI=1", "GEM_EXTENSION_NAME="+x.Name, "GEM_EXTENSION_PATH="+x.Path, "GEM_WORKSPACE="+root, "GEM_HOME="+env.GemHome)
+	if data, temp, err := sandbox.PrivateDirs(env.GemHome, x.Name); err == nil {
+		// The folders the sandbox lets the extension write besides the workspace.
+		add = append(add, "GEM_EXTENSION_DATA="+data, "TMPDIR="+temp)
+	}
 	if self, err := os.Executable(); err == nil {
 		add = append(add, "GEM_BIN="+self) // so a command can call gem back (the gallery installs with it)
 	}
 	return sandbox.Env(environ, sandboxEnv, add...), nil
+}
+
+// Isolation is the sandbox of one of x's subprocesses (spec/sandbox.md): read the system,
+// the extension and the workspace root; write the workspace, the extension's data and
+// temporary folders; plus the manifest's sandbox.read/write (and those of own, a plugin's
+// own sandbox block), variables expanded for platform p; TCP only with sandbox.network.
+func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.Platform, own *manifest.Sandbox) (*sandbox.Policy, error) {
+	data, temp, err := sandbox.PrivateDirs(env.GemHome, x.Name)
+	if err != nil {
+		return nil, fmt.Errorf("making the private folders of %s: %w", x.Name, err)
+	}
+	exp := x.Expander(env, p)
+	var read, write []string
+	network := false
+	for _, sb := range []*manifest.Sandbox{x.Manifest().Sandbox, own} {
+		if sb == nil {
+			continue
+		}
+		network = network || sb.Network
+		for _, r := range sb.Read {
+			read = append(read, exp.Expand(r))
+		}
+		for _, w := range sb.Write {
+			write = append(write, exp.Expand(w))
+		}
+	}
+	pol := sandbox.ForExtension(x.Path, root, data, temp, read, write, network)
+	return &pol, nil
 }
 
 // ProjectRoot is the git top level of dir (the nearest folder up with a .git entry), else dir.

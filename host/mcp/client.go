@@ -86,6 +86,7 @@ type Config struct {
 	Server    manifest.MCPServer // with variables resolved
 	Env       []string           // a stdio server's whole environment
 	Dir       string             // a stdio server's working folder when Server.Cwd is empty
+	Policy    *sandbox.Policy    // a stdio server's sandbox; nil runs it unrestricted
 	Logger    hclog.Logger
 	// OnToolsChanged runs (in its own goroutine) after the tool list changed.
 	OnToolsChanged func(*Server)
@@ -513,8 +514,10 @@ func (s *Server) startProcess() (*process, sdk.Transport, error) {
 	if dir == "" {
 		dir = s.Dir
 	}
-	cmd := sandbox.Command(sandbox.Spec{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name})
-	cmd.Args[0] = s.Server.Command
+	cmd, err := sandbox.Command(sandbox.Spec{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy})
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcp server %s of %s: %w", s.Name, s.Extension, err)
+	}
 	p := &process{cmd: cmd, tail: &sandbox.StderrTail{}, done: make(chan struct{})}
 	cmd.Stderr = p.tail
 	// Pipes of our own (not cmd.StdoutPipe): Wait must not close what the SDK still reads.

@@ -40,6 +40,7 @@ type Spec struct {
 	Path      string   // resolved, checked binary
 	Env       []string // the whole environment of the plugin
 	Logger    hclog.Logger
+	Policy    *sandbox.Policy // the plugin's sandbox; nil runs it unrestricted
 }
 
 // Client is one running plugin process.
@@ -58,7 +59,10 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 	if logger == nil {
 		logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
 	}
-	cmd := sandbox.Command(sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name})
+	cmd, err := sandbox.Command(sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: spec.Policy})
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
+	}
 	tail := &sandbox.StderrTail{}
 	gp := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginsdk.Handshake,

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,8 @@ type Spec struct {
 	Env  []string
 	Dir  string
 	Name string // what to call it in errors (the command's name)
+	// Policy, when set, sandboxes the program (filesystem, network, limits).
+	Policy *Policy
 }
 
 // ExecInPlace replaces the gem process with the program (no second process: signals,
@@ -32,7 +35,23 @@ func ExecInPlace(s Spec) error {
 		}
 	}
 	argv := append([]string{s.Path}, s.Args...)
-	return execError(s, syscall.Exec(s.Path, argv, s.Env))
+	if s.Policy == nil || Disabled() {
+		return execError(s, syscall.Exec(s.Path, argv, s.Env))
+	}
+	// gem becomes the program: restrict one locked thread and exec from it. If the exec
+	// fails, that goroutine ends while locked, the runtime discards its thread, and gem
+	// goes on unrestricted (to describe the failure, or hand it to gem-engine).
+	p := *s.Policy
+	p.Strict = p.Strict || Strict()
+	done := make(chan error, 1)
+	go func() {
+		if _, err := Apply(p); err != nil {
+			done <- fmt.Errorf("%s: %w", s.Name, err)
+			return
+		}
+		done <- execError(s, syscall.Exec(s.Path, argv, s.Env))
+	}()
+	return <-done
 }
 
 // DescribeBinary names the platform a binary was built for (host/binfmt.Describe). The
@@ -64,10 +83,11 @@ func execError(s Spec, err error) error {
 // if gem dies (Pdeathsig), and its group is killed when it exits, so nothing is left
 // running.
 func Run(s Spec) (int, error) {
-	cmd := exec.Command(s.Path, s.Args...)
-	cmd.Env, cmd.Dir = s.Env, s.Dir
+	cmd, err := Command(s)
+	if err != nil {
+		return 126, err
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = 2 * time.Second
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -90,7 +110,7 @@ func Run(s Spec) (int, error) {
 			}
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever it left behind in its group
 	if err != nil {
@@ -109,14 +129,32 @@ func Run(s Spec) (int, error) {
 // Command prepares the program as a long-lived child (a plugin, an MCP server): exactly
 // s.Env (never the host's environment), its own process group so it and whatever it starts
 // can be killed together (KillGroup), and killed if gem dies. The caller wires its streams.
-func Command(s Spec) *exec.Cmd {
+func Command(s Spec) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Path, s.Args...)
+	if s.Policy != nil && !Disabled() {
+		helper := helperPath()
+		p := *s.Policy
+		p.Strict = p.Strict || Strict()
+		switch {
+		case helper != "":
+			data, err := json.Marshal(p)
+			if err != nil {
+				return nil, err
+			}
+			args := append([]string{HelperArg, string(data), s.Path, s.Path}, s.Args...)
+			cmd = exec.Command(helper, args...)
+		case p.Strict:
+			return nil, fmt.Errorf("%s: %w: the sandbox helper (gem, beside gem-engine) is missing", s.Name, ErrNotEnforced)
+		default:
+			warnf("the sandbox helper (gem, beside gem-engine) is missing: subprocesses run without filesystem and network restrictions")
+		}
+	}
 	cmd.Env, cmd.Dir = s.Env, s.Dir
 	if cmd.Env == nil {
 		cmd.Env = []string{} // nil would mean the host's environment
 	}
 	cmd.SysProcAttr = sysProcAttr()
-	return cmd
+	return cmd, nil
 }
 
 // KillGroup kills the process group a Command child leads (what it left behind included).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gemhost/gem/host/commands"
 	mcphost "github.com/gemhost/gem/host/mcp"
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/pluginsdk"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
@@ -86,6 +87,7 @@ func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *man
 		}
 	}
 	var childEnv []string
+	var policy *sandbox.Policy
 	if resolved.Command != "" {
 		var sandboxEnv []string
 		if m.Sandbox != nil {
@@ -96,9 +98,12 @@ func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *man
 		if err != nil {
 			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
+		if policy, err = commands.Isolation(env, x, commands.ProjectRoot(env.Cwd), platform, nil); err != nil {
+			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
+		}
 	}
 	srv, err := mcphost.New(mcphost.Config{
-		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger,
+		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
 		OnToolsChanged: func(*mcphost.Server) { r.index() },
 	})
 	if err != nil {

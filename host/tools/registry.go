@@ -189,8 +189,12 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}
+	policy, err := commands.Isolation(env, x, commands.ProjectRoot(env.Cwd), bin.Platform, p.Sandbox)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
+	}
 	pl := &plugins.Plugin{
-		Spec:        plugins.Spec{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger},
+		Spec:        plugins.Spec{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy},
 		CallTimeout: opts.CallTimeout,
 	}
 	if opts.Services != nil {

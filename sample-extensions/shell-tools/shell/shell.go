@@ -14,8 +14,9 @@
 //     pattern, when the command exits or after ai_callback_delay.
 //   - Persistence: <io dir>/<session>/<handle>/stdout.txt (the kept output) and info.json
 //     (handle, command, dir, pid, times, status, exit code), rewritten when a call returns
-//     and when the job ends. The io dir is $SHELL_TOOLS_IO, else $GEM_HOME/io, else
-//     ~/.gem/io. At start, sessions older than 7 days are removed and only the 20 newest
+//     and when the job ends. The io dir is $SHELL_TOOLS_IO, else $GEM_EXTENSION_DATA/io
+//     (the extension's data folder, which gem's sandbox lets it write: ~/.gem/data/
+//     shell-tools/io), else $GEM_HOME/io, else ~/.gem/io. At start, sessions older than 7 days are removed and only the 20 newest
 //     are kept.
 //   - kill: SIGTERM to the job's process group, SIGKILL after 2 s; on plugin shutdown every
 //     job still running is killed the same way. If the plugin dies, the kernel hangs up
@@ -68,6 +69,9 @@ type Manager struct {
 func IODir(getenv func(string) string) string {
 	if d := getenv("SHELL_TOOLS_IO"); d != "" {
 		return d
+	}
+	if d := getenv("GEM_EXTENSION_DATA"); d != "" {
+		return filepath.Join(d, "io")
 	}
 	if d := getenv("GEM_HOME"); d != "" {
 		return filepath.Join(d, "io")

@@ -206,6 +206,9 @@ func TestIODir(t *testing.T) {
 	if got := IODir(env(map[string]string{"SHELL_TOOLS_IO": "/x", "GEM_HOME": "/g"})); got != "/x" {
 		t.Fatal(got)
 	}
+	if got := IODir(env(map[string]string{"GEM_EXTENSION_DATA": "/g/data/shell-tools", "GEM_HOME": "/g"})); got != "/g/data/shell-tools/io" {
+		t.Fatal(got)
+	}
 	if got := IODir(env(map[string]string{"GEM_HOME": "/g"})); got != "/g/io" {
 		t.Fatal(got)
 	}

@@ -1,0 +1,74 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// HelperArg is the first argument that makes gem's front the re-exec helper:
+// `gem __sandbox-exec <policy JSON> <program> <argv0> [args…]` applies the policy to itself
+// and execs the program with its own (already filtered) environment. Restrictions are
+// applied there, in the process that becomes the program, never in gem.
+const HelperArg = "__sandbox-exec"
+
+// HelperMain runs the helper with the arguments after HelperArg; it returns only on failure,
+// with the exit code to use (126: the sandbox could not be set up, 127: exec failed).
+func HelperMain(args []string) int {
+	if len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "gem sandbox helper: usage: gem __sandbox-exec <policy> <program> <argv0> [args...]")
+		return 126
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		fmt.Fprintf(os.Stderr, "gem sandbox helper: bad policy: %v\n", err)
+		return 126
+	}
+	if _, err := Apply(p); err != nil {
+		fmt.Fprintf(os.Stderr, "gem sandbox helper: %v\n", err)
+		return 126
+	}
+	err := syscall.Exec(args[1], args[2:], os.Environ())
+	fmt.Fprintf(os.Stderr, "gem sandbox helper: cannot run %s: %v\n", args[1], err)
+	return 127
+}
+
+var helperPath = sync.OnceValue(func() string {
+	if p := os.Getenv("GEM_SANDBOX_HELPER"); p != "" {
+		return p
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(self), "gem")
+	if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		return p
+	}
+	return ""
+})
+
+// Disabled reports whether the user turned the sandbox off (GEM_SANDBOX=off).
+func Disabled() bool { return os.Getenv("GEM_SANDBOX") == "off" }
+
+// Strict reports whether missing restrictions must refuse to run (GEM_SANDBOX_STRICT=1).
+func Strict() bool { return os.Getenv("GEM_SANDBOX_STRICT") == "1" }
+
+var warnOnce sync.Once
+
+// Warn receives, once per gem process, what the sandbox cannot enforce on this machine.
+// The CLI prints it; nil drops it.
+var Warn func(msg string)
+
+func warnf(format string, args ...any) {
+	warnOnce.Do(func() {
+		if Warn != nil {
+			Warn(fmt.Sprintf(format, args...))
+		}
+	})
+}

@@ -1,0 +1,210 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Landlock is used through golang.org/x/sys/unix on one locked OS thread, the thread that
+// then calls execve: a Landlock domain belongs to the thread that restricts itself and is
+// inherited across execve. (go-landlock restricts every thread of the process through
+// libpsx, which gem does not need: the restricted thread is the one that becomes the
+// target program.)
+
+// LandlockABI is the kernel's Landlock ABI version, 0 when it has none (or it is disabled).
+func LandlockABI() int {
+	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if e != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// rulesetAttr is struct landlock_ruleset_attr up to "scoped" (ABI 6).
+type rulesetAttr struct {
+	handledFS, handledNet, scoped uint64
+}
+
+type netPortAttr struct {
+	allowed, port uint64
+}
+
+const (
+	fsRead  = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	fsFile  = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	netTCP  = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+	scopeV6 = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
+)
+
+// fsRights are the filesystem rights an ABI version knows.
+func fsRights(abi int) uint64 {
+	switch {
+	case abi >= 5:
+		return 1<<16 - 1
+	case abi >= 3:
+		return 1<<15 - 1
+	case abi == 2:
+		return 1<<14 - 1
+	case abi == 1:
+		return 1<<13 - 1
+	}
+	return 0
+}
+
+// Report says what Apply enforced.
+type Report struct {
+	LandlockABI int      `json:"landlockABI"`
+	Filesystem  bool     `json:"filesystem"`
+	Network     bool     `json:"network"` // TCP denied (false when the policy allows it)
+	Scoped      bool     `json:"scoped"`  // signals and abstract sockets kept inside
+	Limits      bool     `json:"limits"`
+	Processes   bool     `json:"processes"`
+	Missing     []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+}
+
+// ErrNotEnforced is a strict policy that the kernel cannot enforce.
+var ErrNotEnforced = errors.New("the sandbox cannot be enforced on this machine")
+
+// Apply restricts the calling OS thread (which it locks; the caller must execve on the same
+// goroutine) and the process's resource limits to p. Without Landlock it applies what it
+// can and reports the rest as missing; a strict policy then fails with ErrNotEnforced.
+func Apply(p Policy) (Report, error) {
+	runtime.LockOSThread()
+	var r Report
+	if err := setLimits(p.Limits, &r); err != nil {
+		return r, err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return r, fmt.Errorf("sandbox: no_new_privs: %w", err)
+	}
+	abi := LandlockABI()
+	r.LandlockABI = abi
+	if abi < 1 {
+		r.Missing = append(r.Missing, "filesystem rules (no Landlock in this kernel)")
+		if !p.Network {
+			r.Missing = append(r.Missing, "network rules (no Landlock in this kernel)")
+		}
+		return r, strictError(p, r)
+	}
+	attr := rulesetAttr{handledFS: fsRights(abi)}
+	size := unsafe.Sizeof(attr.handledFS)
+	if abi >= 4 {
+		size += unsafe.Sizeof(attr.handledNet)
+		if !p.Network {
+			attr.handledNet = netTCP
+		}
+	} else if !p.Network {
+		r.Missing = append(r.Missing, fmt.Sprintf("network rules (Landlock ABI %d < 4)", abi))
+	}
+	if abi >= 6 {
+		size += unsafe.Sizeof(attr.scoped)
+		attr.scoped = scopeV6
+	}
+	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if e != 0 {
+		return r, fmt.Errorf("sandbox: landlock_create_ruleset: %w", e)
+	}
+	ruleset := int(fd)
+	defer unix.Close(ruleset)
+	for _, path := range p.Read {
+		if err := addPath(ruleset, path, fsRead&attr.handledFS); err != nil {
+			return r, err
+		}
+	}
+	for _, path := range p.Write {
+		if err := addPath(ruleset, path, attr.handledFS); err != nil {
+			return r, err
+		}
+	}
+	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(ruleset), 0, 0); e != 0 {
+		return r, fmt.Errorf("sandbox: landlock_restrict_self: %w", e)
+	}
+	r.Filesystem, r.Network, r.Scoped = true, attr.handledNet != 0, attr.scoped != 0
+	return r, strictError(p, r)
+}
+
+// addPath allows rights beneath path; a path that does not exist is skipped (the policy
+// lists system paths of every distribution).
+func addPath(ruleset int, path string, rights uint64) error {
+	if path == "" {
+		return nil
+	}
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOTDIR) {
+			return nil
+		}
+		return fmt.Errorf("sandbox: %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("sandbox: %s: %w", path, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		rights &= fsFile // rights that make sense on a file
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(fd)}
+	if _, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&attr)), 0, 0, 0); e != 0 {
+		return fmt.Errorf("sandbox: allowing %s: %w", path, e)
+	}
+	return nil
+}
+
+func setLimits(l Limits, r *Report) error {
+	set := func(resource int, v uint64, name string) error {
+		if v == 0 {
+			return nil
+		}
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(resource, &cur); err != nil {
+			return fmt.Errorf("sandbox: %s limit: %w", name, err)
+		}
+		lim := unix.Rlimit{Cur: min(v, cur.Max), Max: min(v, cur.Max)}
+		if resource == unix.RLIMIT_CPU && lim.Max < unix.RLIM_INFINITY-5 {
+			lim.Max += 5 // SIGXCPU at the soft limit, SIGKILL 5 s later
+			lim.Max = min(lim.Max, cur.Max)
+		}
+		if err := unix.Setrlimit(resource, &lim); err != nil {
+			return fmt.Errorf("sandbox: %s limit: %w", name, err)
+		}
+		return nil
+	}
+	if err := set(unix.RLIMIT_CPU, l.CPUSeconds, "CPU"); err != nil {
+		return err
+	}
+	if err := set(unix.RLIMIT_NOFILE, l.OpenFiles, "open files"); err != nil {
+		return err
+	}
+	if err := set(unix.RLIMIT_AS, l.AddressSpace, "address space"); err != nil {
+		return err
+	}
+	if err := set(unix.RLIMIT_NPROC, l.Processes, "processes"); err != nil {
+		return err
+	}
+	r.Limits = true
+	r.Processes = l.Processes != 0 && os.Geteuid() != 0
+	if l.Processes != 0 && !r.Processes {
+		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC)")
+	}
+	return nil
+}
+
+func strictError(p Policy, r Report) error {
+	var hard []string
+	for _, m := range r.Missing {
+		if !strings.HasPrefix(m, "process count") {
+			hard = append(hard, m)
+		}
+	}
+	if p.Strict && len(hard) > 0 {
+		return fmt.Errorf("%w: %s (sandbox.strict is set)", ErrNotEnforced, strings.Join(hard, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Policy is what a sandboxed program may do. It travels to the re-exec helper as JSON.
+type Policy struct {
+	Read    []string `json:"read,omitempty"`    // read and execute beneath these paths
+	Write   []string `json:"write,omitempty"`   // read, write and execute beneath these paths
+	Network bool     `json:"network,omitempty"` // TCP allowed (else bind and connect are denied)
+
+	Limits  Limits   `json:"limits"`
+	Strict  bool     `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
+}
+
+// Limits are resource limits (0: unlimited).
+type Limits struct {
+	CPUSeconds   uint64 `json:"cpuSeconds,omitempty"`
+	OpenFiles    uint64 `json:"openFiles,omitempty"`
+	AddressSpace uint64 `json:"addressSpace,omitempty"` // bytes
+	Processes    uint64 `json:"processes,omitempty"`    // not enforceable for root
+}
+
+// DefaultLimits are guard rails, not quotas: an hour of CPU, 4,096 open files, 16 GiB of
+// address space (Go and Node reserve far more than they use; below ~768 MiB Go binaries
+// die at start) and 1,024 processes of the user.
+var DefaultLimits = Limits{CPUSeconds: 3600, OpenFiles: 4096, AddressSpace: 16 << 30, Processes: 1024}
+
+// SystemRead are the system paths every sandboxed program may read (and execute).
+var SystemRead = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	"/proc", "/sys", "/run", "/var/lib", "/dev/urandom", "/dev/random", "/dev/fd",
+	"/nix", "/snap",
+}
+
+// SystemWrite are the places every sandboxed program may write: the null devices, its
+// terminal and pseudo-terminals, shared memory, and /tmp. /tmp is there because many tools
+// ignore TMPDIR (ed and everything using tmpfile(3)); it is writable by every local user
+// anyway, so it grants nothing a local account lacks. (A private /tmp mounted in a mount
+// namespace would hide workspaces and extensions that live under /tmp.)
+var SystemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", "/tmp", "/var/tmp"}
+
+// ForExtension is the default policy of one extension's program: read the system, the
+// extension folder and the workspace; write the workspace, the extension's data folder and
+// its temporary folder; plus the manifest's read/write paths; network only when asked.
+func ForExtension(extensionDir, workspace, dataDir, tempDir string, read, write []string, network bool) Policy {
+	p := Policy{Network: network, Limits: DefaultLimits}
+	p.Read = append(append(append(p.Read, SystemRead...), extensionDir), read...)
+	p.Write = append(append(p.Write, SystemWrite...), workspace, dataDir, tempDir)
+	p.Write = append(p.Write, write...)
+	return p
+}
+
+// PrivateDirs makes (0700) and returns an extension's data folder ($GEM_HOME/data/<name>)
+// and temporary folder ($TMPDIR/gem-<uid>/<name>).
+func PrivateDirs(gemHome, extension string) (data, temp string, err error) {
+	data = filepath.Join(gemHome, "data", extension)
+	temp = filepath.Join(os.TempDir(), "gem-"+uidString(), extension)
+	for _, d := range []string{data, temp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", "", err
+		}
+	}
+	return data, temp, nil
+}
+
+func uidString() string {
+	uid := os.Getuid()
+	if uid < 0 {
+		return "user"
+	}
+	b := []byte{}
+	for {
+		b = append([]byte{byte('0' + uid%10)}, b...)
+		uid /= 10
+		if uid == 0 {
+			return string(b)
+		}
+	}
+}
