@@ -11,8 +11,8 @@ type Policy struct {
 	Write   []string `json:"write,omitempty"`   // read, write and execute beneath these paths
 	Network bool     `json:"network,omitempty"` // TCP allowed (else bind and connect are denied)
 
-	Limits  Limits   `json:"limits"`
-	Strict  bool     `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
+	Limits Limits `json:"limits"`
+	Strict bool   `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
 }
 
 // Limits are resource limits (0: unlimited).
