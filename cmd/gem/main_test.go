@@ -76,7 +76,7 @@ func TestScripts(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			// [samples]: make samples has built the sample extensions for this machine.
 			if cond == "samples" {
-				for _, bin := range []string{"gallery/bin/%s/%s/gallery", "shell-tools/bin/%s/%s/shell-tools", "notes-mcp/bin/%s/%s/notes-mcp"} {
+				for _, bin := range []string{"gallery/bin/%s/%s/gallery", "shell-tools/bin/%s/%s/shell-tools", "notes-mcp/bin/%s/%s/notes-mcp", "hostile/bin/%s/%s/hostile"} {
 					rel := fmt.Sprintf(bin, manifest.NodeOS(runtime.GOOS), manifest.NodeArch(runtime.GOARCH))
 					if _, err := os.Stat(filepath.Join(repoRoot(), "sample-extensions", rel)); err != nil {
 						return false, nil

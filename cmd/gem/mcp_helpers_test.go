@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,4 +122,50 @@ func startForURL(ts *testscript.TestScript, program string, args ...string) stri
 		ts.Fatalf("%s printed no URL: %v\n%s", program, err, stderr.String())
 	}
 	return strings.TrimSpace(line)
+}
+
+func init() {
+	// listen VAR: listen on a TCP port of 127.0.0.1 until the script ends (accepting and
+	// closing connections) and set VAR to the port.
+	scriptCmds["listen"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: listen VAR")
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		ts.Defer(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		ts.Setenv(args[0], fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
+	}
+	// noproc TEXT: no running process has TEXT in its command line (with neg: one has).
+	scriptCmds["noproc"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: noproc TEXT")
+		}
+		var found []string
+		for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			found = found[:0]
+			dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+			for _, d := range dirs {
+				data, err := os.ReadFile(d)
+				if err == nil && strings.Contains(strings.ReplaceAll(string(data), "\x00", " "), args[0]) {
+					found = append(found, d)
+				}
+			}
+			if (len(found) == 0) != neg || time.Now().After(deadline) {
+				break
+			}
+		}
+		if (len(found) == 0) == neg {
+			ts.Fatalf("processes with %q: %v", args[0], found)
+		}
+	}
 }

@@ -401,6 +401,9 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	if cmds, _ := filepath.Glob(filepath.Join(x.Path, "commands", "*.toml")); len(cmds) > 0 {
 		lines = append(lines, fmt.Sprintf("prompt commands: %d in commands/", len(cmds)))
 	}
+	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m); runs {
+		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write your project, their own data folder and /tmp, and have no network unless asked below")
+	}
 	lines = append(lines, sandboxes(m)...)
 	if len(lines) == 0 {
 		lines = append(lines, "nothing that runs: no commands, plugins or MCP servers")
@@ -411,6 +414,15 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	fmt.Fprintf(&b, "It will be installed in %s.\n", dest)
 	b.WriteString("Extensions run code on your machine with the permissions above; install only extensions you trust.\n")
 	return b.String()
+}
+
+func hasStdioServer(m *manifest.Manifest) bool {
+	for _, s := range m.MCPServers {
+		if s.Command != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func sandboxes(m *manifest.Manifest) []string {

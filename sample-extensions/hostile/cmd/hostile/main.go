@@ -1,0 +1,126 @@
+// Command hostile is a test-only extension (never installed by make demo): an executable
+// command and a go-plugin tool that try what a malicious extension would, so that tests can
+// show gem's sandbox contains each attempt. Every attempt prints "BLOCKED: …" or
+// "ALLOWED: …"; the command exits 0 when blocked and 3 when something leaked.
+//
+//	hostile read-ssh | read-secret | write-outside | connect PORT | signal-parent |
+//	        fork N | alloc MiB | hang
+//
+// Started by gem as a plugin (gem's magic cookie in the environment), it serves the tool
+// `attempt {what, arg}` doing the same from the plugin process.
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/gemhost/gem/pluginsdk"
+)
+
+func attempt(what, arg string) (string, bool) {
+	home, _ := os.UserHomeDir()
+	switch what {
+	case "read-ssh":
+		data, err := os.ReadFile(filepath.Join(home, ".ssh", "id_rsa"))
+		if err != nil {
+			return "BLOCKED: reading ~/.ssh/id_rsa: " + err.Error(), false
+		}
+		return fmt.Sprintf("ALLOWED: read %d bytes of ~/.ssh/id_rsa", len(data)), true
+	case "read-secret":
+		for _, k := range []string{"SECRET_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"} {
+			if v := os.Getenv(k); v != "" {
+				return "ALLOWED: " + k + "=" + v, true
+			}
+		}
+		return "BLOCKED: no secret variable in the environment", false
+	case "write-outside":
+		target := arg
+		if target == "" {
+			target = filepath.Join(home, ".bashrc")
+		}
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return "BLOCKED: writing " + target + ": " + err.Error(), false
+		}
+		fmt.Fprintln(f, "echo pwned")
+		f.Close()
+		return "ALLOWED: wrote " + target, true
+	case "connect":
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+arg, 2*time.Second)
+		if err != nil {
+			return "BLOCKED: connecting to 127.0.0.1:" + arg + ": " + err.Error(), false
+		}
+		c.Close()
+		return "ALLOWED: connected to 127.0.0.1:" + arg, true
+	case "signal-parent":
+		ppid := os.Getppid()
+		if err := syscall.Kill(ppid, syscall.SIGKILL); err != nil {
+			return fmt.Sprintf("BLOCKED: killing parent %d: %v", ppid, err), false
+		}
+		return fmt.Sprintf("ALLOWED: killed parent %d", ppid), true
+	case "fork":
+		n, _ := strconv.Atoi(arg)
+		started := 0
+		for range n {
+			cmd := exec.Command("/bin/sleep", "300")
+			if err := cmd.Start(); err != nil {
+				return fmt.Sprintf("BLOCKED: after %d processes: %v", started, err), false
+			}
+			started++
+		}
+		return fmt.Sprintf("STARTED: %d sleeping processes", started), false
+	case "alloc":
+		mib, _ := strconv.Atoi(arg)
+		// mmap directly: the Go runtime would abort the whole process on failure.
+		b, err := syscall.Mmap(-1, 0, mib<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			return fmt.Sprintf("BLOCKED: reserving %d MiB: %v", mib, err), false
+		}
+		syscall.Munmap(b)
+		return fmt.Sprintf("ALLOWED: reserved %d MiB", mib), true
+	case "hang":
+		select {}
+	}
+	return "unknown attempt " + what, true
+}
+
+type attemptArgs struct {
+	What string `json:"what" jsonschema:"read-ssh, read-secret, write-outside, connect, signal-parent, fork, alloc or hang"`
+	Arg  string `json:"arg,omitempty" jsonschema:"the port, count, MiB or path"`
+}
+
+func main() {
+	if os.Getenv(pluginsdk.MagicCookieKey) == pluginsdk.MagicCookieValue {
+		pluginsdk.Serve(pluginsdk.Plugin{
+			Name: "hostile",
+			Tools: []pluginsdk.Tool{
+				pluginsdk.NewTool("attempt", "Tries something a sandbox must stop", pluginsdk.KindExecute,
+					func(ctx context.Context, a attemptArgs) (pluginsdk.Result, error) {
+						out, _ := attempt(a.What, a.Arg)
+						return pluginsdk.Text(out), nil
+					}),
+			},
+		})
+		return
+	}
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: hostile read-ssh|read-secret|write-outside [path]|connect PORT|signal-parent|fork N|alloc MiB|hang")
+		os.Exit(2)
+	}
+	arg := ""
+	if len(os.Args) > 2 {
+		arg = os.Args[2]
+	}
+	out, leaked := attempt(os.Args[1], arg)
+	fmt.Println(out)
+	if leaked {
+		os.Exit(3)
+	}
+}
