@@ -76,12 +76,22 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 print("ratio gem run/direct: %.2fx (target <= 2.5x)" % (r[1]["median"] / r[0]["median"]))
 PY
+echo "-- the same with the sandbox off (GEM_SANDBOX=off): the sandbox's own cost on gem run"
+HOME=$rhome GEM_HOME=$rhome/.gem GEM_SANDBOX=off hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-nosandbox.json" \
+  "$hello world" "$gem run hello world" >/dev/null
+median "$work/run-nosandbox.json"
+python3 - "$work/run.json" "$work/run-nosandbox.json" <<'PY'
+import json, sys
+on = json.load(open(sys.argv[1]))["results"][1]["median"]
+off = json.load(open(sys.argv[2]))["results"][1]["median"]
+print("sandbox cost on gem run: %.2f ms (%.2fx)" % ((on - off) * 1000, on / off))
+PY
 
 echo
 echo "== plugins: cold start (launch + handshake + ListTools) vs plain fork/exec of the same binary,"
 echo "   interleaved, medians of 200 (target <= 1.3x)"
 cd "$OLDPWD"
-go test -run '^$' -bench 'ColdStart' -benchtime 200x ./host/plugins/ | grep -E '^Benchmark'
+GEM_SANDBOX_HELPER="$PWD/bin/gem" go test -run '^$' -bench 'ColdStart' -benchtime 200x ./host/plugins/ | grep -E '^Benchmark'
 echo
 echo "== plugins: warm call through the whole host path (registry, schema validation, session"
 echo "   plugin, gRPC, result), 5,000 calls (targets p50 <= 300 µs, p99 <= 1000 µs)"
@@ -96,3 +106,8 @@ go test -run '^$' -bench 'MCPWarmCall' -benchtime 2000x ./host/mcp/ | grep -E '^
 echo
 echo "== MCP: warm call through the whole host path (registry, validation, MCP over stdio), 5,000 calls"
 go test -run '^$' -bench 'MCPHostCall' -benchtime 5000x ./host/tools/ | grep -E '^Benchmark'
+
+echo
+echo "== sandbox: /bin/true started through the re-exec helper (gem's front: Landlock, limits) vs"
+echo "   a plain fork/exec, interleaved, medians of 200"
+GEM_SANDBOX_HELPER="$PWD/bin/gem" go test -run '^$' -bench 'SandboxStart' -benchtime 200x ./host/sandbox/ | grep -E '^Benchmark'

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry/install"
 )
@@ -186,6 +187,36 @@ func BenchmarkColdStart(b *testing.B) {
 	slices.Sort(forks)
 	ps, fe := starts[len(starts)/2], forks[len(forks)/2]
 	b.ReportMetric(float64(ps.Microseconds())/1e3, "plugin-ms")
+	b.ReportMetric(float64(fe.Microseconds())/1e3, "forkexec-ms")
+	b.ReportMetric(float64(ps)/float64(fe), "ratio")
+}
+
+// BenchmarkColdStartSandboxed: BenchmarkColdStart with the plugin under the default
+// extension sandbox, started through the helper named by GEM_SANDBOX_HELPER (gem's front,
+// as scripts/bench.sh sets it); skipped without one.
+func BenchmarkColdStartSandboxed(b *testing.B) {
+	if os.Getenv("GEM_SANDBOX_HELPER") == "" {
+		b.Skip("set GEM_SANDBOX_HELPER to gem's front (bin/gem)")
+	}
+	dir := b.TempDir()
+	pol := sandbox.ForExtension(filepath.Dir(echoBin), dir, dir, dir, nil, nil, false)
+	var starts, forks []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		c, err := Start(context.Background(), Spec{Name: "echo", Path: echoBin, Env: []string{"TMPDIR=" + dir}, Policy: &pol})
+		if err != nil {
+			b.Fatal(err)
+		}
+		starts = append(starts, time.Since(t0))
+		c.Close()
+		t0 = time.Now()
+		exec.Command(echoBin).Run()
+		forks = append(forks, time.Since(t0))
+	}
+	slices.Sort(starts)
+	slices.Sort(forks)
+	ps, fe := starts[len(starts)/2], forks[len(forks)/2]
+	b.ReportMetric(float64(ps.Microseconds())/1e3, "sandboxed-plugin-ms")
 	b.ReportMetric(float64(fe.Microseconds())/1e3, "forkexec-ms")
 	b.ReportMetric(float64(ps)/float64(fe), "ratio")
 }

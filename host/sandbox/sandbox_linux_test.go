@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The test binary is its own sandbox helper: run as `<test> __sandbox-exec …` it applies the
+// policy and execs the target, as gem's front does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		os.Exit(HelperMain(os.Args[2:]))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	if os.Getenv("GEM_SANDBOX_HELPER") == "" {
+		os.Setenv("GEM_SANDBOX_HELPER", self)
+	}
+	os.Exit(m.Run())
+}
+
+// run starts sh -c script under pol through Command and returns its combined output.
+func run(t *testing.T, pol *Policy, dir, script string) (string, error) {
+	t.Helper()
+	cmd, err := Command(Spec{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir, Name: "test", Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestPolicyIsEnforced(t *testing.T) {
+	if LandlockABI() < 4 {
+		t.Skipf("Landlock ABI %d: filesystem and TCP rules need ABI 4", LandlockABI())
+	}
+	home := outsideTmp(t)
+	secret := filepath.Join(home, "secret.txt")
+	os.WriteFile(secret, []byte("s3cret"), 0o600)
+	ws, ext, data, tmp, extra := outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:")
+	connect := `exec 3<>/dev/tcp/127.0.0.1/` + port
+	cases := []struct {
+		name, script string
+		network      bool
+		write        []string
+		wantOK       bool
+	}{
+		{"read the system", "cat /etc/hostname >/dev/null", false, nil, true},
+		{"read outside", "cat " + secret, false, nil, false},
+		{"write the workspace", "echo x > " + ws + "/f", false, nil, true},
+		{"write the data folder", "echo x > " + data + "/f", false, nil, true},
+		{"write outside", "echo x > " + home + "/f", false, nil, false},
+		{"write a declared folder", "echo x > " + extra + "/f", false, []string{extra}, true},
+		{"TCP without network", "bash -c '" + connect + "'", false, nil, false},
+		{"TCP with network", "bash -c '" + connect + "'", true, nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pol := ForExtension(ext, ws, data, tmp, nil, c.write, c.network)
+			out, err := run(t, &pol, ws, c.script)
+			if (err == nil) != c.wantOK {
+				t.Errorf("ok=%v, want %v: %s", err == nil, c.wantOK, out)
+			}
+			if !c.wantOK && !strings.Contains(strings.ToLower(out), "permission denied") {
+				t.Errorf("refusal does not say permission denied: %s", out)
+			}
+		})
+	}
+}
+
+// outsideTmp is a temporary folder outside /tmp, which every policy may write.
+func outsideTmp(t *testing.T) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skip("no cache folder outside /tmp:", err)
+	}
+	os.MkdirAll(cache, 0o755)
+	d, err := os.MkdirTemp(cache, "gem-sandbox-test-")
+	if err != nil {
+		t.Skip("no folder outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func TestLimits(t *testing.T) {
+	pol := Policy{Read: []string{"/"}, Limits: Limits{OpenFiles: 64, CPUSeconds: 7, AddressSpace: 3 << 30}}
+	out, err := run(t, &pol, "/", "ulimit -n; ulimit -t; ulimit -v")
+	if err != nil {
+		t.Fatal(err, out)
+	}
+	if got := strings.Fields(out); strings.Join(got, " ") != "64 7 3145728" {
+		t.Errorf("limits: %q", out)
+	}
+}
+
+func TestStrictRefusesWhatCannotBeEnforced(t *testing.T) {
+	r := Report{Missing: []string{"network rules (Landlock ABI 3 < 4)"}}
+	if err := strictError(Policy{Strict: true}, r); err == nil || !strings.Contains(err.Error(), "sandbox.strict") {
+		t.Errorf("strict: %v", err)
+	}
+	if err := strictError(Policy{}, r); err != nil {
+		t.Errorf("best effort: %v", err)
+	}
+	// The process count is never enforceable for root: not a reason to refuse.
+	if err := strictError(Policy{Strict: true}, Report{Missing: []string{"process count (root is exempt)"}}); err != nil {
+		t.Errorf("process count: %v", err)
+	}
+}
+
+func TestHelperRejectsBadInput(t *testing.T) {
+	self, _ := os.Executable()
+	for _, args := range [][]string{{HelperArg}, {HelperArg, "{not json", "/bin/true", "true"}, {HelperArg, "{}", "/nonexistent", "x"}} {
+		out, err := exec.Command(self, args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "gem sandbox helper:") {
+			t.Errorf("%q: %v %s", args, err, out)
+		}
+	}
+}
+
+func TestPolicyJSONRoundTrip(t *testing.T) {
+	p := ForExtension("/e", "/w", "/d", "/t", []string{"/r"}, []string{"/x"}, true)
+	data, _ := json.Marshal(p)
+	var q Policy
+	if err := json.Unmarshal(data, &q); err != nil || len(q.Read) != len(p.Read) || !q.Network || q.Limits != DefaultLimits {
+		t.Errorf("round trip: %+v %v", q, err)
+	}
+}
+
+// BenchmarkSandboxStart: starting and waiting for /bin/true through the sandbox helper
+// (GEM_SANDBOX_HELPER: gem's front when bench.sh sets it, else this test binary) against
+// a plain fork/exec, interleaved; medians and their ratio.
+func BenchmarkSandboxStart(b *testing.B) {
+	ws := b.TempDir()
+	pol := ForExtension(ws, ws, ws, ws, nil, nil, false)
+	var boxed, plain []float64
+	for b.Loop() {
+		cmd, err := Command(Spec{Path: "/bin/true", Env: []string{}, Name: "true", Policy: &pol})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := nowNanos()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		boxed = append(boxed, float64(nowNanos()-t0))
+		t0 = nowNanos()
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+		plain = append(plain, float64(nowNanos()-t0))
+	}
+	mb, mp := medianOf(boxed), medianOf(plain)
+	b.ReportMetric(mb/1e6, "sandboxed-ms")
+	b.ReportMetric(mp/1e6, "plain-ms")
+	b.ReportMetric(mb/mp, "ratio")
+}
