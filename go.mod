@@ -3,6 +3,7 @@ module github.com/gemhost/gem
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/creack/pty v1.1.24
 	github.com/google/jsonschema-go v0.4.3

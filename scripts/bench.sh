@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 if ! command -v hyperfine >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq hyperfine) >/dev/null 2>&1 || { echo "bench.sh: cannot install hyperfine" >&2; exit 1; }
 fi
+# The go benchmarks below keep the real module and build caches while HOME moves.
+export GOMODCACHE=$(go env GOMODCACHE) GOCACHE=$(go env GOCACHE)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME=$work/home GEM_HOME=$work/home/.gem

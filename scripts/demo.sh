@@ -34,15 +34,15 @@ say gem run hello to gem;          "$gem" run hello to gem
 say gem ext info hello;            "$gem" ext info hello
 say gem ext validate "$repo/sample-extensions/hello"; "$gem" ext validate "$repo/sample-extensions/hello"
 say gem tools list;                "$gem" tools list
-say "gem tools call run_shell_command '{\"command\":\"uname -sm\"}'"
-"$gem" tools call run_shell_command '{"command":"uname -sm"}'
-say 'gem tools call --batch   # a python3 REPL driven across calls, in one plugin session'
+say "gem tools call --yes run_shell_command '{\"command\":\"uname -sm\"}'"
+"$gem" tools call --yes run_shell_command '{"command":"uname -sm"}'
+say 'gem tools call --yes --batch   # a python3 REPL driven across calls, in one plugin session'
 batch='{"tool":"run_shell_command","args":{"command":"python3 -q","ai_callback_pattern":">>> $"}}
 {"tool":"send_input","args":{"handle":1,"input":"fib = lambda n: n if n < 2 else fib(n-1) + fib(n-2)","ai_callback_pattern":">>> $"}}
 {"tool":"send_input","args":{"handle":1,"input":"[fib(i) for i in range(11)]","ai_callback_pattern":">>> $"}}
 {"tool":"jobs"}'
 echo "$batch"
-echo "$batch" | "$gem" tools call --batch | python3 -c 'import json,sys; [print("->", json.loads(l)["result"]["text"].replace("\n", "\n   ")) for l in sys.stdin]'
+echo "$batch" | "$gem" tools call --yes --batch | python3 -c 'import json,sys; [print("->", json.loads(l)["result"]["text"].replace("\n", "\n   ")) for l in sys.stdin]'
 say gem mcp list;                  "$gem" mcp list
 say "gem tools call mcp_notes_add_note '{\"title\":\"Try gem\",\"body\":\"plugins and MCP in one registry\",\"tags\":[\"demo\"]}'"
 "$gem" tools call mcp_notes_add_note '{"title":"Try gem","body":"plugins and MCP in one registry","tags":["demo"]}'

@@ -260,7 +260,7 @@ func killHost(ts *testscript.TestScript, callsFile, outFile string) {
 	if gemPath == "" {
 		ts.Fatalf("no gem in PATH")
 	}
-	cmd := exec.Command(gemPath, "tools", "call", "--batch")
+	cmd := exec.Command(gemPath, "tools", "call", "--yes", "--batch")
 	cmd.Dir = ts.Getenv("WORK")
 	for _, k := range []string{"PATH", "HOME", "GEM_HOME", "GEMINI_CLI_HOME", "GEM_ENGINE", "TMPDIR"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))

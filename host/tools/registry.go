@@ -36,6 +36,7 @@ import (
 
 	"github.com/gemhost/gem/host/commands"
 	mcphost "github.com/gemhost/gem/host/mcp"
+	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/pluginsdk"
@@ -83,6 +84,8 @@ type Options struct {
 	Services    *Services     // host services offered to plugins; nil offers none
 	NoCache     bool          // start every plugin now instead of trusting the tool cache
 	Environ     []string      // the host environment children derive theirs from; nil: os.Environ()
+	Policy      *policy.Engine // decides every call; nil allows all (library use, tests)
+	Audit       *policy.Audit  // where decisions are logged; nil logs none
 }
 
 // Registry holds the tools of one session. It is safe for concurrent use.
@@ -95,6 +98,8 @@ type Registry struct {
 	servers     []*mcpServer
 	excluded    map[string]string // tool name → the extension whose excludeTools hides it
 	services    *Services
+	policy      *policy.Engine
+	audit       *policy.Audit
 	logger      hclog.Logger
 	onChange    []func()
 }
@@ -102,7 +107,7 @@ type Registry struct {
 // Load collects the tools of the enabled extensions' plugins of d. A plugin that fails is
 // reported in the errors and does not stop the others.
 func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Options) (*Registry, []error) {
-	r := &Registry{byName: map[string]*Tool{}, excluded: map[string]string{}, services: opts.Services, logger: opts.Logger}
+	r := &Registry{byName: map[string]*Tool{}, excluded: map[string]string{}, services: opts.Services, logger: opts.Logger, policy: opts.Policy, audit: opts.Audit}
 	if r.logger == nil {
 		r.logger = hclog.NewNullLogger()
 	}
@@ -296,6 +301,75 @@ func (r *Registry) Find(ctx context.Context, name string) (*Tool, bool) {
 	return r.Lookup(name)
 }
 
+// ErrDenied wraps calls the policy denied or the user did not approve.
+var ErrDenied = errors.New("not allowed")
+
+// authorize asks the policy engine about a call, asks the user when it says ask_user (the
+// call's own host first: an MCP client of gem mcp serve; else the session's services), logs
+// the decision, and returns ErrDenied when the call must not run.
+func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage, opts pluginsdk.CallOptions) error {
+	if r.policy == nil {
+		return nil
+	}
+	c := policy.Call{Tool: t.Name, Extension: t.Extension, Kind: t.Kind(), Args: args}
+	v := r.policy.Decide(c)
+	entry := policy.Entry{Extension: t.Extension, Tool: t.Name, ArgsDigest: policy.Digest(args), Decision: v.Decision, Rule: v.Rule.String(), Mode: r.policy.Mode, Outcome: "ran"}
+	defer func() {
+		if err := r.audit.Log(entry); err != nil {
+			r.logger.Warn("writing the audit log", "error", err)
+		}
+	}()
+	switch v.Decision {
+	case policy.Deny:
+		entry.Outcome = "refused"
+		return fmt.Errorf("%w: %s is denied by the policy rule %s", ErrDenied, t.Name, v.Rule)
+	case policy.AskUser:
+		question := describeCall(t, args)
+		var answer policy.Answer
+		var err error
+		if opts.Host != nil {
+			ok, herr := opts.Host.Confirm(ctx, question, "")
+			answer, err = policy.AnswerNo, herr
+			if ok {
+				answer = policy.AnswerYes
+			}
+		} else {
+			answer, err = r.services.ask(question)
+		}
+		entry.Answer = string(answer)
+		if err != nil {
+			entry.Outcome = "refused"
+			return fmt.Errorf("asking about %s: %w", t.Name, err)
+		}
+		switch answer {
+		case policy.AnswerAlways, policy.AnswerSave:
+			if err := r.policy.Remember(c, answer == policy.AnswerSave); err != nil {
+				r.logger.Warn("remembering an answer", "error", err)
+			}
+		case policy.AnswerYes:
+		default:
+			entry.Outcome = "refused"
+			return fmt.Errorf("%w: %s was not approved (approve with --yes, answer at the prompt, or allow it in a policy file)", ErrDenied, t.Name)
+		}
+	}
+	return nil
+}
+
+// describeCall is the question put to the user about a call.
+func describeCall(t *Tool, args json.RawMessage) string {
+	what := string(args)
+	var a struct {
+		Command *string `json:"command"`
+	}
+	if json.Unmarshal(args, &a) == nil && a.Command != nil {
+		what = "$ " + *a.Command
+	}
+	if len(what) > 400 {
+		what = what[:400] + "…"
+	}
+	return fmt.Sprintf("%s (%s, from %s) wants to run:\n  %s\nAllow it?", t.Name, t.Kind(), t.Extension, what)
+}
+
 // ErrInvalidArguments wraps argument validation failures.
 var ErrInvalidArguments = errors.New("invalid arguments")
 
@@ -356,6 +430,9 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 			problems = []string{err.Error()}
 		}
 		return nil, fmt.Errorf("%w for %s: %s (gem tools schema %s shows what it takes)", ErrInvalidArguments, name, strings.Join(problems, "; "), name)
+	}
+	if err := r.authorize(ctx, t, args, opts); err != nil {
+		return nil, err
 	}
 	if t.mcp != nil {
 		return r.callMCP(ctx, t, args, opts)

@@ -7,12 +7,17 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/gemhost/gem/host/policy"
 )
 
 // Services are the host services gem offers plugins (pluginsdk.HostServices): confirmation
 // through Confirm, progress lines on Progress, log lines into the session's log file.
 type Services struct {
 	Confirm  func(question string) (bool, error) // nil refuses every confirmation
+	// Ask answers the policy engine's questions (yes, no, always for the session, always
+	// and save); nil uses Confirm (yes or no).
+	Ask func(question string) (policy.Answer, error)
 	Progress io.Writer                           // nil drops progress
 	Logger   hclog.Logger                        // nil drops logs
 	Plugin   string                              // names the plugin in logs and questions
@@ -33,6 +38,23 @@ func (s *Services) confirm(title, details string) (bool, error) {
 		q += "\n" + details
 	}
 	return s.Confirm(q)
+}
+
+// ask puts a policy question.
+func (s *Services) ask(question string) (policy.Answer, error) {
+	if s == nil {
+		return policy.AnswerNo, nil
+	}
+	if s.Ask != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.Ask(question)
+	}
+	ok, err := s.confirm(question, "")
+	if ok {
+		return policy.AnswerYes, err
+	}
+	return policy.AnswerNo, err
 }
 
 // For returns pluginsdk.HostServices bound to one plugin.

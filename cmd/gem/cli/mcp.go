@@ -138,6 +138,7 @@ func mcpCommand() *cli.Command {
 					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on this loopback address (host:port)"},
 					&cli.DurationFlag{Name: "timeout", Usage: "per-call time limit (default 10m)"},
 					&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve confirmations when the client cannot be asked (no elicitation)"},
+					approvalModeFlag,
 				},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry"
@@ -101,6 +103,7 @@ func toolsCommand() *cli.Command {
 					&cli.BoolFlag{Name: "batch", Usage: "read calls as JSON lines on stdin, write results as JSON lines"},
 					&cli.DurationFlag{Name: "timeout", Usage: "per-call time limit (default 10m)"},
 					&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve what tools ask to confirm"},
+					approvalModeFlag,
 				},
 				Action: func(c *cli.Context) error {
 					if c.Bool("batch") {
@@ -154,7 +157,12 @@ func toolsCommand() *cli.Command {
 // SIGTERM cancel c.Context's calls, stop every plugin and MCP server, and exit 130.
 func openRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.Registry, error) {
 	d := registry.Discover(r.env, registry.Providers)
-	opts := tools.Options{ReadSecrets: secrets.Read, Logger: r.log, Services: services}
+	engine, err := loadPolicy(c, r, d)
+	if err != nil {
+		return nil, err
+	}
+	opts := tools.Options{ReadSecrets: secrets.Read, Logger: r.log, Services: services, Policy: engine,
+		Audit: &policy.Audit{File: filepath.Join(r.env.GemHome, "audit.log")}}
 	if c.IsSet("timeout") {
 		opts.CallTimeout = c.Duration("timeout")
 	}
@@ -173,6 +181,45 @@ func openRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.
 	return reg, nil
 }
 
+// approvalModeFlag is --approval-mode, for the verbs that call tools.
+var approvalModeFlag = &cli.StringFlag{Name: "approval-mode", Value: "default", Usage: "default (ask before edit, delete, move, execute), autoEdit, yolo (trusted folders only) or plan (no changes)"}
+
+// loadPolicy builds the policy engine of a session: the user's, the workspace's and the
+// enabled extensions' policy files, in the --approval-mode.
+func loadPolicy(c *cli.Context, r *runtime, d *registry.Discovery) (*policy.Engine, error) {
+	mode := policy.ModeDefault
+	if c.String("approval-mode") != "" {
+		m, err := policy.ParseMode(c.String("approval-mode"))
+		if err != nil {
+			return nil, usagef("--approval-mode: %v", err)
+		}
+		mode = m
+	}
+	root := commands.ProjectRoot(r.env.Cwd)
+	src := policy.Sources{
+		UserFile:      filepath.Join(r.env.GemHome, "policies.toml"),
+		WorkspaceFile: filepath.Join(root, ".gem", "policies.toml"),
+		Extensions:    map[string]string{},
+	}
+	for _, x := range d.Effective() {
+		if x.Enabled {
+			src.Extensions[x.Name] = x.Path
+		}
+	}
+	trusted := policy.Trusted(filepath.Join(r.env.GeminiHome, ".gemini"), root)
+	if mode == policy.ModeYolo && !trusted {
+		r.warn("--approval-mode yolo applies only in a trusted folder (Gemini CLI's trustedFolders.json); %s is not, so gem asks as in default mode", root)
+	}
+	engine, warnings, err := policy.Load(src, mode, trusted)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	for _, w := range warnings {
+		r.warn("policy: %s", w)
+	}
+	return engine, nil
+}
+
 // startMCP starts every MCP server, warning about each that fails.
 func startMCP(c *cli.Context, r *runtime, reg *tools.Registry) {
 	for _, err := range reg.StartMCP(c.Context) {
@@ -188,7 +235,21 @@ func cliServices(c *cli.Context, r *runtime) *tools.Services {
 	switch {
 	case c.Bool("yes"):
 		s.Confirm = func(string) (bool, error) { return true, nil }
+		s.Ask = func(string) (policy.Answer, error) { return policy.AnswerYes, nil }
 	default:
+		s.Ask = func(q string) (policy.Answer, error) {
+			tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+			if err == nil && !term.IsTerminal(int(os.Stderr.Fd())) {
+				tty.Close()
+				err = errors.New("stderr is not a terminal")
+			}
+			if err != nil {
+				fmt.Fprintf(r.stderr, "%s\nrefused: no terminal to ask on (add --yes to approve)\n", q)
+				return policy.AnswerNo, nil
+			}
+			defer tty.Close()
+			return askPolicy(tty, q), nil
+		}
 		s.Confirm = func(q string) (bool, error) {
 			tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 			if err == nil && !term.IsTerminal(int(os.Stderr.Fd())) {
@@ -206,6 +267,22 @@ func cliServices(c *cli.Context, r *runtime) *tools.Services {
 	return s
 }
 
+// askPolicy puts a policy question on the terminal: y once, a always this session, s always
+// and save to the user's policy file, n (or anything else) no.
+func askPolicy(tty *os.File, question string) policy.Answer {
+	fmt.Fprintf(tty, "%s [y]es once, [a]lways this session, [s]ave always, [N]o: ", question)
+	line, _ := bufio.NewReader(tty).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return policy.AnswerYes
+	case "a", "always":
+		return policy.AnswerAlways
+	case "s", "save":
+		return policy.AnswerSave
+	}
+	return policy.AnswerNo
+}
+
 // batchLine is one call of gem tools call --batch.
 type batchLine struct {
 	ID   json.RawMessage `json:"id,omitempty"`
@@ -221,7 +298,7 @@ type batchOut struct {
 }
 
 type batchError struct {
-	Type    string `json:"type"` // invalid_input, invalid_arguments, call_failed
+	Type    string `json:"type"` // invalid_input, invalid_arguments, denied, call_failed
 	Message string `json:"message"`
 }
 
@@ -251,6 +328,8 @@ func runBatch(c *cli.Context, r *runtime, reg *tools.Registry) error {
 			switch {
 			case errors.Is(err, tools.ErrInvalidArguments):
 				o.Error = &batchError{Type: "invalid_arguments", Message: err.Error()}
+			case errors.Is(err, tools.ErrDenied):
+				o.Error = &batchError{Type: "denied", Message: err.Error()}
 			case err != nil:
 				o.Error = &batchError{Type: "call_failed", Message: err.Error()}
 			default:

@@ -1,0 +1,132 @@
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Sources are the policy files of a session.
+type Sources struct {
+	UserFile      string            // ~/.gem/policies.toml ($GEM_HOME/policies.toml)
+	WorkspaceFile string            // <workspace>/.gem/policies.toml
+	Extensions    map[string]string // enabled extension name → its folder (policies/*.toml)
+}
+
+// Load builds an engine from the files of s, in mode. Problems in one file are errors;
+// dropped or unknown entries are warnings.
+func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
+	e := &Engine{Mode: mode, Trusted: trusted, UserFile: s.UserFile}
+	var warnings []string
+	add := func(file string, tier Tier) error {
+		rules, w, err := ParseFile(file, tier)
+		if err != nil {
+			return err
+		}
+		warnings = append(warnings, w...)
+		e.Add(rules...)
+		return nil
+	}
+	for _, dir := range s.Extensions {
+		files, _ := filepath.Glob(filepath.Join(dir, "policies", "*.toml"))
+		for _, f := range files {
+			if err := add(f, TierExtension); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if s.WorkspaceFile != "" {
+		if err := add(s.WorkspaceFile, TierWorkspace); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.UserFile != "" {
+		if err := add(s.UserFile, TierUser); err != nil {
+			return nil, nil, err
+		}
+	}
+	return e, warnings, nil
+}
+
+// Trusted reports whether Gemini CLI's trusted folders (geminiDir/trustedFolders.json:
+// path → TRUST_FOLDER | TRUST_PARENT | DO_NOT_TRUST) trust dir: the longest matching entry
+// decides; TRUST_PARENT trusts the parent folder of the path.
+func Trusted(geminiDir, dir string) bool {
+	data, err := os.ReadFile(filepath.Join(geminiDir, "trustedFolders.json"))
+	if err != nil {
+		return false
+	}
+	var folders map[string]string
+	if json.Unmarshal(data, &folders) != nil {
+		return false
+	}
+	best, trusted := -1, false
+	for p, level := range folders {
+		root := filepath.Clean(p)
+		if level == "TRUST_PARENT" {
+			root = filepath.Dir(root)
+		}
+		if dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) {
+			if len(root) > best {
+				best, trusted = len(root), level != "DO_NOT_TRUST"
+			}
+		}
+	}
+	return trusted
+}
+
+// Audit appends decisions to a JSON-lines log.
+type Audit struct {
+	File string
+	mu   sync.Mutex
+}
+
+// Entry is one line of the audit log.
+type Entry struct {
+	Time       time.Time `json:"time"`
+	Extension  string    `json:"extension,omitempty"`
+	Tool       string    `json:"tool"`
+	ArgsDigest string    `json:"argsDigest"` // sha256 of the arguments' JSON, first 16 hex digits
+	Decision   Decision  `json:"decision"`   // what the rules said
+	Answer     string    `json:"answer,omitempty"`
+	Outcome    string    `json:"outcome"` // ran | refused
+	Rule       string    `json:"rule"`
+	Mode       Mode      `json:"mode"`
+}
+
+// Digest is the arguments' digest as logged.
+func Digest(args []byte) string {
+	sum := sha256.Sum256(args)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Log appends e; a failure to log is returned for the caller to report, not to stop on.
+func (a *Audit) Log(e Entry) error {
+	if a == nil || a.File == "" {
+		return nil
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(a.File), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(a.File, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(append(line, '\n'))
+	return err
+}

@@ -1,0 +1,372 @@
+// Package policy owns the decision on every tool call: allow, deny or ask the user. Rules
+// come from TOML files like Gemini CLI's policy files:
+//
+//	[[rule]]
+//	toolName = "run_shell_command"    # a glob over the tool's registry name
+//	extension = "shell-tools"         # optional, a glob
+//	commandPrefix = ["git status", "ls"]  # for tools with a "command" argument
+//	argsPattern = '"path":"/etc/'      # a regular expression over the arguments' JSON
+//	decision = "allow"                # allow | deny | ask_user
+//	priority = 100                    # 0-999 within its tier
+//
+// Tiers, from lowest to highest: the extensions' own policies/*.toml, the workspace's
+// .gem/policies.toml, the user's ~/.gem/policies.toml. A rule's effective priority is its
+// tier's base plus its priority; the highest match wins, and at equal priority deny beats
+// ask_user beats allow. Extensions may not allow: their allow rules are dropped with a
+// warning (they may deny or ask about anything).
+//
+// With no matching rule the approval mode decides: default asks before the mutating kinds
+// (edit, delete, move, execute) and allows the rest; autoEdit also allows edit and move;
+// plan denies the mutating kinds; yolo allows everything, and only in a folder Gemini CLI
+// trusts (~/.gemini/trustedFolders.json), else it acts as default.
+//
+// "Always" answers are kept for the session (Session) or saved as a user rule (Save).
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Decision is what happens to a call.
+type Decision string
+
+const (
+	Allow   Decision = "allow"
+	Deny    Decision = "deny"
+	AskUser Decision = "ask_user"
+)
+
+// Tier is where a rule comes from.
+type Tier int
+
+const (
+	TierMode      Tier = iota // the approval mode's defaults
+	TierExtension             // an extension's policies/*.toml
+	TierWorkspace             // <workspace>/.gem/policies.toml
+	TierUser                  // ~/.gem/policies.toml, and answers saved with "always"
+	TierSession               // "always" answers of this session
+)
+
+// Rule is one [[rule]] of a policy file.
+type Rule struct {
+	ToolName      string      `toml:"toolName" json:"toolName,omitempty"`
+	Extension     string      `toml:"extension" json:"extension,omitempty"`
+	CommandPrefix stringOrArr `toml:"commandPrefix" json:"commandPrefix,omitempty"`
+	ArgsPattern   string      `toml:"argsPattern" json:"argsPattern,omitempty"`
+	Decision      Decision    `toml:"decision" json:"decision"`
+	Priority      int         `toml:"priority" json:"priority"`
+
+	Source string `toml:"-" json:"source"` // the file (or "approval mode …", "this session")
+	Tier   Tier   `toml:"-" json:"tier"`
+	args   *regexp.Regexp
+}
+
+// stringOrArr accepts commandPrefix = "git" as well as ["git", "ls"].
+type stringOrArr []string
+
+func (s *stringOrArr) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*s = []string{v}
+	case []any:
+		for _, x := range v {
+			str, ok := x.(string)
+			if !ok {
+				return fmt.Errorf("commandPrefix: want strings, got %T", x)
+			}
+			*s = append(*s, str)
+		}
+	default:
+		return fmt.Errorf("commandPrefix: want a string or a list of strings, got %T", v)
+	}
+	return nil
+}
+
+func (r *Rule) effective() int { return int(r.Tier)*1000 + r.Priority }
+
+func (r *Rule) String() string {
+	what := r.ToolName
+	if what == "" {
+		what = "*"
+	}
+	if len(r.CommandPrefix) > 0 {
+		what += " " + strings.Join(r.CommandPrefix, "|")
+	}
+	return fmt.Sprintf("%s %s (priority %d, %s)", r.Decision, what, r.Priority, r.Source)
+}
+
+// Mode is an approval mode.
+type Mode string
+
+const (
+	ModeDefault  Mode = "default"
+	ModeAutoEdit Mode = "autoEdit"
+	ModeYolo     Mode = "yolo"
+	ModePlan     Mode = "plan"
+)
+
+// ParseMode checks an --approval-mode value.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range []Mode{ModeDefault, ModeAutoEdit, ModeYolo, ModePlan} {
+		if strings.EqualFold(s, string(m)) {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("approval mode %q: use default, autoEdit, yolo or plan", s)
+}
+
+// Call is what the engine decides about.
+type Call struct {
+	Tool      string          // registry name
+	Extension string          // the extension serving it
+	Kind      string          // read, edit, delete, move, execute, …
+	Args      json.RawMessage // the arguments
+}
+
+// command is the "command" argument of shell-like tools.
+func (c Call) command() (string, bool) {
+	var a struct {
+		Command *string `json:"command"`
+	}
+	if json.Unmarshal(c.Args, &a) != nil || a.Command == nil {
+		return "", false
+	}
+	return *a.Command, true
+}
+
+// Engine evaluates calls. It is safe for concurrent use.
+type Engine struct {
+	Mode     Mode
+	Trusted  bool   // the workspace is trusted (yolo is honoured)
+	UserFile string // where "always, save" answers go
+	mu       sync.Mutex
+	rules    []*Rule
+}
+
+// Answer is the user's answer to an ask_user decision.
+type Answer string
+
+const (
+	AnswerYes    Answer = "yes"    // this call
+	AnswerNo     Answer = "no"     // refuse this call
+	AnswerAlways Answer = "always" // this tool (and command) for the rest of the session
+	AnswerSave   Answer = "save"   // always, saved as a rule in the user's policy file
+)
+
+// Verdict is a decision and the rule that made it.
+type Verdict struct {
+	Decision Decision
+	Rule     *Rule
+}
+
+var mutating = map[string]bool{"edit": true, "delete": true, "move": true, "execute": true}
+
+// Decide evaluates c.
+func (e *Engine) Decide(c Call) Verdict {
+	e.mu.Lock()
+	rules := e.rules
+	e.mu.Unlock()
+	var best *Rule
+	for _, r := range rules {
+		if !r.matches(c) {
+			continue
+		}
+		if best == nil || r.effective() > best.effective() || (r.effective() == best.effective() && rank(r.Decision) > rank(best.Decision)) {
+			best = r
+		}
+	}
+	if best != nil {
+		return Verdict{best.Decision, best}
+	}
+	mode := e.Mode
+	if mode == "" || (mode == ModeYolo && !e.Trusted) {
+		mode = ModeDefault
+	}
+	d := Allow
+	switch {
+	case mode == ModeYolo:
+	case mode == ModePlan && mutating[c.Kind]:
+		d = Deny
+	case mode == ModeAutoEdit && (c.Kind == "edit" || c.Kind == "move"):
+	case mutating[c.Kind]:
+		d = AskUser
+	}
+	return Verdict{d, &Rule{Decision: d, Source: "approval mode " + string(mode), Tier: TierMode, ToolName: "*"}}
+}
+
+func rank(d Decision) int {
+	switch d {
+	case Deny:
+		return 2
+	case AskUser:
+		return 1
+	}
+	return 0
+}
+
+func (r *Rule) matches(c Call) bool {
+	if r.ToolName != "" {
+		if ok, _ := path.Match(r.ToolName, c.Tool); !ok {
+			return false
+		}
+	}
+	if r.Extension != "" {
+		if ok, _ := path.Match(r.Extension, c.Extension); !ok {
+			return false
+		}
+	}
+	if len(r.CommandPrefix) > 0 {
+		cmd, ok := c.command()
+		if !ok {
+			return false
+		}
+		cmd = strings.TrimSpace(cmd)
+		hit := false
+		for _, p := range r.CommandPrefix {
+			// A prefix matches whole words: "git" matches "git status", not "gitk".
+			if cmd == p || strings.HasPrefix(cmd, p+" ") || (strings.HasSuffix(p, " ") && strings.HasPrefix(cmd, p)) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return false
+		}
+		// A command chaining others (;, &&, |, $(…)) is not what the prefix approved.
+		if r.Decision == Allow && strings.ContainsAny(cmd, ";&|`$<>\n") {
+			return false
+		}
+	}
+	if r.args != nil && !r.args.Match(c.Args) {
+		return false
+	}
+	return true
+}
+
+// Add appends rules (from a file of the given tier, or built here).
+func (e *Engine) Add(rules ...*Rule) {
+	e.mu.Lock()
+	e.rules = append(e.rules, rules...)
+	e.mu.Unlock()
+}
+
+// Rules lists the rules, highest effective priority first.
+func (e *Engine) Rules() []*Rule {
+	e.mu.Lock()
+	out := append([]*Rule{}, e.rules...)
+	e.mu.Unlock()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].effective() > out[j].effective() })
+	return out
+}
+
+// ParseFile reads one policy file of a tier. A missing file is no rules. Every problem names
+// the file and the rule.
+func ParseFile(file string, tier Tier) (rules []*Rule, warnings []string, err error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return Parse(data, file, tier)
+}
+
+// Parse reads policy TOML; source names it in errors.
+func Parse(data []byte, source string, tier Tier) (rules []*Rule, warnings []string, err error) {
+	var doc struct {
+		Rule []*Rule `toml:"rule"`
+	}
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", source, err)
+	}
+	for _, k := range md.Undecoded() {
+		warnings = append(warnings, fmt.Sprintf("%s: unknown key %q ignored", source, k.String()))
+	}
+	for i, r := range doc.Rule {
+		where := fmt.Sprintf("%s: rule %d", source, i+1)
+		switch r.Decision {
+		case Allow, Deny, AskUser:
+		case "":
+			return nil, nil, fmt.Errorf("%s: decision is missing: set allow, deny or ask_user", where)
+		default:
+			return nil, nil, fmt.Errorf("%s: decision %q: use allow, deny or ask_user", where, r.Decision)
+		}
+		if r.Priority < 0 || r.Priority > 999 {
+			return nil, nil, fmt.Errorf("%s: priority %d: use 0 to 999", where, r.Priority)
+		}
+		for _, g := range []string{r.ToolName, r.Extension} {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, nil, fmt.Errorf("%s: bad glob %q: %w", where, g, err)
+			}
+		}
+		if r.ArgsPattern != "" {
+			re, err := regexp.Compile(r.ArgsPattern)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: argsPattern: %w", where, err)
+			}
+			r.args = re
+		}
+		r.Source, r.Tier = source, tier
+		if tier == TierExtension && r.Decision == Allow {
+			warnings = append(warnings, fmt.Sprintf("%s: an extension may not allow calls; rule dropped", where))
+			continue
+		}
+		rules = append(rules, r)
+	}
+	return rules, warnings, nil
+}
+
+// Remember keeps an "always" answer: for this session, or saved as a user rule when save.
+// The rule allows this tool (and, for a command-running tool, this command's first word).
+func (e *Engine) Remember(c Call, save bool) error {
+	r := &Rule{ToolName: c.Tool, Decision: Allow, Priority: 900, Source: "this session", Tier: TierSession}
+	if cmd, ok := c.command(); ok {
+		if f := strings.Fields(cmd); len(f) > 0 {
+			r.CommandPrefix = stringOrArr{f[0]}
+		}
+	}
+	if save {
+		if e.UserFile == "" {
+			return errors.New("no user policy file to save to")
+		}
+		if err := appendRule(e.UserFile, r); err != nil {
+			return err
+		}
+		r.Source, r.Tier = e.UserFile, TierUser
+	}
+	e.Add(r)
+	return nil
+}
+
+func appendRule(file string, r *Rule) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var b strings.Builder
+	b.WriteString("\n# saved by gem when you answered \"always\"\n[[rule]]\n")
+	fmt.Fprintf(&b, "toolName = %q\n", r.ToolName)
+	if len(r.CommandPrefix) > 0 {
+		fmt.Fprintf(&b, "commandPrefix = %q\n", r.CommandPrefix[0])
+	}
+	fmt.Fprintf(&b, "decision = %q\npriority = %d\n", r.Decision, r.Priority)
+	_, err = f.WriteString(b.String())
+	return err
+}

