@@ -36,8 +36,8 @@ import (
 
 	"github.com/gemhost/gem/host/commands"
 	mcphost "github.com/gemhost/gem/host/mcp"
-	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/plugins"
+	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/pluginsdk"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
@@ -80,10 +80,10 @@ func (t *Tool) Kind() string {
 type Options struct {
 	ReadSecrets registry.SecretReader
 	Logger      hclog.Logger
-	CallTimeout time.Duration // per call; 0: plugins.DefaultCallTimeout
-	Services    *Services     // host services offered to plugins; nil offers none
-	NoCache     bool          // start every plugin now instead of trusting the tool cache
-	Environ     []string      // the host environment children derive theirs from; nil: os.Environ()
+	CallTimeout time.Duration  // per call; 0: plugins.DefaultCallTimeout
+	Services    *Services      // host services offered to plugins; nil offers none
+	NoCache     bool           // start every plugin now instead of trusting the tool cache
+	Environ     []string       // the host environment children derive theirs from; nil: os.Environ()
 	Policy      *policy.Engine // decides every call; nil allows all (library use, tests)
 	Audit       *policy.Audit  // where decisions are logged; nil logs none
 }

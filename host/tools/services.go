@@ -14,13 +14,13 @@ import (
 // Services are the host services gem offers plugins (pluginsdk.HostServices): confirmation
 // through Confirm, progress lines on Progress, log lines into the session's log file.
 type Services struct {
-	Confirm  func(question string) (bool, error) // nil refuses every confirmation
+	Confirm func(question string) (bool, error) // nil refuses every confirmation
 	// Ask answers the policy engine's questions (yes, no, always for the session, always
 	// and save); nil uses Confirm (yes or no).
-	Ask func(question string) (policy.Answer, error)
-	Progress io.Writer                           // nil drops progress
-	Logger   hclog.Logger                        // nil drops logs
-	Plugin   string                              // names the plugin in logs and questions
+	Ask      func(question string) (policy.Answer, error)
+	Progress io.Writer    // nil drops progress
+	Logger   hclog.Logger // nil drops logs
+	Plugin   string       // names the plugin in logs and questions
 
 	mu    sync.Mutex // one question at a time
 	outMu sync.Mutex // one progress line at a time
