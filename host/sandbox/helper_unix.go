@@ -72,3 +72,7 @@ func warnf(format string, args ...any) {
 		}
 	})
 }
+
+// HelperPath is the re-exec helper gem uses ("" when there is none: subprocesses then run
+// without filesystem and network rules).
+func HelperPath() string { return helperPath() }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -56,20 +55,6 @@ func fsRights(abi int) uint64 {
 	}
 	return 0
 }
-
-// Report says what Apply enforced.
-type Report struct {
-	LandlockABI int      `json:"landlockABI"`
-	Filesystem  bool     `json:"filesystem"`
-	Network     bool     `json:"network"` // TCP denied (false when the policy allows it)
-	Scoped      bool     `json:"scoped"`  // signals and abstract sockets kept inside
-	Limits      bool     `json:"limits"`
-	Processes   bool     `json:"processes"`
-	Missing     []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
-}
-
-// ErrNotEnforced is a strict policy that the kernel cannot enforce.
-var ErrNotEnforced = errors.New("the sandbox cannot be enforced on this machine")
 
 // Apply restricts the calling OS thread (which it locks; the caller must execve on the same
 // goroutine) and the process's resource limits to p. Without Landlock it applies what it
@@ -192,19 +177,6 @@ func setLimits(l Limits, r *Report) error {
 	r.Processes = l.Processes != 0 && os.Geteuid() != 0
 	if l.Processes != 0 && !r.Processes {
 		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC)")
-	}
-	return nil
-}
-
-func strictError(p Policy, r Report) error {
-	var hard []string
-	for _, m := range r.Missing {
-		if !strings.HasPrefix(m, "process count") {
-			hard = append(hard, m)
-		}
-	}
-	if p.Strict && len(hard) > 0 {
-		return fmt.Errorf("%w: %s (sandbox.strict is set)", ErrNotEnforced, strings.Join(hard, ", "))
 	}
 	return nil
 }

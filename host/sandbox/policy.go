@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Policy is what a sandboxed program may do. It travels to the re-exec helper as JSON.
@@ -79,4 +82,50 @@ func uidString() string {
 			return string(b)
 		}
 	}
+}
+
+// Report says what Apply enforced.
+type Report struct {
+	LandlockABI int      `json:"landlockABI"`
+	Filesystem  bool     `json:"filesystem"`
+	Network     bool     `json:"network"` // TCP denied (false when the policy allows it)
+	Scoped      bool     `json:"scoped"`  // signals and abstract sockets kept inside
+	Limits      bool     `json:"limits"`
+	Processes   bool     `json:"processes"`
+	Missing     []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+}
+
+// ErrNotEnforced is a strict policy that the kernel cannot enforce.
+var ErrNotEnforced = errors.New("the sandbox cannot be enforced on this machine")
+
+func strictError(p Policy, r Report) error {
+	var hard []string
+	for _, m := range r.Missing {
+		if !strings.HasPrefix(m, "process count") {
+			hard = append(hard, m)
+		}
+	}
+	if p.Strict && len(hard) > 0 {
+		return fmt.Errorf("%w: %s (sandbox.strict is set)", ErrNotEnforced, strings.Join(hard, ", "))
+	}
+	return nil
+}
+
+// Capabilities says what this machine can enforce, without applying anything (gem doctor).
+func Capabilities() Report {
+	abi := LandlockABI()
+	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0}
+	if abi < 1 {
+		r.Missing = append(r.Missing, "filesystem rules (no Landlock)")
+	}
+	if abi < 4 {
+		r.Missing = append(r.Missing, "network rules (Landlock ABI < 4)")
+	}
+	if abi < 6 {
+		r.Missing = append(r.Missing, "signal and abstract-socket scoping (Landlock ABI < 6)")
+	}
+	if !r.Processes {
+		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC)")
+	}
+	return r
 }

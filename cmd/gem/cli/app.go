@@ -78,6 +78,7 @@ func NewApp() *cli.App {
 			shellCommand(),
 			toolsCommand(),
 			mcpCommand(),
+			doctorCommand(),
 			completionCommand(),
 		},
 		Action: func(c *cli.Context) error {

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/host/binfmt"
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+type doctorReport struct {
+	Paths      map[string]string `json:"paths"`
+	Sandbox    doctorSandbox     `json:"sandbox"`
+	Extensions []doctorExtension `json:"extensions"`
+	Problems   int               `json:"problems"`
+}
+
+type doctorSandbox struct {
+	sandbox.Report
+	Helper   string `json:"helper"`
+	Disabled bool   `json:"disabled"`
+	Strict   bool   `json:"strict"`
+}
+
+type doctorExtension struct {
+	Name     string            `json:"name"`
+	Path     string            `json:"path"`
+	Enabled  bool              `json:"enabled"`
+	Problems manifest.Problems `json:"problems"`
+}
+
+func doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "show what gem enforces on this machine, its paths, and problems with installed extensions",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}},
+		Action: func(c *cli.Context) error {
+			r, err := newRuntime(c)
+			if err != nil {
+				return err
+			}
+			rep := doctorReport{Paths: map[string]string{
+				"GEM_HOME":          r.env.GemHome,
+				"gemini extensions": r.env.GeminiExtensionsDir(),
+				"log":               filepath.Join(r.env.LogDir(), "gem.log"),
+				"audit log":         filepath.Join(r.env.GemHome, "audit.log"),
+				"user policy":       filepath.Join(r.env.GemHome, "policies.toml"),
+				"workspace policy":  filepath.Join(commands.ProjectRoot(r.env.Cwd), ".gem", "policies.toml"),
+				"extension data":    filepath.Join(r.env.GemHome, "data"),
+				"trusted folders":   filepath.Join(r.env.GeminiHome, ".gemini", "trustedFolders.json"),
+				"platform":          goruntime.GOOS + "/" + goruntime.GOARCH,
+			}}
+			if self, err := os.Executable(); err == nil {
+				rep.Paths["gem-engine"] = self
+			}
+			rep.Sandbox = doctorSandbox{Report: sandbox.Capabilities(), Helper: sandbox.HelperPath(), Disabled: sandbox.Disabled(), Strict: sandbox.Strict()}
+			if rep.Sandbox.Helper == "" {
+				rep.Sandbox.Missing = append(rep.Sandbox.Missing, "the sandbox helper (gem beside gem-engine): plugins and MCP servers run unrestricted")
+			}
+			d := registry.Discover(r.env, registry.Providers)
+			for _, x := range d.Effective() {
+				ps := append(folderProblems(r, x), binaryProblems(r, x)...)
+				rep.Extensions = append(rep.Extensions, doctorExtension{Name: x.Name, Path: x.Path, Enabled: x.Enabled, Problems: ps})
+				for _, p := range ps {
+					if p.Severity == manifest.Error {
+						rep.Problems++
+					}
+				}
+			}
+			if c.Bool("json") {
+				if err := printJSON(r, rep); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(r, rep)
+			}
+			if rep.Problems > 0 {
+				return exitError{code: 1, msg: fmt.Sprintf("%d problem(s) with installed extensions", rep.Problems)}
+			}
+			return nil
+		},
+	}
+}
+
+func printDoctor(r *runtime, rep doctorReport) {
+	w := r.stdout
+	yes := func(b bool) string {
+		if b {
+			return "enforced"
+		}
+		return "NOT enforced"
+	}
+	s := rep.Sandbox
+	fmt.Fprintln(w, "Sandbox")
+	if s.Disabled {
+		fmt.Fprintln(w, "  DISABLED by GEM_SANDBOX=off: subprocesses run unrestricted")
+	}
+	fmt.Fprintf(w, "  Landlock ABI        %d\n", s.LandlockABI)
+	fmt.Fprintf(w, "  filesystem rules    %s\n", yes(s.Filesystem))
+	fmt.Fprintf(w, "  network (TCP) rules %s\n", yes(s.Network))
+	fmt.Fprintf(w, "  signal scoping      %s\n", yes(s.Scoped))
+	fmt.Fprintf(w, "  resource limits     %s (CPU, open files, address space)\n", yes(s.Limits))
+	fmt.Fprintf(w, "  process count       %s\n", yes(s.Processes))
+	fmt.Fprintf(w, "  environment filter  enforced (allowlist; secrets and hijackers dropped)\n")
+	helper := s.Helper
+	if helper == "" {
+		helper = "MISSING"
+	}
+	fmt.Fprintf(w, "  helper              %s\n", helper)
+	fmt.Fprintf(w, "  strict              %v (GEM_SANDBOX_STRICT=1 refuses to run what cannot be enforced)\n", s.Strict)
+	for _, m := range s.Missing {
+		fmt.Fprintf(w, "  missing: %s\n", m)
+	}
+	fmt.Fprintln(w, "\nPaths")
+	for _, k := range []string{"platform", "GEM_HOME", "gemini extensions", "gem-engine", "log", "audit log", "user policy", "workspace policy", "extension data", "trusted folders"} {
+		if v, ok := rep.Paths[k]; ok {
+			fmt.Fprintf(w, "  %-18s %s\n", k, v)
+		}
+	}
+	fmt.Fprintln(w, "\nExtensions")
+	if len(rep.Extensions) == 0 {
+		fmt.Fprintln(w, "  none installed")
+	}
+	for _, x := range rep.Extensions {
+		state := "ok"
+		if len(x.Problems) > 0 {
+			state = fmt.Sprintf("%d problem(s)", len(x.Problems))
+		}
+		fmt.Fprintf(w, "  %-20s %s\n", x.Name, state)
+		for _, p := range x.Problems {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(p.String(), "\n", "\n    "))
+		}
+	}
+}
+
+// binaryProblems finds what only running would show: binaries built for another machine,
+// binaries whose sha256 does not match, MCP stdio commands that are not installed.
+func binaryProblems(r *runtime, x *registry.Extension) manifest.Problems {
+	var ps manifest.Problems
+	m := x.Manifest()
+	check := func(field, kind, id, template string, sums []manifest.KV) {
+		bin, err := x.ResolveBinary(r.env, kind, id, template)
+		if err != nil {
+			return // reported by folderProblems
+		}
+		if got := binfmt.Describe(bin.Path); strings.Contains(got, "/") && got != goruntime.GOOS+"/"+goruntime.GOARCH {
+			ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field, Value: bin.Path,
+				Want: fmt.Sprintf("built for %s, but this machine is %s/%s: install the extension's build for this platform", got, goruntime.GOOS, goruntime.GOARCH)})
+		}
+		if want, ok := manifest.LookupKV(sums, bin.Platform.OS+"/"+bin.Platform.Arch); ok {
+			if err := commands.CheckHash(r.env, bin.Path, want); err != nil {
+				ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field + ".sha256", Value: bin.Path, Want: err.Error()})
+			}
+		}
+	}
+	for _, c := range m.Commands {
+		if c.Type == "executable" {
+			check("commands."+c.Name+".binary", "command", c.Name, c.Binary, c.SHA256)
+		}
+	}
+	for _, p := range m.Plugins {
+		check("plugins."+p.ID+".binary", "plugin", p.ID, p.Binary, p.SHA256)
+	}
+	platforms := manifest.HostPlatforms(r.env.Getenv)
+	resolved := m.Resolved(x.Expander(r.env, platforms[0]))
+	for _, s := range resolved.MCPServers {
+		if s.Command == "" {
+			continue
+		}
+		if strings.ContainsRune(s.Command, filepath.Separator) {
+			if _, err := os.Stat(s.Command); err != nil {
+				ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: "mcpServers." + s.Name + ".command", Value: s.Command, Want: "not found: is the extension built for this platform?"})
+			}
+		} else if _, err := exec.LookPath(s.Command); err != nil {
+			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: "mcpServers." + s.Name + ".command", Value: s.Command, Want: "not on PATH: install it to use this server"})
+		}
+	}
+	return ps.WithFile(x.ManifestPath)
+}
