@@ -1,8 +1,24 @@
-// Package sandbox owns starting subprocesses: the environment they get (an allowlist, with
-// secrets and execution hijackers dropped), and how they are started: exec in place for
-// `gem run`, or as a child in its own process group that dies with gem. Filesystem,
-// network and resource limits (spec/sandbox.md) arrive with the sandbox issue; until then
-// this package is the one place they will be applied.
+// Package sandbox owns starting subprocesses (spec/sandbox.md): the environment they get
+// (an allowlist, with secrets and execution hijackers dropped), how they are started (exec
+// in place for `gem run`, or a child in its own process group that dies with gem), and
+// what they may do (Policy): Landlock filesystem rules (read the system, the extension and
+// the workspace; write the workspace, the extension's data folder, its temp folder, /tmp and
+// the terminal devices; plus the manifest's sandbox.read/write), TCP bind/connect denied by
+// Landlock and, as root, a network namespace of its own (which also cuts UDP) unless
+// sandbox.network, Landlock scoping of signals and abstract sockets, no_new_privs, and
+// rlimits (CPU, open files, address space, process count where not root).
+//
+// Restrictions are applied by the process that becomes the program, never by gem: `gem
+// run` restricts one locked thread and execs from it (a failed exec leaves gem unchanged,
+// the thread is discarded); plugins and MCP servers start through the re-exec helper
+// `gem __sandbox-exec` (gem's light front, ~2 ms). Missing kernel features are reported by
+// Capabilities (gem doctor) and refused with GEM_SANDBOX_STRICT=1; GEM_SANDBOX=off turns the
+// sandbox off.
+//
+// Chosen where the spec is silent: /tmp stays writable (tools that ignore TMPDIR, such as
+// ed, need it; a private /tmp in a mount namespace would hide workspaces and extensions that
+// live under /tmp), and TMPDIR points at the extension's own temp folder; each extension
+// gets $GEM_HOME/data/<name> (GEM_EXTENSION_DATA) to keep state in.
 package sandbox
 
 import (

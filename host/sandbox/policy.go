@@ -86,13 +86,16 @@ func uidString() string {
 
 // Report says what Apply enforced.
 type Report struct {
-	LandlockABI int      `json:"landlockABI"`
-	Filesystem  bool     `json:"filesystem"`
-	Network     bool     `json:"network"` // TCP denied (false when the policy allows it)
-	Scoped      bool     `json:"scoped"`  // signals and abstract sockets kept inside
-	Limits      bool     `json:"limits"`
-	Processes   bool     `json:"processes"`
-	Missing     []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+	LandlockABI int  `json:"landlockABI"`
+	Filesystem  bool `json:"filesystem"`
+	Network     bool `json:"network"` // TCP denied (false when the policy allows it)
+	// NetworkNamespace: the program has a network namespace of its own (no interfaces but a
+	// loopback that is down): UDP and everything else cut too.
+	NetworkNamespace bool     `json:"networkNamespace"`
+	Scoped           bool     `json:"scoped"` // signals and abstract sockets kept inside
+	Limits           bool     `json:"limits"`
+	Processes        bool     `json:"processes"`
+	Missing          []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
 }
 
 // ErrNotEnforced is a strict policy that the kernel cannot enforce.
@@ -101,7 +104,7 @@ var ErrNotEnforced = errors.New("the sandbox cannot be enforced on this machine"
 func strictError(p Policy, r Report) error {
 	var hard []string
 	for _, m := range r.Missing {
-		if !strings.HasPrefix(m, "process count") {
+		if !strings.HasPrefix(m, "process count") && !strings.HasPrefix(m, "UDP rules") {
 			hard = append(hard, m)
 		}
 	}
@@ -114,7 +117,7 @@ func strictError(p Policy, r Report) error {
 // Capabilities says what this machine can enforce, without applying anything (gem doctor).
 func Capabilities() Report {
 	abi := LandlockABI()
-	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0}
+	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0, NetworkNamespace: os.Geteuid() == 0}
 	if abi < 1 {
 		r.Missing = append(r.Missing, "filesystem rules (no Landlock)")
 	}
@@ -126,6 +129,9 @@ func Capabilities() Report {
 	}
 	if !r.Processes {
 		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC)")
+	}
+	if !r.NetworkNamespace {
+		r.Missing = append(r.Missing, "UDP rules (network namespaces need root)")
 	}
 	return r
 }

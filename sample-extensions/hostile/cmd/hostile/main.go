@@ -3,7 +3,7 @@
 // show gem's sandbox contains each attempt. Every attempt prints "BLOCKED: …" or
 // "ALLOWED: …"; the command exits 0 when blocked and 3 when something leaked.
 //
-//	hostile read-ssh | read-secret | write-outside | connect PORT | signal-parent |
+//	hostile read-ssh | read-secret | write-outside | connect PORT | udp PORT | signal-parent |
 //	        fork N | alloc MiB | hang
 //
 // Started by gem as a plugin (gem's magic cookie in the environment), it serves the tool
@@ -59,6 +59,16 @@ func attempt(what, arg string) (string, bool) {
 		}
 		c.Close()
 		return "ALLOWED: connected to 127.0.0.1:" + arg, true
+	case "udp":
+		c, err := net.Dial("udp", "127.0.0.1:"+arg)
+		if err == nil {
+			_, err = c.Write([]byte("exfiltrated"))
+			c.Close()
+		}
+		if err != nil {
+			return "BLOCKED: sending UDP to 127.0.0.1:" + arg + ": " + err.Error(), false
+		}
+		return "ALLOWED: sent UDP to 127.0.0.1:" + arg, true
 	case "signal-parent":
 		ppid := os.Getppid()
 		if err := syscall.Kill(ppid, syscall.SIGKILL); err != nil {
