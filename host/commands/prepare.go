@@ -178,7 +178,7 @@ func CheckHash(env registry.Env, path, want string) error {
 	if err := syscall.Stat(path, &st); err != nil {
 		return err
 	}
-	id := fmt.Sprintf("%d %d %d.%d %d.%d %s", st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec, strings.ToLower(want))
+	id := fmt.Sprintf("%d %d %s %s", st.Ino, st.Size, fileTimes(&st), strings.ToLower(want))
 	cache := filepath.Join(env.GemHome, "cache", "binhash", registry.PathKey(path))
 	if data, err := os.ReadFile(cache); err == nil && string(data) == id {
 		return nil
