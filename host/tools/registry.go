@@ -355,6 +355,17 @@ func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage,
 	return nil
 }
 
+// AuthorizeShell decides a shell command a prompt command wants to run (!{…}) as Gemini
+// CLI does: as a run_shell_command call of kind execute, under the same rules and questions.
+func (r *Registry) AuthorizeShell(ctx context.Context, extension, command string, opts pluginsdk.CallOptions) error {
+	t := &Tool{Name: "run_shell_command", Declared: "run_shell_command", Extension: extension, Spec: &pb.ToolSpec{Kind: pb.Kind_KIND_EXECUTE}}
+	args, err := json.Marshal(map[string]string{"command": command})
+	if err != nil {
+		return err
+	}
+	return r.authorize(ctx, t, args, opts)
+}
+
 // describeCall is the question put to the user about a call.
 func describeCall(t *Tool, args json.RawMessage) string {
 	what := string(args)

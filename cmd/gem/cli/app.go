@@ -79,9 +79,17 @@ func NewApp() *cli.App {
 			toolsCommand(),
 			mcpCommand(),
 			doctorCommand(),
+			sessionsCommand(),
 			completionCommand(),
 		},
+		Flags: agentFlags,
 		Action: func(c *cli.Context) error {
+			if c.IsSet("prompt") {
+				if c.NArg() > 0 {
+					return usagef("gem -p takes the prompt as its value: gem -p \"...\" (got extra %q)", c.Args().First())
+				}
+				return runPrompt(c)
+			}
 			if c.NArg() > 0 {
 				return usagef("unknown command %q; run 'gem help' to see them", c.Args().First())
 			}
@@ -90,7 +98,7 @@ func NewApp() *cli.App {
 				if err != nil {
 					return err
 				}
-				return runShell(r)
+				return runShell(c, r)
 			}
 			return cli.ShowAppHelp(c)
 		},

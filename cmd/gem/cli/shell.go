@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,8 +17,10 @@ import (
 	"github.com/peterh/liner"
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
@@ -24,25 +29,30 @@ import (
 func shellCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "shell",
-		Usage: "the interactive shell (also: gem with no arguments on a terminal)",
+		Usage: "the interactive shell: slash commands, and text for the model (also: gem with no arguments on a terminal)",
+		Flags: agentFlags[1:],
 		Action: func(c *cli.Context) error {
 			r, err := newRuntime(c)
 			if err != nil {
 				return err
 			}
-			return runShell(r)
+			return runShell(c, r)
 		},
 	}
 }
 
 // shell is gem's interactive prompt: slash commands with history and Tab completion.
 type shell struct {
+	c     *cli.Context
 	r     *runtime
 	table *commands.Table
 	disc  *registry.Discovery
+	agent *agentSession // opened on the first prompt
 }
 
 var shellBuiltins = map[string]string{
+	"skills": "list the skills of enabled extensions",
+	"skill":  "activate a skill: its instructions join the conversation",
 	"help":       "list the commands",
 	"extensions": "list the extensions and their state",
 	"commands":   "list the extensions' commands",
@@ -57,8 +67,13 @@ func (s *shell) reload() {
 	s.table = commands.NewTable(s.disc)
 }
 
-func runShell(r *runtime) error {
-	s := &shell{r: r}
+func runShell(c *cli.Context, r *runtime) error {
+	s := &shell{c: c, r: r}
+	defer func() {
+		if s.agent != nil {
+			s.agent.close()
+		}
+	}()
 	s.reload()
 	line := liner.NewLiner()
 	defer line.Close()
@@ -103,7 +118,7 @@ func runShell(r *runtime) error {
 func (s *shell) exec(input string, line *liner.State) bool {
 	w := s.r.stdout
 	if !strings.HasPrefix(input, "/") {
-		fmt.Fprintln(w, "Only slash commands for now (talking to a model comes with the agent). /help lists them.")
+		s.ask(input)
 		return false
 	}
 	words, err := shellquote.Split(strings.TrimPrefix(input, "/"))
@@ -134,7 +149,15 @@ func (s *shell) exec(input string, line *liner.State) bool {
 		}
 	case "clear":
 		fmt.Fprint(w, "\x1b[H\x1b[2J")
+	case "skills":
+		s.skills(w)
+	case "skill":
+		s.activateSkill(args)
 	default:
+		if _, ok := s.table.Lookup(name); !ok && s.promptCommand(name) {
+			s.ask(input)
+			return false
+		}
 		s.run(name, args, line)
 	}
 	return false
@@ -240,4 +263,95 @@ func (s *shell) complete(line string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// openAgent opens the model side on first use (the shell starts without it).
+func (s *shell) openAgent() bool {
+	if s.agent != nil {
+		return true
+	}
+	a, err := openAgent(s.c, s.r, cliServices(s.c, s.r))
+	if err != nil {
+		fmt.Fprintln(s.r.stderr, err)
+		return false
+	}
+	s.agent = a
+	return true
+}
+
+// promptCommand reports whether name is a prompt command (commands/*.toml).
+func (s *shell) promptCommand(name string) bool {
+	d := registry.Discover(s.r.env, registry.Providers)
+	cmds, _ := agent.PromptCommands(s.r.env, d)
+	for _, c := range cmds {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ask sends text (or an expanded prompt command) to the model; Ctrl-C ends the turn.
+func (s *shell) ask(input string) {
+	if !s.openAgent() {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	w := s.r.stdout
+	s.agent.agent.Events = agent.Events{
+		Text:     func(d string) { fmt.Fprint(w, d) },
+		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.r.stderr, "\n→ %s %s\n", name, args) },
+		ToolResult: func(_, name string, res *tools.Result, err error) {
+			switch {
+			case err != nil:
+				fmt.Fprintf(s.r.stderr, "← %s failed: %v\n", name, err)
+			case res.Error != nil:
+				fmt.Fprintf(s.r.stderr, "← %s: %s\n", name, res.Error.Message)
+			default:
+				fmt.Fprintf(s.r.stderr, "← %s done\n", name)
+			}
+		},
+	}
+	text, _, err := s.agent.turn(ctx, input)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(w)
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(s.r.stderr, "(turn cancelled)")
+	case err != nil:
+		fmt.Fprintln(s.r.stderr, err)
+	}
+}
+
+func (s *shell) skills(w io.Writer) {
+	list := agent.Skills(registry.Discover(s.r.env, registry.Providers))
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no skills: extensions bring them as skills/<name>/SKILL.md")
+		return
+	}
+	for _, sk := range list {
+		fmt.Fprintf(w, "  %s (%s): %s\n", sk.Name, sk.Extension, sk.Description)
+	}
+}
+
+// activateSkill puts a skill's SKILL.md into the conversation.
+func (s *shell) activateSkill(args []string) {
+	if len(args) != 1 {
+		fmt.Fprintln(s.r.stderr, "usage: /skill <name> (/skills lists them)")
+		return
+	}
+	for _, sk := range agent.Skills(registry.Discover(s.r.env, registry.Providers)) {
+		if sk.Name == args[0] {
+			data, err := os.ReadFile(sk.Path)
+			if err != nil {
+				fmt.Fprintln(s.r.stderr, err)
+				return
+			}
+			s.ask("Activate the skill " + sk.Name + " and follow its instructions from now on:\n\n" + string(data))
+			return
+		}
+	}
+	fmt.Fprintf(s.r.stderr, "no skill %q (/skills lists them)\n", args[0])
 }

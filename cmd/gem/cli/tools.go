@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,6 +157,24 @@ func toolsCommand() *cli.Command {
 // openRegistry loads the tools of the enabled extensions for one CLI session. SIGINT and
 // SIGTERM cancel c.Context's calls, stop every plugin and MCP server, and exit 130.
 func openRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.Registry, error) {
+	ctx, stop := signalContext()
+	c.Context = ctx
+	reg, err := loadRegistry(c, r, services)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	go func() {
+		<-ctx.Done()
+		stop()
+		reg.Close()
+		os.Exit(130)
+	}()
+	return reg, nil
+}
+
+// loadRegistry loads the registry with the session's policy, leaving signals to the caller.
+func loadRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.Registry, error) {
 	d := registry.Discover(r.env, registry.Providers)
 	engine, err := loadPolicy(c, r, d)
 	if err != nil {
@@ -166,15 +185,11 @@ func openRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.
 	if c.IsSet("timeout") {
 		opts.CallTimeout = c.Duration("timeout")
 	}
-	ctx, stop := signalContext()
-	c.Context = ctx
-	reg, errs := tools.Load(c.Context, r.env, d, opts)
-	go func() {
-		<-ctx.Done()
-		stop()
-		reg.Close()
-		os.Exit(130)
-	}()
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	reg, errs := tools.Load(ctx, r.env, d, opts)
 	for _, e := range errs {
 		r.warn("%v", e)
 	}

@@ -1,0 +1,262 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/gemhost/gem/host/policy"
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/fakegemini"
+	"github.com/gemhost/gem/registry"
+)
+
+var echoBin string
+
+func TestMain(m *testing.M) {
+	dir, _ := os.MkdirTemp("", "gem-agent-test")
+	echoBin = filepath.Join(dir, "echoplugin")
+	if out, err := exec.Command("go", "build", "-o", echoBin, "../plugins/testdata/echoplugin").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "%v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is a hermetic home with one extension (the echo plugin, a context file, a hook).
+type world struct {
+	env registry.Env
+	d   *registry.Discovery
+	reg *tools.Registry
+}
+
+func newWorld(t *testing.T, hooksJSON string, rules string) *world {
+	t.Helper()
+	home := t.TempDir()
+	env := registry.NewEnv(home, home, func(string) string { return "" })
+	dir := filepath.Join(env.GeminiExtensionsDir(), "kit")
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	data, _ := os.ReadFile(echoBin)
+	os.WriteFile(filepath.Join(dir, "bin", "echo"), data, 0o755)
+	os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(`{"name":"kit","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "GEMINI.md"), []byte("Kit knows how to echo."), 0o644)
+	if hooksJSON != "" {
+		os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
+		os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), []byte(hooksJSON), 0o644)
+	}
+	d := registry.Discover(env, registry.Providers)
+	engine := &policy.Engine{Mode: policy.ModeYolo, Trusted: true}
+	if rules != "" {
+		rs, _, err := policy.Parse([]byte(rules), "test.toml", policy.TierUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		engine.Add(rs...)
+	}
+	reg, errs := tools.Load(context.Background(), env, d, tools.Options{Environ: []string{"PATH=/usr/bin:/bin"}, Policy: engine})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	t.Cleanup(reg.Close)
+	return &world{env: env, d: d, reg: reg}
+}
+
+func (w *world) agent(t *testing.T, replies []fakegemini.Reply) (*Agent, *fakegemini.Server) {
+	t.Helper()
+	srv, err := fakegemini.Start(replies, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, errs := LoadHooks(w.env, w.d, []string{"PATH=/usr/bin:/bin"}, nil, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return &Agent{Client: client, Model: "gemini-test", Registry: w.reg, Hooks: hooks,
+		System: SystemInstruction(ContextFiles(w.env, w.d), nil)}, srv
+}
+
+func chunks(parts ...string) fakegemini.Reply {
+	var r fakegemini.Reply
+	for _, p := range parts {
+		r.Chunks = append(r.Chunks, json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[`+p+`]},"finishReason":"STOP"}]}`))
+	}
+	return r
+}
+
+func call(name, args string) string {
+	return `{"functionCall":{"id":"c-` + name + `","name":"` + name + `","args":` + args + `}}`
+}
+
+func text(s string) string { b, _ := json.Marshal(s); return `{"text":` + string(b) + `}` }
+
+// body decodes a recorded request body.
+func body(t *testing.T, r fakegemini.Request) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("request body: %v\n%s", err, r.Body)
+	}
+	return m
+}
+
+func TestTurnRunsToolsAndSendsResults(t *testing.T) {
+	w := newWorld(t, "", "")
+	a, srv := w.agent(t, []fakegemini.Reply{
+		chunks(text("Let me "), text("echo.")+`,`+call("echo", `{"text":"ab","times":2}`)),
+		chunks(text("It said abab.")),
+	})
+	var streamed strings.Builder
+	a.Events.Text = func(d string) { streamed.WriteString(d) }
+	s := Sessions{Dir: t.TempDir()}.New("gemini-test")
+	out, st, err := a.Turn(context.Background(), s, "echo ab twice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "It said abab." || streamed.String() != "Let me echo.It said abab." || st.ToolCalls != 1 || st.Requests != 2 {
+		t.Errorf("out %q streamed %q stats %+v", out, streamed.String(), st)
+	}
+	first := body(t, srv.Requests[0])
+	if srv.Requests[0].Path != "/v1beta/models/gemini-test:streamGenerateContent" || srv.Requests[0].Query != "alt=sse" || srv.Requests[0].APIKey != "k" {
+		t.Errorf("request line: %+v", srv.Requests[0])
+	}
+	// The request as Gemini CLI sends it: the prompt as a user content, the tools as function
+	// declarations with their raw JSON Schema, the context in the system instruction.
+	contents := first["contents"].([]any)
+	if got := contents[0].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"]; got != "echo ab twice" {
+		t.Errorf("prompt part: %v", got)
+	}
+	decls := first["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)
+	var echo map[string]any
+	for _, d := range decls {
+		if d.(map[string]any)["name"] == "echo" {
+			echo = d.(map[string]any)
+		}
+	}
+	if echo == nil || echo["parametersJsonSchema"].(map[string]any)["properties"].(map[string]any)["text"] == nil {
+		t.Errorf("echo declaration: %v", echo)
+	}
+	sys := first["systemInstruction"].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"].(string)
+	if !strings.Contains(sys, "--- Context from: "+filepath.Join(w.env.GeminiExtensionsDir(), "kit", "GEMINI.md")+" ---\nKit knows how to echo.") {
+		t.Errorf("system instruction: %s", sys)
+	}
+	// The second request carries the model's call and the tool's response.
+	second := body(t, srv.Requests[1])["contents"].([]any)
+	resp := second[2].(map[string]any)["parts"].([]any)[0].(map[string]any)["functionResponse"].(map[string]any)
+	if resp["name"] != "echo" || resp["id"] != "c-echo" || resp["response"].(map[string]any)["output"] != "abab" {
+		t.Errorf("function response: %v", resp)
+	}
+	// The session keeps the whole exchange and can be saved and resumed.
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Sessions{Dir: filepath.Dir(s.path)}.Load("latest")
+	if err != nil || len(back.History) != 4 {
+		t.Errorf("resumed: %v %d", err, len(back.History))
+	}
+}
+
+func TestDeniedAndBlockedCallsAreAnsweredAsErrors(t *testing.T) {
+	hook := `{"hooks":{"BeforeTool":[{"matcher":"count","hooks":[{"type":"command","command":"cat > /dev/null; echo 'no counting today' >&2; exit 2"}]}]}}`
+	w := newWorld(t, hook, "[[rule]]\ntoolName = \"fail\"\ndecision = \"deny\"\n")
+	a, srv := w.agent(t, []fakegemini.Reply{
+		chunks(call("fail", `{}`) + `,` + call("count", `{}`) + `,` + call("nosuch", `{}`)),
+		chunks(text("ok")),
+	})
+	_, st, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Failed != 3 {
+		t.Errorf("failed calls: %+v", st)
+	}
+	parts := body(t, srv.Requests[1])["contents"].([]any)[2].(map[string]any)["parts"].([]any)
+	want := []string{"denied by the policy rule", "blocked by a hook: BeforeTool hook of kit: no counting today", `no tool "nosuch"`}
+	for i, p := range parts {
+		msg := p.(map[string]any)["functionResponse"].(map[string]any)["response"].(map[string]any)["error"]
+		if s, _ := msg.(string); !strings.Contains(s, want[i]) {
+			t.Errorf("response %d: %v, want %q", i, msg, want[i])
+		}
+	}
+}
+
+func TestServerFailuresAreClear(t *testing.T) {
+	w := newWorld(t, "", "")
+	cases := []struct {
+		reply fakegemini.Reply
+		want  string
+	}{
+		{fakegemini.Reply{Status: 429, Body: json.RawMessage(`{"error":{"code":429,"message":"quota exceeded","status":"RESOURCE_EXHAUSTED"}}`)}, "the Gemini API answered 429 RESOURCE_EXHAUSTED: quota exceeded (rate limited"},
+		{fakegemini.Reply{Raw: "data: {not json\r\n\r\n"}, "talking to the Gemini API"},
+		{chunks(), "the model sent an empty response"},
+	}
+	for _, c := range cases {
+		a, _ := w.agent(t, []fakegemini.Reply{c.reply})
+		_, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "hi")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}
+
+func TestCancelEndsTheTurn(t *testing.T) {
+	w := newWorld(t, "", "")
+	a, _ := w.agent(t, []fakegemini.Reply{{DelayMs: 10000, Chunks: chunks(text("late")).Chunks}})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, _, err := a.Turn(ctx, Sessions{Dir: t.TempDir()}.New("m"), "hi")
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 3*time.Second {
+		t.Errorf("cancel: %v after %s", err, time.Since(start))
+	}
+}
+
+func TestPromptCommandExpansion(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("remember the milk"), 0o644)
+	var ran []string
+	e := Expander{Root: root, Shell: func(_ context.Context, _ *PromptCommand, cmd string) (string, int, error) {
+		ran = append(ran, cmd)
+		return "shell says hi", 0, nil
+	}}
+	cases := []struct {
+		prompt, args, want string
+	}{
+		{"Review {{args}} please", "main.go", "Review main.go please"},
+		{"Summarise", "this file", "Summarise\n\n/c this file"},
+		{"Status: !{git status {{args}}}", "a b", "Status: shell says hi"},
+		{"Notes: @{notes.txt}", "", "Notes: Content from @notes.txt:\nremember the milk"},
+	}
+	for _, c := range cases {
+		got, err := e.Expand(context.Background(), &PromptCommand{Name: "c", Prompt: c.prompt}, c.args)
+		if err != nil || got != c.want {
+			t.Errorf("%q %q: %q %v, want %q", c.prompt, c.args, got, err, c.want)
+		}
+	}
+	if len(ran) != 1 || ran[0] != "git status 'a b'" {
+		t.Errorf("shell got %q (args are quoted inside !{})", ran)
+	}
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("s"), 0o644)
+	rel, _ := filepath.Rel(root, outside)
+	if _, err := e.Expand(context.Background(), &PromptCommand{Name: "c", Prompt: "@{" + rel + "}"}, ""); err == nil || !strings.Contains(err.Error(), "outside the project") {
+		t.Errorf("escape: %v", err)
+	}
+	if _, err := e.Expand(context.Background(), &PromptCommand{Name: "c", Prompt: "!{unclosed"}, ""); err == nil || !strings.Contains(err.Error(), "no closing }") {
+		t.Errorf("unclosed: %v", err)
+	}
+}

@@ -1,0 +1,120 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/registry"
+)
+
+// BasePrompt opens every system instruction.
+const BasePrompt = `You are gem's assistant, working in the user's project with the tools of the extensions gem manages. Use the tools when they help; answer concisely.`
+
+// ContextFile is one file of the system instruction.
+type ContextFile struct {
+	Path      string
+	Extension string // "" for the user's and the project's own
+	Text      string
+}
+
+// ContextFiles gathers, as Gemini CLI does: the user's ~/.gemini/GEMINI.md, the project's
+// GEMINI.md (at its root), then each enabled extension's contextFileName files (GEMINI.md
+// when it names none).
+func ContextFiles(env registry.Env, d *registry.Discovery) []ContextFile {
+	var out []ContextFile
+	add := func(path, ext string) {
+		data, err := os.ReadFile(path)
+		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+			return
+		}
+		out = append(out, ContextFile{Path: path, Extension: ext, Text: string(data)})
+	}
+	add(filepath.Join(env.GeminiHome, ".gemini", "GEMINI.md"), "")
+	add(filepath.Join(commands.ProjectRoot(env.Cwd), "GEMINI.md"), "")
+	for _, x := range d.Effective() {
+		if !x.Enabled {
+			continue
+		}
+		for _, name := range x.Manifest().ContextFiles() {
+			p := filepath.Join(x.Path, name)
+			if filepath.IsAbs(name) {
+				p = name
+			}
+			add(p, x.Name)
+		}
+	}
+	return out
+}
+
+// SystemInstruction joins the base prompt, the context files (each framed by Gemini CLI's
+// "--- Context from: <path> ---" markers) and the skills' names and descriptions.
+func SystemInstruction(files []ContextFile, skills []Skill) string {
+	var b strings.Builder
+	b.WriteString(BasePrompt)
+	for _, f := range files {
+		fmt.Fprintf(&b, "\n\n--- Context from: %s ---\n%s\n--- End of Context from: %s ---", f.Path, strings.TrimRight(f.Text, "\n"), f.Path)
+	}
+	if len(skills) > 0 {
+		b.WriteString("\n\nSkills you can ask the user to activate (/skill <name>):")
+		for _, s := range skills {
+			fmt.Fprintf(&b, "\n- %s (%s): %s", s.Name, s.Extension, s.Description)
+		}
+	}
+	return b.String()
+}
+
+// Skill is an extension's skills/<name>/SKILL.md.
+type Skill struct {
+	Name        string
+	Extension   string
+	Description string
+	Path        string
+}
+
+// Skills lists the skills of enabled extensions, by name. The description is the
+// front matter's description, else the first non-heading line.
+func Skills(d *registry.Discovery) []Skill {
+	var out []Skill
+	for _, x := range d.Effective() {
+		if !x.Enabled {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(x.Path, "skills", "*", "SKILL.md"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			s := Skill{Name: filepath.Base(filepath.Dir(f)), Extension: x.Name, Path: f}
+			s.Description = skillDescription(string(data))
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func skillDescription(text string) string {
+	lines := strings.Split(text, "\n")
+	if len(lines) > 0 && strings.TrimSpace(lines[0]) == "---" {
+		for _, l := range lines[1:] {
+			if strings.TrimSpace(l) == "---" {
+				break
+			}
+			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "description:"); ok {
+				return strings.Trim(strings.TrimSpace(v), `"'`)
+			}
+		}
+	}
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") && l != "---" && !strings.Contains(l, ":") {
+			return l
+		}
+	}
+	return ""
+}

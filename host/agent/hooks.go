@@ -1,0 +1,231 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+// Events hooks may attach to.
+var HookEvents = []string{"BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "SessionStart", "SessionEnd"}
+
+// Hook is one command hook of an extension's hooks/hooks.json (Gemini CLI's format):
+//
+//	{"hooks": {"BeforeTool": [{"matcher": "run_shell_command|kill",
+//	   "hooks": [{"type": "command", "command": "${extensionPath}/hooks/check.sh", "timeout": 5000}]}]}}
+//
+// The hook gets the event as JSON on stdin (hook_event_name, session_id, cwd, timestamp and
+// the event's fields: tool_name, tool_input, tool_response …). Exit 0 lets things go on
+// (stdout may say {"decision": "block", "reason": …}); exit 2 blocks with stderr as the
+// reason; any other exit is a warning. The default timeout is 60 s; a hook that overruns is
+// killed and counts as a warning. Hooks run through the sandbox launcher with their
+// extension's policy. Only BeforeTool can block.
+type Hook struct {
+	Extension string
+	Event     string
+	Matcher   *regexp.Regexp // nil matches every tool
+	Command   string
+	Timeout   time.Duration
+	spec      sandbox.Spec
+}
+
+// Hooks are the hooks of a session.
+type Hooks struct {
+	List   []*Hook
+	Cwd    string
+	Logger hclog.Logger
+}
+
+type hooksFile struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Name    string  `json:"name"`
+			Type    string  `json:"type"`
+			Command string  `json:"command"`
+			Timeout float64 `json:"timeout"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// LoadHooks reads the hooks of the enabled extensions of d.
+func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSecrets registry.SecretReader, logger hclog.Logger) (*Hooks, []error) {
+	h := &Hooks{Cwd: env.Cwd, Logger: logger}
+	if h.Logger == nil {
+		h.Logger = hclog.NewNullLogger()
+	}
+	var errs []error
+	root := commands.ProjectRoot(env.Cwd)
+	platform := manifest.HostPlatforms(env.Getenv)[0]
+	for _, x := range d.Effective() {
+		if !x.Enabled {
+			continue
+		}
+		file := filepath.Join(x.Path, "hooks", "hooks.json")
+		data, err := os.ReadFile(file)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var hf hooksFile
+		if err := json.Unmarshal(data, &hf); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w (fix the JSON; its hooks are skipped)", file, err))
+			continue
+		}
+		exp := x.Expander(env, platform)
+		var sbEnv []string
+		if m := x.Manifest(); m.Sandbox != nil {
+			sbEnv = m.Sandbox.Env
+		}
+		childEnv, err := commands.ChildEnv(env, x, root, platform, nil, sbEnv, environ, readSecrets)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", file, err))
+			continue
+		}
+		policy, err := commands.Isolation(env, x, root, platform, nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", file, err))
+			continue
+		}
+		for event, groups := range hf.Hooks {
+			if !contains(HookEvents, event) {
+				errs = append(errs, fmt.Errorf("%s: unknown hook event %q (use %s)", file, event, strings.Join(HookEvents, ", ")))
+				continue
+			}
+			for _, g := range groups {
+				var re *regexp.Regexp
+				if g.Matcher != "" && g.Matcher != "*" {
+					if re, err = regexp.Compile("^(?:" + g.Matcher + ")$"); err != nil {
+						errs = append(errs, fmt.Errorf("%s: %s matcher %q: %w", file, event, g.Matcher, err))
+						continue
+					}
+				}
+				for _, hk := range g.Hooks {
+					if hk.Type != "" && hk.Type != "command" {
+						errs = append(errs, fmt.Errorf("%s: %s hook type %q is not supported (only \"command\")", file, event, hk.Type))
+						continue
+					}
+					timeout := 60 * time.Second
+					if hk.Timeout > 0 {
+						timeout = time.Duration(hk.Timeout * float64(time.Millisecond))
+					}
+					cmd := exp.Expand(hk.Command)
+					h.List = append(h.List, &Hook{Extension: x.Name, Event: event, Matcher: re, Command: cmd, Timeout: timeout,
+						spec: sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Policy: policy}})
+				}
+			}
+		}
+	}
+	return h, errs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// BlockedError is a hook that blocked.
+type BlockedError struct {
+	Hook   *Hook
+	Reason string
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("%s hook of %s: %s", e.Hook.Event, e.Hook.Extension, e.Reason)
+}
+
+// Run runs the hooks of event (for tool events, those whose matcher fits input's
+// tool_name). It returns a *BlockedError when a hook blocked (BeforeTool only).
+func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) error {
+	if h == nil {
+		return nil
+	}
+	tool, _ := input["tool_name"].(string)
+	for _, hk := range h.List {
+		if hk.Event != event || (hk.Matcher != nil && !hk.Matcher.MatchString(tool)) {
+			continue
+		}
+		payload := map[string]any{"hook_event_name": event, "cwd": h.Cwd, "timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
+		for k, v := range input {
+			payload[k] = v
+		}
+		reason, blocked := h.runOne(ctx, hk, payload)
+		if blocked && event == "BeforeTool" {
+			return &BlockedError{Hook: hk, Reason: reason}
+		}
+	}
+	return nil
+}
+
+func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (string, bool) {
+	data, _ := json.Marshal(payload)
+	ctx, cancel := context.WithTimeout(ctx, hk.Timeout)
+	defer cancel()
+	cmd, err := sandbox.Command(hk.spec)
+	if err != nil {
+		h.Logger.Warn("hook not run", "hook", hk.Command, "error", err)
+		return "", false
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(data), &stdout, &stderr
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		h.Logger.Warn("hook not run", "hook", hk.Command, "error", err)
+		return "", false
+	}
+	stop := context.AfterFunc(ctx, func() { sandbox.KillGroup(cmd) })
+	err = cmd.Wait()
+	stop()
+	sandbox.KillGroup(cmd)
+	if ctx.Err() != nil {
+		h.Logger.Warn("hook timed out", "hook", hk.Command, "timeout", hk.Timeout)
+		return "", false
+	}
+	code := 0
+	if err != nil {
+		code = -1
+		if cmd.ProcessState != nil {
+			code = cmd.ProcessState.ExitCode()
+		}
+	}
+	switch code {
+	case 0:
+		var out struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out) == nil && (out.Decision == "block" || out.Decision == "deny") {
+			return out.Reason, true
+		}
+		return "", false
+	case 2:
+		reason := strings.TrimSpace(stderr.String())
+		if reason == "" {
+			reason = "blocked (exit 2)"
+		}
+		return reason, true
+	}
+	h.Logger.Warn("hook failed", "hook", hk.Command, "exit", code, "stderr", strings.TrimSpace(stderr.String()))
+	return "", false
+}

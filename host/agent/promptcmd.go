@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/registry"
+)
+
+// PromptCommand is a commands/**/*.toml prompt command (Gemini CLI's format): `prompt`
+// (required) and `description`; the name is the path below commands/ with folders joined by
+// ":" (git/commit.toml is /git:commit).
+type PromptCommand struct {
+	Name        string `json:"name"`
+	Declared    string `json:"declared"`
+	Source      string `json:"source"` // user, project or extension
+	Extension   string `json:"extension,omitempty"`
+	Description string `json:"description"`
+	Prompt      string `json:"-"`
+	File        string `json:"file"`
+	ext         *registry.Extension
+}
+
+// PromptCommands gathers the user's (~/.gemini/commands), the project's
+// (<project>/.gemini/commands, which win over the user's) and the enabled extensions'
+// commands. An extension's command whose name is taken is renamed <extension>.<name>, as
+// Gemini CLI does; so are both of two extensions' commands of the same name.
+func PromptCommands(env registry.Env, d *registry.Discovery) ([]*PromptCommand, []error) {
+	var errs []error
+	byName := map[string]*PromptCommand{}
+	load := func(dir, source string, x *registry.Extension) []*PromptCommand {
+		var out []*PromptCommand
+		filepath.WalkDir(dir, func(path string, de os.DirEntry, err error) error {
+			if err != nil || de.IsDir() || !strings.HasSuffix(path, ".toml") {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, path)
+			name := strings.ReplaceAll(strings.TrimSuffix(rel, ".toml"), string(filepath.Separator), ":")
+			var doc struct {
+				Prompt      *string `toml:"prompt"`
+				Description string  `toml:"description"`
+			}
+			if _, err := toml.DecodeFile(path, &doc); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w (the command is skipped)", path, err))
+				return nil
+			}
+			if doc.Prompt == nil || strings.TrimSpace(*doc.Prompt) == "" {
+				errs = append(errs, fmt.Errorf("%s: \"prompt\" is missing or empty (the command is skipped)", path))
+				return nil
+			}
+			c := &PromptCommand{Name: name, Declared: name, Source: source, Description: doc.Description, Prompt: *doc.Prompt, File: path, ext: x}
+			if x != nil {
+				c.Extension = x.Name
+			}
+			if c.Description == "" {
+				c.Description = "Custom command from " + filepath.Base(path)
+			}
+			out = append(out, c)
+			return nil
+		})
+		return out
+	}
+	for _, c := range load(filepath.Join(env.GeminiHome, ".gemini", "commands"), "user", nil) {
+		byName[c.Name] = c
+	}
+	for _, c := range load(filepath.Join(commands.ProjectRoot(env.Cwd), ".gemini", "commands"), "project", nil) {
+		byName[c.Name] = c
+	}
+	var fromExt []*PromptCommand
+	for _, x := range d.Effective() {
+		if x.Enabled {
+			fromExt = append(fromExt, load(filepath.Join(x.Path, "commands"), "extension", x)...)
+		}
+	}
+	count := map[string]int{}
+	for _, c := range fromExt {
+		count[c.Name]++
+	}
+	for _, c := range fromExt {
+		if _, taken := byName[c.Name]; taken || count[c.Name] > 1 {
+			c.Name = c.Extension + "." + c.Declared
+		}
+		byName[c.Name] = c
+	}
+	out := make([]*PromptCommand, 0, len(byName))
+	for _, c := range byName {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, errs
+}
+
+// Expander supplies what prompt expansion needs from the host.
+type Expander struct {
+	Root string // files of @{…} must lie inside it
+	// Shell runs a !{…} command (after policy and confirmation) and returns its output and
+	// exit code.
+	Shell func(ctx context.Context, c *PromptCommand, command string) (string, int, error)
+}
+
+// Expand builds the prompt of c invoked with args: @{path} becomes the file's text, !{cmd}
+// the command's output ({{args}} inside it shell-quoted), {{args}} the arguments as typed;
+// without {{args}}, the invocation is appended after a blank line.
+func (e Expander) Expand(ctx context.Context, c *PromptCommand, args string) (string, error) {
+	p := c.Prompt
+	var err error
+	if p, err = e.replaceBlocks(p, "@{", func(path string) (string, error) { return e.readFile(path) }); err != nil {
+		return "", fmt.Errorf("/%s: %w", c.Name, err)
+	}
+	if p, err = e.replaceBlocks(p, "!{", func(cmd string) (string, error) {
+		cmd = strings.ReplaceAll(cmd, "{{args}}", shellQuote(args))
+		if e.Shell == nil {
+			return "", fmt.Errorf("shell injection !{%s} is not available here", cmd)
+		}
+		out, code, err := e.Shell(ctx, c, cmd)
+		if err != nil {
+			return "", err
+		}
+		if code != 0 {
+			out += fmt.Sprintf("\n[Shell command exited with code %d]", code)
+		}
+		return out, nil
+	}); err != nil {
+		return "", fmt.Errorf("/%s: %w", c.Name, err)
+	}
+	if strings.Contains(c.Prompt, "{{args}}") {
+		p = strings.ReplaceAll(p, "{{args}}", args)
+	} else if strings.TrimSpace(args) != "" {
+		p = strings.TrimRight(p, "\n") + "\n\n/" + c.Name + " " + args
+	}
+	return p, nil
+}
+
+// replaceBlocks replaces each open…} block (braces balanced) with fn of its content.
+func (e Expander) replaceBlocks(s, open string, fn func(string) (string, error)) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		depth, j := 1, i+len(open)
+		for ; j < len(s) && depth > 0; j++ {
+			switch s[j] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+			}
+		}
+		if depth != 0 {
+			return "", fmt.Errorf("%s… has no closing }", open)
+		}
+		out, err := fn(strings.TrimSpace(s[i+len(open) : j-1]))
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(out)
+		s = s[j:]
+	}
+}
+
+func (e Expander) readFile(path string) (string, error) {
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Root, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("@{%s}: %w", path, err)
+	}
+	root, _ := filepath.EvalSymlinks(e.Root)
+	if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("@{%s}: %s is outside the project %s", path, real, e.Root)
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if st.Size() > 1<<20 {
+		return "", fmt.Errorf("@{%s}: %d bytes is more than the 1 MiB a prompt may include", path, st.Size())
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return "", fmt.Errorf("@{%s}: %w", path, err)
+	}
+	return fmt.Sprintf("Content from @%s:\n%s", path, string(data)), nil
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
