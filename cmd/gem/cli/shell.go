@@ -51,8 +51,8 @@ type shell struct {
 }
 
 var shellBuiltins = map[string]string{
-	"skills": "list the skills of enabled extensions",
-	"skill":  "activate a skill: its instructions join the conversation",
+	"skills":     "list the skills of enabled extensions",
+	"skill":      "activate a skill: its instructions join the conversation",
 	"help":       "list the commands",
 	"extensions": "list the extensions and their state",
 	"commands":   "list the extensions' commands",
