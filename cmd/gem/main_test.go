@@ -65,6 +65,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GEM_ENGINE", "")
 			e.Setenv("GEM_GITHUB_API_URL", "http://127.0.0.1:1") // never the real GitHub
 			e.Setenv("GITHUB_TOKEN", "")
+			e.Setenv("GEMINI_API_KEY", "") // never the real Gemini API
+			e.Setenv("GOOGLE_API_KEY", "")
+			e.Setenv("GEM_GEMINI_BASE_URL", "http://127.0.0.1:1/")
 			e.Setenv("GIT_AUTHOR_NAME", "gem test")
 			e.Setenv("GIT_AUTHOR_EMAIL", "test@gem.invalid")
 			e.Setenv("GIT_COMMITTER_NAME", "gem test")

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gemhost/gem/internal/fakegemini"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -167,5 +169,25 @@ func init() {
 		if (len(found) == 0) == neg {
 			ts.Fatalf("processes with %q: %v", args[0], found)
 		}
+	}
+}
+
+func init() {
+	// fakegemini SCRIPT: serve the scripted Gemini API replies of SCRIPT on 127.0.0.1 until
+	// the script ends, recording each request as $WORK/gemini/request-N.json; sets
+	// GEM_GEMINI_BASE_URL and GEMINI_API_KEY.
+	scriptCmds["fakegemini"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: fakegemini script.json")
+		}
+		replies, err := fakegemini.LoadScript(ts.MkAbs(args[0]))
+		ts.Check(err)
+		dir := filepath.Join(ts.Getenv("WORK"), "gemini")
+		os.RemoveAll(dir)
+		srv, err := fakegemini.Start(replies, dir)
+		ts.Check(err)
+		ts.Defer(srv.Close)
+		ts.Setenv("GEM_GEMINI_BASE_URL", srv.URL)
+		ts.Setenv("GEMINI_API_KEY", "test-key")
 	}
 }

@@ -205,9 +205,19 @@ func runPrompt(c *cli.Context) error {
 	}
 	switch format {
 	case "text":
+		midLine := false // text of a step that a tool call follows ends its line
 		a.agent.Events = agent.Events{
-			Text:     func(d string) { fmt.Fprint(r.stdout, d) },
-			ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(r.stderr, "→ %s %s\n", name, args) },
+			Text: func(d string) {
+				fmt.Fprint(r.stdout, d)
+				midLine = !strings.HasSuffix(d, "\n")
+			},
+			ToolCall: func(_, name string, args json.RawMessage) {
+				if midLine {
+					fmt.Fprintln(r.stdout)
+					midLine = false
+				}
+				fmt.Fprintf(r.stderr, "→ %s %s\n", name, args)
+			},
 			ToolResult: func(_, name string, res *tools.Result, err error) {
 				if err != nil {
 					fmt.Fprintf(r.stderr, "← %s failed: %v\n", name, err)

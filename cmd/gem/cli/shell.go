@@ -19,6 +19,7 @@ import (
 
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/view"
@@ -48,6 +49,7 @@ type shell struct {
 	table *commands.Table
 	disc  *registry.Discovery
 	agent *agentSession // opened on the first prompt
+	line  *liner.State
 }
 
 var shellBuiltins = map[string]string{
@@ -77,6 +79,7 @@ func runShell(c *cli.Context, r *runtime) error {
 	s.reload()
 	line := liner.NewLiner()
 	defer line.Close()
+	s.line = line
 	line.SetCtrlCAborts(true)
 	line.SetTabCompletionStyle(liner.TabPrints)
 	line.SetCompleter(s.complete)
@@ -270,13 +273,44 @@ func (s *shell) openAgent() bool {
 	if s.agent != nil {
 		return true
 	}
-	a, err := openAgent(s.c, s.r, cliServices(s.c, s.r))
+	services := cliServices(s.c, s.r)
+	if !s.c.Bool("yes") {
+		// The line editor owns the terminal (raw mode): questions go through it.
+		services.Ask = s.askPolicy
+		services.Confirm = func(q string) (bool, error) {
+			a, err := s.askPolicy(q)
+			return a == policy.AnswerYes || a == policy.AnswerAlways || a == policy.AnswerSave, err
+		}
+	}
+	a, err := openAgent(s.c, s.r, services)
 	if err != nil {
 		fmt.Fprintln(s.r.stderr, err)
 		return false
 	}
 	s.agent = a
 	return true
+}
+
+// askPolicy asks on the shell's line editor: y once, a always this session, s always and
+// saved, anything else no.
+func (s *shell) askPolicy(question string) (policy.Answer, error) {
+	lines := strings.Split(question, "\n")
+	for _, l := range lines[:len(lines)-1] {
+		fmt.Fprintln(s.r.stderr, l)
+	}
+	answer, err := s.line.Prompt(lines[len(lines)-1] + " [y]es once, [a]lways this session, [s]ave always, [N]o: ")
+	if err != nil {
+		return policy.AnswerNo, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return policy.AnswerYes, nil
+	case "a", "always":
+		return policy.AnswerAlways, nil
+	case "s", "save":
+		return policy.AnswerSave, nil
+	}
+	return policy.AnswerNo, nil
 }
 
 // promptCommand reports whether name is a prompt command (commands/*.toml).
