@@ -113,3 +113,8 @@ echo
 echo "== sandbox: /bin/true started through the re-exec helper (gem's front: Landlock, limits) vs"
 echo "   a plain fork/exec, interleaved, medians of 200"
 GEM_SANDBOX_HELPER="$PWD/bin/gem" go test -run '^$' -bench 'SandboxStart' -benchtime 200x ./host/sandbox/ | grep -E '^Benchmark'
+
+echo
+echo "== agent: the loop's own cost per tool call (model replaced by a local fake): time in the"
+echo "   turn for one call vs the same registry call made directly, p50 of 500"
+go test -run '^$' -bench 'ToolCallOverhead' -benchtime 500x ./host/agent/ | grep -E '^Benchmark'

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ type world struct {
 	reg *tools.Registry
 }
 
-func newWorld(t *testing.T, hooksJSON string, rules string) *world {
+func newWorld(t testing.TB, hooksJSON string, rules string) *world {
 	t.Helper()
 	home := t.TempDir()
 	env := registry.NewEnv(home, home, func(string) string { return "" })
@@ -259,4 +260,47 @@ func TestPromptCommandExpansion(t *testing.T) {
 	if _, err := e.Expand(context.Background(), &PromptCommand{Name: "c", Prompt: "!{unclosed"}, ""); err == nil || !strings.Contains(err.Error(), "no closing }") {
 		t.Errorf("unclosed: %v", err)
 	}
+}
+
+// BenchmarkToolCallOverhead: the loop's own cost per tool call, without the model: the time
+// a turn spends on a call (arguments decoded, hooks, registry with validation and policy,
+// plugin round trip, FunctionResponse built) against the same call made straight on the
+// registry, interleaved; p50 of each and the difference.
+func BenchmarkToolCallOverhead(b *testing.B) {
+	w := newWorld(b, "", "")
+	var replies []fakegemini.Reply
+	for i := 0; i < b.N; i++ {
+		replies = append(replies, chunks(call("echo", `{"text":"x"}`)), chunks(text("ok")))
+	}
+	srv, err := fakegemini.Start(replies, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	client, _ := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
+	a := &Agent{Client: client, Model: "m", Registry: w.reg}
+	ctx := context.Background()
+	if _, err := w.reg.Call(ctx, "echo", json.RawMessage(`{"text":"x"}`), a.CallOptions); err != nil {
+		b.Fatal(err)
+	}
+	var inLoop, direct []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, st, err := a.Turn(ctx, Sessions{Dir: b.TempDir()}.New("m"), "go")
+		if err != nil || st.ToolCalls != 1 {
+			b.Fatal(err, st)
+		}
+		inLoop = append(inLoop, st.ToolTime)
+		t0 := time.Now()
+		if _, err := w.reg.Call(ctx, "echo", json.RawMessage(`{"text":"x"}`), a.CallOptions); err != nil {
+			b.Fatal(err)
+		}
+		direct = append(direct, time.Since(t0))
+	}
+	sort.Slice(inLoop, func(i, j int) bool { return inLoop[i] < inLoop[j] })
+	sort.Slice(direct, func(i, j int) bool { return direct[i] < direct[j] })
+	l, d := inLoop[len(inLoop)/2], direct[len(direct)/2]
+	b.ReportMetric(float64(l.Microseconds()), "in-loop-p50-µs")
+	b.ReportMetric(float64(d.Microseconds()), "direct-p50-µs")
+	b.ReportMetric(float64((l - d).Microseconds()), "overhead-µs")
 }
