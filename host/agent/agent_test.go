@@ -304,3 +304,91 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	b.ReportMetric(float64(d.Microseconds()), "direct-p50-µs")
 	b.ReportMetric(float64((l - d).Microseconds()), "overhead-µs")
 }
+
+func TestHookEventsAndPayloads(t *testing.T) {
+	log := `cat >> "$GEM_WORKSPACE/events.jsonl"; echo >> "$GEM_WORKSPACE/events.jsonl"`
+	hooks := `{"hooks": {` +
+		`"BeforeModel": [{"hooks": [{"type": "command", "command": "` + strings.ReplaceAll(log, `"`, `\"`) + `"}]}],` +
+		`"AfterModel": [{"hooks": [{"type": "command", "command": "` + strings.ReplaceAll(log, `"`, `\"`) + `"}]}],` +
+		`"BeforeTool": [{"matcher": "echo|count", "hooks": [{"type": "command", "command": "` + strings.ReplaceAll(log, `"`, `\"`) + `"}]}],` +
+		`"AfterTool": [{"matcher": "*", "hooks": [{"type": "command", "command": "` + strings.ReplaceAll(log, `"`, `\"`) + `"}]}],` +
+		`"SessionStart": [{"hooks": [{"type": "command", "command": "echo '{\"decision\":\"block\",\"reason\":\"ignored\"}'"}]}]}}`
+	w := newWorld(t, hooks, "")
+	a, _ := w.agent(t, []fakegemini.Reply{chunks(call("echo", `{"text":"hi"}`)), chunks(text("done"))})
+	s := Sessions{Dir: t.TempDir()}.New("m")
+	if err := a.Hooks.Run(context.Background(), "SessionStart", map[string]any{"session_id": s.ID}); err != nil {
+		t.Errorf("only BeforeTool blocks: %v", err)
+	}
+	if _, _, err := a.Turn(context.Background(), s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(w.env.Cwd, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("hook input is not JSON: %q", line)
+		}
+		if e["session_id"] != s.ID || e["cwd"] == nil || e["timestamp"] == nil {
+			t.Errorf("payload: %v", e)
+		}
+		name := e["hook_event_name"].(string)
+		if tool, ok := e["tool_name"].(string); ok {
+			name += ":" + tool
+		}
+		if e["hook_event_name"] == "AfterTool" && e["tool_response"].(map[string]any)["text"] != "hi" {
+			t.Errorf("AfterTool payload: %v", e)
+		}
+		events = append(events, name)
+	}
+	want := "BeforeModel,AfterModel,BeforeTool:echo,AfterTool:echo,AfterModel"
+	if got := strings.Join(events, ","); got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+func TestSkillsAndSystemInstruction(t *testing.T) {
+	w := newWorld(t, "", "")
+	dir := filepath.Join(w.env.GeminiExtensionsDir(), "kit", "skills")
+	os.MkdirAll(filepath.Join(dir, "pdf"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "plain"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pdf", "SKILL.md"), []byte("---\nname: pdf\ndescription: Fill in PDF forms\n---\n# PDF\nsteps"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plain", "SKILL.md"), []byte("# Plain\n\nDoes plain things.\n"), 0o644)
+	skills := Skills(registry.Discover(w.env, registry.Providers))
+	if len(skills) != 2 || skills[0].Description != "Fill in PDF forms" || skills[1].Description != "Does plain things." {
+		t.Fatalf("skills: %+v", skills)
+	}
+	sys := SystemInstruction(ContextFiles(w.env, w.d), skills)
+	for _, want := range []string{BasePrompt, "Kit knows how to echo.", "- pdf (kit): Fill in PDF forms"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system instruction lacks %q:\n%s", want, sys)
+		}
+	}
+}
+
+func TestPromptCommandNamesAndConflicts(t *testing.T) {
+	w := newWorld(t, "", "")
+	write := func(path, text string) {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(text), 0o644)
+	}
+	ext := filepath.Join(w.env.GeminiExtensionsDir(), "kit", "commands")
+	write(filepath.Join(ext, "git", "commit.toml"), `prompt = "commit"`+"\n"+`description = "Commit"`)
+	write(filepath.Join(ext, "review.toml"), `prompt = "ext review"`)
+	write(filepath.Join(ext, "broken.toml"), `description = "no prompt"`)
+	write(filepath.Join(w.env.GeminiHome, ".gemini", "commands", "review.toml"), `prompt = "user review"`)
+	cmds, errs := PromptCommands(w.env, registry.Discover(w.env, registry.Providers))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `broken.toml: "prompt" is missing`) {
+		t.Errorf("errors: %v", errs)
+	}
+	var got []string
+	for _, c := range cmds {
+		got = append(got, c.Name+"="+c.Source)
+	}
+	if strings.Join(got, ",") != "git:commit=extension,kit.review=extension,review=user" {
+		t.Errorf("commands: %v", got)
+	}
+}
