@@ -67,11 +67,15 @@ func PromptCommands(env registry.Env, d *registry.Discovery) ([]*PromptCommand, 
 		})
 		return out
 	}
-	for _, c := range load(filepath.Join(env.GeminiHome, ".gemini", "commands"), "user", nil) {
+	userDir := filepath.Join(env.GeminiHome, ".gemini", "commands")
+	projectDir := filepath.Join(commands.ProjectRoot(env.Cwd), ".gemini", "commands")
+	for _, c := range load(userDir, "user", nil) {
 		byName[c.Name] = c
 	}
-	for _, c := range load(filepath.Join(commands.ProjectRoot(env.Cwd), ".gemini", "commands"), "project", nil) {
-		byName[c.Name] = c
+	if projectDir != userDir { // working in the home folder: the user's commands, once
+		for _, c := range load(projectDir, "project", nil) {
+			byName[c.Name] = c
+		}
 	}
 	var fromExt []*PromptCommand
 	for _, x := range d.Effective() {
