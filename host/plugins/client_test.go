@@ -169,27 +169,7 @@ func TestHostKilledLeavesNoPlugin(t *testing.T) {
 // binary (which prints go-plugin's "not meant to be executed" and exits), interleaved in
 // one loop so both see the same machine; reports the medians and their ratio. Stopping the
 // plugin is outside the timed part: a session pays it at exit, not before its first call.
-func BenchmarkColdStart(b *testing.B) {
-	var starts, forks []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		c, err := Start(context.Background(), Spec{Name: "echo", Path: echoBin})
-		if err != nil {
-			b.Fatal(err)
-		}
-		starts = append(starts, time.Since(t0))
-		c.Close()
-		t0 = time.Now()
-		exec.Command(echoBin).Run()
-		forks = append(forks, time.Since(t0))
-	}
-	slices.Sort(starts)
-	slices.Sort(forks)
-	ps, fe := starts[len(starts)/2], forks[len(forks)/2]
-	b.ReportMetric(float64(ps.Microseconds())/1e3, "plugin-ms")
-	b.ReportMetric(float64(fe.Microseconds())/1e3, "forkexec-ms")
-	b.ReportMetric(float64(ps)/float64(fe), "ratio")
-}
+func BenchmarkColdStart(b *testing.B) { coldStart(b, Spec{Name: "echo", Path: echoBin}, "plugin-ms") }
 
 // BenchmarkColdStartSandboxed: BenchmarkColdStart with the plugin under the default
 // extension sandbox, started through the helper named by GEM_SANDBOX_HELPER (gem's front,
@@ -200,23 +180,29 @@ func BenchmarkColdStartSandboxed(b *testing.B) {
 	}
 	dir := b.TempDir()
 	pol := sandbox.ForExtension(filepath.Dir(echoBin), dir, dir, dir, nil, nil, false)
+	coldStart(b, Spec{Name: "echo", Path: echoBin, Env: []string{"TMPDIR=" + dir}, Policy: &pol}, "sandboxed-plugin-ms")
+}
+
+// coldStart measures starting spec (launch, handshake, ListTools) against a plain fork/exec
+// of the same binary, interleaved; medians and their ratio.
+func coldStart(b *testing.B, spec Spec, metric string) {
 	var starts, forks []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		c, err := Start(context.Background(), Spec{Name: "echo", Path: echoBin, Env: []string{"TMPDIR=" + dir}, Policy: &pol})
+		c, err := Start(context.Background(), spec)
 		if err != nil {
 			b.Fatal(err)
 		}
 		starts = append(starts, time.Since(t0))
 		c.Close()
 		t0 = time.Now()
-		exec.Command(echoBin).Run()
+		exec.Command(spec.Path).Run()
 		forks = append(forks, time.Since(t0))
 	}
 	slices.Sort(starts)
 	slices.Sort(forks)
 	ps, fe := starts[len(starts)/2], forks[len(forks)/2]
-	b.ReportMetric(float64(ps.Microseconds())/1e3, "sandboxed-plugin-ms")
+	b.ReportMetric(float64(ps.Microseconds())/1e3, metric)
 	b.ReportMetric(float64(fe.Microseconds())/1e3, "forkexec-ms")
 	b.ReportMetric(float64(ps)/float64(fe), "ratio")
 }

@@ -302,15 +302,7 @@ func (s *shell) askPolicy(question string) (policy.Answer, error) {
 	if err != nil {
 		return policy.AnswerNo, nil
 	}
-	switch strings.ToLower(strings.TrimSpace(answer)) {
-	case "y", "yes":
-		return policy.AnswerYes, nil
-	case "a", "always":
-		return policy.AnswerAlways, nil
-	case "s", "save":
-		return policy.AnswerSave, nil
-	}
-	return policy.AnswerNo, nil
+	return parseAnswer(answer), nil
 }
 
 // promptCommand reports whether name is a prompt command (commands/*.toml).

@@ -247,46 +247,50 @@ func startMCP(c *cli.Context, r *runtime, reg *tools.Registry) {
 // stderr; plugin logs into the log file.
 func cliServices(c *cli.Context, r *runtime) *tools.Services {
 	s := &tools.Services{Progress: r.stderr, Logger: r.log}
-	switch {
-	case c.Bool("yes"):
+	if c.Bool("yes") {
 		s.Confirm = func(string) (bool, error) { return true, nil }
 		s.Ask = func(string) (policy.Answer, error) { return policy.AnswerYes, nil }
-	default:
-		s.Ask = func(q string) (policy.Answer, error) {
-			tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-			if err == nil && !term.IsTerminal(int(os.Stderr.Fd())) {
-				tty.Close()
-				err = errors.New("stderr is not a terminal")
-			}
-			if err != nil {
-				fmt.Fprintf(r.stderr, "%s\nrefused: no terminal to ask on (add --yes to approve)\n", q)
-				return policy.AnswerNo, nil
-			}
-			defer tty.Close()
-			return askPolicy(tty, q), nil
+		return s
+	}
+	s.Ask = func(q string) (policy.Answer, error) {
+		tty := questionTTY(r, q)
+		if tty == nil {
+			return policy.AnswerNo, nil
 		}
-		s.Confirm = func(q string) (bool, error) {
-			tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-			if err == nil && !term.IsTerminal(int(os.Stderr.Fd())) {
-				tty.Close()
-				err = errors.New("stderr is not a terminal")
-			}
-			if err != nil {
-				fmt.Fprintf(r.stderr, "%s\nrefused: no terminal to ask on (add --yes to approve)\n", q)
-				return false, nil
-			}
-			defer tty.Close()
-			return commands.TerminalConfirm(true, tty, tty)(q)
+		defer tty.Close()
+		fmt.Fprintf(tty, "%s [y]es once, [a]lways this session, [s]ave always, [N]o: ", q)
+		line, _ := bufio.NewReader(tty).ReadString('\n')
+		return parseAnswer(line), nil
+	}
+	s.Confirm = func(q string) (bool, error) {
+		tty := questionTTY(r, q)
+		if tty == nil {
+			return false, nil
 		}
+		defer tty.Close()
+		return commands.TerminalConfirm(true, tty, tty)(q)
 	}
 	return s
 }
 
-// askPolicy puts a policy question on the terminal: y once, a always this session, s always
-// and save to the user's policy file, n (or anything else) no.
-func askPolicy(tty *os.File, question string) policy.Answer {
-	fmt.Fprintf(tty, "%s [y]es once, [a]lways this session, [s]ave always, [N]o: ", question)
-	line, _ := bufio.NewReader(tty).ReadString('\n')
+// questionTTY opens the terminal to ask q on, or says why it cannot and returns nil: no
+// terminal (or stderr is not one, so nobody watches) means the answer is no.
+func questionTTY(r *runtime, q string) *os.File {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err == nil && !term.IsTerminal(int(os.Stderr.Fd())) {
+		tty.Close()
+		err = errors.New("stderr is not a terminal")
+	}
+	if err != nil {
+		fmt.Fprintf(r.stderr, "%s\nrefused: no terminal to ask on (add --yes to approve)\n", q)
+		return nil
+	}
+	return tty
+}
+
+// parseAnswer reads a policy answer: y once, a always this session, s always and saved to
+// the user's policy file, anything else no.
+func parseAnswer(line string) policy.Answer {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return policy.AnswerYes
