@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,20 +17,14 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fakegemini"
 	"github.com/gemhost/gem/registry"
+
+	"github.com/gemhost/gem/internal/testbins"
 )
 
 var echoBin string
 
 func TestMain(m *testing.M) {
-	dir, _ := os.MkdirTemp("", "gem-agent-test")
-	echoBin = filepath.Join(dir, "echoplugin")
-	if out, err := exec.Command("go", "build", "-o", echoBin, "../plugins/testdata/echoplugin").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "%v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbins.Main(m, map[*string]string{&echoBin: "../plugins/testdata/echoplugin"})
 }
 
 // world is a hermetic home with one extension (the echo plugin, a context file, a hook).

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,23 +18,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gemhost/gem/manifest"
+
+	"github.com/gemhost/gem/internal/testbins"
 )
 
 var testServer string // the testserver binary, built once
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gem-mcp-test")
-	if err != nil {
-		panic(err)
-	}
-	testServer = filepath.Join(dir, "testserver")
-	if out, err := exec.Command("go", "build", "-o", testServer, "./testdata/testserver").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the test server: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbins.Main(m, map[*string]string{&testServer: "./testdata/testserver"})
 }
 
 func stdioServer(t *testing.T, mode string, edit func(*manifest.MCPServer)) *Server {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,26 +16,14 @@ import (
 
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
+
+	"github.com/gemhost/gem/internal/testbins"
 )
 
 var echoBin, mcpServerBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gem-mcpserve-test")
-	if err != nil {
-		panic(err)
-	}
-	echoBin = filepath.Join(dir, "echoplugin")
-	mcpServerBin = filepath.Join(dir, "testserver")
-	for out, pkg := range map[string]string{echoBin: "../plugins/testdata/echoplugin", mcpServerBin: "../mcp/testdata/testserver"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, b)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbins.Main(m, map[*string]string{&echoBin: "../plugins/testdata/echoplugin", &mcpServerBin: "../mcp/testdata/testserver"})
 }
 
 // registryWithTools is a hermetic home with one extension bringing the echo plugin and the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,26 +15,14 @@ import (
 
 	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry"
+
+	"github.com/gemhost/gem/internal/testbins"
 )
 
 var echoBin, mcpServerBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gem-tools-test")
-	if err != nil {
-		panic(err)
-	}
-	echoBin = filepath.Join(dir, "echoplugin")
-	if out, err := exec.Command("go", "build", "-o", echoBin, "../plugins/testdata/echoplugin").CombinedOutput(); err != nil {
-		panic(string(out))
-	}
-	mcpServerBin = filepath.Join(dir, "testserver")
-	if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../mcp/testdata/testserver").CombinedOutput(); err != nil {
-		panic(string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbins.Main(m, map[*string]string{&echoBin: "../plugins/testdata/echoplugin", &mcpServerBin: "../mcp/testdata/testserver"})
 }
 
 // withExtensions makes a hermetic home with a user extension per name, each with the echo
