@@ -97,9 +97,9 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	if max <= 0 {
 		max = DefaultMaxSteps
 	}
-	a.Hooks.Run(ctx, "BeforeModel", map[string]any{"session_id": s.ID, "model": model, "prompt": prompt})
 	var final strings.Builder
 	for step := 0; step < max; step++ {
+		a.Hooks.Run(ctx, "BeforeModel", map[string]any{"session_id": s.ID, "model": model, "prompt": prompt, "step": step + 1})
 		st.Requests++
 		content, err := a.generate(ctx, model, s.History, config)
 		if content != nil && len(content.Parts) > 0 {

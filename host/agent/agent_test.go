@@ -336,7 +336,7 @@ func TestHookEventsAndPayloads(t *testing.T) {
 		}
 		events = append(events, name)
 	}
-	want := "BeforeModel,AfterModel,BeforeTool:echo,AfterTool:echo,AfterModel"
+	want := "BeforeModel,AfterModel,BeforeTool:echo,AfterTool:echo,BeforeModel,AfterModel"
 	if got := strings.Join(events, ","); got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}
