@@ -157,9 +157,11 @@ func Command(s Spec) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// KillGroup kills the process group a Command child leads (what it left behind included).
+// KillGroup kills the process group a Command child leads (what it left behind included),
+// and every process of its pids cgroup (those that left the group too).
 func KillGroup(cmd *exec.Cmd) {
 	if cmd != nil && cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killCgroup(cmd.Process.Pid)
 	}
 }

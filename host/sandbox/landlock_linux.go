@@ -181,7 +181,12 @@ func setLimits(l Limits, r *Report) error {
 	r.Limits = true
 	r.Processes = l.Processes != 0 && os.Geteuid() != 0
 	if l.Processes != 0 && !r.Processes {
-		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC)")
+		// Root is exempt from RLIMIT_NPROC; a pids cgroup holds for root too.
+		if err := pidsCgroup(l.Processes); err == nil {
+			r.Processes = true
+		} else {
+			r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC, and no pids cgroup: "+err.Error()+")")
+		}
 	}
 	return nil
 }
