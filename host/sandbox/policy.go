@@ -28,7 +28,8 @@ type Limits struct {
 
 // DefaultLimits are guard rails, not quotas: an hour of CPU, 4,096 open files, 16 GiB of
 // address space (Go and Node reserve far more than they use; below ~768 MiB Go binaries
-// die at start) and 512 processes (of the user; for root, in a pids cgroup of its own).
+// die at start) and 512 processes (of the user; for root, in a pids cgroup of its own when
+// the policy is strict).
 var DefaultLimits = Limits{CPUSeconds: 3600, OpenFiles: 4096, AddressSpace: 16 << 30, Processes: 512}
 
 // SystemRead are the system paths every sandboxed program may read (and execute).
@@ -117,7 +118,7 @@ func strictError(p Policy, r Report) error {
 // Capabilities says what this machine can enforce, without applying anything (gem doctor).
 func Capabilities() Report {
 	abi := LandlockABI()
-	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0 || cgroupsUsable(), NetworkNamespace: os.Geteuid() == 0}
+	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0 || (Strict() && cgroupsUsable()), NetworkNamespace: os.Geteuid() == 0}
 	if abi < 1 {
 		r.Missing = append(r.Missing, "filesystem rules (no Landlock)")
 	}
@@ -128,7 +129,7 @@ func Capabilities() Report {
 		r.Missing = append(r.Missing, "signal and abstract-socket scoping (Landlock ABI < 6)")
 	}
 	if !r.Processes {
-		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC and no pids cgroup)")
+		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC; GEM_SANDBOX_STRICT=1 adds a pids cgroup where the kernel has one)")
 	}
 	if !r.NetworkNamespace {
 		r.Missing = append(r.Missing, "UDP rules (network namespaces need root)")
