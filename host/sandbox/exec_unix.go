@@ -135,6 +135,7 @@ func Command(s Spec) (*exec.Cmd, error) {
 		helper := helperPath()
 		p := *s.Policy
 		p.Strict = p.Strict || Strict()
+		p.NetNS = true
 		switch {
 		case helper != "":
 			data, err := json.Marshal(p)

@@ -64,7 +64,7 @@ func Apply(p Policy) (Report, error) {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return r, fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
-	if !p.Network {
+	if !p.Network && p.NetNS {
 		// A network namespace of its own (root only: unprivileged user namespaces cannot be
 		// made by a multithreaded process) also cuts UDP, which Landlock ABI < 8 leaves open.
 		if err := unix.Unshare(unix.CLONE_NEWNET); err == nil {
