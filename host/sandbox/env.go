@@ -4,7 +4,7 @@
 // what they may do (Policy): Landlock filesystem rules (read the system, the extension and
 // the workspace; write the workspace, the extension's data folder, its temp folder, /tmp and
 // the terminal devices; plus the manifest's sandbox.read/write), TCP bind/connect denied by
-// Landlock and, as root, a network namespace of its own (which also cuts UDP) unless
+// Landlock and, as root, for children, a network namespace of its own (which also cuts UDP) unless
 // sandbox.network, Landlock scoping of signals and abstract sockets, no_new_privs, and
 // rlimits (CPU, open files, address space, process count where not root).
 //
