@@ -65,6 +65,14 @@ send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "mcp
 print("-> mcp_notes_list_notes:", recv()["result"]["content"][0]["text"].strip())
 p.stdin.close(); p.wait()
 PY
+say 'gem -p "…" --yes   # the model loop, against a scripted stand-in for the Gemini API (no key needed here)'
+(cd "$repo" && go build -o "$demo/fakegemini" ./scripts/fakegemini)
+"$demo/fakegemini" "$repo/scripts/demo-agent.json" > "$demo/fakegemini.url" &
+fake=$!
+for _ in $(seq 50); do [ -s "$demo/fakegemini.url" ] && break; sleep 0.1; done
+GEM_GEMINI_BASE_URL=$(cat "$demo/fakegemini.url") GEMINI_API_KEY=demo "$gem" -p "What machine is this, and what do my notes say about gem?" --yes
+kill "$fake" 2>/dev/null || true
+say "gem doctor | head -11"; "$gem" doctor | head -11
 say "gem ext list --json | head -15"; "$gem" ext list --json | head -15
 echo
 echo "Demo home: $demo (remove it with: rm -rf $demo)"

@@ -219,10 +219,13 @@ func runPrompt(c *cli.Context) error {
 				fmt.Fprintf(r.stderr, "→ %s %s\n", name, args)
 			},
 			ToolResult: func(_, name string, res *tools.Result, err error) {
-				if err != nil {
+				switch {
+				case err != nil:
 					fmt.Fprintf(r.stderr, "← %s failed: %v\n", name, err)
-				} else if res.Error != nil {
+				case res.Error != nil:
 					fmt.Fprintf(r.stderr, "← %s: %s: %s\n", name, res.Error.Type, res.Error.Message)
+				default:
+					fmt.Fprintf(r.stderr, "← %s: %s\n", name, firstLine(res.DisplayText()))
 				}
 			},
 		}
@@ -323,4 +326,16 @@ func sessionsCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// firstLine is the start of a tool's output for a progress line.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	line, rest, _ := strings.Cut(s, "\n")
+	if len(line) > 100 {
+		line = line[:100] + "…"
+	} else if rest != "" {
+		line += " …"
+	}
+	return line
 }
