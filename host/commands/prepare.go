@@ -129,7 +129,8 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 // Isolation is the sandbox of one of x's subprocesses (spec/sandbox.md): read the system,
 // the extension and the workspace root; write the workspace, the extension's data and
 // temporary folders; plus the manifest's sandbox.read/write (and those of own, a plugin's
-// own sandbox block), variables expanded for platform p; TCP only with sandbox.network.
+// own sandbox block), variables expanded for platform p, and what the user granted (gem ext
+// grant); TCP only with sandbox.network or a network grant.
 func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.Platform, own *manifest.Sandbox) (*sandbox.Policy, error) {
 	data, temp, err := sandbox.PrivateDirs(env.GemHome, x.Name)
 	if err != nil {
@@ -148,6 +149,20 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		}
 		for _, w := range sb.Write {
 			write = append(write, exp.Expand(w))
+		}
+	}
+	// What the user granted with gem ext grant.
+	grants, err := registry.Grants(env)
+	if err != nil {
+		return nil, err
+	}
+	if g, ok := grants[x.Name]; ok {
+		network = network || g.Network
+		for _, r := range g.Read {
+			read = append(read, env.ExpandHome(r))
+		}
+		for _, w := range g.Write {
+			write = append(write, env.ExpandHome(w))
 		}
 	}
 	pol := sandbox.ForExtension(x.Path, root, data, temp, read, write, network)

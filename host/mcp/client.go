@@ -293,7 +293,11 @@ func (s *Server) describe(what string, timedOut bool, err error, proc *process) 
 		if exit := proc.exitWithin(300 * time.Millisecond); exit != nil && !timedOut {
 			err = fmt.Errorf("the process ended (%v)", exit)
 		}
-		return fmt.Errorf("%s: %w%s", prefix, err, proc.tail.Describe())
+		hint := ""
+		if s.Policy != nil && !s.Policy.Network {
+			hint = fmt.Sprintf("\n  (it runs sandboxed, without the network or files outside the project; if it needs them: gem ext grant %s --network --write <folder>)", s.Extension)
+		}
+		return fmt.Errorf("%s: %w%s%s", prefix, err, proc.tail.Describe(), hint)
 	}
 	return fmt.Errorf("%s: %w", prefix, err)
 }

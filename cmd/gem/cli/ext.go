@@ -24,6 +24,7 @@ func extCommand() *cli.Command {
 			extLinkCommand(),
 			extVerifyCommand(),
 			extConfigCommand(),
+			extGrantCommand(),
 			extNewCommand(),
 		},
 	}

@@ -57,6 +57,7 @@ func scopeLevel(c *cli.Context) (registry.Level, error) {
 func printJSON(r *runtime, v any) error {
 	enc := json.NewEncoder(r.stdout)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "<folder>", not "\u003cfolder\u003e"
 	return enc.Encode(v)
 }
 

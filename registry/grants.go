@@ -1,0 +1,80 @@
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Grant is what the user allows an extension's programs beyond its manifest's sandbox block
+// (gem ext grant): most extensions written for Gemini CLI declare no sandbox, and their MCP
+// servers (npx, uvx) need the network and a cache folder.
+type Grant struct {
+	Network bool     `json:"network,omitempty"`
+	Read    []string `json:"read,omitempty"`
+	Write   []string `json:"write,omitempty"`
+}
+
+// Empty reports whether g grants nothing.
+func (g Grant) Empty() bool { return !g.Network && len(g.Read) == 0 && len(g.Write) == 0 }
+
+// GrantsFile is $GEM_HOME/grants.json: extension name → Grant.
+func (e Env) GrantsFile() string { return filepath.Join(e.GemHome, "grants.json") }
+
+// Grants reads the user's grants (none when the file is missing).
+func Grants(env Env) (map[string]Grant, error) {
+	data, err := os.ReadFile(env.GrantsFile())
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Grant{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Grant{}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w (fix or remove it; gem ext grant rewrites it)", env.GrantsFile(), err)
+	}
+	return out, nil
+}
+
+// SetGrant stores (or, when g is empty, removes) the grant of one extension, atomically.
+func SetGrant(env Env, name string, g Grant) error {
+	all, err := Grants(env)
+	if err != nil {
+		return err
+	}
+	if g.Empty() {
+		delete(all, name)
+	} else {
+		sort.Strings(g.Read)
+		sort.Strings(g.Write)
+		all[name] = g
+	}
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(env.GemHome, 0o700); err != nil {
+		return err
+	}
+	tmp := env.GrantsFile() + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, env.GrantsFile())
+}
+
+// ExpandHome turns a leading ~ into the home folder.
+func (e Env) ExpandHome(p string) string {
+	if p == "~" {
+		return e.Home
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(e.Home, rest)
+	}
+	return p
+}
