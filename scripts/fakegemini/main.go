@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/gemhost/gem/internal/fakegemini"
 )
@@ -28,7 +29,7 @@ func main() {
 	}
 	fmt.Println(srv.URL)
 	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, os.Kill)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	<-stop
 	srv.Close()
 }
