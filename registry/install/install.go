@@ -398,10 +398,18 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 		}
 		lines = append(lines, "skills: "+strings.Join(names, ", "))
 	}
-	if cmds, _ := filepath.Glob(filepath.Join(x.Path, "commands", "*.toml")); len(cmds) > 0 {
-		lines = append(lines, fmt.Sprintf("prompt commands: %d in commands/", len(cmds)))
+	prompts := 0
+	filepath.WalkDir(filepath.Join(x.Path, "commands"), func(p string, de os.DirEntry, err error) error {
+		if err == nil && !de.IsDir() && strings.HasSuffix(p, ".toml") {
+			prompts++
+		}
+		return nil
+	})
+	if prompts > 0 {
+		lines = append(lines, fmt.Sprintf("prompt commands: %d in commands/", prompts))
 	}
-	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m); runs {
+	_, hooksErr := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json"))
+	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
 		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write your project, their own data folder and /tmp, and have no network unless asked below")
 	}
 	lines = append(lines, sandboxes(m)...)

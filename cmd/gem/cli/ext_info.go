@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -104,6 +106,10 @@ type extInfo struct {
 	Sandbox      *manifest.Sandbox         `json:"sandbox,omitempty"`
 	Engines      manifest.Engines          `json:"engines"`
 	Shadows      []string                  `json:"shadows,omitempty"`
+	Prompts      []string                  `json:"promptCommands,omitempty"`
+	Hooks        []string                  `json:"hooks,omitempty"`
+	Skills       []string                  `json:"skills,omitempty"`
+	Grant        *registry.Grant           `json:"grant,omitempty"`
 	Problems     manifest.Problems         `json:"problems"`
 }
 
@@ -178,10 +184,60 @@ func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInf
 			info.Shadows = append(info.Shadows, other.ManifestPath)
 		}
 	}
+	cmds, _ := agent.PromptCommands(r.env, d)
+	for _, c := range cmds {
+		if c.Extension == x.Name {
+			info.Prompts = append(info.Prompts, "/"+c.Name)
+		}
+	}
+	for _, sk := range agent.Skills(d) {
+		if sk.Extension == x.Name {
+			info.Skills = append(info.Skills, sk.Name)
+		}
+	}
+	info.Hooks = hookSummary(filepath.Join(x.Path, "hooks", "hooks.json"))
+	if grants, err := registry.Grants(r.env); err == nil {
+		if g, ok := grants[x.Name]; ok {
+			info.Grant = &g
+		}
+	}
 	if info.Problems == nil {
 		info.Problems = manifest.Problems{}
 	}
 	return info
+}
+
+// hookSummary lists an extension's hooks as "Event (matcher): command".
+func hookSummary(file string) []string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var hf struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(data, &hf) != nil {
+		return []string{"hooks/hooks.json is not valid JSON"}
+	}
+	var out []string
+	for event, groups := range hf.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				m := ""
+				if g.Matcher != "" {
+					m = " (" + g.Matcher + ")"
+				}
+				out = append(out, event+m+": "+h.Command)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func printInfo(w io.Writer, info *extInfo, verbose bool) {
@@ -245,6 +301,28 @@ func printInfo(w io.Writer, info *extInfo, verbose bool) {
 		row("Excludes", strings.Join(info.ExcludeTools, ", "))
 	}
 	row("Needs gem", info.Engines.Gem)
+	if len(info.Prompts) > 0 {
+		row("Prompts", strings.Join(info.Prompts, " "))
+	}
+	for _, h := range info.Hooks {
+		row("Hook", h)
+	}
+	if len(info.Skills) > 0 {
+		row("Skills", strings.Join(info.Skills, ", "))
+	}
+	if g := info.Grant; g != nil {
+		var what []string
+		if g.Network {
+			what = append(what, "network")
+		}
+		for _, p := range g.Read {
+			what = append(what, "read "+p)
+		}
+		for _, p := range g.Write {
+			what = append(what, "write "+p)
+		}
+		row("Granted", strings.Join(what, ", "))
+	}
 }
 
 func printBinaries(w io.Writer, title string, bins []binaryInfo, verbose bool) {
