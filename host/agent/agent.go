@@ -101,7 +101,7 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	for step := 0; step < max; step++ {
 		a.Hooks.Run(ctx, "BeforeModel", map[string]any{"session_id": s.ID, "model": model, "prompt": prompt, "step": step + 1})
 		st.Requests++
-		content, err := a.generate(ctx, model, s.History, config)
+		content, err := a.generateWithRetry(ctx, model, s.History, config)
 		if content != nil && len(content.Parts) > 0 {
 			s.History = append(s.History, content)
 		}
@@ -136,12 +136,36 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	return final.String(), st, fmt.Errorf("%w (%d requests): ask again to let it go on", ErrStepLimit, max)
 }
 
+// Retries are the waits before retrying a request the API refused for load (429, 500, 503)
+// before it sent anything.
+var Retries = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+
+// generateWithRetry is generate, retried on overload while nothing was received yet.
+func (a *Agent) generateWithRetry(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, error) {
+	for attempt := 0; ; attempt++ {
+		content, err := a.generate(ctx, model, history, config)
+		var apiErr genai.APIError
+		retryable := err != nil && len(content.Parts) == 0 && errors.As(err, &apiErr) && (apiErr.Code == 429 || apiErr.Code == 500 || apiErr.Code == 503)
+		if !retryable || attempt >= len(Retries) {
+			if err != nil {
+				err = describeAPIError(err)
+			}
+			return content, err
+		}
+		select {
+		case <-time.After(Retries[attempt]):
+		case <-ctx.Done():
+			return content, ctx.Err()
+		}
+	}
+}
+
 // generate streams one model response, emitting text as it comes.
 func (a *Agent) generate(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, error) {
 	out := &genai.Content{Role: genai.RoleModel}
 	for resp, err := range a.Client.Models.GenerateContentStream(ctx, model, history, config) {
 		if err != nil {
-			return out, describeAPIError(err)
+			return out, err
 		}
 		if len(resp.Candidates) == 0 {
 			if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {

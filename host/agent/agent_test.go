@@ -197,8 +197,11 @@ func TestServerFailuresAreClear(t *testing.T) {
 		{fakegemini.Reply{Raw: "data: {not json\r\n\r\n"}, "talking to the Gemini API"},
 		{chunks(), "the model sent an empty response"},
 	}
+	saved := Retries
+	Retries = []time.Duration{time.Millisecond, time.Millisecond}
+	defer func() { Retries = saved }()
 	for _, c := range cases {
-		a, _ := w.agent(t, []fakegemini.Reply{c.reply})
+		a, _ := w.agent(t, []fakegemini.Reply{c.reply, c.reply, c.reply})
 		_, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "hi")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want %q", err, c.want)
@@ -382,5 +385,22 @@ func TestPromptCommandNamesAndConflicts(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "git:commit=extension,kit.review=extension,review=user" {
 		t.Errorf("commands: %v", got)
+	}
+}
+
+func TestOverloadIsRetried(t *testing.T) {
+	saved := Retries
+	Retries = []time.Duration{time.Millisecond, time.Millisecond}
+	defer func() { Retries = saved }()
+	w := newWorld(t, "", "")
+	busy := fakegemini.Reply{Status: 503, Body: json.RawMessage(`{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}`)}
+	a, srv := w.agent(t, []fakegemini.Reply{busy, busy, chunks(text("finally"))})
+	out, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "hi")
+	if err != nil || out != "finally" || len(srv.Requests) != 3 {
+		t.Errorf("%q %v after %d requests", out, err, len(srv.Requests))
+	}
+	a, _ = w.agent(t, []fakegemini.Reply{busy, busy, busy, chunks(text("too late"))})
+	if _, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "hi"); err == nil || !strings.Contains(err.Error(), "503 UNAVAILABLE: overloaded") {
+		t.Errorf("after the retries: %v", err)
 	}
 }
