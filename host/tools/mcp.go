@@ -260,3 +260,13 @@ func fromMCP(res *sdk.CallToolResult) *Result {
 	}
 	return out
 }
+
+// MCPServerByName returns an MCP server of the session.
+func (r *Registry) MCPServerByName(name string) (*mcphost.Server, error) {
+	for _, s := range r.servers {
+		if s.Name == name {
+			return s.Server, nil
+		}
+	}
+	return nil, fmt.Errorf("no mcp server %q among enabled extensions: gem mcp list shows them", name)
+}

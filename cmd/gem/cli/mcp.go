@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/mcpserve"
 	"github.com/gemhost/gem/host/tools"
 )
@@ -128,6 +129,62 @@ func mcpCommand() *cli.Command {
 				},
 			},
 			{
+				Name:      "resources",
+				Usage:     "list an MCP server's resources and resource templates",
+				ArgsUsage: "<server>",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c, 1, "a server name"); err != nil {
+						return err
+					}
+					r, reg, srv, err := mcpServerArg(c)
+					if err != nil {
+						return err
+					}
+					defer reg.Close()
+					list, err := srv.Resources(c.Context)
+					if err != nil {
+						return err
+					}
+					if c.Bool("json") {
+						if list == nil {
+							list = []mcphost.Resource{}
+						}
+						return printJSON(r, list)
+					}
+					tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
+					fmt.Fprintln(tw, "URI\tNAME\tDESCRIPTION")
+					for _, x := range list {
+						fmt.Fprintf(tw, "%s\t%s\t%s\n", x.URI, x.Name, x.Description)
+					}
+					return tw.Flush()
+				},
+			},
+			{
+				Name:      "read",
+				Usage:     "print a resource of an MCP server",
+				ArgsUsage: "<server> <uri>",
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c, 2, "a server name and a resource URI"); err != nil {
+						return err
+					}
+					r, reg, srv, err := mcpServerArg(c)
+					if err != nil {
+						return err
+					}
+					defer reg.Close()
+					text, err := srv.ReadResource(c.Context, c.Args().Get(1))
+					if err != nil {
+						return err
+					}
+					fmt.Fprint(r.stdout, text)
+					if !strings.HasSuffix(text, "\n") {
+						fmt.Fprintln(r.stdout)
+					}
+					return nil
+				},
+			},
+			{
 				Name:  "serve",
 				Usage: "serve every enabled tool (plugins and MCP servers) over MCP: stdio, or streamable HTTP with --http",
 				Description: "Over stdio (the default) an MCP host starts `gem mcp serve` itself; stdout carries the\n" +
@@ -173,6 +230,24 @@ func mcpCommand() *cli.Command {
 			},
 		},
 	}
+}
+
+// mcpServerArg opens the session's registry and finds the server named by the first argument.
+func mcpServerArg(c *cli.Context) (*runtime, *tools.Registry, *mcphost.Server, error) {
+	r, err := newRuntime(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	reg, err := openRegistry(c, r, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	srv, err := reg.MCPServerByName(c.Args().First())
+	if err != nil {
+		reg.Close()
+		return nil, nil, nil, err
+	}
+	return r, reg, srv, nil
 }
 
 // loopbackOnly refuses addresses other hosts could reach.
