@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,22 +91,13 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 			continue
 		}
 		exp := x.Expander(env, platform)
-		var sbEnv []string
-		if m := x.Manifest(); m.Sandbox != nil {
-			sbEnv = m.Sandbox.Env
-		}
-		childEnv, err := commands.ChildEnv(env, x, root, platform, nil, sbEnv, environ, readSecrets)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", file, err))
-			continue
-		}
-		policy, err := commands.Isolation(env, x, root, platform, nil)
+		childEnv, policy, err := commands.Program(env, x, root, platform, nil, nil, environ, readSecrets)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", file, err))
 			continue
 		}
 		for event, groups := range hf.Hooks {
-			if !contains(HookEvents, event) {
+			if !slices.Contains(HookEvents, event) {
 				errs = append(errs, fmt.Errorf("%s: unknown hook event %q (use %s)", file, event, strings.Join(HookEvents, ", ")))
 				continue
 			}
@@ -134,15 +126,6 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 		}
 	}
 	return h, errs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // BlockedError is a hook that blocked.

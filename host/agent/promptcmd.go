@@ -28,6 +28,9 @@ type PromptCommand struct {
 	ext         *registry.Extension
 }
 
+// ExtensionOf is the extension that brings the command (nil for the user's and the project's).
+func (c *PromptCommand) ExtensionOf() *registry.Extension { return c.ext }
+
 // PromptCommands gathers the user's (~/.gemini/commands), the project's
 // (<project>/.gemini/commands, which win over the user's) and the enabled extensions'
 // commands. An extension's command whose name is taken is renamed <extension>.<name>, as

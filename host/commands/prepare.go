@@ -82,16 +82,8 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	if readSecrets == nil && registry.HasSecrets(env, x.Name) {
 		return nil, ErrNeedsEngine
 	}
-	var extra []string
-	if m.Sandbox != nil {
-		extra = m.Sandbox.Env
-	}
 	root := ProjectRoot(env.Cwd)
-	childEnv, err := ChildEnv(env, x, root, bin.Platform, c.Env, extra, environ, readSecrets)
-	if err != nil {
-		return nil, fmt.Errorf("command %s: %w", e.Name, err)
-	}
-	policy, err := Isolation(env, x, root, bin.Platform, nil)
+	childEnv, policy, err := Program(env, x, root, bin.Platform, c.Env, nil, environ, readSecrets)
 	if err != nil {
 		return nil, fmt.Errorf("command %s: %w", e.Name, err)
 	}
@@ -124,6 +116,28 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 		add = append(add, "GEM_BIN="+self) // so a command can call gem back (the gallery installs with it)
 	}
 	return sandbox.Env(environ, sandboxEnv, add...), nil
+}
+
+// Program is the environment and the sandbox of one of x's programs (command, plugin, MCP
+// server, hook, prompt-command shell): ChildEnv with the names the manifest's sandbox.env
+// (and own's) let through, and Isolation. declared is the program's own env block; own is a
+// plugin's own sandbox block (nil for the others).
+func Program(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, own *manifest.Sandbox, environ []string, readSecrets registry.SecretReader) ([]string, *sandbox.Policy, error) {
+	var passEnv []string
+	for _, sb := range []*manifest.Sandbox{x.Manifest().Sandbox, own} {
+		if sb != nil {
+			passEnv = append(passEnv, sb.Env...)
+		}
+	}
+	childEnv, err := ChildEnv(env, x, root, p, declared, passEnv, environ, readSecrets)
+	if err != nil {
+		return nil, nil, err
+	}
+	policy, err := Isolation(env, x, root, p, own)
+	if err != nil {
+		return nil, nil, err
+	}
+	return childEnv, policy, nil
 }
 
 // Isolation is the sandbox of one of x's subprocesses (spec/sandbox.md): read the system,

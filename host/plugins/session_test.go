@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/pluginsdk/plugintest"
 )
 
 // TestSessionLazyCrashRestart: a Plugin starts on its first call, keeps its state while warm,
@@ -108,42 +108,17 @@ func TestSessionTimeout(t *testing.T) {
 	}
 }
 
-type recordingHost struct {
-	mu       sync.Mutex
-	approve  bool
-	asked    []string
-	progress []string
-	logs     []string
-}
-
-func (h *recordingHost) Confirm(_ context.Context, title, details string) (bool, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.asked = append(h.asked, title+"|"+details)
-	return h.approve, nil
-}
-func (h *recordingHost) Progress(_ context.Context, m string, f float64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.progress = append(h.progress, m)
-}
-func (h *recordingHost) Log(_ context.Context, level, m string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.logs = append(h.logs, level+":"+m)
-}
-
 // TestHostServices: a tool's Confirm, Progress and Log reach the host services of its call
 // over go-plugin's broker; a call without them is refused confirmation.
 func TestHostServices(t *testing.T) {
 	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}}
 	defer p.Close()
 	tests := []struct {
-		host *recordingHost
+		host *plugintest.Host
 		want string
 	}{
-		{&recordingHost{approve: true}, "approved=true"},
-		{&recordingHost{approve: false}, "approved=false"},
+		{&plugintest.Host{Approve: true}, "approved=true"},
+		{&plugintest.Host{Approve: false}, "approved=false"},
 		{nil, "approved=false"},
 	}
 	for _, tt := range tests {
@@ -156,8 +131,8 @@ func TestHostServices(t *testing.T) {
 			t.Fatalf("ask: %v %v, want %s", res, err, tt.want)
 		}
 		if h := tt.host; h != nil {
-			if strings.Join(h.asked, ",") != "Do the thing?|it is only a test" || strings.Join(h.progress, ",") != "asking" || strings.Join(h.logs, ",") != "info:asking about the thing" {
-				t.Errorf("host saw asked=%q progress=%q logs=%q", h.asked, h.progress, h.logs)
+			if strings.Join(h.Asked, ",") != "Do the thing?: it is only a test" || strings.Join(h.Reported, ",") != "asking" || strings.Join(h.Logs, ",") != "info: asking about the thing" {
+				t.Errorf("host saw asked=%q progress=%q logs=%q", h.Asked, h.Reported, h.Logs)
 			}
 		}
 	}

@@ -41,8 +41,7 @@ func ExecInPlace(s Spec) error {
 	// gem becomes the program: restrict one locked thread and exec from it. If the exec
 	// fails, that goroutine ends while locked, the runtime discards its thread, and gem
 	// goes on unrestricted (to describe the failure, or hand it to gem-engine).
-	p := *s.Policy
-	p.Strict = p.Strict || Strict()
+	p := s.effectivePolicy()
 	done := make(chan error, 1)
 	go func() {
 		if _, err := Apply(p); err != nil {
@@ -133,8 +132,7 @@ func Command(s Spec) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	if s.Policy != nil && !Disabled() {
 		helper := helperPath()
-		p := *s.Policy
-		p.Strict = p.Strict || Strict()
+		p := s.effectivePolicy()
 		p.NetNS = true
 		switch {
 		case helper != "":
@@ -165,4 +163,11 @@ func KillGroup(cmd *exec.Cmd) {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		killCgroup(cmd.Process.Pid)
 	}
+}
+
+// effectivePolicy is the spec's policy with the user's GEM_SANDBOX_STRICT applied.
+func (s Spec) effectivePolicy() Policy {
+	p := *s.Policy
+	p.Strict = p.Strict || Strict()
+	return p
 }

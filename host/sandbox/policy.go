@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -65,28 +66,13 @@ func ForExtension(extensionDir, workspace, dataDir, tempDir string, read, write 
 // and temporary folder ($TMPDIR/gem-<uid>/<name>).
 func PrivateDirs(gemHome, extension string) (data, temp string, err error) {
 	data = filepath.Join(gemHome, "data", extension)
-	temp = filepath.Join(os.TempDir(), "gem-"+uidString(), extension)
+	temp = filepath.Join(os.TempDir(), "gem-"+strconv.Itoa(os.Getuid()), extension)
 	for _, d := range []string{data, temp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return "", "", err
 		}
 	}
 	return data, temp, nil
-}
-
-func uidString() string {
-	uid := os.Getuid()
-	if uid < 0 {
-		return "user"
-	}
-	b := []byte{}
-	for {
-		b = append([]byte{byte('0' + uid%10)}, b...)
-		uid /= 10
-		if uid == 0 {
-			return string(b)
-		}
-	}
 }
 
 // Report says what Apply enforced.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -89,16 +90,8 @@ func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *man
 	var childEnv []string
 	var policy *sandbox.Policy
 	if resolved.Command != "" {
-		var sandboxEnv []string
-		if m.Sandbox != nil {
-			sandboxEnv = m.Sandbox.Env
-		}
 		var err error
-		childEnv, err = commands.ChildEnv(env, x, commands.ProjectRoot(env.Cwd), platform, raw.Env, sandboxEnv, environ, opts.ReadSecrets)
-		if err != nil {
-			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
-		}
-		if policy, err = commands.Isolation(env, x, commands.ProjectRoot(env.Cwd), platform, nil); err != nil {
+		if childEnv, policy, err = commands.Program(env, x, commands.ProjectRoot(env.Cwd), platform, raw.Env, nil, environ, opts.ReadSecrets); err != nil {
 			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 	}
@@ -121,7 +114,7 @@ func (r *Registry) StartMCP(ctx context.Context, names ...string) []error {
 		errs []error
 	)
 	for _, s := range r.servers {
-		if len(names) > 0 && !contains(names, s.Name) {
+		if len(names) > 0 && !slices.Contains(names, s.Name) {
 			continue
 		}
 		wg.Go(func() {
@@ -135,15 +128,6 @@ func (r *Registry) StartMCP(ctx context.Context, names ...string) []error {
 	wg.Wait()
 	r.index()
 	return errs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // serversFor names the servers whose tools an mcp_ name can be: those whose prefix it has,

@@ -183,18 +183,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 			return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 		}
 	}
-	var extra []string
-	if m.Sandbox != nil {
-		extra = append(extra, m.Sandbox.Env...)
-	}
-	if p.Sandbox != nil {
-		extra = append(extra, p.Sandbox.Env...)
-	}
-	childEnv, err := commands.ChildEnv(env, x, commands.ProjectRoot(env.Cwd), bin.Platform, p.Env, extra, environ, opts.ReadSecrets)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
-	}
-	policy, err := commands.Isolation(env, x, commands.ProjectRoot(env.Cwd), bin.Platform, p.Sandbox)
+	childEnv, policy, err := commands.Program(env, x, commands.ProjectRoot(env.Cwd), bin.Platform, p.Env, p.Sandbox, environ, opts.ReadSecrets)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}

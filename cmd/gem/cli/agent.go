@@ -19,8 +19,10 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/secrets"
 )
 
 // agentFlags are the model flags of gem -p and gem shell.
@@ -72,7 +74,7 @@ func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSess
 	}
 	startMCP(c, r, reg)
 	d := registry.Discover(r.env, registry.Providers)
-	hooks, errs := agent.LoadHooks(r.env, d, os.Environ(), nil, r.log)
+	hooks, errs := agent.LoadHooks(r.env, d, os.Environ(), secrets.Read, r.log)
 	for _, e := range errs {
 		r.warn("%v", e)
 	}
@@ -112,13 +114,25 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 		return "", 0, err
 	}
 	root := a.expander.Root
-	data, temp, err := sandbox.PrivateDirs(a.r.env.GemHome, "_prompt-commands")
-	if err != nil {
-		return "", 0, err
+	var env []string
+	var pol *sandbox.Policy
+	if x := pc.ExtensionOf(); x != nil {
+		// An extension's command runs with that extension's environment and sandbox.
+		var err error
+		if env, pol, err = commands.Program(a.r.env, x, root, manifest.HostPlatforms(a.r.env.Getenv)[0], nil, nil, os.Environ(), secrets.Read); err != nil {
+			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
+		}
+	} else {
+		// The user's and the project's commands: the project's sandbox, a folder of their own.
+		data, temp, err := sandbox.PrivateDirs(a.r.env.GemHome, "_prompt-commands")
+		if err != nil {
+			return "", 0, err
+		}
+		p := sandbox.ForExtension(root, root, data, temp, nil, nil, false)
+		pol = &p
+		env = sandbox.Env(os.Environ(), nil, "GEM_WORKSPACE="+root, "TMPDIR="+temp)
 	}
-	pol := sandbox.ForExtension(root, root, data, temp, nil, nil, false)
-	env := sandbox.Env(os.Environ(), nil, "GEM_WORKSPACE="+root, "TMPDIR="+temp)
-	cmd, err := sandbox.Command(sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: &pol})
+	cmd, err := sandbox.Command(sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol})
 	if err != nil {
 		return "", 0, err
 	}

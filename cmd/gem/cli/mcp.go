@@ -7,8 +7,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,11 +29,7 @@ func mcpCommand() *cli.Command {
 				Usage: "start every MCP server of the enabled extensions and show its state and tools",
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
 				Action: func(c *cli.Context) error {
-					r, err := newRuntime(c)
-					if err != nil {
-						return err
-					}
-					reg, err := openRegistry(c, r, nil)
+					r, reg, err := openMCPRegistry(c)
 					if err != nil {
 						return err
 					}
@@ -65,13 +61,12 @@ func mcpCommand() *cli.Command {
 					} else if len(rows) == 0 {
 						fmt.Fprintln(r.stdout, "no MCP servers: no enabled extension declares mcpServers")
 					} else {
-						tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
-						fmt.Fprintln(tw, "SERVER\tEXTENSION\tTRANSPORT\tSTATE\tTOOLS\tERROR")
+						var table [][]string
 						for _, x := range rows {
 							msg, _, _ := strings.Cut(x.Error, "\n")
-							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", x.Name, x.Extension, x.Transport, x.State, x.Tools, msg)
+							table = append(table, []string{x.Name, x.Extension, x.Transport, x.State, strconv.Itoa(x.Tools), msg})
 						}
-						if err := tw.Flush(); err != nil {
+						if err := printTable(r.stdout, []string{"SERVER", "EXTENSION", "TRANSPORT", "STATE", "TOOLS", "ERROR"}, table); err != nil {
 							return err
 						}
 					}
@@ -94,11 +89,7 @@ func mcpCommand() *cli.Command {
 					if err := exactArgs(c, 1, "a server name"); err != nil {
 						return err
 					}
-					r, err := newRuntime(c)
-					if err != nil {
-						return err
-					}
-					reg, err := openRegistry(c, r, nil)
+					r, reg, err := openMCPRegistry(c)
 					if err != nil {
 						return err
 					}
@@ -113,19 +104,15 @@ func mcpCommand() *cli.Command {
 						Kind        string `json:"kind"`
 						Description string `json:"description"`
 					}
-					rows := []row{}
+					rows, table := []row{}, [][]string{}
 					for _, t := range list {
 						rows = append(rows, row{t.Name, t.Declared, t.Kind(), t.Spec.Description})
+						table = append(table, []string{t.Name, t.Declared, t.Kind(), t.Spec.Description})
 					}
 					if c.Bool("json") {
 						return printJSON(r, rows)
 					}
-					tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "TOOL\tDECLARED\tKIND\tDESCRIPTION")
-					for _, x := range rows {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.Name, x.Declared, x.Kind, x.Description)
-					}
-					return tw.Flush()
+					return printTable(r.stdout, []string{"TOOL", "DECLARED", "KIND", "DESCRIPTION"}, table)
 				},
 			},
 			{
@@ -152,12 +139,11 @@ func mcpCommand() *cli.Command {
 						}
 						return printJSON(r, list)
 					}
-					tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "URI\tNAME\tDESCRIPTION")
+					var table [][]string
 					for _, x := range list {
-						fmt.Fprintf(tw, "%s\t%s\t%s\n", x.URI, x.Name, x.Description)
+						table = append(table, []string{x.URI, x.Name, x.Description})
 					}
-					return tw.Flush()
+					return printTable(r.stdout, []string{"URI", "NAME", "DESCRIPTION"}, table)
 				},
 			},
 			{
@@ -232,13 +218,20 @@ func mcpCommand() *cli.Command {
 	}
 }
 
-// mcpServerArg opens the session's registry and finds the server named by the first argument.
-func mcpServerArg(c *cli.Context) (*runtime, *tools.Registry, *mcphost.Server, error) {
+// openMCPRegistry opens the session's registry for the mcp verbs (no host services: they
+// call no tools).
+func openMCPRegistry(c *cli.Context) (*runtime, *tools.Registry, error) {
 	r, err := newRuntime(c)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	reg, err := openRegistry(c, r, nil)
+	return r, reg, err
+}
+
+// mcpServerArg opens the session's registry and finds the server named by the first argument.
+func mcpServerArg(c *cli.Context) (*runtime, *tools.Registry, *mcphost.Server, error) {
+	r, reg, err := openMCPRegistry(c)
 	if err != nil {
 		return nil, nil, nil, err
 	}

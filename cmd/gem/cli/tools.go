@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -57,19 +56,15 @@ func toolsCommand() *cli.Command {
 						Streams     bool            `json:"streams"`
 						Schema      json.RawMessage `json:"parameters"`
 					}
-					rows := []row{}
+					rows, table := []row{}, [][]string{}
 					for _, t := range reg.List() {
 						rows = append(rows, row{t.Name, t.Extension, t.Source(), t.Plugin, t.Server, t.Kind(), t.Spec.Description, t.Spec.Streams, t.Schema})
+						table = append(table, []string{t.Name, t.Extension, t.Kind(), t.Spec.Description})
 					}
 					if c.Bool("json") {
 						return printJSON(r, rows)
 					}
-					tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "TOOL\tEXTENSION\tKIND\tDESCRIPTION")
-					for _, x := range rows {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.Name, x.Extension, x.Kind, x.Description)
-					}
-					return tw.Flush()
+					return printTable(r.stdout, []string{"TOOL", "EXTENSION", "KIND", "DESCRIPTION"}, table)
 				},
 			},
 			{
