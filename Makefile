@@ -17,8 +17,8 @@ build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gem-engine ./cmd/gem-engine
 
 samples:
-	@if ls sample-extensions/*/Makefile >/dev/null 2>&1; then \
-	  for d in sample-extensions/*/; do [ -f $$d/Makefile ] && $(MAKE) -C $$d || true; done; fi
+	@for d in sample-extensions/*/; do \
+	  if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; fi; done
 
 # Tools the tests drive (tmux for the interactive shell); installed from Debian when missing.
 tools:
