@@ -118,3 +118,9 @@ echo
 echo "== agent: the loop's own cost per tool call (model replaced by a local fake): time in the"
 echo "   turn for one call vs the same registry call made directly, p50 of 500"
 go test -run '^$' -bench 'ToolCallOverhead' -benchtime 500x ./host/agent/ | grep -E '^Benchmark'
+
+echo
+echo "== sandbox: what a network namespace adds to a start (root), and what the strict sandbox's"
+echo "   pids cgroup adds to a sandboxed plugin's cold start"
+go test -run '^$' -bench 'NetworkNamespace' -benchtime 100x ./host/sandbox/ | grep -E '^Benchmark'
+GEM_SANDBOX_STRICT=1 GEM_SANDBOX_HELPER="$PWD/bin/gem" go test -run '^$' -bench 'ColdStartSandboxed' -benchtime 100x ./host/plugins/ | grep -E '^Benchmark'

@@ -18,7 +18,7 @@ type Policy struct {
 	Limits Limits `json:"limits"`
 	// NetNS gives the program a network namespace of its own when Network is off (root
 	// only; it also cuts UDP). Set for children; `gem run` skips it to keep its start-up
-	// budget (≈ 0.4–0.6 ms here), relying on Landlock's TCP rules.
+	// budget (≈ 0.4 ms here, BenchmarkNetworkNamespace), relying on Landlock's TCP rules.
 	NetNS  bool `json:"netns,omitempty"`
 	Strict bool `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
 }
