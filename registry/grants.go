@@ -61,11 +61,7 @@ func SetGrant(env Env, name string, g Grant) error {
 	if err := os.MkdirAll(env.GemHome, 0o700); err != nil {
 		return err
 	}
-	tmp := env.GrantsFile() + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, env.GrantsFile())
+	return WriteFileAtomic(env.GrantsFile(), append(data, '\n'), 0o600)
 }
 
 // ExpandHome turns a leading ~ into the home folder.

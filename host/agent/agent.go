@@ -28,6 +28,7 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/host/tools/genaiconv"
 	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/registry"
 )
 
 // DefaultModel is the model used when none is named.
@@ -325,9 +326,5 @@ func (s *Session) Save() error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return err
 	}
-	tmp := s.path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, s.path)
+	return registry.WriteFileAtomic(s.path, data, 0o600)
 }

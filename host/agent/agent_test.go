@@ -404,3 +404,19 @@ func TestOverloadIsRetried(t *testing.T) {
 		t.Errorf("after the retries: %v", err)
 	}
 }
+
+func TestFailingHookIsReported(t *testing.T) {
+	w := newWorld(t, `{"hooks":{"AfterModel":[{"hooks":[{"type":"command","command":"echo broken >&2; exit 3"}]}],"BeforeModel":[{"hooks":[{"type":"command","command":"sleep 5","timeout":100}]}]}}`, "")
+	a, _ := w.agent(t, []fakegemini.Reply{chunks(text("ok"))})
+	var warned []string
+	a.Hooks.Warn = func(m string) { warned = append(warned, m) }
+	if out, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "hi"); err != nil || out != "ok" {
+		t.Fatalf("a failing hook must not stop the turn: %q %v", out, err)
+	}
+	got := strings.Join(warned, "\n")
+	for _, want := range []string{"BeforeModel hook of kit timed out and was killed (timeout: 100ms)", "AfterModel hook of kit failed (exit status: 3) (stderr: broken): check kit's hooks/hooks.json"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+}

@@ -49,6 +49,21 @@ type Hooks struct {
 	List   []*Hook
 	Cwd    string
 	Logger hclog.Logger
+	// Warn tells the user about a hook that could not run, timed out or failed (they go to
+	// the log as well); nil tells the log only.
+	Warn func(msg string)
+}
+
+// warn logs a hook's trouble and tells the user.
+func (h *Hooks) warn(hk *Hook, what string, args ...any) {
+	h.Logger.Warn("hook "+what, append([]any{"hook", hk.Command}, args...)...)
+	if h.Warn != nil {
+		msg := fmt.Sprintf("%s hook of %s %s", hk.Event, hk.Extension, what)
+		for i := 0; i+1 < len(args); i += 2 {
+			msg += fmt.Sprintf(" (%v: %v)", args[i], args[i+1])
+		}
+		h.Warn(msg + ": check " + hk.Extension + "'s hooks/hooks.json")
+	}
 }
 
 type hooksFile struct {
@@ -167,14 +182,14 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (s
 	defer cancel()
 	cmd, err := sandbox.Command(hk.spec)
 	if err != nil {
-		h.Logger.Warn("hook not run", "hook", hk.Command, "error", err)
+		h.warn(hk, "did not run", "error", err)
 		return "", false
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(data), &stdout, &stderr
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		h.Logger.Warn("hook not run", "hook", hk.Command, "error", err)
+		h.warn(hk, "did not run", "error", err)
 		return "", false
 	}
 	stop := context.AfterFunc(ctx, func() { sandbox.KillGroup(cmd) })
@@ -182,7 +197,7 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (s
 	stop()
 	sandbox.KillGroup(cmd)
 	if ctx.Err() != nil {
-		h.Logger.Warn("hook timed out", "hook", hk.Command, "timeout", hk.Timeout)
+		h.warn(hk, "timed out and was killed", "timeout", hk.Timeout)
 		return "", false
 	}
 	code := 0
@@ -209,6 +224,6 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (s
 		}
 		return reason, true
 	}
-	h.Logger.Warn("hook failed", "hook", hk.Command, "exit", code, "stderr", strings.TrimSpace(stderr.String()))
+	h.warn(hk, "failed", "exit status", code, "stderr", strings.TrimSpace(stderr.String()))
 	return "", false
 }

@@ -182,9 +182,9 @@ func setLimits(l Limits, strict bool, r *Report) error {
 	r.Processes = l.Processes != 0 && os.Geteuid() != 0
 	if l.Processes != 0 && !r.Processes {
 		// Root is exempt from RLIMIT_NPROC. A pids cgroup holds for root too, but moving a
-		// process into a cgroup v1 waits for an RCU grace period (+8.5 ms on a sandboxed plugin start here:
-		// GEM_SANDBOX_STRICT=1 BenchmarkColdStartSandboxed in scripts/bench.sh),
-		// so it is made under a strict policy only.
+		// process into a cgroup v1 waits for an RCU grace period (+8.5 ms on a sandboxed
+		// plugin's start here: GEM_SANDBOX_STRICT=1 BenchmarkColdStartSandboxed, in
+		// scripts/bench.sh), so it is made under a strict policy only.
 		switch {
 		case !strict:
 			r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC; GEM_SANDBOX_STRICT=1 adds a pids cgroup)")

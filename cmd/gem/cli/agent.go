@@ -78,6 +78,7 @@ func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSess
 	for _, e := range errs {
 		r.warn("%v", e)
 	}
+	hooks.Warn = func(msg string) { r.warn("%s", msg) }
 	cmds, errs := agent.PromptCommands(r.env, d)
 	for _, e := range errs {
 		r.warn("%v", e)
