@@ -372,9 +372,6 @@ func (s *Server) refresh() {
 	}
 }
 
-// Refresh lists the tools again (what a list-changed notification does).
-func (s *Server) Refresh(ctx context.Context) error { return s.listTools(ctx) }
-
 // progressGrace is how long a call's progress still reaches its callback after the result.
 const progressGrace = time.Second
 

@@ -31,7 +31,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 
@@ -259,15 +258,6 @@ func (e *Engine) Add(rules ...*Rule) {
 	e.mu.Lock()
 	e.rules = append(e.rules, rules...)
 	e.mu.Unlock()
-}
-
-// Rules lists the rules, highest effective priority first.
-func (e *Engine) Rules() []*Rule {
-	e.mu.Lock()
-	out := append([]*Rule{}, e.rules...)
-	e.mu.Unlock()
-	sort.SliceStable(out, func(i, j int) bool { return out[i].effective() > out[j].effective() })
-	return out
 }
 
 // ParseFile reads one policy file of a tier. A missing file is no rules. Every problem names
