@@ -31,6 +31,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -231,19 +232,14 @@ func (r *Rule) matches(c Call) bool {
 			return false
 		}
 		cmd = strings.TrimSpace(cmd)
-		hit := false
-		for _, p := range r.CommandPrefix {
-			// A prefix matches whole words: "git" matches "git status", not "gitk".
-			if cmd == p || strings.HasPrefix(cmd, p+" ") || (strings.HasSuffix(p, " ") && strings.HasPrefix(cmd, p)) {
-				hit = true
-				break
+		if r.Decision == Allow {
+			// An allow covers one plain command: one chaining others (;, &&, |, $(…),
+			// redirections) is not what the prefix approved.
+			if strings.ContainsAny(cmd, ";&|`$<>\n") || !r.prefixMatches(cmd) {
+				return false
 			}
-		}
-		if !hit {
-			return false
-		}
-		// A command chaining others (;, &&, |, $(…)) is not what the prefix approved.
-		if r.Decision == Allow && strings.ContainsAny(cmd, ";&|`$<>\n") {
+		} else if !slices.ContainsFunc(commandSegments(cmd), r.prefixMatches) {
+			// A deny or ask holds for any command of a chain: "ls; rm -rf x" is an rm.
 			return false
 		}
 	}
@@ -251,6 +247,56 @@ func (r *Rule) matches(c Call) bool {
 		return false
 	}
 	return true
+}
+
+// prefixMatches reports whether cmd starts with one of the rule's prefixes, on whole words:
+// "git" matches "git status", not "gitk".
+func (r *Rule) prefixMatches(cmd string) bool {
+	for _, p := range r.CommandPrefix {
+		if cmd == p || strings.HasPrefix(cmd, p+" ") || (strings.HasSuffix(p, " ") && strings.HasPrefix(cmd, p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandSegments splits a shell command line on its chaining operators (;, &, |, newline,
+// and the insides of $(…) and backquotes), outside quotes, into trimmed commands.
+func commandSegments(cmd string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	flush := func() {
+		if s := strings.TrimSpace(cur.String()); s != "" {
+			out = append(out, s)
+		}
+		cur.Reset()
+	}
+	for i, ch := range cmd {
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+			cur.WriteRune(ch)
+		case ch == '\'' || ch == '"':
+			quote = ch
+			cur.WriteRune(ch)
+		case ch == ';' || ch == '&' || ch == '|' || ch == '\n' || ch == '`' || ch == ')':
+			flush()
+		case ch == '(' && i > 0 && cmd[i-1] == '$':
+			s := strings.TrimSuffix(cur.String(), "$")
+			cur.Reset()
+			cur.WriteString(s)
+			flush()
+		case ch == '(':
+			flush()
+		default:
+			cur.WriteRune(ch)
+		}
+	}
+	flush()
+	return out
 }
 
 // Add appends rules (from a file of the given tier, or built here).
