@@ -94,7 +94,7 @@ type Entry struct {
 	ArgsDigest string    `json:"argsDigest"` // sha256 of the arguments' JSON, first 16 hex digits
 	Decision   Decision  `json:"decision"`   // what the rules said
 	Answer     string    `json:"answer,omitempty"`
-	Outcome    string    `json:"outcome"` // ran | refused
+	Outcome    string    `json:"outcome"` // ran (let through; the call's own result is not logged) | refused
 	Rule       string    `json:"rule"`
 	Mode       Mode      `json:"mode"`
 }

@@ -361,13 +361,17 @@ func describeCall(t *Tool, args json.RawMessage) string {
 	var a struct {
 		Command *string `json:"command"`
 	}
+	always := ""
 	if json.Unmarshal(args, &a) == nil && a.Command != nil {
 		what = "$ " + *a.Command
+		if f := strings.Fields(*a.Command); len(f) > 0 {
+			always = fmt.Sprintf(" (\"always\" covers every %s command)", f[0]) // as policy.Remember saves it
+		}
 	}
 	if len(what) > 400 {
 		what = what[:400] + "…"
 	}
-	return fmt.Sprintf("%s (%s, from %s) wants to run:\n  %s\nAllow it?", t.Name, t.Kind(), t.Extension, what)
+	return fmt.Sprintf("%s (%s, from %s) wants to run:\n  %s\nAllow it%s?", t.Name, t.Kind(), t.Extension, what, always)
 }
 
 // ErrInvalidArguments wraps argument validation failures.
