@@ -305,6 +305,12 @@ func (s *Server) describe(what string, timedOut bool, err error, proc *process) 
 // watch marks the server failed when its process ends while gem still needs it.
 func (s *Server) watch(session *sdk.ClientSession, proc *process) {
 	<-proc.done
+	s.ended(session, proc)
+}
+
+// ended records that the process of session ended: the server is failed until a restart.
+// Both the watcher and a call that saw the process die call it; the first one counts.
+func (s *Server) ended(session *sdk.ClientSession, proc *process) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session != session || s.closed {
@@ -419,7 +425,11 @@ func (s *Server) Call(ctx context.Context, tool string, args json.RawMessage, op
 			return nil, ctx.Err()
 		}
 		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded)
-		return nil, s.describe(fmt.Sprintf("failed calling %s", tool), timedOut, err, proc)
+		err = s.describe(fmt.Sprintf("failed calling %s", tool), timedOut, err, proc)
+		if proc != nil && proc.exited() {
+			s.ended(session, proc) // the caller sees the failed state at once
+		}
+		return nil, err
 	}
 	s.mu.Lock()
 	s.failures = 0
@@ -561,6 +571,16 @@ func (p *process) exitWithin(d time.Duration) error {
 		return p.exitErr
 	case <-time.After(d):
 		return nil
+	}
+}
+
+// exited reports, without waiting, whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
 	}
 }
 
