@@ -40,6 +40,13 @@ type Extension struct {
 	Enabled   bool
 	EnabledBy string // the enablement rule that decided, or "default"
 
+	// Blocked says why none of its programs run here (untrusted folder, no consent, bad
+	// name); Active combines it with Shadowed and Enabled.
+	Blocked Block
+	// Conflict: a project extension that would have shadowed a user one of the same name;
+	// the user's wins (a cloned repository must not take an installed extension's place).
+	Conflict bool
+
 	lazy atomic.Pointer[lazyState] // made on first use: listing 1,000 extensions never needs it
 }
 
@@ -50,6 +57,9 @@ type lazyState struct {
 	loadProblems manifest.Problems
 	installOnce  sync.Once
 	install      *InstallMetadata
+	consentMu    sync.Mutex
+	consent      ConsentState // "" until read
+	consented    *manifest.Manifest
 }
 
 func (x *Extension) state() *lazyState {
@@ -303,14 +313,25 @@ func DiscoverWith(env Env, providers []Provider, opt Options) *Discovery {
 		if x == nil {
 			continue
 		}
-		if w, ok := winners[x.Name]; ok {
+		if w, ok := winners[x.Name]; ok && w.Level == LevelProject && x.Level == LevelUser {
+			// A project extension never takes a user extension's place: the user's wins.
+			w.Shadowed, w.ShadowedBy, w.Conflict = true, x, true
+			for _, o := range d.All {
+				if o.ShadowedBy == w {
+					o.ShadowedBy = x
+				}
+			}
+			winners[x.Name] = x
+		} else if ok {
 			x.Shadowed, x.ShadowedBy = true, w
+			x.Conflict = x.Level == LevelProject && w.Level == LevelUser
 		} else {
 			winners[x.Name] = x
 		}
 		d.All = append(d.All, x)
 	}
 	d.Warnings = append(d.Warnings, applyEnablement(env, d.All)...)
+	applyTrust(env, d.All)
 	return d
 }
 

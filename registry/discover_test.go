@@ -46,12 +46,20 @@ func TestDiscoverShadowing(t *testing.T) {
 		}
 		got = append(got, s)
 	}
-	want := "a:native-project|a:native-user<native-project|a:gemini-user<native-project|b:gemini-user|a:gemini-project<native-project|b:gemini-project<gemini-user"
+	// A project extension never shadows a user one (a cloned repository must not take an
+	// installed extension's place): native's project "a" loses to native's user "a" and is
+	// marked as a conflict; otherwise priority and scan order decide (spec/discovery.md).
+	want := "a:native-project<native-user|a:native-user|a:gemini-user<native-user|b:gemini-user|a:gemini-project<native-user|b:gemini-project<gemini-user"
 	if strings.Join(got, "|") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 	if n := len(d.Effective()); n != 2 {
 		t.Errorf("effective = %d", n)
+	}
+	for _, x := range d.All {
+		if x.Conflict != (x.Level == LevelProject) {
+			t.Errorf("%s %s: conflict = %v", x.Name, x.Version, x.Conflict)
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ type SecretReader func(env Env, name string) (map[string]string, error)
 func SettingsEnv(env Env, x *Extension, readSecrets SecretReader) ([]string, error) {
 	plain := ReadDotEnv(filepath.Join(x.Dir, ".env"))
 	var secrets map[string]string
-	if readSecrets != nil {
+	if readSecrets != nil && x.Level == LevelUser { // sealed by name: never for a project extension
 		var err error
 		if secrets, err = readSecrets(env, x.Name); err != nil {
 			return nil, err

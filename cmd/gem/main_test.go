@@ -45,8 +45,23 @@ func TestScripts(t *testing.T) {
 		Dir:         "testdata/script",
 		WorkdirRoot: root,
 		Setup: func(e *testscript.Env) error {
-			home := filepath.Join(e.WorkDir, "home")
+			// The home lives outside $WORK (the cwd, and so the workspace): a workspace that
+			// holds the home is refused (it would make ~/.bashrc writable to every program).
+			// $WORK/home links to it, so scripts still write home/... files.
+			home := filepath.Join(root, "homes", filepath.Base(e.WorkDir), "home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			link := filepath.Join(e.WorkDir, "home")
+			if _, err := os.Lstat(link); err == nil { // files the script put under home/
+				if err := os.Remove(home); err != nil {
+					return err
+				}
+				if err := os.Rename(link, home); err != nil {
+					return err
+				}
+			}
+			if err := os.Symlink(home, link); err != nil {
 				return err
 			}
 			e.Setenv("HOME", home)

@@ -34,9 +34,9 @@ func ContextFiles(env registry.Env, d *registry.Discovery) []ContextFile {
 		out = append(out, ContextFile{Path: path, Extension: ext, Text: string(data)})
 	}
 	add(filepath.Join(env.GeminiHome, ".gemini", "GEMINI.md"), "")
-	add(filepath.Join(commands.ProjectRoot(env.Cwd), "GEMINI.md"), "")
+	add(filepath.Join(commands.Workspace(env), "GEMINI.md"), "")
 	for _, x := range d.Effective() {
-		if !x.Enabled {
+		if !x.Active() {
 			continue
 		}
 		for _, name := range x.Manifest().ContextFiles() {
@@ -80,7 +80,7 @@ type Skill struct {
 func Skills(d *registry.Discovery) []Skill {
 	var out []Skill
 	for _, x := range d.Effective() {
-		if !x.Enabled {
+		if !x.Active() {
 			continue
 		}
 		files, _ := filepath.Glob(filepath.Join(x.Path, "skills", "*", "SKILL.md"))

@@ -85,10 +85,10 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 		h.Logger = hclog.NewNullLogger()
 	}
 	var errs []error
-	root := commands.ProjectRoot(env.Cwd)
+	root := commands.Workspace(env)
 	platform := manifest.HostPlatforms(env.Getenv)[0]
 	for _, x := range d.Effective() {
-		if !x.Enabled {
+		if !x.Active() {
 			continue
 		}
 		file := filepath.Join(x.Path, "hooks", "hooks.json")
@@ -106,7 +106,7 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 			continue
 		}
 		exp := x.Expander(env, platform)
-		childEnv, policy, err := commands.Program(env, x, root, platform, nil, nil, environ, readSecrets)
+		childEnv, policy, err := commands.Program(env, x, root, platform, nil, "", environ, readSecrets)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", file, err))
 			continue

@@ -71,18 +71,24 @@ func PromptCommands(env registry.Env, d *registry.Discovery) ([]*PromptCommand, 
 		return out
 	}
 	userDir := filepath.Join(env.GeminiHome, ".gemini", "commands")
-	projectDir := filepath.Join(commands.ProjectRoot(env.Cwd), ".gemini", "commands")
+	projectDir := filepath.Join(commands.Workspace(env), ".gemini", "commands")
 	for _, c := range load(userDir, "user", nil) {
 		byName[c.Name] = c
 	}
 	if projectDir != userDir { // working in the home folder: the user's commands, once
+		trusted := env.FolderTrusted(env.Cwd)
 		for _, c := range load(projectDir, "project", nil) {
+			if !trusted && strings.Contains(c.Prompt, "!{") {
+				// An untrusted folder's command must not run shell commands: skipped.
+				errs = append(errs, &UntrustedCommandError{File: c.File})
+				continue
+			}
 			byName[c.Name] = c
 		}
 	}
 	var fromExt []*PromptCommand
 	for _, x := range d.Effective() {
-		if x.Enabled {
+		if x.Active() {
 			fromExt = append(fromExt, load(filepath.Join(x.Path, "commands"), "extension", x)...)
 		}
 	}
@@ -102,6 +108,14 @@ func PromptCommands(env registry.Env, d *registry.Discovery) ([]*PromptCommand, 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, errs
+}
+
+// UntrustedCommandError is a project prompt command with !{…} skipped because the folder is
+// not trusted.
+type UntrustedCommandError struct{ File string }
+
+func (e *UntrustedCommandError) Error() string {
+	return fmt.Sprintf("%s runs shell commands (!{…}) and this folder is not trusted: the command is skipped", e.File)
 }
 
 // Expander supplies what prompt expansion needs from the host.

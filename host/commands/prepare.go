@@ -52,7 +52,9 @@ func shellQuote(s string) string {
 func Prepare(env registry.Env, t *Table, name string, args []string, environ []string, readSecrets registry.SecretReader) (*Prepared, error) {
 	e, ok := t.Lookup(name)
 	if !ok {
-		if x := t.Disabled(name); x != nil {
+		if x := t.Disabled(name); x != nil && x.Blocked != registry.BlockNone {
+			return nil, fmt.Errorf("%w: /%s: %s", ErrDisabled, name, x.Explain())
+		} else if x != nil {
 			return nil, fmt.Errorf("%w: /%s comes from extension %q, which is disabled here (rule %s): run gem ext enable %s", ErrDisabled, name, x.Name, x.EnabledBy, x.Name)
 		}
 		msg := fmt.Sprintf("%v /%s: gem commands lists the commands of enabled extensions", ErrUnknown, name)
@@ -79,11 +81,11 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 			return nil, fmt.Errorf("command %s: %w", e.Name, err)
 		}
 	}
-	if readSecrets == nil && registry.HasSecrets(env, x.Name) {
+	if readSecrets == nil && x.Level == registry.LevelUser && registry.HasSecrets(env, x.Name) {
 		return nil, ErrNeedsEngine
 	}
-	root := ProjectRoot(env.Cwd)
-	childEnv, policy, err := Program(env, x, root, bin.Platform, c.Env, nil, environ, readSecrets)
+	root := Workspace(env)
+	childEnv, policy, err := Program(env, x, root, bin.Platform, c.Env, "", environ, readSecrets)
 	if err != nil {
 		return nil, fmt.Errorf("command %s: %w", e.Name, err)
 	}
@@ -119,33 +121,56 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 }
 
 // Program is the environment and the sandbox of one of x's programs (command, plugin, MCP
-// server, hook, prompt-command shell): ChildEnv with the names the manifest's sandbox.env
-// (and own's) let through, and Isolation. declared is the program's own env block; own is a
-// plugin's own sandbox block (nil for the others).
-func Program(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, own *manifest.Sandbox, environ []string, readSecrets registry.SecretReader) ([]string, *sandbox.Policy, error) {
+// server, hook, prompt-command shell): ChildEnv with the names the agreed manifest's
+// sandbox.env (and the plugin's own block) let through, and Isolation. declared is the
+// program's own env block; plugin names the plugin whose own sandbox block applies ("" for
+// the others).
+func Program(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, plugin string, environ []string, readSecrets registry.SecretReader) ([]string, *sandbox.Policy, error) {
 	var passEnv []string
-	for _, sb := range []*manifest.Sandbox{x.Manifest().Sandbox, own} {
-		if sb != nil {
-			passEnv = append(passEnv, sb.Env...)
-		}
+	for _, sb := range permissionBlocks(env, x, plugin) {
+		passEnv = append(passEnv, sb.Env...)
 	}
 	childEnv, err := ChildEnv(env, x, root, p, declared, passEnv, environ, readSecrets)
 	if err != nil {
 		return nil, nil, err
 	}
-	policy, err := Isolation(env, x, root, p, own)
+	policy, err := Isolation(env, x, root, p, plugin)
 	if err != nil {
 		return nil, nil, err
 	}
 	return childEnv, policy, nil
 }
 
+// permissionBlocks are the sandbox blocks that apply to x's programs: those of the manifest
+// the user agreed to (registry.Extension.PermissionManifest), never of a manifest changed
+// since, and none for an extension never agreed to in gem.
+func permissionBlocks(env registry.Env, x *registry.Extension, plugin string) []*manifest.Sandbox {
+	m := x.PermissionManifest(env)
+	if m == nil {
+		return nil
+	}
+	var out []*manifest.Sandbox
+	if m.Sandbox != nil {
+		out = append(out, m.Sandbox)
+	}
+	for _, pl := range m.Plugins {
+		if plugin != "" && pl.ID == plugin && pl.Sandbox != nil {
+			out = append(out, pl.Sandbox)
+		}
+	}
+	return out
+}
+
 // Isolation is the sandbox of one of x's subprocesses (spec/sandbox.md): read the system,
 // the extension and the workspace root; write the workspace, the extension's data and
-// temporary folders; plus the manifest's sandbox.read/write (and those of own, a plugin's
-// own sandbox block), variables expanded for platform p, and what the user granted (gem ext
-// grant); TCP only with sandbox.network or a network grant.
-func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.Platform, own *manifest.Sandbox) (*sandbox.Policy, error) {
+// temporary folders; plus the agreed manifest's sandbox.read/write (and those of the plugin's
+// own block), variables expanded for platform p, and what the user granted (gem ext grant,
+// user-level extensions only: grants are kept by name, and a project extension must not
+// inherit an installed one's); TCP only with sandbox.network or a network grant.
+func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.Platform, plugin string) (*sandbox.Policy, error) {
+	if err := CheckWorkspace(env, root); err != nil {
+		return nil, err
+	}
 	data, temp, err := sandbox.PrivateDirs(env.GemHome, x.Name)
 	if err != nil {
 		return nil, fmt.Errorf("making the private folders of %s: %w", x.Name, err)
@@ -153,10 +178,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	exp := x.Expander(env, p)
 	var read, write []string
 	network := false
-	for _, sb := range []*manifest.Sandbox{x.Manifest().Sandbox, own} {
-		if sb == nil {
-			continue
-		}
+	for _, sb := range permissionBlocks(env, x, plugin) {
 		network = network || sb.Network
 		for _, r := range sb.Read {
 			read = append(read, exp.Expand(r))
@@ -165,18 +187,19 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 			write = append(write, exp.Expand(w))
 		}
 	}
-	// What the user granted with gem ext grant.
-	grants, err := registry.Grants(env)
-	if err != nil {
-		return nil, err
-	}
-	if g, ok := grants[x.Name]; ok {
-		network = network || g.Network
-		for _, r := range g.Read {
-			read = append(read, env.ExpandHome(r))
+	if x.Level == registry.LevelUser {
+		grants, err := registry.Grants(env)
+		if err != nil {
+			return nil, err
 		}
-		for _, w := range g.Write {
-			write = append(write, env.ExpandHome(w))
+		if g, ok := grants[x.Name]; ok {
+			network = network || g.Network
+			for _, r := range g.Read {
+				read = append(read, env.ExpandHome(r))
+			}
+			for _, w := range g.Write {
+				write = append(write, env.ExpandHome(w))
+			}
 		}
 	}
 	pol := sandbox.ForExtension(x.Path, root, data, temp, read, write, network)

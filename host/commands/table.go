@@ -50,7 +50,7 @@ func NewTable(d *registry.Discovery) *Table {
 	owners := map[string]int{}
 	var exts []*registry.Extension
 	for _, x := range d.Effective() {
-		if !x.Enabled {
+		if !x.Active() {
 			for _, c := range x.CommandNames {
 				t.disabled[c] = x
 				t.disabled[x.Name+":"+c] = x

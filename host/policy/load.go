@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 )
@@ -41,8 +41,21 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 		}
 	}
 	if s.WorkspaceFile != "" {
-		if err := add(s.WorkspaceFile, TierWorkspace); err != nil {
+		rules, w, err := ParseFile(s.WorkspaceFile, TierWorkspace)
+		if err != nil {
 			return nil, nil, err
+		}
+		warnings = append(warnings, w...)
+		dropped := 0
+		for _, r := range rules {
+			if !trusted && r.Decision == Allow {
+				dropped++ // a cloned repository must not approve calls for the user
+				continue
+			}
+			e.Add(r)
+		}
+		if dropped > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: %d allow rule(s) ignored: this folder is not trusted", s.WorkspaceFile, dropped))
 		}
 	}
 	if s.UserFile != "" {
@@ -51,33 +64,6 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 		}
 	}
 	return e, warnings, nil
-}
-
-// Trusted reports whether Gemini CLI's trusted folders (geminiDir/trustedFolders.json:
-// path → TRUST_FOLDER | TRUST_PARENT | DO_NOT_TRUST) trust dir: the longest matching entry
-// decides; TRUST_PARENT trusts the parent folder of the path.
-func Trusted(geminiDir, dir string) bool {
-	data, err := os.ReadFile(filepath.Join(geminiDir, "trustedFolders.json"))
-	if err != nil {
-		return false
-	}
-	var folders map[string]string
-	if json.Unmarshal(data, &folders) != nil {
-		return false
-	}
-	best, trusted := -1, false
-	for p, level := range folders {
-		root := filepath.Clean(p)
-		if level == "TRUST_PARENT" {
-			root = filepath.Dir(root)
-		}
-		if dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) {
-			if len(root) > best {
-				best, trusted = len(root), level != "DO_NOT_TRUST"
-			}
-		}
-	}
-	return trusted
 }
 
 // Audit appends decisions to a JSON-lines log.

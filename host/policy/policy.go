@@ -132,6 +132,8 @@ type Call struct {
 	Extension string          // the extension serving it
 	Kind      string          // read, edit, delete, move, execute, …
 	Args      json.RawMessage // the arguments
+
+	parsed *Analysis // the command's analysis, filled by Decide
 }
 
 // command is the "command" argument of shell-like tools.
@@ -143,6 +145,18 @@ func (c Call) command() (string, bool) {
 		return "", false
 	}
 	return *a.Command, true
+}
+
+// analysis reads the "command" argument as a shell line (AnalyzeCommand), once per call.
+func (c Call) analysis() (Analysis, bool) {
+	if c.parsed != nil {
+		return *c.parsed, true
+	}
+	cmd, ok := c.command()
+	if !ok {
+		return Analysis{}, false
+	}
+	return AnalyzeCommand(cmd), true
 }
 
 // Engine evaluates calls. It is safe for concurrent use.
@@ -174,6 +188,9 @@ var mutating = map[string]bool{"edit": true, "delete": true, "move": true, "exec
 
 // Decide evaluates c.
 func (e *Engine) Decide(c Call) Verdict {
+	if a, ok := c.analysis(); ok {
+		c.parsed = &a
+	}
 	e.mu.Lock()
 	rules := e.rules
 	e.mu.Unlock()
@@ -187,6 +204,10 @@ func (e *Engine) Decide(c Call) Verdict {
 		}
 	}
 	if best != nil {
+		if best.Decision == Allow && c.parsed != nil && c.parsed.Opaque {
+			// What cannot be read without running it is asked, never allowed by a rule.
+			return Verdict{AskUser, &Rule{Decision: AskUser, Source: "a command gem cannot analyse (a variable or substitution names what runs)", Tier: best.Tier, ToolName: c.Tool}}
+		}
 		return Verdict{best.Decision, best}
 	}
 	mode := e.Mode
@@ -227,19 +248,25 @@ func (r *Rule) matches(c Call) bool {
 		}
 	}
 	if len(r.CommandPrefix) > 0 {
-		cmd, ok := c.command()
+		a, ok := c.analysis()
 		if !ok {
 			return false
 		}
-		cmd = strings.TrimSpace(cmd)
+		matches := func(words []string) bool { return r.prefixMatches(strings.Join(words, " ")) }
 		if r.Decision == Allow {
-			// An allow covers one plain command: one chaining others (;, &&, |, $(…),
-			// redirections) is not what the prefix approved.
-			if strings.ContainsAny(cmd, ";&|`$<>\n") || !r.prefixMatches(cmd) {
+			// An allow covers a line only when every command in it is one the rule names,
+			// with no redirection and nothing that cannot be read without running it.
+			if a.Opaque || a.Redirects || len(a.Commands) == 0 {
 				return false
 			}
-		} else if !slices.ContainsFunc(commandSegments(cmd), r.prefixMatches) {
-			// A deny or ask holds for any command of a chain: "ls; rm -rf x" is an rm.
+			for _, words := range a.Commands {
+				if !matches(words) {
+					return false
+				}
+			}
+		} else if !slices.ContainsFunc(a.Commands, matches) {
+			// A deny or ask holds for any command of the line: "ls; /bin/rm -rf x",
+			// "env rm x", "bash -c 'rm x'" and "r''m x" are all rm.
 			return false
 		}
 	}
@@ -258,45 +285,6 @@ func (r *Rule) prefixMatches(cmd string) bool {
 		}
 	}
 	return false
-}
-
-// commandSegments splits a shell command line on its chaining operators (;, &, |, newline,
-// and the insides of $(…) and backquotes), outside quotes, into trimmed commands.
-func commandSegments(cmd string) []string {
-	var out []string
-	var cur strings.Builder
-	var quote rune
-	flush := func() {
-		if s := strings.TrimSpace(cur.String()); s != "" {
-			out = append(out, s)
-		}
-		cur.Reset()
-	}
-	for i, ch := range cmd {
-		switch {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-			cur.WriteRune(ch)
-		case ch == '\'' || ch == '"':
-			quote = ch
-			cur.WriteRune(ch)
-		case ch == ';' || ch == '&' || ch == '|' || ch == '\n' || ch == '`' || ch == ')':
-			flush()
-		case ch == '(' && i > 0 && cmd[i-1] == '$':
-			s := strings.TrimSuffix(cur.String(), "$")
-			cur.Reset()
-			cur.WriteString(s)
-			flush()
-		case ch == '(':
-			flush()
-		default:
-			cur.WriteRune(ch)
-		}
-	}
-	flush()
-	return out
 }
 
 // Add appends rules (from a file of the given tier, or built here).
@@ -369,10 +357,8 @@ func Parse(data []byte, source string, tier Tier) (rules []*Rule, warnings []str
 // The rule allows this tool (and, for a command-running tool, this command's first word).
 func (e *Engine) Remember(c Call, save bool) error {
 	r := &Rule{ToolName: c.Tool, Decision: Allow, Priority: 900, Source: "this session", Tier: TierSession}
-	if cmd, ok := c.command(); ok {
-		if f := strings.Fields(cmd); len(f) > 0 {
-			r.CommandPrefix = stringOrArr{f[0]}
-		}
+	if a, ok := c.analysis(); ok && len(a.Commands) > 0 && len(a.Commands[0]) > 0 {
+		r.CommandPrefix = stringOrArr{a.Commands[0][0]}
 	}
 	if save {
 		if e.UserFile == "" {

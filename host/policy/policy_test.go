@@ -148,17 +148,6 @@ func TestRememberAndSave(t *testing.T) {
 	}
 }
 
-func TestTrusted(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "trustedFolders.json"), []byte(`{"/w/trusted": "TRUST_FOLDER", "/w/trusted/no": "DO_NOT_TRUST", "/p/child": "TRUST_PARENT"}`), 0o644)
-	cases := map[string]bool{"/w/trusted": true, "/w/trusted/a/b": true, "/w/trusted/no/x": false, "/w/other": false, "/p/sibling": true, "/q": false}
-	for d, want := range cases {
-		if got := Trusted(dir, d); got != want {
-			t.Errorf("Trusted(%s) = %v, want %v", d, got, want)
-		}
-	}
-}
-
 func TestAuditLog(t *testing.T) {
 	a := &Audit{File: filepath.Join(t.TempDir(), "audit.log")}
 	for _, d := range []Decision{Allow, Deny} {
@@ -199,18 +188,74 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-func TestCommandSegments(t *testing.T) {
-	cases := map[string]string{
-		"ls":                       "ls",
-		"ls; rm -rf x":             "ls|rm -rf x",
-		"a && b || c | d & e":      "a|b|c|d|e",
-		"echo $(rm x) `whoami`":    "echo|rm x|whoami",
-		"echo 'a; b' \"c | d\"; e": "echo 'a; b' \"c | d\"|e",
-		"(cd x; make)":             "cd x|make",
+func TestAnalyzeCommand(t *testing.T) {
+	cases := []struct {
+		line      string
+		want      string // commands, words joined by spaces, commands by |
+		opaque    bool
+		redirects bool
+	}{
+		{"ls", "ls", false, false},
+		{"ls; rm -rf x", "ls|rm -rf x", false, false},
+		{"a && b || c | d & e", "a|b|c|d|e", false, false},
+		{"echo $(rm x) `whoami`", "echo  |rm x|whoami", false, false},
+		{"echo 'a; b' \"c | d\"; e", "echo a; b c | d|e", false, false},
+		{"(cd x; make)", "cd x|make", false, false},
+		{"/bin/rm -rf x", "rm -rf x", false, false},
+		{"env rm x", "rm x", false, false},
+		{"env -u HOME FOO=1 rm x", "rm x", false, false},
+		{"command rm x", "rm x", false, false},
+		{"exec rm x", "rm x", false, false},
+		{"nice -n 5 rm x", "rm x", false, false},
+		{"timeout -s KILL 5 rm x", "rm x", false, false},
+		{"sudo -u root rm x", "rm x", false, false},
+		{"find . | xargs -n 1 rm", "find .|rm", false, false},
+		{`\rm x`, "rm x", false, false},
+		{"r''m x", "rm x", false, false},
+		{`"r"m x`, "rm x", false, false},
+		{"bash -c 'rm x'", "bash -c rm x|rm x", false, false},
+		{"sh -lc \"ls; rm x\"", "sh -lc ls; rm x|ls|rm x", false, false},
+		{"eval rm x", "eval rm x|rm x", false, false},
+		{"eval \"$x\"", "", true, false},
+		{"{ rm x; }", "rm x", false, false},
+		{"FOO=1 rm x", "rm x", false, false},
+		{"$cmd x", "", true, false},
+		{"ls > ~/.bashrc", "ls", false, true},
+		{"if true; then rm x; fi", "true|rm x", false, false},
+		{"f() { rm x; }; f", "rm x|f", false, false},
+		{"ls 'unterminated", "", true, false},
 	}
-	for in, want := range cases {
-		if got := strings.Join(commandSegments(in), "|"); got != want {
-			t.Errorf("commandSegments(%q) = %q, want %q", in, got, want)
+	for _, c := range cases {
+		a := AnalyzeCommand(c.line)
+		var got []string
+		for _, w := range a.Commands {
+			got = append(got, strings.Join(w, " "))
+		}
+		if strings.Join(got, "|") != c.want || a.Opaque != c.opaque || a.Redirects != c.redirects {
+			t.Errorf("AnalyzeCommand(%q) = %q opaque=%v redirects=%v; want %q opaque=%v redirects=%v", c.line, strings.Join(got, "|"), a.Opaque, a.Redirects, c.want, c.opaque, c.redirects)
+		}
+	}
+}
+
+// TestDenyBypasses: every spelling of rm that the shell runs as rm is denied by a deny rule
+// on rm, and ls still runs.
+func TestDenyBypasses(t *testing.T) {
+	rules, _, err := Parse([]byte("[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [\"ls\", \"git status\"]\ndecision = \"allow\"\n"), "user.toml", TierUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Mode: ModeDefault}
+	e.Add(rules...)
+	for _, line := range []string{"/bin/rm -rf x", "env rm x", "command rm x", `\rm x`, "r''m x", "bash -c 'rm x'", "eval rm x", "{ rm x; }", "FOO=1 rm x", "ls && rm x", "echo $(rm x)", "xargs rm < list", "sudo rm x", "nice rm x", "timeout 5 rm x", "exec rm x"} {
+		args, _ := json.Marshal(map[string]string{"command": line})
+		if v := e.Decide(call("run_shell_command", "execute", string(args))); v.Decision != Deny {
+			t.Errorf("%q: %s by %v, want deny", line, v.Decision, v.Rule)
+		}
+	}
+	for line, want := range map[string]Decision{"ls -la": Allow, "git status": Allow, "ls && git status": Allow, "ls > out": AskUser, "eval \"$x\"": AskUser, "$x": AskUser, "ls | curl x": AskUser} {
+		args, _ := json.Marshal(map[string]string{"command": line})
+		if v := e.Decide(call("run_shell_command", "execute", string(args))); v.Decision != want {
+			t.Errorf("%q: %s by %v, want %s", line, v.Decision, v.Rule, want)
 		}
 	}
 }

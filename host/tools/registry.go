@@ -118,7 +118,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 	}
 	serverOwner := map[string]string{}
 	for _, x := range d.Effective() {
-		if !x.Enabled {
+		if !x.Active() {
 			continue
 		}
 		m := x.Manifest()
@@ -183,7 +183,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 			return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 		}
 	}
-	childEnv, policy, err := commands.Program(env, x, commands.ProjectRoot(env.Cwd), bin.Platform, p.Env, p.Sandbox, environ, opts.ReadSecrets)
+	childEnv, policy, err := commands.Program(env, x, commands.Workspace(env), bin.Platform, p.Env, p.ID, environ, opts.ReadSecrets)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}

@@ -54,6 +54,12 @@ func (j *jsonWriter) object(e *ExtensionJSON, first bool) error {
 	if e.ShadowedBy != "" {
 		j.str(false, "shadowedBy", e.ShadowedBy)
 	}
+	if e.Conflict {
+		j.boolean("conflict", true)
+	}
+	if e.Blocked != "" {
+		j.str(false, "blocked", e.Blocked)
+	}
 	j.buf = append(j.buf, "\n  }"...)
 	_, err := j.w.Write(j.buf)
 	return err

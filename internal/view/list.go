@@ -27,6 +27,8 @@ type ExtensionJSON struct {
 	EnabledBy    string         `json:"enabledBy"`
 	Shadowed     bool           `json:"shadowed"`
 	ShadowedBy   string         `json:"shadowedBy,omitempty"`
+	Conflict     bool           `json:"conflict,omitempty"` // a project extension named like a user one
+	Blocked      string         `json:"blocked,omitempty"`  // why its programs do not run here
 }
 
 // Extension converts a discovered extension to its JSON view.
@@ -35,7 +37,7 @@ func Extension(x *registry.Extension) ExtensionJSON {
 		Name: x.Name, Path: x.Path, InstallPath: x.Dir, ManifestPath: x.ManifestPath,
 		Level: x.Level, Provider: x.Provider.ID, ProviderName: x.Provider.Name,
 		Enabled: x.Enabled, EnabledBy: x.EnabledBy, Shadowed: x.Shadowed,
-		Version: x.Version, Description: x.Description,
+		Version: x.Version, Description: x.Description, Conflict: x.Conflict, Blocked: string(x.Blocked),
 	}
 	if x.ShadowedBy != nil {
 		j.ShadowedBy = x.ShadowedBy.ManifestPath
@@ -94,11 +96,17 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 	return tw.Flush()
 }
 
-// State is the one-word state of an extension: enabled, disabled, or shadowed.
+// State is the one-word state of an extension: enabled, disabled, shadowed, conflict (a
+// project extension named like a user one), or why it is blocked (untrusted-folder,
+// not-consented, changed, bad-name).
 func State(x *registry.Extension) string {
 	switch {
+	case x.Conflict:
+		return "conflict"
 	case x.Shadowed:
 		return "shadowed"
+	case x.Blocked != registry.BlockNone:
+		return string(x.Blocked)
 	case x.Enabled:
 		return "enabled"
 	default:

@@ -116,3 +116,41 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 func inside(root, path string) bool {
 	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
+
+// LinkError is a symbolic link in a fetched extension that resolves outside its folder (or
+// does not resolve): reading through it would hand gem, or the model, a file the extension
+// does not own.
+type LinkError struct {
+	Link, Target, Why string
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("%s is a link to %s, which %s; extensions may only link inside their own folder", e.Link, e.Target, e.Why)
+}
+
+// CheckLinks resolves every symbolic link below dir against the real tree (links through
+// links included: "deep -> ." then "deep/deep/x -> ../../../y") and refuses any that leaves
+// dir or does not resolve.
+func CheckLinks(dir string) error {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		text, _ := os.Readlink(path)
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return &LinkError{Link: path, Target: text, Why: "does not resolve (" + err.Error() + ")"}
+		}
+		if !inside(root, real) {
+			return &LinkError{Link: path, Target: text, Why: "resolves to " + real + ", outside the extension"}
+		}
+		return nil
+	})
+}

@@ -127,6 +127,9 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 		return nil, err
 	}
 	crashPoint("fetched")
+	if err := CheckLinks(f.dir); err != nil {
+		return nil, sourcePaths(err, f)
+	}
 	x, problems, err := in.checkStaged(f.dir)
 	if err != nil {
 		return nil, sourcePaths(err, f)
@@ -172,6 +175,9 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 		return nil, err
 	}
 	crashPoint("enabled")
+	if err := in.recordConsent(dest); err != nil {
+		return nil, err
+	}
 	if err := in.writeRecord(x.Name, dest, meta, x.Version, text); err != nil {
 		return nil, err
 	}
@@ -198,6 +204,17 @@ func (in *Installer) sameNameElsewhere(name, dest string) string {
 		}
 	}
 	return ""
+}
+
+// recordConsent keeps the user's agreement to the extension now in folder dest, bound to its
+// folder, source and manifest (registry.Consent).
+func (in *Installer) recordConsent(dest string) error {
+	for _, x := range registry.Discover(in.Env, registry.Providers).All {
+		if x.Dir == dest {
+			return registry.RecordConsent(in.Env, x)
+		}
+	}
+	return fmt.Errorf("recording consent: no extension found in %s after it was put in place", dest)
 }
 
 func writeMetadata(dir string, meta registry.InstallMetadata) error {

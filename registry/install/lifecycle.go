@@ -77,6 +77,9 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return nil, err
 	}
 	crashPoint("update-fetched")
+	if err := CheckLinks(f.dir); err != nil {
+		return nil, sourcePaths(err, f)
+	}
 	nx, problems, err := in.checkStaged(f.dir)
 	if err != nil {
 		return nil, sourcePaths(err, f)
@@ -114,6 +117,9 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	}
 	crashPoint("update-swapped")
 	in.keepBackup(x.Name, f.dir)
+	if err := in.recordConsent(x.Dir); err != nil {
+		return nil, err
+	}
 	if err := in.writeRecord(x.Name, x.Dir, newMeta, nx.Version, text); err != nil {
 		return nil, err
 	}
@@ -241,7 +247,7 @@ func (in *Installer) remove(x *registry.Extension) error {
 		}
 	}
 	os.Remove(recordPath(in.Env, x.Name))
-	return nil
+	return registry.RemoveConsent(in.Env, x.Dir)
 }
 
 // All returns the names of every effective installed extension (for uninstall/update --all).
@@ -311,6 +317,9 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("cannot create %s: %w", dest, err)
 	}
 	if err := in.enable(x.Name); err != nil {
+		return nil, err
+	}
+	if err := in.recordConsent(dest); err != nil {
 		return nil, err
 	}
 	return &Result{Name: x.Name, Version: x.Version, Path: abs, Install: meta, Status: "linked", Problems: problems}, nil
@@ -397,6 +406,9 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 	consent := ""
 	if rec != nil {
 		consent = rec.Consent
+	}
+	if err := in.recordConsent(x.Dir); err != nil {
+		return nil, err
 	}
 	if err := in.writeRecord(x.Name, x.Dir, meta, prev.Version, consent); err != nil {
 		return nil, err

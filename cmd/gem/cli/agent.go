@@ -21,7 +21,6 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/pluginsdk"
-	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
 )
 
@@ -73,7 +72,7 @@ func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSess
 		return nil, err
 	}
 	startMCP(c, r, reg)
-	d := registry.Discover(r.env, registry.Providers)
+	d := r.discover()
 	hooks, errs := agent.LoadHooks(r.env, d, os.Environ(), secrets.Read, r.log)
 	for _, e := range errs {
 		r.warn("%v", e)
@@ -88,7 +87,7 @@ func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSess
 		Client: client, Model: c.String("model"), Registry: reg, Hooks: hooks,
 		System: agent.SystemInstruction(agent.ContextFiles(r.env, d), agent.Skills(d)),
 	}
-	root := commands.ProjectRoot(r.env.Cwd)
+	root := commands.Workspace(r.env)
 	a.expander = agent.Expander{Root: root, Shell: a.shellInjection}
 	store := agent.Sessions{Dir: filepath.Join(r.env.GemHome, "sessions")}
 	if id := c.String("resume"); id != "" {
@@ -120,7 +119,7 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 	if x := pc.ExtensionOf(); x != nil {
 		// An extension's command runs with that extension's environment and sandbox.
 		var err error
-		if env, pol, err = commands.Program(a.r.env, x, root, manifest.HostPlatforms(a.r.env.Getenv)[0], nil, nil, os.Environ(), secrets.Read); err != nil {
+		if env, pol, err = commands.Program(a.r.env, x, root, manifest.HostPlatforms(a.r.env.Getenv)[0], nil, "", os.Environ(), secrets.Read); err != nil {
 			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
 		}
 	} else {

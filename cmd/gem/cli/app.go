@@ -43,6 +43,8 @@ type runtime struct {
 	log    hclog.Logger
 	stdout io.Writer
 	stderr io.Writer
+
+	noticed bool // discover has said what it skipped
 }
 
 func newRuntime(c *cli.Context) (*runtime, error) {
@@ -73,6 +75,7 @@ func NewApp() *cli.App {
 		HideHelpCommand:      false,
 		Commands: []*cli.Command{
 			extCommand(),
+			trustCommand(),
 			runCommand(),
 			commandsCommand(),
 			shellCommand(),

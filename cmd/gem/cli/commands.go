@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/registry"
 )
 
 type commandJSON struct {
@@ -58,7 +57,7 @@ func commandsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			d := registry.Discover(r.env, registry.Providers)
+			d := r.discover()
 			for _, w := range d.Warnings {
 				r.warn("%s", w)
 			}

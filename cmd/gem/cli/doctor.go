@@ -54,7 +54,7 @@ func doctorCommand() *cli.Command {
 				"log":               filepath.Join(r.env.LogDir(), "gem.log"),
 				"audit log":         filepath.Join(r.env.GemHome, "audit.log"),
 				"user policy":       filepath.Join(r.env.GemHome, "policies.toml"),
-				"workspace policy":  filepath.Join(commands.ProjectRoot(r.env.Cwd), ".gem", "policies.toml"),
+				"workspace policy":  filepath.Join(commands.Workspace(r.env), ".gem", "policies.toml"),
 				"extension data":    filepath.Join(r.env.GemHome, "data"),
 				"trusted folders":   filepath.Join(r.env.GeminiHome, ".gemini", "trustedFolders.json"),
 				"platform":          goruntime.GOOS + "/" + goruntime.GOARCH,

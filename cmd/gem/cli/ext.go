@@ -25,6 +25,7 @@ func extCommand() *cli.Command {
 			extVerifyCommand(),
 			extConfigCommand(),
 			extGrantCommand(),
+			extConsentCommand(),
 			extNewCommand(),
 		},
 	}

@@ -43,7 +43,7 @@ func runCommand() *cli.Command {
 			check := func(x *registry.Extension) error {
 				return version.CheckEngine(x.Name, x.Manifest().Engines.Gem, buildinfo.Version)
 			}
-			err = commands.Exec(r.env, commands.Load(r.env), os.Environ(), ra, commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, r.stderr), check, secrets.Read)
+			err = commands.Exec(r.env, commands.NewTable(r.discover()), os.Environ(), ra, commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, r.stderr), check, secrets.Read)
 			if errors.Is(err, commands.ErrDeclined) {
 				return exitError{code: 1, msg: err.Error()}
 			}

@@ -65,7 +65,7 @@ var shellBuiltins = map[string]string{
 }
 
 func (s *shell) reload() {
-	s.disc = registry.Discover(s.r.env, registry.Providers)
+	s.disc = s.r.discover()
 	s.table = commands.NewTable(s.disc)
 }
 

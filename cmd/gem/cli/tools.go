@@ -170,7 +170,7 @@ func openRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.
 
 // loadRegistry loads the registry with the session's policy, leaving signals to the caller.
 func loadRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.Registry, error) {
-	d := registry.Discover(r.env, registry.Providers)
+	d := r.discover()
 	engine, err := loadPolicy(c, r, d)
 	if err != nil {
 		return nil, err
@@ -205,18 +205,18 @@ func loadPolicy(c *cli.Context, r *runtime, d *registry.Discovery) (*policy.Engi
 		}
 		mode = m
 	}
-	root := commands.ProjectRoot(r.env.Cwd)
+	root := commands.Workspace(r.env)
 	src := policy.Sources{
 		UserFile:      filepath.Join(r.env.GemHome, "policies.toml"),
 		WorkspaceFile: filepath.Join(root, ".gem", "policies.toml"),
 		Extensions:    map[string]string{},
 	}
 	for _, x := range d.Effective() {
-		if x.Enabled {
+		if x.Active() {
 			src.Extensions[x.Name] = x.Path
 		}
 	}
-	trusted := policy.Trusted(filepath.Join(r.env.GeminiHome, ".gemini"), root)
+	trusted := r.env.FolderTrusted(r.env.Cwd)
 	if mode == policy.ModeYolo && !trusted {
 		r.warn("--approval-mode yolo applies only in a trusted folder (Gemini CLI's trustedFolders.json); %s is not, so gem asks as in default mode", root)
 	}

@@ -1,0 +1,72 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gemhost/gem/registry"
+)
+
+// Workspace is the folder every program may write: $GEM_WORKSPACE when the user names one,
+// else the git top level of the current folder (ProjectRoot), else the current folder.
+func Workspace(env registry.Env) string {
+	if env.Getenv != nil {
+		if w := env.Getenv("GEM_WORKSPACE"); w != "" {
+			if abs, err := filepath.Abs(w); err == nil {
+				return abs
+			}
+		}
+	}
+	return ProjectRoot(env.Cwd)
+}
+
+// UnsafeWorkspaceError is a workspace gem will not hand to programs as writable: the root
+// folder, the home folder, or one that holds gem's state or an extensions root (a program
+// could then rewrite ~/.bashrc, its own permissions or other extensions).
+type UnsafeWorkspaceError struct {
+	Root   string
+	Reason string
+}
+
+func (e *UnsafeWorkspaceError) Error() string {
+	return fmt.Sprintf("the workspace %s %s, so programs would be able to write there; run gem from a project folder, or name the workspace explicitly in GEM_WORKSPACE", e.Root, e.Reason)
+}
+
+// CheckWorkspace refuses an unsafe workspace root unless the user named it in
+// $GEM_WORKSPACE. Paths are compared with their symbolic links resolved.
+func CheckWorkspace(env registry.Env, root string) error {
+	if env.Getenv != nil && env.Getenv("GEM_WORKSPACE") != "" {
+		return nil
+	}
+	real := resolved(root)
+	switch {
+	case real == string(filepath.Separator):
+		return &UnsafeWorkspaceError{root, "is the root folder"}
+	case real == resolved(env.Home):
+		return &UnsafeWorkspaceError{root, "is your home folder"}
+	}
+	for _, inner := range []struct{ path, what string }{
+		{env.Home, "holds your home folder"},
+		{env.GemHome, "holds gem's state (" + env.GemHome + ")"},
+		{env.GeminiExtensionsDir(), "holds your extensions (" + env.GeminiExtensionsDir() + ")"},
+	} {
+		p := resolved(inner.path)
+		if p != real && isWithin(real, p) {
+			return &UnsafeWorkspaceError{root, inner.what}
+		}
+	}
+	return nil
+}
+
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+func isWithin(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(os.PathSeparator))
+}

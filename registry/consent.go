@@ -1,0 +1,223 @@
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gemhost/gem/manifest"
+)
+
+// Consent is what the user agreed to for one extension, kept in $GEM_HOME (never in the
+// extension's or the project's folders, which programs may write). It is keyed by the
+// extension's identity, its folder and source, never by its display name, and holds the
+// manifest's exact bytes: the permissions a program gets (the manifest's sandbox blocks,
+// the host variables it names) are the ones of the manifest agreed to.
+type Consent struct {
+	Name     string    `json:"name"`
+	Dir      string    `json:"dir"`    // the extension folder found under its root
+	Source   string    `json:"source"` // its install source (or link target); "" when none
+	Level    Level     `json:"level"`
+	Manifest string    `json:"manifest"` // the manifest's bytes when the user agreed
+	Time     time.Time `json:"time"`
+}
+
+// ConsentState says how an extension stands with its consent record.
+type ConsentState string
+
+const (
+	ConsentNone    ConsentState = "none"      // never agreed to in gem
+	ConsentGiven   ConsentState = "consented" // agreed to, and the manifest is the same
+	ConsentChanged ConsentState = "changed"   // agreed to, but the manifest (or source) changed since
+)
+
+// ConsentFile is where the record of the extension in folder dir lives.
+func (e Env) ConsentFile(dir string) string {
+	return filepath.Join(e.GemHome, "consent", PathKey(filepath.Clean(dir))+".json")
+}
+
+// identitySource is the source half of x's identity: the install source, or "".
+func (x *Extension) identitySource() string {
+	if m := x.Install(); m != nil {
+		return m.Source
+	}
+	return ""
+}
+
+// ReadConsent returns x's consent record (nil when none, or when the record found under
+// its key belongs to another folder).
+func ReadConsent(env Env, x *Extension) (*Consent, error) {
+	data, err := os.ReadFile(env.ConsentFile(x.Dir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c Consent
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("consent record %s: %w", env.ConsentFile(x.Dir), err)
+	}
+	if c.Dir != filepath.Clean(x.Dir) {
+		return nil, nil
+	}
+	return &c, nil
+}
+
+// Consented returns x's consent state and, when there is a record, the manifest agreed to.
+// It is computed once per Extension.
+func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
+	st := x.state()
+	st.consentMu.Lock()
+	defer st.consentMu.Unlock()
+	if st.consent != "" {
+		return st.consent, st.consented
+	}
+	st.consent = ConsentNone
+	c, err := ReadConsent(env, x)
+	if err != nil || c == nil {
+		return st.consent, nil
+	}
+	m, _, perr := manifest.Parse([]byte(c.Manifest))
+	if perr != nil {
+		return st.consent, nil
+	}
+	st.consented = m
+	current, err := os.ReadFile(x.ManifestPath)
+	if err == nil && string(current) == c.Manifest && c.Source == x.identitySource() {
+		st.consent = ConsentGiven
+	} else {
+		st.consent = ConsentChanged
+	}
+	return st.consent, st.consented
+}
+
+// PermissionManifest is the manifest whose permissions apply to x's programs: the current
+// one when the user agreed to it, the one agreed to when it changed since, and none (the
+// default sandbox only) when the user never agreed in gem.
+func (x *Extension) PermissionManifest(env Env) *manifest.Manifest {
+	switch state, agreed := x.Consented(env); state {
+	case ConsentGiven:
+		return x.Manifest()
+	case ConsentChanged:
+		return agreed
+	}
+	return nil
+}
+
+// RecordConsent stores that the user agreed to x as its manifest is now.
+func RecordConsent(env Env, x *Extension) error {
+	data, err := os.ReadFile(x.ManifestPath)
+	if err != nil {
+		return fmt.Errorf("recording consent for %s: %w", x.Name, err)
+	}
+	c := Consent{Name: x.Name, Dir: filepath.Clean(x.Dir), Source: x.identitySource(), Level: x.Level, Manifest: string(data), Time: time.Now().UTC()}
+	out, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(env.GemHome, "consent"), 0o700); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(env.ConsentFile(x.Dir), append(out, '\n'), 0o600); err != nil {
+		return err
+	}
+	m, _, _ := manifest.Parse(data)
+	st := x.state()
+	st.consentMu.Lock()
+	st.consent, st.consented = ConsentGiven, m
+	st.consentMu.Unlock()
+	return nil
+}
+
+// RemoveConsent forgets the consent of the extension in folder dir.
+func RemoveConsent(env Env, dir string) error {
+	err := os.Remove(env.ConsentFile(dir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Block says why gem runs none of an extension's programs here.
+type Block string
+
+const (
+	BlockNone        Block = ""
+	BlockUntrusted   Block = "untrusted-folder" // a project extension in a folder the user did not trust
+	BlockUnconsented Block = "not-consented"    // a project extension the user never agreed to
+	BlockChanged     Block = "changed"          // a project extension whose manifest changed since consent
+	BlockBadName     Block = "bad-name"         // a name that is not a plain folder name
+)
+
+// Explain says what a block means and what to do, for messages.
+func (x *Extension) Explain() string {
+	switch x.Blocked {
+	case BlockUntrusted:
+		return fmt.Sprintf("project extension %s is skipped: this folder is not trusted (gem trust trusts it)", x.Name)
+	case BlockUnconsented:
+		return fmt.Sprintf("project extension %s is skipped: you have not agreed to it yet (gem ext consent %s)", x.Name, x.Dir)
+	case BlockChanged:
+		return fmt.Sprintf("project extension %s is skipped: its manifest changed since you agreed to it (gem ext consent %s shows the difference)", x.Name, x.Dir)
+	case BlockBadName:
+		return fmt.Sprintf("extension in %s is skipped: its name %q is not a plain folder name (letters, digits, '-', '_', '.'; fix \"name\" in %s)", x.Dir, x.Name, x.ManifestPath)
+	}
+	return ""
+}
+
+// PlainName reports whether name can name folders gem makes for an extension
+// ($GEM_HOME/data/<name>, its temp folder): not empty, not . or .., no separator, no NUL,
+// no control character.
+func PlainName(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 255 {
+		return false
+	}
+	return !strings.ContainsFunc(name, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
+}
+
+// applyTrust blocks what may not run here: bad names everywhere, and project extensions in
+// an untrusted folder or without a matching consent record.
+func applyTrust(env Env, items []*Extension) {
+	trusted, checked := false, false
+	for _, x := range items {
+		if !PlainName(x.Name) {
+			x.Blocked = BlockBadName
+			continue
+		}
+		if x.Level != LevelProject {
+			continue
+		}
+		if !checked {
+			trusted, checked = env.FolderTrusted(env.Cwd), true
+		}
+		if !trusted {
+			x.Blocked = BlockUntrusted
+			continue
+		}
+		switch state, _ := x.Consented(env); state {
+		case ConsentNone:
+			x.Blocked = BlockUnconsented
+		case ConsentChanged:
+			x.Blocked = BlockChanged
+		}
+	}
+}
+
+// Active reports whether x's programs may run here: not shadowed, enabled, not blocked.
+func (x *Extension) Active() bool { return !x.Shadowed && x.Enabled && x.Blocked == BlockNone }
+
+// Skipped returns the effective extensions that are blocked (for the notice on stderr and
+// gem doctor).
+func (d *Discovery) Skipped() []*Extension {
+	var out []*Extension
+	for _, x := range d.All {
+		if !x.Shadowed && x.Blocked != BlockNone {
+			out = append(out, x)
+		}
+	}
+	return out
+}
