@@ -18,6 +18,7 @@ require (
 	golang.org/x/term v0.47.0
 	google.golang.org/genai v1.77.0
 	google.golang.org/grpc v1.85.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -38,7 +39,6 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 require (

@@ -61,7 +61,10 @@ func (x *Extension) Expander(env Env, p manifest.Platform) manifest.Expander {
 	return manifest.Expander{
 		Vars: manifest.Vars{ExtensionPath: x.Path, WorkspacePath: env.Cwd, PathSeparator: sep, Platform: p},
 		Lookups: []manifest.Lookup{x.SettingsLookup(), func(name string) (string, bool) {
-			if env.Getenv == nil {
+			// Host variables: the default allowlist, and those the manifest the user
+			// agreed to names (the consent text lists them); never others (a manifest's
+			// ${GEMINI_API_KEY} must not pull gem's key into an argument or a log).
+			if env.Getenv == nil || !(manifest.InheritedByDefault(name) || x.AgreedHostVar(env, name)) {
 				return "", false
 			}
 			v := env.Getenv(name)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,6 +88,7 @@ func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
 		return st.consent, nil
 	}
 	st.consented = m
+	st.agreedVars = manifest.ReferencedVars(c.Manifest)
 	current, err := os.ReadFile(x.ManifestPath)
 	if err == nil && string(current) == c.Manifest && c.Source == x.identitySource() {
 		st.consent = ConsentGiven
@@ -109,6 +111,28 @@ func (x *Extension) PermissionManifest(env Env) *manifest.Manifest {
 	return nil
 }
 
+// AgreedHostVar reports whether the manifest the user agreed to names the host variable
+// name (so its ${name} expansions may read it).
+func (x *Extension) AgreedHostVar(env Env, name string) bool {
+	x.Consented(env)
+	st := x.state()
+	st.consentMu.Lock()
+	defer st.consentMu.Unlock()
+	return slices.Contains(st.agreedVars, name)
+}
+
+// HostVars returns the host variables a manifest's text names that programs do not inherit
+// by default: what its consent text must list.
+func HostVars(manifestText string) []string {
+	var out []string
+	for _, v := range manifest.ReferencedVars(manifestText) {
+		if !manifest.InheritedByDefault(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // RecordConsent stores that the user agreed to x as its manifest is now.
 func RecordConsent(env Env, x *Extension) error {
 	data, err := os.ReadFile(x.ManifestPath)
@@ -129,7 +153,7 @@ func RecordConsent(env Env, x *Extension) error {
 	m, _, _ := manifest.Parse(data)
 	st := x.state()
 	st.consentMu.Lock()
-	st.consent, st.consented = ConsentGiven, m
+	st.consent, st.consented, st.agreedVars = ConsentGiven, m, manifest.ReferencedVars(string(data))
 	st.consentMu.Unlock()
 	return nil
 }

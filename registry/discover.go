@@ -60,6 +60,7 @@ type lazyState struct {
 	consentMu    sync.Mutex
 	consent      ConsentState // "" until read
 	consented    *manifest.Manifest
+	agreedVars   []string // host variables the agreed manifest names
 }
 
 func (x *Extension) state() *lazyState {

@@ -37,7 +37,9 @@ type world struct {
 func newWorld(t testing.TB, hooksJSON string, rules string) *world {
 	t.Helper()
 	home := t.TempDir()
-	env := registry.NewEnv(home, home, func(string) string { return "" })
+	proj := filepath.Join(home, "proj") // the workspace: never the home itself
+	os.MkdirAll(proj, 0o755)
+	env := registry.NewEnv(home, proj, func(string) string { return "" })
 	dir := filepath.Join(env.GeminiExtensionsDir(), "kit")
 	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
 	data, _ := os.ReadFile(echoBin)
@@ -80,8 +82,12 @@ func (w *world) agent(t *testing.T, replies []fakegemini.Reply) (*Agent, *fakege
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
+	files, errs := ContextFiles(w.env, w.d)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
 	return &Agent{Client: client, Model: "gemini-test", Registry: w.reg, Hooks: hooks,
-		System: SystemInstruction(ContextFiles(w.env, w.d), nil)}, srv
+		System: SystemInstruction(files, nil)}, srv
 }
 
 func chunks(parts ...string) fakegemini.Reply {
@@ -356,7 +362,11 @@ func TestSkillsAndSystemInstruction(t *testing.T) {
 	if len(skills) != 2 || skills[0].Description != "Fill in PDF forms" || skills[1].Description != "Does plain things." {
 		t.Fatalf("skills: %+v", skills)
 	}
-	sys := SystemInstruction(ContextFiles(w.env, w.d), skills)
+	files, errs := ContextFiles(w.env, w.d)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	sys := SystemInstruction(files, skills)
 	for _, want := range []string{BasePrompt, "Kit knows how to echo.", "- pdf (kit): Fill in PDF forms"} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("system instruction lacks %q:\n%s", want, sys)

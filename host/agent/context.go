@@ -1,8 +1,9 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -24,31 +25,41 @@ type ContextFile struct {
 // ContextFiles gathers, as Gemini CLI does: the user's ~/.gemini/GEMINI.md, the project's
 // GEMINI.md (at its root), then each enabled extension's contextFileName files (GEMINI.md
 // when it names none).
-func ContextFiles(env registry.Env, d *registry.Discovery) []ContextFile {
+func ContextFiles(env registry.Env, d *registry.Discovery) ([]ContextFile, []error) {
 	var out []ContextFile
-	add := func(path, ext string) {
-		data, err := os.ReadFile(path)
-		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+	var errs []error
+	add := func(root, rel, ext string) {
+		data, err := registry.ReadBeneath(root, rel, MaxContextFile)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("context file %s is skipped: %w", filepath.Join(root, rel), err))
+			}
 			return
 		}
-		out = append(out, ContextFile{Path: path, Extension: ext, Text: string(data)})
+		if len(strings.TrimSpace(string(data))) == 0 {
+			return
+		}
+		out = append(out, ContextFile{Path: filepath.Join(root, rel), Extension: ext, Text: string(data)})
 	}
-	add(filepath.Join(env.GeminiHome, ".gemini", "GEMINI.md"), "")
-	add(filepath.Join(commands.Workspace(env), "GEMINI.md"), "")
+	add(filepath.Join(env.GeminiHome, ".gemini"), "GEMINI.md", "")
+	add(commands.Workspace(env), "GEMINI.md", "")
 	for _, x := range d.Effective() {
 		if !x.Active() {
 			continue
 		}
-		for _, name := range x.Manifest().ContextFiles() {
-			p := filepath.Join(x.Path, name)
+		for i, name := range x.Manifest().ContextFiles() {
 			if filepath.IsAbs(name) {
-				p = name
+				errs = append(errs, fmt.Errorf("%s: contextFileName[%d] %q is an absolute path; name a file inside the extension folder (skipped)", x.ManifestPath, i, name))
+				continue
 			}
-			add(p, x.Name)
+			add(x.Path, name, x.Name)
 		}
 	}
-	return out
+	return out, errs
 }
+
+// MaxContextFile is the largest context or skill file gem reads (4 MiB).
+const MaxContextFile = 4 << 20
 
 // SystemInstruction joins the base prompt, the context files (each framed by Gemini CLI's
 // "--- Context from: <path> ---" markers) and the skills' names and descriptions.
@@ -73,6 +84,7 @@ type Skill struct {
 	Extension   string
 	Description string
 	Path        string
+	Text        string // SKILL.md as read (inside the extension folder)
 }
 
 // Skills lists the skills of enabled extensions, by name. The description is the
@@ -85,11 +97,12 @@ func Skills(d *registry.Discovery) []Skill {
 		}
 		files, _ := filepath.Glob(filepath.Join(x.Path, "skills", "*", "SKILL.md"))
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			rel, _ := filepath.Rel(x.Path, f)
+			data, err := registry.ReadBeneath(x.Path, rel, MaxContextFile)
 			if err != nil {
-				continue
+				continue // a link out of the extension, or too large: not a skill
 			}
-			s := Skill{Name: filepath.Base(filepath.Dir(f)), Extension: x.Name, Path: f}
+			s := Skill{Name: filepath.Base(filepath.Dir(f)), Extension: x.Name, Path: f, Text: string(data)}
 			s.Description = skillDescription(string(data))
 			out = append(out, s)
 		}

@@ -133,6 +133,10 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 					if hk.Timeout > 0 {
 						timeout = time.Duration(hk.Timeout * float64(time.Millisecond))
 					}
+					if err := commands.CheckCommandLine(x, file+": "+event+" hook command", hk.Command); err != nil {
+						errs = append(errs, err)
+						continue
+					}
 					cmd := exp.Expand(hk.Command)
 					h.List = append(h.List, &Hook{Extension: x.Name, Event: event, Matcher: re, Command: cmd, Timeout: timeout,
 						spec: sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Policy: policy}})

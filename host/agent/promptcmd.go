@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -191,27 +192,22 @@ func (e Expander) replaceBlocks(s, open string, fn func(string) (string, error))
 }
 
 func (e Expander) readFile(path string) (string, error) {
-	p := path
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(e.Root, p)
+	rel := path
+	if filepath.IsAbs(rel) {
+		r, err := filepath.Rel(e.Root, rel)
+		if err != nil {
+			return "", fmt.Errorf("@{%s}: %w", path, err)
+		}
+		rel = r
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", fmt.Errorf("@{%s}: %w", path, err)
-	}
-	root, _ := filepath.EvalSymlinks(e.Root)
-	if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
-		return "", fmt.Errorf("@{%s}: %s is outside the project %s", path, real, e.Root)
-	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if st.Size() > 1<<20 {
-		return "", fmt.Errorf("@{%s}: %d bytes is more than the 1 MiB a prompt may include", path, st.Size())
-	}
-	data, err := os.ReadFile(real)
-	if err != nil {
+	data, err := registry.ReadBeneath(e.Root, rel, 1<<20)
+	var tooLarge *registry.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return "", fmt.Errorf("@{%s}: %d bytes is more than the 1 MiB a prompt may include", path, tooLarge.Size)
+	case errors.Is(err, registry.ErrOutside):
+		return "", fmt.Errorf("@{%s}: it is outside the project %s", path, e.Root)
+	case err != nil:
 		return "", fmt.Errorf("@{%s}: %w", path, err)
 	}
 	return fmt.Sprintf("Content from @%s:\n%s", path, string(data)), nil

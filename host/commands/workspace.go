@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -69,4 +70,31 @@ func resolved(p string) string {
 func isWithin(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(os.PathSeparator))
+}
+
+// SecretOnCommandLineError is a manifest field that would put a secret on a program's
+// command line, where ps, logs and the questions gem asks would show it.
+type SecretOnCommandLineError struct {
+	Field, Variable string
+}
+
+func (e *SecretOnCommandLineError) Error() string {
+	return fmt.Sprintf("%s puts the secret $%s on the command line, where other processes and logs can read it: pass it in the program's env instead", e.Field, e.Variable)
+}
+
+// CheckCommandLine refuses a command-line value of x's manifest (field names it) that
+// references a secret: a secret-looking variable or a sensitive setting.
+func CheckCommandLine(x *registry.Extension, field, value string) error {
+	for _, name := range manifest.ReferencedVars(value) {
+		secret := manifest.LooksSecret(name)
+		for _, s := range x.Manifest().Settings {
+			if s.EnvVar == name && s.Sensitive {
+				secret = true
+			}
+		}
+		if secret {
+			return &SecretOnCommandLineError{Field: field, Variable: name}
+		}
+	}
+	return nil
 }

@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 func registryWithTools(t *testing.T) *tools.Registry {
 	t.Helper()
 	home := t.TempDir()
-	env := registry.NewEnv(home, home, func(string) string { return "" })
+	proj := filepath.Join(home, "proj") // the workspace: never the home itself
+	os.MkdirAll(proj, 0o755)
+	env := registry.NewEnv(home, proj, func(string) string { return "" })
 	dir := filepath.Join(env.GeminiExtensionsDir(), "kit")
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)

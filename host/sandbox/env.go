@@ -27,29 +27,8 @@ import (
 	"github.com/gemhost/gem/manifest"
 )
 
-// allowed are the variables a subprocess inherits by default.
-var allowed = map[string]bool{
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true, "LANGUAGE": true,
-	"TERM": true, "COLORTERM": true, "TMPDIR": true, "SHELL": true, "TZ": true, "DISPLAY": true,
-	"WAYLAND_DISPLAY": true, "NO_COLOR": true, "FORCE_COLOR": true, "COLUMNS": true, "LINES": true,
-	"EDITOR": true, "VISUAL": true, "PAGER": true, "HOSTNAME": true,
-}
-
-// hijackers change what a program loads or runs; never inherited unless asked for.
-var hijackers = map[string]bool{
-	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "NODE_OPTIONS": true,
-	"NODE_PATH": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true,
-	"PERL5LIB": true, "PERL5OPT": true, "RUBYLIB": true, "RUBYOPT": true, "BASH_ENV": true, "ENV": true,
-	"GIT_EXEC_PATH": true, "GOFLAGS": true,
-}
-
-// Allowed reports whether a variable is inherited by default.
-func Allowed(name string) bool {
-	if hijackers[name] || strings.HasPrefix(name, "DYLD_") || manifest.LooksSecret(name) {
-		return false
-	}
-	return allowed[name] || strings.HasPrefix(name, "LC_") || strings.HasPrefix(name, "XDG_")
-}
+// Allowed reports whether a variable is inherited by default (manifest.InheritedByDefault).
+func Allowed(name string) bool { return manifest.InheritedByDefault(name) }
 
 // Env filters environ (KEY=value) to what a subprocess may see: the allowlist plus the
 // names in extra (the manifest's sandbox.env), which may name secrets or hijackers on

@@ -74,6 +74,15 @@ func (r *Registry) ServerTools(ctx context.Context, server string) ([]*Tool, err
 
 func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *manifest.Manifest, i int, environ []string, opts Options) (*mcpServer, error) {
 	raw := m.MCPServers[i]
+	for j, a := range append([]string{raw.Command}, raw.Args...) {
+		field := fmt.Sprintf("%s: mcpServers.%s.args[%d]", x.ManifestPath, raw.Name, j-1)
+		if j == 0 {
+			field = fmt.Sprintf("%s: mcpServers.%s.command", x.ManifestPath, raw.Name)
+		}
+		if err := commands.CheckCommandLine(x, field, a); err != nil {
+			return nil, err
+		}
+	}
 	platforms := manifest.HostPlatforms(env.Getenv)
 	platform := platforms[0]
 	resolved := m.Resolved(x.Expander(env, platform)).MCPServers[i]

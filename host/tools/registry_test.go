@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 func withExtensions(t testing.TB, names ...string) registry.Env {
 	t.Helper()
 	home := t.TempDir()
-	env := registry.NewEnv(home, home, func(string) string { return "" })
+	proj := filepath.Join(home, "proj") // the workspace: never the home itself
+	os.MkdirAll(proj, 0o755)
+	env := registry.NewEnv(home, proj, func(string) string { return "" })
 	data, err := os.ReadFile(echoBin)
 	if err != nil {
 		t.Fatal(err)

@@ -430,6 +430,11 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write your project, their own data folder and /tmp, and have no network unless asked below")
 	}
 	lines = append(lines, sandboxes(m)...)
+	if text, err := os.ReadFile(x.ManifestPath); err == nil {
+		if vars := registry.HostVars(string(text)); len(vars) > 0 {
+			lines = append(lines, "reads these variables of your environment into its settings, arguments or env: "+strings.Join(vars, ", "))
+		}
+	}
 	if len(lines) == 0 {
 		lines = append(lines, "nothing that runs: no commands, plugins or MCP servers")
 	}

@@ -82,10 +82,14 @@ func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSess
 	for _, e := range errs {
 		r.warn("%v", e)
 	}
+	files, errs := agent.ContextFiles(r.env, d)
+	for _, e := range errs {
+		r.warn("%v", e)
+	}
 	a := &agentSession{r: r, reg: reg, cmds: cmds, hooks: hooks}
 	a.agent = &agent.Agent{
 		Client: client, Model: c.String("model"), Registry: reg, Hooks: hooks,
-		System: agent.SystemInstruction(agent.ContextFiles(r.env, d), agent.Skills(d)),
+		System: agent.SystemInstruction(files, agent.Skills(d)),
 	}
 	root := commands.Workspace(r.env)
 	a.expander = agent.Expander{Root: root, Shell: a.shellInjection}

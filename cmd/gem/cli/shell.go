@@ -370,12 +370,7 @@ func (s *shell) activateSkill(args []string) {
 	}
 	for _, sk := range agent.Skills(registry.Discover(s.r.env, registry.Providers)) {
 		if sk.Name == args[0] {
-			data, err := os.ReadFile(sk.Path)
-			if err != nil {
-				fmt.Fprintln(s.r.stderr, err)
-				return
-			}
-			s.ask("Activate the skill " + sk.Name + " and follow its instructions from now on:\n\n" + string(data))
+			s.ask("Activate the skill " + sk.Name + " and follow its instructions from now on:\n\n" + sk.Text)
 			return
 		}
 	}
