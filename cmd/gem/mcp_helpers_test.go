@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,7 +45,7 @@ func init() {
 		var transport sdk.Transport
 		if useHTTP {
 			url := startForURL(ts, findInPath(ts, "gem"), "mcp", "serve", "--http", "127.0.0.1:0")
-			transport = &sdk.StreamableClientTransport{Endpoint: url}
+			transport = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{serveToken(ts, url)}}}
 		} else {
 			cmd := exec.Command(findInPath(ts, "gem"), "mcp", "serve")
 			cmd.Dir, cmd.Env = ts.Getenv("WORK"), scriptEnv(ts)
@@ -104,6 +105,53 @@ func findInPath(ts *testscript.TestScript, name string) string {
 
 // startForURL runs a program in the background until the script ends and returns the first
 // line it prints.
+// bearer adds gem mcp serve's token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// serveToken reads the token of the gem mcp serve listening at url from
+// $HOME/.gem/mcp-serve/<port>.token.
+func serveToken(ts *testscript.TestScript, url string) string {
+	port := url[strings.LastIndex(url, ":")+1 : strings.LastIndex(url, "/")]
+	return strings.TrimSpace(ts.ReadFile(filepath.Join(ts.Getenv("HOME"), ".gem", "mcp-serve", port+".token")))
+}
+
+func init() {
+	// mcpserveauth: start gem mcp serve --http and print the HTTP status of an initialize
+	// request without a token, with a wrong one, from a foreign Origin, with a foreign Host,
+	// and with the token: "none wrong origin host ok" as numbers.
+	scriptCmds["mcpserveauth"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		url := startForURL(ts, findInPath(ts, "gem"), "mcp", "serve", "--http", "127.0.0.1:0")
+		token := serveToken(ts, url)
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		status := func(auth, origin, host string) int {
+			req, err := http.NewRequest("POST", url, strings.NewReader(body))
+			ts.Check(err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if auth != "" {
+				req.Header.Set("Authorization", "Bearer "+auth)
+			}
+			if origin != "" {
+				req.Header.Set("Origin", origin)
+			}
+			if host != "" {
+				req.Host = host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			ts.Check(err)
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		fmt.Fprintln(ts.Stdout(), status("", "", ""), status("not-the-token", "", ""), status(token, "https://evil.example", ""), status(token, "", "evil.example:80"), status(token, "", ""))
+	}
+}
+
 func startForURL(ts *testscript.TestScript, program string, args ...string) string {
 	path := program
 	if strings.ContainsRune(program, '/') {

@@ -2,11 +2,16 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +22,7 @@ import (
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/mcpserve"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/registry"
 )
 
 func mcpCommand() *cli.Command {
@@ -176,7 +182,9 @@ func mcpCommand() *cli.Command {
 				Description: "Over stdio (the default) an MCP host starts `gem mcp serve` itself; stdout carries the\n" +
 					"protocol and warnings go to stderr. With --http 127.0.0.1:PORT gem serves streamable HTTP\n" +
 					"at http://127.0.0.1:PORT/mcp and prints that URL on stdout (PORT 0 picks a free one).\n" +
-					"Only loopback addresses are served: tools run with your permissions.",
+					"Only loopback addresses are served, and only to clients that send the bearer token gem\n" +
+					"prints on stderr and writes to $GEM_HOME/mcp-serve/PORT.token (0600): tools run with your\n" +
+					"permissions, and any local user can reach a loopback port.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on this loopback address (host:port)"},
 					&cli.DurationFlag{Name: "timeout", Usage: "per-call time limit (default 10m)"},
@@ -249,10 +257,7 @@ func loopbackOnly(addr string) error {
 	if err != nil {
 		return usagef("--http %q: want host:port, e.g. 127.0.0.1:8808", addr)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if loopbackHost(host) {
 		return nil
 	}
 	return usagef("--http %q: gem serves only loopback addresses (127.0.0.1, ::1, localhost), since tools run with your permissions", addr)
@@ -263,14 +268,21 @@ func serveHTTP(ctx context.Context, r *runtime, addr string, server *sdk.Server)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w (is the port taken?)", addr, err)
 	}
+	token, tokenFile, err := newServeToken(r, ln.Addr().(*net.TCPAddr).Port)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer os.Remove(tokenFile)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	mux.Handle("/mcp", requireToken(token, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(r.stdout, "http://%s/mcp\n", ln.Addr())
 	if f, ok := r.stdout.(*os.File); ok {
 		f.Sync()
 	}
-	r.log.Info("serving MCP over HTTP", "address", ln.Addr().String())
+	fmt.Fprintf(r.stderr, "Clients must send the header \"Authorization: Bearer %s\" (also in %s, readable only by you).\n", token, tokenFile)
+	r.log.Info("serving MCP over HTTP", "address", ln.Addr().String(), "tokenFile", tokenFile)
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -281,4 +293,55 @@ func serveHTTP(ctx context.Context, r *runtime, addr string, server *sdk.Server)
 		return fmt.Errorf("serving MCP on %s: %w", addr, err)
 	}
 	return nil
+}
+
+// newServeToken makes the bearer token of one `gem mcp serve --http` and writes it to
+// $GEM_HOME/mcp-serve/<port>.token (0600): any local user or process can reach a loopback
+// port, and the tools run with this user's permissions.
+func newServeToken(r *runtime, port int) (token, file string, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	token = hex.EncodeToString(b)
+	dir := filepath.Join(r.env.GemHome, "mcp-serve")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", err
+	}
+	file = filepath.Join(dir, strconv.Itoa(port)+".token")
+	return token, file, registry.WriteFileAtomic(file, []byte(token+"\n"), 0o600)
+}
+
+// requireToken answers 401 to a request without the bearer token, and 403 to one whose
+// Origin or Host is not a loopback name (a web page the user visits must not reach the
+// tools through DNS rebinding or a cross-site request).
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if o := req.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || !loopbackHost(u.Hostname()) {
+				http.Error(w, "cross-origin requests are refused", http.StatusForbidden)
+				return
+			}
+		}
+		if host, _, err := net.SplitHostPort(req.Host); err != nil || !loopbackHost(host) {
+			http.Error(w, "only loopback host names are served", http.StatusForbidden)
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="gem"`)
+			http.Error(w, "missing or wrong bearer token: send the token gem mcp serve printed", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
