@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/limits"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -189,8 +190,8 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (s
 		h.warn(hk, "did not run", "error", err)
 		return "", false
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(data), &stdout, &stderr
+	stdout, stderr := &limits.Buffer{Max: limits.HookOutput}, &limits.Buffer{Max: limits.HookOutput}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(data), stdout, stderr
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		h.warn(hk, "did not run", "error", err)

@@ -9,8 +9,9 @@
 //   - Transport precedence: `httpUrl`, then `url` (`type: "http"` means streamable HTTP,
 //     anything else SSE), then `command`. `tcp` is refused with a message: neither the SDK nor
 //     Gemini CLI's current releases speak it.
-//   - `timeout` (milliseconds, default 600 000) bounds the connection (start, initialize,
-//     first tool list) and every request.
+//   - `timeout` (milliseconds, default 600 000) bounds every request; the start (launch,
+//     initialize, first tool list) has its own shorter limit, DefaultStartTimeout (30 s,
+//     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others.
 //   - A stdio server runs with the launcher's environment (host/sandbox allowlist, the
 //     extension's settings, then the server's `env`), in `cwd` or else gem's working folder,
 //     in its own process group, killed with gem. Closing it closes its stdin, waits 1 s, then
@@ -25,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,6 +42,7 @@ import (
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -88,6 +91,8 @@ type Config struct {
 	Dir       string             // a stdio server's working folder when Server.Cwd is empty
 	Policy    *sandbox.Policy    // a stdio server's sandbox; nil runs it unrestricted
 	Logger    hclog.Logger
+	// StartTimeout bounds the start (DefaultStartTimeout when 0).
+	StartTimeout time.Duration
 	// OnToolsChanged runs (in its own goroutine) after the tool list changed.
 	OnToolsChanged func(*Server)
 }
@@ -217,8 +222,23 @@ func (s *Server) failLocked(err error) {
 	s.nextStart = time.Now().Add(backoff)
 }
 
+// DefaultStartTimeout bounds a server's start (launch, initialize, first tool list) unless
+// its own "timeout" is shorter: a server that never answers must not hold up the tool list,
+// the prompt or the other servers for the 10-minute call timeout. GEM_MCP_START_TIMEOUT
+// (a Go duration) changes it.
+const DefaultStartTimeout = 30 * time.Second
+
+// StartTimeout bounds the server's start.
+func (s *Server) StartTimeout() time.Duration {
+	limit := s.Config.StartTimeout
+	if limit <= 0 {
+		limit = DefaultStartTimeout
+	}
+	return min(limit, s.Timeout())
+}
+
 func (s *Server) connect(ctx context.Context) error {
-	timeout := s.Timeout()
+	timeout := s.StartTimeout()
 	// The session's context outlives this call (HTTP transports keep a stream open with it);
 	// the timeout and the caller's cancellation bound only the connection.
 	sctx, cancelSession := context.WithCancel(context.WithoutCancel(ctx))
@@ -284,7 +304,9 @@ func (s *Server) connect(ctx context.Context) error {
 // describe wraps a failure with what explains it: the timeout, the exit, the stderr tail.
 func (s *Server) describe(what string, timedOut bool, err error, proc *process) error {
 	prefix := fmt.Sprintf("mcp server %s of %s %s", s.Name, s.Extension, what)
-	if timedOut {
+	if timedOut && what == "did not start" && s.StartTimeout() < s.Timeout() {
+		err = fmt.Errorf("no answer within %s while starting (gem's start limit; GEM_MCP_START_TIMEOUT changes it)", s.StartTimeout())
+	} else if timedOut {
 		err = fmt.Errorf("no answer within %s (its \"timeout\" in gemini-extension.json, in milliseconds)", s.Timeout())
 	}
 	if proc != nil {
@@ -561,7 +583,8 @@ func (s *Server) startProcess() (*process, sdk.Transport, error) {
 		close(p.done)
 	}()
 	s.Logger.Debug("mcp server started", "server", s.Name, "extension", s.Extension, "pid", cmd.Process.Pid)
-	return p, &sdk.IOTransport{Reader: outR, Writer: inW}, nil
+	// A line (one JSON-RPC message) longer than limits.Message ends the connection.
+	return p, &sdk.IOTransport{Reader: readCloser{&limits.LineReader{R: outR, Max: limits.Message}, outR}, Writer: inW}, nil
 }
 
 // exitWithin waits up to d for the process to end and returns how it ended, nil if it runs.
@@ -665,3 +688,12 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// readCloser reads from r and closes c.
+type readCloser struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (rc readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
+func (rc readCloser) Close() error               { return rc.c.Close() }

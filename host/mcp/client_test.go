@@ -357,3 +357,18 @@ func TestToolName(t *testing.T) {
 		t.Errorf("leading digit: %q", got)
 	}
 }
+
+// TestStartTimeout: a server that never answers initialize is given up after the start
+// limit, not after its (long) call timeout.
+func TestStartTimeout(t *testing.T) {
+	s := stdioServer(t, "hang", func(m *manifest.MCPServer) { m.Timeout = 600000 })
+	s.Config.StartTimeout = 300 * time.Millisecond
+	start := time.Now()
+	err := s.Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms while starting") {
+		t.Fatalf("start: %v", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("gave up after %s", took)
+	}
+}

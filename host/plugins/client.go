@@ -19,6 +19,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/limits"
+	"google.golang.org/grpc"
 	"io"
 	"syscall"
 	"time"
@@ -72,6 +74,8 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 		SkipHostEnv:      true,
 		Logger:           logger.Named("ext." + spec.Name),
 		Stderr:           tail,
+		// go-plugin lets a message be 2 GiB; a plugin must not grow gem that far.
+		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(limits.Message))},
 	})
 	c := &Client{Name: spec.Name, gp: gp, stderr: tail}
 	fail := func(err error) (*Client, error) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
@@ -106,6 +107,7 @@ func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *man
 	}
 	srv, err := mcphost.New(mcphost.Config{
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
+		StartTimeout:   mcpStartTimeout(env),
 		OnToolsChanged: func(*mcphost.Server) { r.index() },
 	})
 	if err != nil {
@@ -217,7 +219,7 @@ func (r *Registry) callMCP(ctx context.Context, t *Tool, args json.RawMessage, o
 	if err != nil {
 		return nil, err
 	}
-	return fromMCP(res), nil
+	return fromMCP(res).capped(), nil
 }
 
 // fromMCP converts an MCP result: text contents joined by newlines (other contents named
@@ -262,4 +264,13 @@ func (r *Registry) MCPServerByName(name string) (*mcphost.Server, error) {
 		}
 	}
 	return nil, fmt.Errorf("no mcp server %q among enabled extensions: gem mcp list shows them", name)
+}
+
+// mcpStartTimeout is GEM_MCP_START_TIMEOUT (a Go duration), or 0 for the default.
+func mcpStartTimeout(env registry.Env) time.Duration {
+	if env.Getenv == nil {
+		return 0
+	}
+	d, _ := time.ParseDuration(env.Getenv("GEM_MCP_START_TIMEOUT"))
+	return d
 }

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/limits"
 	"os"
 	"sort"
 	"strings"
@@ -459,7 +460,18 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if err != nil {
 		return nil, err
 	}
-	return fromPB(res), nil
+	return fromPB(res).capped(), nil
+}
+
+// capped cuts the result's texts to limits.ToolResult, saying so in them.
+func (r *Result) capped() *Result {
+	r.Text = limits.Truncate(r.Text, limits.ToolResult)
+	r.Display = limits.Truncate(r.Display, limits.ToolResult)
+	if len(r.Structured) > limits.ToolResult {
+		r.Structured = nil
+		r.Text += fmt.Sprintf("\n[gem: structured output dropped: over the limit of %d bytes]", limits.ToolResult)
+	}
+	return r
 }
 
 // violations lists every problem of an object argument: each missing required property,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/limits"
 	"io"
 	"os"
 	"path/filepath"
@@ -140,8 +141,8 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 	if err != nil {
 		return "", 0, err
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &limits.Buffer{Max: limits.ShellOutput}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return "", 0, err
 	}
