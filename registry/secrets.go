@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // SecretsDir is where sensitive settings are kept (see registry/secrets).
@@ -39,4 +41,25 @@ func SettingsEnv(env Env, x *Extension, readSecrets SecretReader) ([]string, err
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// RecordedHash returns the SHA-256 that gem recorded at install for the file rel of x
+// ($GEM_HOME/records/<name>.json), when x is the folder the record describes.
+func RecordedHash(env Env, x *Extension, rel string) (string, bool) {
+	if x.Level != LevelUser || !PlainName(x.Name) {
+		return "", false
+	}
+	data, err := readFile(filepath.Join(env.GemHome, "records", x.Name+".json"))
+	if err != nil {
+		return "", false
+	}
+	var r struct {
+		Path  string            `json:"path"`
+		Files map[string]string `json:"files"`
+	}
+	if json.Unmarshal(data, &r) != nil || filepath.Clean(r.Path) != filepath.Clean(x.Dir) {
+		return "", false
+	}
+	sum, ok := r.Files[filepath.ToSlash(rel)]
+	return sum, ok && !strings.HasPrefix(sum, "link:")
 }

@@ -85,7 +85,6 @@ func decideTrust(rules map[string]TrustLevel, dir string) (bool, *TrustRule) {
 	return rule.Level == TrustFolder || rule.Level == TrustParent, rule
 }
 
-
 // SetFolderTrust records level for dir (an empty level removes dir's own rule), atomically,
 // in Gemini CLI's format.
 func SetFolderTrust(env Env, dir string, level TrustLevel) error {

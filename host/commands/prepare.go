@@ -76,10 +76,9 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	if err != nil {
 		return nil, err
 	}
-	if want, ok := manifest.LookupKV(c.SHA256, bin.Platform.OS+"/"+bin.Platform.Arch); ok {
-		if err := CheckHash(env, bin.Path, want); err != nil {
-			return nil, fmt.Errorf("command %s: %w", e.Name, err)
-		}
+	file, err := OpenVerified(env, x, bin.Path, c.SHA256, bin.Platform)
+	if err != nil {
+		return nil, fmt.Errorf("command %s: %w", e.Name, err)
 	}
 	if readSecrets == nil && x.Level == registry.LevelUser && registry.HasSecrets(env, x.Name) {
 		return nil, ErrNeedsEngine
@@ -87,11 +86,14 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	root := Workspace(env)
 	childEnv, policy, err := Program(env, x, root, bin.Platform, c.Env, "", environ, readSecrets)
 	if err != nil {
+		if file != nil {
+			file.Close()
+		}
 		return nil, fmt.Errorf("command %s: %w", e.Name, err)
 	}
 	return &Prepared{
 		Entry: e, Binary: bin, Manifest: c, RequireConfirm: c.RequireConfirm,
-		Spec: sandbox.Spec{Path: bin.Path, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy},
+		Spec: sandbox.Spec{Path: bin.Path, Binary: file, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy},
 	}, nil
 }
 
@@ -224,10 +226,60 @@ func ProjectRoot(dir string) string {
 // nil (crypto/sha256's initialisation is not free) and hands a cache miss to the engine.
 var HashFile func(path string) (string, error)
 
-// CheckHash verifies the binary's SHA-256, caching a match by file identity.
+// TamperedError is a binary whose content is not the one gem verified: the manifest's
+// sha256 pin or the hash recorded at install.
+type TamperedError struct {
+	Path, Got, Want, Source string
+}
+
+func (e *TamperedError) Error() string {
+	return fmt.Sprintf("binary %s has SHA-256 %s, but %s says %s: it was changed after install; gem ext verify lists what changed, and reinstalling restores it", e.Path, e.Got, e.Source, e.Want)
+}
+
+// OpenVerified opens a program's binary once and checks, on that descriptor, the SHA-256
+// its manifest pins for platform p, else the one recorded when gem installed x. The caller
+// executes the returned file (sandbox.Spec.Binary), not the path, so the binary cannot be
+// swapped between the check and the exec. A match is cached by file identity (inode, size,
+// times), so the full hash runs only when the file changed. It returns nil, nil when no
+// hash is known.
+func OpenVerified(env registry.Env, x *registry.Extension, path string, pins []manifest.KV, p manifest.Platform) (*os.File, error) {
+	want, ok := manifest.LookupKV(pins, p.OS+"/"+p.Arch)
+	source := "the manifest's sha256"
+	if !ok {
+		rel, err := filepath.Rel(x.Path, path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, nil
+		}
+		if want, ok = registry.RecordedHash(env, x, rel); !ok {
+			return nil, nil
+		}
+		source = "the install record"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHashFD(env, f, path, want, source); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckHash verifies the binary's SHA-256 (the manifest's pin), caching a match by file
+// identity.
 func CheckHash(env registry.Env, path, want string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return checkHashFD(env, f, path, want, "the manifest's sha256")
+}
+
+func checkHashFD(env registry.Env, f *os.File, path, want, source string) error {
 	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		return err
 	}
 	id := fmt.Sprintf("%d %d %s %s", st.Ino, st.Size, fileTimes(&st), strings.ToLower(want))
@@ -238,12 +290,13 @@ func CheckHash(env registry.Env, path, want string) error {
 	if HashFile == nil {
 		return ErrNeedsEngine
 	}
-	got, err := HashFile(path)
+	// The descriptor's own file, whatever the path names now.
+	got, err := HashFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 	if err != nil {
 		return err
 	}
 	if !strings.EqualFold(got, want) {
-		return fmt.Errorf("binary %s has SHA-256 %s, but the manifest says %s: it was changed after install; reinstall the extension", path, got, want)
+		return &TamperedError{Path: path, Got: got, Want: want, Source: source}
 	}
 	if os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
 		os.WriteFile(cache, []byte(id), 0o600)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,6 +24,9 @@ type Spec struct {
 	Name string // what to call it in errors (the command's name)
 	// Policy, when set, sandboxes the program (filesystem, network, limits).
 	Policy *Policy
+	// Binary, when set, is Path opened and verified: ExecInPlace executes this descriptor,
+	// so the file cannot be swapped between the check and the exec.
+	Binary *os.File
 }
 
 // ExecInPlace replaces the gem process with the program (no second process: signals,
@@ -35,8 +39,16 @@ func ExecInPlace(s Spec) error {
 		}
 	}
 	argv := append([]string{s.Path}, s.Args...)
+	target := s.Path
+	if s.Binary != nil && runtime.GOOS == "linux" {
+		// The verified descriptor, kept open across the exec (a script's interpreter reads
+		// the script through it).
+		if _, err := unix.FcntlInt(s.Binary.Fd(), unix.F_SETFD, 0); err == nil {
+			target = fmt.Sprintf("/proc/self/fd/%d", s.Binary.Fd())
+		}
+	}
 	if s.Policy == nil || Disabled() {
-		return execError(s, syscall.Exec(s.Path, argv, s.Env))
+		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
 	// gem becomes the program: restrict one locked thread and exec from it. If the exec
 	// fails, that goroutine ends while locked, the runtime discards its thread, and gem
@@ -48,7 +60,7 @@ func ExecInPlace(s Spec) error {
 			done <- fmt.Errorf("%s: %w", s.Name, err)
 			return
 		}
-		done <- execError(s, syscall.Exec(s.Path, argv, s.Env))
+		done <- execError(s, syscall.Exec(target, argv, s.Env))
 	}()
 	return <-done
 }

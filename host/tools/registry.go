@@ -182,10 +182,12 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 	if err != nil {
 		return nil, err
 	}
-	if want, ok := manifest.LookupKV(p.SHA256, bin.Platform.OS+"/"+bin.Platform.Arch); ok {
-		if err := commands.CheckHash(env, bin.Path, want); err != nil {
-			return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
-		}
+	// The manifest's pin, else the install record (plugins start through the sandbox
+	// helper by path: the check-to-exec window that `gem run` closes remains here).
+	if f, err := commands.OpenVerified(env, x, bin.Path, p.SHA256, bin.Platform); err != nil {
+		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
+	} else if f != nil {
+		f.Close()
 	}
 	childEnv, policy, err := commands.Program(env, x, commands.Workspace(env), bin.Platform, p.Env, p.ID, environ, opts.ReadSecrets)
 	if err != nil {

@@ -20,8 +20,24 @@ import (
 type doctorReport struct {
 	Paths      map[string]string `json:"paths"`
 	Sandbox    doctorSandbox     `json:"sandbox"`
+	Trust      doctorTrust       `json:"trust"`
 	Extensions []doctorExtension `json:"extensions"`
 	Problems   int               `json:"problems"`
+}
+
+// doctorTrust is the current folder's trust and what it makes gem skip.
+type doctorTrust struct {
+	Folder  string              `json:"folder"`
+	Trusted bool                `json:"trusted"`
+	Rule    *registry.TrustRule `json:"rule,omitempty"`
+	Skipped []doctorSkipped     `json:"skipped,omitempty"`
+}
+
+type doctorSkipped struct {
+	Name   string         `json:"name"`
+	Path   string         `json:"path"`
+	Reason registry.Block `json:"reason"`
+	Fix    string         `json:"fix"`
 }
 
 type doctorSandbox struct {
@@ -67,6 +83,11 @@ func doctorCommand() *cli.Command {
 				rep.Sandbox.Missing = append(rep.Sandbox.Missing, "the sandbox helper (gem beside gem-engine): plugins and MCP servers run unrestricted")
 			}
 			d := registry.Discover(r.env, registry.Providers)
+			rep.Trust.Folder = r.env.Cwd
+			rep.Trust.Trusted, rep.Trust.Rule = r.env.FolderTrust(r.env.Cwd)
+			for _, x := range d.Skipped() {
+				rep.Trust.Skipped = append(rep.Trust.Skipped, doctorSkipped{Name: x.Name, Path: x.Dir, Reason: x.Blocked, Fix: x.Explain()})
+			}
 			for _, x := range d.Effective() {
 				ps := append(folderProblems(r, x), binaryProblems(r, x)...)
 				rep.Extensions = append(rep.Extensions, doctorExtension{Name: x.Name, Path: x.Path, Enabled: x.Enabled, Problems: ps})
@@ -120,6 +141,15 @@ func printDoctor(r *runtime, rep doctorReport) {
 	for _, m := range s.Missing {
 		fmt.Fprintf(w, "  missing: %s\n", m)
 	}
+	fmt.Fprintln(w, "\nThis folder")
+	if rep.Trust.Trusted {
+		fmt.Fprintf(w, "  %s is trusted (%s %s)\n", rep.Trust.Folder, rep.Trust.Rule.Level, rep.Trust.Rule.Path)
+	} else {
+		fmt.Fprintf(w, "  %s is not trusted: project extensions, policy allow rules and !{…} commands are skipped (gem trust)\n", rep.Trust.Folder)
+	}
+	for _, sk := range rep.Trust.Skipped {
+		fmt.Fprintf(w, "  skipped: %s\n", sk.Fix)
+	}
 	fmt.Fprintln(w, "\nPaths")
 	for _, k := range []string{"platform", "GEM_HOME", "gemini extensions", "gem-engine", "log", "audit log", "user policy", "workspace policy", "extension data", "trusted folders"} {
 		if v, ok := rep.Paths[k]; ok {
@@ -156,10 +186,10 @@ func binaryProblems(r *runtime, x *registry.Extension) manifest.Problems {
 			ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field, Value: bin.Path,
 				Want: fmt.Sprintf("built for %s, but this machine is %s/%s: install the extension's build for this platform", got, goruntime.GOOS, goruntime.GOARCH)})
 		}
-		if want, ok := manifest.LookupKV(sums, bin.Platform.OS+"/"+bin.Platform.Arch); ok {
-			if err := commands.CheckHash(r.env, bin.Path, want); err != nil {
-				ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field + ".sha256", Value: bin.Path, Want: err.Error()})
-			}
+		if f, err := commands.OpenVerified(r.env, x, bin.Path, sums, bin.Platform); err != nil {
+			ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field + ".sha256", Value: bin.Path, Want: err.Error()})
+		} else if f != nil {
+			f.Close()
 		}
 	}
 	for _, c := range m.Commands {
