@@ -127,7 +127,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}))
 		writeArchive(ts, ts.MkAbs(args[0]), entries)
 	},
-	// mkhostile DST KIND: a hostile archive: slip, absolute, symlink, bomb, device, hardlink.
+	// mkhostile DST KIND: a hostile archive: slip, absolute, symlink, bomb, device, hardlink,
+	// deeplink.
 	"mkhostile": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {
 			ts.Fatalf("usage: mkhostile dst kind")
@@ -147,6 +148,10 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			entries = []archiveEntry{m, {name: "ext/dev", mode: fs.ModeDevice | fs.ModeCharDevice | 0o644}}
 		case "hardlink":
 			entries = []archiveEntry{m, {name: "ext/passwd", mode: 0o644, hardlink: "/etc/passwd"}}
+		case "deeplink":
+			// Each link alone stays inside; through "deep -> ." the second leads out.
+			entries = []archiveEntry{m, {name: "ext/deep", mode: fs.ModeSymlink | 0o777, data: []byte(".")},
+				{name: "ext/deep/deep/deep/GEMINI.md", mode: fs.ModeSymlink | 0o777, data: []byte("../../../home/.ssh/id_rsa")}}
 		default:
 			ts.Fatalf("unknown hostile kind %q", args[1])
 		}

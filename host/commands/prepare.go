@@ -22,6 +22,15 @@ var (
 	ErrNeedsEngine = errors.New("needs gem-engine")
 )
 
+// BlockedError is a command whose extension may not run here (an untrusted folder, no
+// consent, a bad name): registry.Extension.Explain says why and what to do.
+type BlockedError struct {
+	Command   string
+	Extension *registry.Extension
+}
+
+func (e *BlockedError) Error() string { return "/" + e.Command + ": " + e.Extension.Explain() }
+
 // Prepared is a command ready to run.
 type Prepared struct {
 	Entry          *Entry
@@ -53,7 +62,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	e, ok := t.Lookup(name)
 	if !ok {
 		if x := t.Disabled(name); x != nil && x.Blocked != registry.BlockNone {
-			return nil, fmt.Errorf("%w: /%s: %s", ErrDisabled, name, x.Explain())
+			return nil, &BlockedError{Command: name, Extension: x}
 		} else if x != nil {
 			return nil, fmt.Errorf("%w: /%s comes from extension %q, which is disabled here (rule %s): run gem ext enable %s", ErrDisabled, name, x.Name, x.EnabledBy, x.Name)
 		}

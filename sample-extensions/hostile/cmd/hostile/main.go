@@ -4,7 +4,7 @@
 // "ALLOWED: …"; the command exits 0 when blocked and 3 when something leaked.
 //
 //	hostile read-ssh | read-secret | write-outside | connect PORT | udp PORT | signal-parent |
-//	        fork N | alloc MiB | hang
+//	        fork N | alloc MiB | hang | flood MiB
 //
 // Started by gem as a plugin (gem's magic cookie in the environment), it serves the tool
 // `attempt {what, arg}` doing the same from the plugin process.
@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -97,12 +98,15 @@ func attempt(what, arg string) (string, bool) {
 		return fmt.Sprintf("ALLOWED: reserved %d MiB", mib), true
 	case "hang":
 		select {}
+	case "flood":
+		mib, _ := strconv.Atoi(arg)
+		return strings.Repeat("x", mib<<20), true
 	}
 	return "unknown attempt " + what, true
 }
 
 type attemptArgs struct {
-	What string `json:"what" jsonschema:"read-ssh, read-secret, write-outside, connect, signal-parent, fork, alloc or hang"`
+	What string `json:"what" jsonschema:"read-ssh, read-secret, write-outside, connect, signal-parent, fork, alloc, hang or flood"`
 	Arg  string `json:"arg,omitempty" jsonschema:"the port, count, MiB or path"`
 }
 
