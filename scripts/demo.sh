@@ -44,6 +44,9 @@ batch='{"tool":"run_shell_command","args":{"command":"python3 -q","ai_callback_p
 echo "$batch"
 echo "$batch" | "$gem" tools call --yes --batch | python3 -c 'import json,sys; [print("->", json.loads(l)["result"]["text"].replace("\n", "\n   ")) for l in sys.stdin]'
 say gem mcp list;                  "$gem" mcp list
+# MCP tools are asked about unless your own settings trust their server (never an extension's).
+say 'echo '"'"'{"mcpServers": {"notes": {"trust": true}}}'"'"' > ~/.gemini/settings.json   # trust the notes server'
+echo '{"mcpServers": {"notes": {"trust": true}}}' > "$HOME/.gemini/settings.json"
 say "gem tools call mcp_notes_add_note '{\"title\":\"Try gem\",\"body\":\"plugins and MCP in one registry\",\"tags\":[\"demo\"]}'"
 "$gem" tools call mcp_notes_add_note '{"title":"Try gem","body":"plugins and MCP in one registry","tags":["demo"]}'
 say "gem tools call mcp_notes_search_notes '{\"query\":\"registry\"}'"

@@ -1,0 +1,116 @@
+package commands
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+func TestCheckWorkspace(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "home")
+	proj := filepath.Join(home, "proj")
+	os.MkdirAll(proj, 0o755)
+	env := registry.NewEnv(home, proj, func(string) string { return "" })
+	explicit := registry.NewEnv(home, proj, func(k string) string {
+		if k == "GEM_WORKSPACE" {
+			return home
+		}
+		return ""
+	})
+	cases := []struct {
+		name string
+		env  registry.Env
+		root string
+		bad  bool
+	}{
+		{"a project folder", env, proj, false},
+		{"the root folder", env, "/", true},
+		{"the home folder", env, home, true},
+		{"a folder holding the home", env, base, true},
+		{"the home, named in GEM_WORKSPACE", explicit, home, false},
+	}
+	for _, c := range cases {
+		err := CheckWorkspace(c.env, c.root)
+		var unsafe *UnsafeWorkspaceError
+		if got := errors.As(err, &unsafe); got != c.bad {
+			t.Errorf("%s: CheckWorkspace(%s) = %v", c.name, c.root, err)
+		}
+	}
+	if got := Workspace(explicit); got != home {
+		t.Errorf("Workspace with GEM_WORKSPACE = %s", got)
+	}
+}
+
+func TestCheckCommandLine(t *testing.T) {
+	x := &registry.Extension{Name: "x"}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(`{"name":"x","settings":[{"name":"k","description":"k","envVar":"PASSPHRASE_X","sensitive":true},{"name":"p","description":"p","envVar":"REGION"}]}`), 0o644)
+	x.Dir, x.Path, x.ManifestPath = dir, dir, filepath.Join(dir, "gemini-extension.json")
+	cases := map[string]bool{
+		"--port 8080":             false,
+		"${extensionPath}/bin":    false,
+		"--region $REGION":        false,
+		"--token ${GITHUB_TOKEN}": true,
+		"$GEMINI_API_KEY":         true,
+		"--pass=${PASSPHRASE_X}":  true,
+	}
+	for value, secret := range cases {
+		err := CheckCommandLine(x, "args[0]", value)
+		var e *SecretOnCommandLineError
+		if errors.As(err, &e) != secret {
+			t.Errorf("CheckCommandLine(%q) = %v", value, err)
+		}
+	}
+}
+
+// TestOpenVerified: the descriptor returned is the file that was checked; a changed file is
+// refused; a match is cached by identity.
+func TestOpenVerified(t *testing.T) {
+	HashFile = func(path string) (string, error) {
+		data, err := os.ReadFile(path)
+		sum := sha256.Sum256(data)
+		return hex.EncodeToString(sum[:]), err
+	}
+	defer func() { HashFile = nil }()
+	home := t.TempDir()
+	env := registry.NewEnv(home, home, func(string) string { return "" })
+	dir := filepath.Join(home, "ext")
+	os.MkdirAll(dir, 0o755)
+	bin := filepath.Join(dir, "tool")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho good\n"), 0o755)
+	sum := sha256.Sum256([]byte("#!/bin/sh\necho good\n"))
+	pins := []manifest.KV{{Key: "linux/x64", Value: hex.EncodeToString(sum[:])}}
+	x := &registry.Extension{Name: "ext", Dir: dir, Path: dir, Level: registry.LevelUser}
+	p := manifest.Platform{OS: "linux", Arch: "x64"}
+
+	f, err := OpenVerified(env, x, bin, pins, p)
+	if err != nil || f == nil {
+		t.Fatalf("good binary: %v", err)
+	}
+	// Swapping the path after the check does not change what the descriptor runs.
+	os.Rename(bin, bin+".old")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho evil\n"), 0o755)
+	data := make([]byte, 64)
+	n, _ := f.ReadAt(data, 0)
+	if string(data[:n]) != "#!/bin/sh\necho good\n" {
+		t.Errorf("descriptor reads %q", data[:n])
+	}
+	f.Close()
+	// The swapped file itself is refused.
+	_, err = OpenVerified(env, x, bin, pins, p)
+	var tampered *TamperedError
+	if !errors.As(err, &tampered) || tampered.Source != "the manifest's sha256" {
+		t.Errorf("swapped binary: %v", err)
+	}
+	// No pin and no install record: nothing to check.
+	if f, err := OpenVerified(env, x, bin, nil, p); f != nil || err != nil {
+		t.Errorf("unpinned: %v %v", f, err)
+	}
+}
