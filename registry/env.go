@@ -11,6 +11,21 @@
 //   - Each provider keeps its own enablement file: Gemini CLI's
 //     ~/.gemini/extensions/extension-enablement.json for `gemini`, $GEM_HOME/extension-enablement.json
 //     for `native`, in the same format.
+//
+// Trust (trust.go, consent.go), decided after discovery and enablement:
+//   - A project extension never shadows a user extension of the same name, whatever the
+//     providers' priorities: the user's wins and the project's is marked Conflict (a cloned
+//     repository must not take an installed extension's place, its secrets or its grants).
+//     This overrides spec/discovery.md's "native: project first" for same-named items.
+//   - Folder trust is Gemini CLI's ~/.gemini/trustedFolders.json; the longest matching rule
+//     decides; a missing or corrupt file trusts nothing. The folder is the current directory.
+//   - Consent is a record in $GEM_HOME/consent keyed by the extension folder, holding its
+//     source and the manifest's exact bytes (a byte comparison, not a hash, so the light front
+//     needs no crypto). A project extension runs only when its folder is trusted and its
+//     record matches (Blocked says why not). A user extension without a record (installed by
+//     Gemini CLI, or placed by hand) runs with the default sandbox only; one whose manifest
+//     changed runs with the permissions of the manifest agreed to (PermissionManifest).
+//   - Names that are not plain folder names are blocked on every load (PlainName).
 package registry
 
 import (

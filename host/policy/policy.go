@@ -18,7 +18,17 @@
 // With no matching rule the approval mode decides: default asks before the mutating kinds
 // (edit, delete, move, execute) and allows the rest; autoEdit also allows edit and move;
 // plan denies the mutating kinds; yolo allows everything, and only in a folder Gemini CLI
-// trusts (~/.gemini/trustedFolders.json), else it acts as default.
+// trusts (~/.gemini/trustedFolders.json), else it acts as default. The host passes MCP tools
+// as execute unless the user's own settings trust their server (annotations are the server's
+// claim and may only make a tool stricter).
+//
+// Command rules (commandPrefix) match the commands of a line parsed as bash parses it
+// (AnalyzeCommand, mvdan.cc/sh): paths, wrappers (env, command, exec, nice, timeout, xargs,
+// sudo…), sh -c and literal eval strings, groups, assignments, quotes and escapes are seen
+// through. A deny or ask rule holds when any command of the line matches; an allow rule only
+// when every command matches and nothing is redirected. A line whose commands cannot be known
+// without running it (a command named by a variable or substitution, eval of a variable) is
+// asked, never allowed by a rule. The workspace's allow rules apply only in a trusted folder.
 //
 // "Always" answers are kept for the session (Session) or saved as a user rule (Save).
 package policy

@@ -506,3 +506,29 @@ func consentDiff(oldText, newText string) (added, removed []string) {
 	}
 	return added, removed
 }
+
+// ManifestDiff lists the lines of a manifest's text added and removed between two versions
+// (trimmed; for the question asked when a manifest changed since consent).
+func ManifestDiff(oldText, newText string) (added, removed []string) {
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	o, n := lines(oldText), lines(newText)
+	for _, l := range n {
+		if !slices.Contains(o, l) {
+			added = append(added, l)
+		}
+	}
+	for _, l := range o {
+		if !slices.Contains(n, l) {
+			removed = append(removed, l)
+		}
+	}
+	return added, removed
+}

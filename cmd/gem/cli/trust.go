@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
 )
@@ -160,8 +161,18 @@ func askConsent(r *runtime, x *registry.Extension, ask install.Asker) error {
 		return fmt.Errorf("%s", x.Explain())
 	}
 	text := install.ConsentText(x, "Running", x.Dir, x.Dir, r.env)
-	if _, agreed := x.Consented(r.env); agreed != nil {
-		text += "It changed since you agreed to it: its manifest is not the one you agreed to.\n"
+	if state, _ := x.Consented(r.env); state == registry.ConsentChanged {
+		text += "Its manifest changed since you agreed to it:\n"
+		if rec, err := registry.ReadConsent(r.env, x); err == nil && rec != nil {
+			current, _ := os.ReadFile(x.ManifestPath)
+			added, removed := install.ManifestDiff(rec.Manifest, string(current))
+			for _, l := range removed {
+				text += "  - " + termsafe.Show(l, "") + "\n"
+			}
+			for _, l := range added {
+				text += "  + " + termsafe.Show(l, "") + "\n"
+			}
+		}
 	}
 	ok, err := ask(text)
 	if err != nil {
