@@ -67,11 +67,13 @@ cp -r "$OLDPWD/sample-extensions/hello" "$rhome/.gemini/extensions/hello"
 scripts_dir=$OLDPWD/scripts
 "$scripts_dir/gen-extensions.sh" "$rhome/.gemini/extensions" 20
 hello=$rhome/.gemini/extensions/hello/bin/linux/x64/hello
-HOME=$rhome GEM_HOME=$rhome/.gem "$gem" run hello world
+# Commands run in a project folder: gem refuses a workspace that holds the home folder.
+mkdir -p "$work/proj"
+(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$gem" run hello world)
 sleep 2.1
 HOME=$rhome GEM_HOME=$rhome/.gem "$gem" ext list >/dev/null
-HOME=$rhome GEM_HOME=$rhome/.gem hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run.json" \
-  "$hello world" "$gem run hello world" >/dev/null
+(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run.json" \
+  "$hello world" "$gem run hello world" >/dev/null)
 median "$work/run.json"
 python3 - "$work/run.json" <<'PY'
 import json, sys
@@ -79,8 +81,8 @@ r = json.load(open(sys.argv[1]))["results"]
 print("ratio gem run/direct: %.2fx (target <= 2.5x)" % (r[1]["median"] / r[0]["median"]))
 PY
 echo "-- the same with the sandbox off (GEM_SANDBOX=off): the sandbox's own cost on gem run"
-HOME=$rhome GEM_HOME=$rhome/.gem GEM_SANDBOX=off hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-nosandbox.json" \
-  "$hello world" "$gem run hello world" >/dev/null
+(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem GEM_SANDBOX=off hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-nosandbox.json" \
+  "$hello world" "$gem run hello world" >/dev/null)
 median "$work/run-nosandbox.json"
 python3 - "$work/run.json" "$work/run-nosandbox.json" <<'PY'
 import json, sys
