@@ -65,6 +65,9 @@ func ForExtension(extensionDir, workspace, dataDir, tempDir string, read, write 
 // PrivateDirs makes (0700) and returns an extension's data folder ($GEM_HOME/data/<name>)
 // and temporary folder ($TMPDIR/gem-<uid>/<name>).
 func PrivateDirs(gemHome, extension string) (data, temp string, err error) {
+	if extension == "" || extension == "." || extension == ".." || strings.ContainsAny(extension, "/\\\x00") {
+		return "", "", fmt.Errorf("extension name %q is not a plain folder name", extension)
+	}
 	data = filepath.Join(gemHome, "data", extension)
 	temp = filepath.Join(os.TempDir(), "gem-"+strconv.Itoa(os.Getuid()), extension)
 	for _, d := range []string{data, temp} {
