@@ -27,16 +27,22 @@ func (e Env) GrantsFile() string { return filepath.Join(e.GemHome, "grants.json"
 
 // Grants reads the user's grants (none when the file is missing).
 func Grants(env Env) (map[string]Grant, error) {
-	data, err := os.ReadFile(env.GrantsFile())
+	return readJSONMap[Grant](env.GrantsFile(), "fix or remove it; gem ext grant rewrites it")
+}
+
+// readJSONMap reads a JSON object file into a map: a missing file is an empty map; invalid
+// JSON is an error naming the file and saying fix.
+func readJSONMap[T any](path, fix string) (map[string]T, error) {
+	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]Grant{}, nil
+		return map[string]T{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]Grant{}
+	out := map[string]T{}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%s: %w (fix or remove it; gem ext grant rewrites it)", env.GrantsFile(), err)
+		return nil, fmt.Errorf("%s is not valid JSON (%v): %s", path, err, fix)
 	}
 	return out, nil
 }

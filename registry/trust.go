@@ -2,8 +2,6 @@ package registry
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,18 +25,7 @@ func (e Env) TrustedFoldersFile() string {
 // TrustedFolders reads the trust file: folder → level. A missing file is no rules; a file
 // that is not valid JSON is an error naming it (and trusts nothing).
 func TrustedFolders(env Env) (map[string]TrustLevel, error) {
-	data, err := os.ReadFile(env.TrustedFoldersFile())
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]TrustLevel{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]TrustLevel{}
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON (%v): fix or delete it (no folder counts as trusted meanwhile)", env.TrustedFoldersFile(), err)
-	}
-	return out, nil
+	return readJSONMap[TrustLevel](env.TrustedFoldersFile(), "fix or delete it (no folder counts as trusted meanwhile)")
 }
 
 // TrustRule is the rule that decided a folder's trust.

@@ -493,18 +493,7 @@ func consentDiff(oldText, newText string) (added, removed []string) {
 		}
 		return out
 	}
-	o, n := body(oldText), body(newText)
-	for _, l := range n {
-		if !slices.Contains(o, l) {
-			added = append(added, l)
-		}
-	}
-	for _, l := range o {
-		if !slices.Contains(n, l) {
-			removed = append(removed, l)
-		}
-	}
-	return added, removed
+	return diffLines(body(oldText), body(newText))
 }
 
 // ManifestDiff lists the lines of a manifest's text added and removed between two versions
@@ -519,7 +508,11 @@ func ManifestDiff(oldText, newText string) (added, removed []string) {
 		}
 		return out
 	}
-	o, n := lines(oldText), lines(newText)
+	return diffLines(lines(oldText), lines(newText))
+}
+
+// diffLines lists the lines of n missing from o (added) and of o missing from n (removed).
+func diffLines(o, n []string) (added, removed []string) {
 	for _, l := range n {
 		if !slices.Contains(o, l) {
 			added = append(added, l)
