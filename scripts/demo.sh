@@ -8,6 +8,9 @@ gem=$repo/bin/gem
 demo=$repo/.cache/demo
 rm -rf "$demo"
 mkdir -p "$demo/home/.gemini/extensions" "$demo/project/.gemini/extensions"
+# The project is a repository of its own (else the workspace would be gem's own checkout,
+# which holds the demo home: gem refuses a workspace that holds the home folder).
+git init -q "$demo/project"
 export HOME=$demo/home GEM_HOME=$demo/home/.gem
 unset GEMINI_CLI_HOME
 
