@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/gemhost/gem/cmd/gem/cli"
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -96,6 +97,11 @@ func TestScripts(t *testing.T) {
 			// [root]: gem runs as root (network namespaces, and no RLIMIT_NPROC).
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
+			}
+			// [ns]: programs get namespaces of their own here (user, mount, PID, network).
+			if cond == "ns" {
+				ok, _ := sandbox.Namespaces()
+				return ok, nil
 			}
 			if cond == "samples" {
 				for _, bin := range []string{"gallery/bin/%s/%s/gallery", "shell-tools/bin/%s/%s/shell-tools", "notes-mcp/bin/%s/%s/notes-mcp", "hostile/bin/%s/%s/hostile"} {

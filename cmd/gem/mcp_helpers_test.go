@@ -196,6 +196,29 @@ func init() {
 		ts.Setenv(args[0], fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
 	}
 	// noproc TEXT: no running process has TEXT in its command line (with neg: one has).
+	// listenunix VAR: listen on a unix socket in a fresh folder under /tmp (outside any
+	// sandbox, like an ssh-agent's or GnuPG's) until the script ends; VAR is its path.
+	scriptCmds["listenunix"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: listenunix VAR")
+		}
+		dir, err := os.MkdirTemp("/tmp", "gem-test-agent-")
+		ts.Check(err)
+		path := filepath.Join(dir, "agent.sock")
+		ln, err := net.Listen("unix", path)
+		ts.Check(err)
+		ts.Defer(func() { ln.Close(); os.RemoveAll(dir) })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		ts.Setenv(args[0], path)
+	}
 	scriptCmds["noproc"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 1 {
 			ts.Fatalf("usage: noproc TEXT")

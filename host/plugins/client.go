@@ -17,20 +17,28 @@ package plugins
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/limits"
-	"google.golang.org/grpc"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/pluginsdk"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
@@ -43,15 +51,20 @@ type Spec struct {
 	Env       []string // the whole environment of the plugin
 	Logger    hclog.Logger
 	Policy    *sandbox.Policy // the plugin's sandbox; nil runs it unrestricted
+	// SocketBase is where the plugin's socket folder is made ($GEM_HOME/run: a folder no
+	// extension may list); "" uses $TMPDIR/gem-<uid>.
+	SocketBase string
 }
 
 // Client is one running plugin process.
 type Client struct {
-	Name   string
-	gp     *plugin.Client
-	conn   *pluginsdk.Conn
-	stderr *sandbox.StderrTail
-	Tools  []*pb.ToolSpec
+	Name    string
+	sockDir string
+	cmd     *exec.Cmd
+	gp      *plugin.Client
+	conn    *pluginsdk.Conn
+	stderr  *sandbox.StderrTail
+	Tools   []*pb.ToolSpec
 }
 
 // Start launches the plugin binary with exactly spec.Env, performs the handshake and lists
@@ -61,23 +74,43 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 	if logger == nil {
 		logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
 	}
-	cmd, err := sandbox.Command(sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: spec.Policy})
+	// The plugin's socket (and the host's broker sockets) live in a folder of its own with
+	// an unguessable name: reachable by gem and this plugin only (another program can neither
+	// list the base folder nor see it in its own view).
+	sockDir, err := socketDir(spec.SocketBase)
 	if err != nil {
+		return nil, fmt.Errorf("plugin %s: its socket folder: %w", spec.Name, err)
+	}
+	pol := spec.Policy
+	if pol != nil {
+		cp := *pol
+		cp.Write = append(slices.Clone(cp.Write), sockDir)
+		pol = &cp
+	}
+	cmd, err := sandbox.Command(sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: pol})
+	if err != nil {
+		os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
 	}
 	tail := &sandbox.StderrTail{}
 	gp := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginsdk.Handshake,
 		Plugins:          plugin.PluginSet{pluginsdk.PluginName: pluginsdk.ClientPlugin{}},
-		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SkipHostEnv:      true,
 		Logger:           logger.Named("ext." + spec.Name),
 		Stderr:           tail,
+		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: sockDir},
+		// go-plugin describes the command in meta (its environment: the magic cookie, the
+		// protocol versions, PLUGIN_UNIX_SOCKET_DIR); gem runs its own sandboxed one.
+		RunnerFunc: func(_ hclog.Logger, meta *exec.Cmd, _ string) (runner.Runner, error) {
+			cmd.Env = append(cmd.Env, meta.Env...)
+			return newCmdRunner(cmd)
+		},
 		// go-plugin lets a message be 2 GiB; a plugin must not grow gem that far.
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(limits.Message))},
 	})
-	c := &Client{Name: spec.Name, gp: gp, stderr: tail}
+	c := &Client{Name: spec.Name, gp: gp, stderr: tail, sockDir: sockDir, cmd: cmd}
 	fail := func(err error) (*Client, error) {
 		c.Close()
 		return nil, fmt.Errorf("plugin %s (%s) did not start: %w%s", spec.Name, spec.Path, err, tail.Describe())
@@ -146,8 +179,8 @@ func (c *Client) Exited() bool { return c.gp.Exited() }
 
 // Pid is the plugin's process id (0 before it started).
 func (c *Client) Pid() int {
-	if rc := c.gp.ReattachConfig(); rc != nil {
-		return rc.Pid
+	if c.cmd != nil && c.cmd.Process != nil {
+		return c.cmd.Process.Pid
 	}
 	return 0
 }
@@ -160,6 +193,29 @@ func (c *Client) Close() {
 	if pid > 0 {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
+	os.RemoveAll(c.sockDir)
+}
+
+// socketDir makes a fresh folder with a random 96-bit name under base (checked as gem's
+// own). A unix socket's path is at most 107 bytes and go-plugin adds about 40: when base is
+// too deep, $TMPDIR/gem-<uid> is used instead.
+func socketDir(base string) (string, error) {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	name := hex.EncodeToString(b)
+	if base == "" || len(base)+len(name) > 64 {
+		base = filepath.Join(os.TempDir(), "gem-"+strconv.Itoa(os.Getuid()))
+	}
+	if err := os.MkdirAll(filepath.Dir(base), 0o700); err != nil {
+		return "", err
+	}
+	if err := sandbox.OwnDir(base); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, name)
+	return dir, sandbox.OwnDir(dir)
 }
 
 // Kill ends the plugin at once with SIGKILL (tests, and a host that must not wait).

@@ -60,6 +60,10 @@ func ExecInPlace(s Spec) error {
 			done <- fmt.Errorf("%s: %w", s.Name, err)
 			return
 		}
+		if err := denyTerminalInjection(); err != nil && p.Strict {
+			done <- fmt.Errorf("%s: %w: no seccomp filter against terminal injection: %v", s.Name, ErrNotEnforced, err)
+			return
+		}
 		done <- execError(s, syscall.Exec(target, argv, s.Env))
 	}()
 	return <-done
@@ -98,6 +102,9 @@ func Run(s Spec) (int, error) {
 	if err != nil {
 		return 126, err
 	}
+	// It shares the user's terminal: a process group in gem's session, not a session of
+	// its own (the seccomp filter still refuses terminal injection).
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.WaitDelay = 2 * time.Second
 	sigs := make(chan os.Signal, 4)
@@ -148,12 +155,22 @@ func Command(s Spec) (*exec.Cmd, error) {
 		p.NetNS = true
 		switch {
 		case helper != "":
+			ns := useNamespaces(&p)
 			data, err := json.Marshal(p)
 			if err != nil {
 				return nil, err
 			}
 			args := append([]string{HelperArg, string(data), s.Path, s.Path}, s.Args...)
 			cmd = exec.Command(helper, args...)
+			cmd.Env, cmd.Dir = s.Env, s.Dir
+			if cmd.Env == nil {
+				cmd.Env = []string{}
+			}
+			cmd.SysProcAttr = childProcAttr()
+			if ns {
+				namespaceAttrs(cmd.SysProcAttr, p.Network)
+			}
+			return cmd, nil
 		case p.Strict:
 			return nil, fmt.Errorf("%s: %w: the sandbox helper (gem, beside gem-engine) is missing", s.Name, ErrNotEnforced)
 		default:
@@ -164,7 +181,7 @@ func Command(s Spec) (*exec.Cmd, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{} // nil would mean the host's environment
 	}
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = childProcAttr()
 	return cmd, nil
 }
 

@@ -29,7 +29,7 @@ func HelperMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "gem sandbox helper: bad policy: %v\n", err)
 		return 126
 	}
-	if _, err := Apply(p); err != nil {
+	if err := harden(p); err != nil {
 		fmt.Fprintf(os.Stderr, "gem sandbox helper: %v\n", err)
 		return 126
 	}

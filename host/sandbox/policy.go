@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"syscall"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,14 @@ type Policy struct {
 	// budget (≈ 0.4 ms here, BenchmarkNetworkNamespace), relying on Landlock's TCP rules.
 	NetNS  bool `json:"netns,omitempty"`
 	Strict bool `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
+
+	// Workspace is the writable project folder, whose agent and VCS configuration the
+	// namespace layer makes read-only (ProtectedNames).
+	Workspace string `json:"workspace,omitempty"`
+	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
+	// builds View in them.
+	Namespaces bool  `json:"namespaces,omitempty"`
+	View       *View `json:"view,omitempty"`
 }
 
 // Limits are resource limits (0: unlimited).
@@ -55,7 +64,7 @@ var SystemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/
 // extension folder and the workspace; write the workspace, the extension's data folder and
 // its temporary folder; plus the manifest's read/write paths; network only when asked.
 func ForExtension(extensionDir, workspace, dataDir, tempDir string, read, write []string, network bool) Policy {
-	p := Policy{Network: network, Limits: DefaultLimits}
+	p := Policy{Network: network, Limits: DefaultLimits, Workspace: workspace}
 	p.Read = append(append(append(p.Read, SystemRead...), extensionDir), read...)
 	p.Write = append(append(p.Write, SystemWrite...), workspace, dataDir, tempDir)
 	p.Write = append(p.Write, write...)
@@ -63,19 +72,52 @@ func ForExtension(extensionDir, workspace, dataDir, tempDir string, read, write 
 }
 
 // PrivateDirs makes (0700) and returns an extension's data folder ($GEM_HOME/data/<name>)
-// and temporary folder ($TMPDIR/gem-<uid>/<name>).
+// and temporary folder ($TMPDIR/gem-<uid>/<name>). Each folder on the way that gem owns is
+// checked: a folder, not a link, owned by this user, closed to others (another local user
+// could have made /tmp/gem-<uid> first, with a link inside).
 func PrivateDirs(gemHome, extension string) (data, temp string, err error) {
 	if extension == "" || extension == "." || extension == ".." || strings.ContainsAny(extension, "/\\\x00") {
 		return "", "", fmt.Errorf("extension name %q is not a plain folder name", extension)
 	}
 	data = filepath.Join(gemHome, "data", extension)
-	temp = filepath.Join(os.TempDir(), "gem-"+strconv.Itoa(os.Getuid()), extension)
-	for _, d := range []string{data, temp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(data), 0o700); err != nil {
+		return "", "", err
+	}
+	if err := OwnDir(data); err != nil {
+		return "", "", err
+	}
+	base := filepath.Join(os.TempDir(), "gem-"+strconv.Itoa(os.Getuid()))
+	temp = filepath.Join(base, extension)
+	for _, d := range []string{base, temp} {
+		if err := OwnDir(d); err != nil {
 			return "", "", err
 		}
 	}
 	return data, temp, nil
+}
+
+// OwnDir makes dir (0700) if it is missing and checks that it is a folder of this user's,
+// not a link, that no one else may write.
+func OwnDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a folder (a link or a file someone put there): remove it", dir)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return fmt.Errorf("%s belongs to user %d, not to you: another user made it first; remove it", dir, sys.Uid)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("%s is writable by others: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // Report says what Apply enforced.

@@ -5,3 +5,5 @@ package sandbox
 import "syscall"
 
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+func childProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }

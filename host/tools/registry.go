@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"github.com/gemhost/gem/internal/limits"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -194,7 +195,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}
 	pl := &plugins.Plugin{
-		Spec:        plugins.Spec{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy},
+		Spec:        plugins.Spec{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy, SocketBase: filepath.Join(env.GemHome, "run")},
 		CallTimeout: opts.CallTimeout,
 	}
 	if opts.Services != nil {

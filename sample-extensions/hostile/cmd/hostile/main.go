@@ -4,7 +4,8 @@
 // "ALLOWED: …"; the command exits 0 when blocked and 3 when something leaked.
 //
 //	hostile read-ssh | read-secret | write-outside | connect PORT | udp PORT | signal-parent |
-//	        fork N | alloc MiB | hang | flood MiB
+//	        fork N | alloc MiB | hang | flood MiB | read PATH | dial SOCKET-GLOB | tiocsti |
+//	        environ | setsid
 //
 // Started by gem as a plugin (gem's magic cookie in the environment), it serves the tool
 // `attempt {what, arg}` doing the same from the plugin process.
@@ -21,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/gemhost/gem/pluginsdk"
 )
@@ -70,8 +72,73 @@ func attempt(what, arg string) (string, bool) {
 			return "BLOCKED: sending UDP to 127.0.0.1:" + arg + ": " + err.Error(), false
 		}
 		return "ALLOWED: sent UDP to 127.0.0.1:" + arg, true
+	case "read":
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return "BLOCKED: reading " + arg + ": " + err.Error(), false
+		}
+		return fmt.Sprintf("ALLOWED: read %d bytes of %s", len(data), arg), true
+	case "dial":
+		// arg: a socket path, or a glob of them (another plugin's socket).
+		var paths []string
+		found, _ := filepath.Glob(arg)
+		for _, p := range found {
+			if own := os.Getenv("PLUGIN_UNIX_SOCKET_DIR"); own == "" || !strings.HasPrefix(p, own+"/") {
+				paths = append(paths, p) // not this plugin's own socket
+			}
+		}
+		if len(paths) == 0 {
+			return "BLOCKED: no socket found at " + arg, false
+		}
+		for _, p := range paths {
+			if c, err := net.DialTimeout("unix", p, 2*time.Second); err == nil {
+				c.Close()
+				return "ALLOWED: connected to " + p, true
+			} else if len(paths) == 1 {
+				return "BLOCKED: connecting to " + p + ": " + err.Error(), false
+			}
+		}
+		return fmt.Sprintf("BLOCKED: none of %d sockets at %s answered", len(paths), arg), false
+	case "tiocsti":
+		// Push a command into the terminal's input: the user's shell would run it later.
+		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			return "BLOCKED: opening the terminal: " + err.Error(), false
+		}
+		defer tty.Close()
+		for _, b := range []byte("touch " + filepath.Join(home, "PWNED") + "\n") {
+			c := b
+			if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, tty.Fd(), syscall.TIOCSTI, uintptr(unsafe.Pointer(&c))); e != 0 {
+				return "BLOCKED: TIOCSTI: " + e.Error(), false
+			}
+		}
+		return "ALLOWED: pushed a command into the terminal", true
+	case "environ":
+		// Another process's environment: gem's (API keys), another extension's secrets.
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		self := strconv.Itoa(os.Getpid())
+		for _, d := range dirs {
+			if filepath.Base(d) == self {
+				continue
+			}
+			if data, err := os.ReadFile(d + "/environ"); err == nil && len(data) > 0 {
+				cmd, _ := os.ReadFile(d + "/cmdline")
+				return fmt.Sprintf("ALLOWED: read the environment of %s (%s)", d, strings.ReplaceAll(string(cmd), "\x00", " ")), true
+			}
+		}
+		return fmt.Sprintf("BLOCKED: no other process's environment is readable (%d processes visible)", len(dirs)), false
+	case "setsid":
+		// A grandchild in a session of its own, meant to outlive the plugin and gem.
+		cmd := exec.Command("setsid", "-f", "sleep", "302")
+		if err := cmd.Run(); err != nil {
+			return "BLOCKED: starting a detached grandchild: " + err.Error(), false
+		}
+		return "STARTED: a detached grandchild (sleep 302)", false
 	case "signal-parent":
 		ppid := os.Getppid()
+		if ppid == 0 {
+			return "BLOCKED: no parent to signal: gem is not visible from here (a PID namespace of its own)", false
+		}
 		if err := syscall.Kill(ppid, syscall.SIGKILL); err != nil {
 			return fmt.Sprintf("BLOCKED: killing parent %d: %v", ppid, err), false
 		}

@@ -1,0 +1,321 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The second layer (applied before Landlock, in the helper): gem starts the helper in new
+// user, mount, PID and IPC namespaces (and a network namespace when the network is not
+// granted), the helper builds the program's view of the filesystem (buildView) and then
+// restricts and execs as before. The program is PID 1 of its PID namespace: when it ends,
+// everything it started ends with it, and its /proc shows no other process.
+
+// View is what the helper builds in the program's mount namespace.
+type View struct {
+	// Keep are the paths that must stay visible under the folders the view replaces with
+	// empty ones (/tmp, /var/tmp, /run, /root): what the policy lets the program read or
+	// write there (the workspace, the extension, its private folders).
+	Keep []string `json:"keep,omitempty"`
+	// Protect are paths inside the writable workspace made read-only (agent and VCS
+	// configuration: what the next program, or the user's next git command, would obey).
+	Protect []string `json:"protect,omitempty"`
+}
+
+// emptied are the folders a program sees empty (a private tmpfs), but for what it was granted
+// there: /tmp and /var/tmp (no other program's files or sockets), /run (no D-Bus, GnuPG,
+// ssh-agent or Docker sockets), /root (another user's home when gem does not run as root).
+var emptied = []string{"/tmp", "/var/tmp", "/run", "/root"}
+
+// masked are files replaced by an empty one in every view (readable as root otherwise).
+var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-", "/etc/gshadow-"}
+
+// maskedDirs are folders replaced by an empty one.
+var maskedDirs = []string{"/etc/sudoers.d"}
+
+// ProtectedNames are the entries of a workspace a program may not change: what git, gem,
+// Gemini CLI, other agents, editors and direnv read and obey. Inside .git only what runs code
+// or redirects it is protected (hooks, config, info), so commits still work.
+var ProtectedNames = []string{
+	".git/hooks", ".git/config", ".git/info", ".gem", ".gemini", ".claude", ".cursor", ".vscode", ".idea",
+	"GEMINI.md", "AGENTS.md", "CLAUDE.md", ".envrc", ".env.local", ".bashrc", ".bash_profile", ".profile",
+	".zshrc", ".zprofile", ".gitmodules", ".gitattributes",
+}
+
+// Namespaces reports whether this machine lets gem give programs namespaces of their own
+// (user, mount, PID, network): root always can; another user needs unprivileged user
+// namespaces (not disabled by kernel.unprivileged_userns_clone, user.max_user_namespaces or
+// AppArmor's kernel.apparmor_restrict_unprivileged_userns). GEM_SANDBOX_NAMESPACES=off turns
+// the layer off.
+func Namespaces() (bool, string) { return namespacesOnce() }
+
+var namespacesOnce = sync.OnceValues(func() (bool, string) {
+	if os.Getenv("GEM_SANDBOX_NAMESPACES") == "off" {
+		return false, "GEM_SANDBOX_NAMESPACES=off"
+	}
+	if v := readSysctl("/proc/sys/user/max_user_namespaces"); v == "0" {
+		return false, "user.max_user_namespaces is 0"
+	}
+	if os.Geteuid() == 0 {
+		return true, ""
+	}
+	if readSysctl("/proc/sys/kernel/unprivileged_userns_clone") == "0" {
+		return false, "kernel.unprivileged_userns_clone is 0"
+	}
+	if readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1" {
+		return false, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)"
+	}
+	return true, ""
+})
+
+func readSysctl(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// useNamespaces decides whether p's program gets namespaces of its own and, if so, fills
+// what the helper needs to build its view.
+func useNamespaces(p *Policy) bool {
+	if ok, _ := Namespaces(); !ok {
+		return false
+	}
+	p.Namespaces, p.NetNS = true, false
+	v := &View{}
+	for _, list := range [][]string{p.Read, p.Write} {
+		for _, path := range list {
+			if !slices.Contains(emptied, path) {
+				v.Keep = append(v.Keep, path)
+			}
+		}
+	}
+	// DNS: /etc/resolv.conf often links into /run (systemd-resolved, resolvconf).
+	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(target, "/run/") {
+		v.Keep = append(v.Keep, filepath.Dir(target))
+	}
+	if p.Workspace != "" {
+		for _, name := range ProtectedNames {
+			v.Protect = append(v.Protect, filepath.Join(p.Workspace, name))
+		}
+	}
+	p.View = v
+	return true
+}
+
+// namespaceAttrs sets the clone flags that start the helper in namespaces of its own, mapping
+// the user's own uid and gid (so files keep their owners and the program gains nothing).
+// The helper keeps CAP_SYS_ADMIN and CAP_SETPCAP of its user namespace across its execve
+// (ambient) to build the view and drop every capability before the program runs.
+func namespaceAttrs(a *syscall.SysProcAttr, network bool) {
+	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	a.Cloneflags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC
+	if !network {
+		a.Cloneflags |= unix.CLONE_NEWNET
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+}
+
+// buildView makes the program's filesystem view; the helper calls it in its new mount
+// namespace, before Landlock. Every step that fails is returned as missing, not fatal:
+// the layers after it still hold.
+func buildView(v *View, pidNS bool) (missing []string) {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return []string{"a filesystem view of its own (" + err.Error() + ")"}
+	}
+	cwd, _ := os.Getwd()
+	for _, dir := range emptied {
+		if err := emptyDir(dir, v.Keep); err != nil {
+			missing = append(missing, fmt.Sprintf("a private %s (%v)", dir, err))
+		}
+	}
+	for _, f := range masked {
+		if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() {
+			if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
+				missing = append(missing, fmt.Sprintf("hiding %s (%v)", f, err))
+			}
+		}
+	}
+	for _, d := range maskedDirs {
+		if st, err := os.Lstat(d); err == nil && st.IsDir() {
+			if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "size=4k,mode=0500"); err != nil {
+				missing = append(missing, fmt.Sprintf("hiding %s (%v)", d, err))
+			}
+		}
+	}
+	for _, p := range v.Protect {
+		if err := readOnly(p); err != nil {
+			missing = append(missing, fmt.Sprintf("read-only %s (%v)", p, err))
+		}
+	}
+	if pidNS {
+		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			missing = append(missing, "a /proc of its own ("+err.Error()+")")
+		}
+	}
+	if cwd != "" {
+		os.Chdir(cwd) // the same path, now seen through the new mounts
+	}
+	return missing
+}
+
+// emptyDir mounts an empty tmpfs over dir and binds back the kept paths beneath it (opened
+// before, so they are the real ones).
+func emptyDir(dir string, keep []string) error {
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() {
+		return nil // absent, or a link (to a folder outside, which stays as it is)
+	}
+	type held struct {
+		path string
+		fd   int
+		dir  bool
+	}
+	var binds []held
+	defer func() {
+		for _, b := range binds {
+			unix.Close(b.fd)
+		}
+	}()
+	for _, k := range keep {
+		if k == dir || !strings.HasPrefix(k, dir+"/") {
+			if k == dir {
+				return nil // the whole folder is granted: leave it
+			}
+			continue
+		}
+		fd, err := unix.Open(k, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // not there: nothing to keep
+		}
+		var s unix.Stat_t
+		unix.Fstat(fd, &s)
+		binds = append(binds, held{k, fd, s.Mode&unix.S_IFMT == unix.S_IFDIR})
+	}
+	mode := "0755"
+	if dir == "/tmp" || dir == "/var/tmp" {
+		mode = "1777"
+	}
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+mode); err != nil {
+		return err
+	}
+	for _, b := range binds {
+		if b.dir {
+			if err := os.MkdirAll(b.path, 0o755); err != nil {
+				return err
+			}
+		} else {
+			os.MkdirAll(filepath.Dir(b.path), 0o755)
+			f, err := os.OpenFile(b.path, os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				return err
+			}
+			f.Close()
+		}
+		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(b.fd), b.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("keeping %s: %w", b.path, err)
+		}
+	}
+	return nil
+}
+
+// readOnly binds path onto itself and makes that mount read-only, keeping the flags the
+// kernel locks for mounts seen from a user namespace (nosuid, nodev, noexec).
+func readOnly(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return nil // a link can only be replaced by one who may write its folder: the workspace's owner
+	}
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(path, &sfs); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms int64 }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if int64(sfs.Flags)&f.st != 0 {
+			flags |= uintptr(f.ms)
+		}
+	}
+	return unix.Mount("", path, "", flags, "")
+}
+
+// dropCapabilities empties the bounding, ambient and inheritable sets (and so, at execve,
+// the permitted and effective ones, root's included).
+func dropCapabilities() error {
+	last := 40
+	if v := readSysctl("/proc/sys/kernel/cap_last_cap"); v != "" {
+		last, _ = strconv.Atoi(v)
+	}
+	for c := 0; c <= last; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	return unix.Capset(&hdr, &data[0])
+}
+
+// harden applies, in the helper, every layer of p in order: the view (in the namespaces gem
+// started it in), the resource limits, no_new_privs and Landlock (Apply), the seccomp filter,
+// and, where the helper holds capabilities (its user namespace, or root), dropping them all.
+// What cannot be applied is warned about once, or refused under a strict policy.
+func harden(p Policy) error {
+	runtime.LockOSThread() // Landlock and seccomp hold for this thread, the one that execs
+	var missing []string
+	if p.Namespaces && p.View != nil {
+		missing = buildView(p.View, true)
+	}
+	r, err := Apply(p)
+	if err != nil {
+		return err
+	}
+	missing = append(missing, r.Missing...)
+	if err := denyTerminalInjection(); err != nil {
+		missing = append(missing, "the seccomp filter against terminal injection ("+err.Error()+")")
+	}
+	if p.Namespaces || os.Geteuid() == 0 {
+		if err := dropCapabilities(); err != nil {
+			missing = append(missing, "dropping capabilities ("+err.Error()+")")
+		}
+	}
+	if p.Strict {
+		var hard []string
+		for _, m := range missing {
+			if !strings.HasPrefix(m, "process count") && !strings.HasPrefix(m, "UDP rules") {
+				hard = append(hard, m)
+			}
+		}
+		if len(hard) > 0 {
+			return fmt.Errorf("%w: %s (GEM_SANDBOX_STRICT=1)", ErrNotEnforced, strings.Join(hard, ", "))
+		}
+	}
+	return nil
+}

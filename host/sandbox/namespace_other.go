@@ -1,0 +1,27 @@
+//go:build unix && !linux
+
+package sandbox
+
+import "syscall"
+
+// View is Linux's (mount namespaces).
+type View struct {
+	Keep    []string `json:"keep,omitempty"`
+	Protect []string `json:"protect,omitempty"`
+}
+
+// ProtectedNames: see the Linux build.
+var ProtectedNames []string
+
+// Namespaces: none here.
+func Namespaces() (bool, string) { return false, "namespaces are Linux's" }
+
+func useNamespaces(*Policy) bool                { return false }
+func namespaceAttrs(*syscall.SysProcAttr, bool) {}
+func denyTerminalInjection() error              { return nil }
+func seccompUsable() bool                       { return false }
+
+func harden(p Policy) error {
+	_, err := Apply(p)
+	return err
+}
