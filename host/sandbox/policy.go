@@ -1,13 +1,13 @@
 package sandbox
 
 import (
-	"syscall"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Policy is what a sandboxed program may do. It travels to the re-exec helper as JSON.
