@@ -129,6 +129,12 @@ type Report struct {
 	// loopback that is down): UDP and everything else cut too.
 	NetworkNamespace bool     `json:"networkNamespace"`
 	Scoped           bool     `json:"scoped"` // signals and abstract sockets kept inside
+	// The namespace layer (plugins, MCP servers, hooks, !{…} shells; not gem run):
+	UserNamespace bool `json:"userNamespace"` // user, mount, PID and IPC namespaces of its own
+	PrivateView   bool `json:"privateView"`   // private /tmp, /var/tmp, /run; shadow masked; workspace config read-only
+	PIDNamespace  bool `json:"pidNamespace"`  // a /proc of its own: no other process, dies with its descendants
+	Seccomp       bool `json:"seccomp"`       // TIOCSTI/TIOCLINUX refused (gem run too)
+	NoCapability  bool `json:"noCapability"`  // every capability dropped (root too)
 	Limits           bool     `json:"limits"`
 	Processes        bool     `json:"processes"`
 	Missing          []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
@@ -153,7 +159,15 @@ func strictError(p Policy, r Report) error {
 // Capabilities says what this machine can enforce, without applying anything (gem doctor).
 func Capabilities() Report {
 	abi := LandlockABI()
-	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0 || (Strict() && cgroupsUsable()), NetworkNamespace: os.Geteuid() == 0}
+	ns, why := Namespaces()
+	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0 || (Strict() && cgroupsUsable()),
+		NetworkNamespace: ns || os.Geteuid() == 0, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: seccompUsable(), NoCapability: ns || os.Geteuid() != 0}
+	if !ns {
+		r.Missing = append(r.Missing, "namespaces for programs ("+why+"): no private /tmp, read-only workspace configuration, own /proc or unix-socket isolation")
+	}
+	if !r.Seccomp {
+		r.Missing = append(r.Missing, "seccomp filters (terminal injection is not refused)")
+	}
 	if abi < 1 {
 		r.Missing = append(r.Missing, "filesystem rules (no Landlock)")
 	}
@@ -167,7 +181,7 @@ func Capabilities() Report {
 		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC; GEM_SANDBOX_STRICT=1 adds a pids cgroup where the kernel has one)")
 	}
 	if !r.NetworkNamespace {
-		r.Missing = append(r.Missing, "UDP rules (network namespaces need root)")
+		r.Missing = append(r.Missing, "UDP rules (no network namespace: no user namespaces here)")
 	}
 	return r
 }

@@ -122,6 +122,7 @@ func setUsageErrors(cmds []*cli.Command) {
 
 // Main runs the application with args and returns the exit code.
 func Main(args []string) int {
+	hideProcess()
 	app := NewApp()
 	app.Writer, app.ErrWriter = os.Stdout, os.Stderr
 	err := app.Run(interspersed(app, args))
