@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -134,6 +135,11 @@ func namespaceAttrs(a *syscall.SysProcAttr, network bool) {
 // namespace, before Landlock. Every step that fails is returned as missing, not fatal:
 // the layers after it still hold.
 func buildView(v *View, pidNS bool) (missing []string) {
+	if os.Getpid() != 1 {
+		// Not the first process of a PID namespace gem made, so maybe not in a mount
+		// namespace of its own either: mounting here could change the whole machine's view.
+		return []string{"a filesystem view of its own (the helper is not in namespaces of its own)"}
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return []string{"a filesystem view of its own (" + err.Error() + ")"}
 	}
@@ -289,11 +295,19 @@ func dropCapabilities() error {
 // What cannot be applied is warned about once, or refused under a strict policy.
 func harden(p Policy) error {
 	runtime.LockOSThread() // Landlock and seccomp hold for this thread, the one that execs
+	t0 := time.Now()
 	var missing []string
 	if p.Namespaces && p.View != nil {
 		missing = buildView(p.View, true)
 	}
+	t1 := time.Now()
 	r, err := Apply(p)
+	t2 := time.Now()
+	defer func() {
+		if os.Getenv("GEM_SANDBOX_TRACE") != "" {
+			fmt.Fprintf(os.Stderr, "trace view=%s apply=%s rest=%s\n", t1.Sub(t0), t2.Sub(t1), time.Since(t2))
+		}
+	}()
 	if err != nil {
 		return err
 	}
