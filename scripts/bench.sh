@@ -80,6 +80,16 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 print("ratio gem run/direct: %.2fx (target <= 2.5x)" % (r[1]["median"] / r[0]["median"]))
 PY
+echo "-- against a bare Go exec trampoline (Go's start-up and one execve; target <= 1.5x)"
+(cd "$OLDPWD" && go build -trimpath -ldflags '-s -w' -o "$work/trampoline" ./scripts/trampoline)
+(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-tramp.json" \
+  "$work/trampoline $hello world" "$gem run hello world" >/dev/null)
+median "$work/run-tramp.json"
+python3 - "$work/run-tramp.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print("ratio gem run/trampoline: %.2fx (target <= 1.5x)" % (r[1]["median"] / r[0]["median"]))
+PY
 echo "-- the same with the sandbox off (GEM_SANDBOX=off): the sandbox's own cost on gem run"
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem GEM_SANDBOX=off hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-nosandbox.json" \
   "$hello world" "$gem run hello world" >/dev/null)
