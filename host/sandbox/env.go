@@ -1,24 +1,36 @@
 // Package sandbox owns starting subprocesses (spec/sandbox.md): the environment they get
 // (an allowlist, with secrets and execution hijackers dropped), how they are started (exec
-// in place for `gem run`, or a child in its own process group that dies with gem), and
-// what they may do (Policy): Landlock filesystem rules (read the system, the extension and
-// the workspace; write the workspace, the extension's data folder, its temp folder, /tmp and
-// the terminal devices; plus the manifest's sandbox.read/write), TCP bind/connect denied by
-// Landlock and, as root, for children, a network namespace of its own (which also cuts UDP) unless
-// sandbox.network, Landlock scoping of signals and abstract sockets, no_new_privs, and
-// rlimits (CPU, open files, address space, process count where not root).
+// in place for `gem run`, or a child in a session of its own that dies with gem), and what
+// they may do (Policy), in layers:
+//   - namespaces (namespace_linux.go): gem starts the helper in new mount, PID and IPC
+//     namespaces (plus a user namespace when not root, and a network namespace when the
+//     network is not granted); the helper, PID 1 there, builds the program's view
+//     (buildView): empty /tmp, /var/tmp, /run and /root but for the granted paths bound
+//     back, /etc/shadow and friends masked, the workspace's agent and VCS configuration
+//     (ProtectedNames) read-only, a fresh /proc;
+//   - Landlock (landlock_linux.go): read the system, the extension and the workspace; write
+//     the workspace, the extension's data and temp folders, the terminal devices, plus the
+//     manifest's sandbox.read/write; TCP bind/connect denied unless sandbox.network; signals
+//     and abstract sockets scoped;
+//   - seccomp (seccomp_linux.go): ioctl TIOCSTI/TIOCLINUX refused;
+//   - no_new_privs, every capability dropped, rlimits (CPU, open files, address space,
+//     process count; for root a pids cgroup under GEM_SANDBOX_STRICT=1).
 //
 // Restrictions are applied by the process that becomes the program, never by gem: `gem
-// run` restricts one locked thread and execs from it (a failed exec leaves gem unchanged,
-// the thread is discarded); plugins and MCP servers start through the re-exec helper
-// `gem __sandbox-exec` (gem's light front, ~2 ms). Missing kernel features are reported by
+// run` restricts one locked thread and execs from it (Landlock, seccomp, limits; no
+// namespaces: a multithreaded Go process cannot enter new ones, and a helper would cost its
+// start-up budget); plugins, MCP servers, hooks and !{…} shells start through the re-exec
+// helper `gem __sandbox-exec` (gem's light front). Missing kernel features are reported by
 // Capabilities (gem doctor) and refused with GEM_SANDBOX_STRICT=1; GEM_SANDBOX=off turns the
-// sandbox off.
+// sandbox off, GEM_SANDBOX_NAMESPACES=off the namespace layer alone.
 //
-// Chosen where the spec is silent: /tmp stays writable (tools that ignore TMPDIR, such as
-// ed, need it; a private /tmp in a mount namespace would hide workspaces and extensions that
-// live under /tmp), and TMPDIR points at the extension's own temp folder; each extension
-// gets $GEM_HOME/data/<name> (GEM_EXTENSION_DATA) to keep state in.
+// Chosen where the spec is silent: inside .git only hooks/, config and info/ are read-only
+// (commits must keep working); a path the policy grants under an emptied folder is bound
+// back (so a workspace or an extension under /tmp keeps working); TMPDIR stays the
+// extension's own temp folder (bound into its private /tmp); each extension gets
+// $GEM_HOME/data/<name> (GEM_EXTENSION_DATA) to keep state in. The program is PID 1 of its
+// namespace: it gets only the signals it handles from gem (gem ends it with SIGKILL after
+// the grace), and orphans it does not reap stay zombies until it ends.
 package sandbox
 
 import (
