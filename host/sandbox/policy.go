@@ -127,17 +127,17 @@ type Report struct {
 	Network     bool `json:"network"` // TCP denied (false when the policy allows it)
 	// NetworkNamespace: the program has a network namespace of its own (no interfaces but a
 	// loopback that is down): UDP and everything else cut too.
-	NetworkNamespace bool     `json:"networkNamespace"`
-	Scoped           bool     `json:"scoped"` // signals and abstract sockets kept inside
+	NetworkNamespace bool `json:"networkNamespace"`
+	Scoped           bool `json:"scoped"` // signals and abstract sockets kept inside
 	// The namespace layer (plugins, MCP servers, hooks, !{…} shells; not gem run):
-	UserNamespace bool `json:"userNamespace"` // user, mount, PID and IPC namespaces of its own
-	PrivateView   bool `json:"privateView"`   // private /tmp, /var/tmp, /run; shadow masked; workspace config read-only
-	PIDNamespace  bool `json:"pidNamespace"`  // a /proc of its own: no other process, dies with its descendants
-	Seccomp       bool `json:"seccomp"`       // TIOCSTI/TIOCLINUX refused (gem run too)
-	NoCapability  bool `json:"noCapability"`  // every capability dropped (root too)
-	Limits           bool     `json:"limits"`
-	Processes        bool     `json:"processes"`
-	Missing          []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+	UserNamespace bool     `json:"userNamespace"` // user, mount, PID and IPC namespaces of its own
+	PrivateView   bool     `json:"privateView"`   // private /tmp, /var/tmp, /run; shadow masked; workspace config read-only
+	PIDNamespace  bool     `json:"pidNamespace"`  // a /proc of its own: no other process, dies with its descendants
+	Seccomp       bool     `json:"seccomp"`       // TIOCSTI/TIOCLINUX refused (gem run too)
+	NoCapability  bool     `json:"noCapability"`  // every capability dropped (root too)
+	Limits        bool     `json:"limits"`
+	Processes     bool     `json:"processes"`
+	Missing       []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
 }
 
 // ErrNotEnforced is a strict policy that the kernel cannot enforce.
