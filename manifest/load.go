@@ -269,6 +269,7 @@ func (l *loader) sandbox(obj map[string]any, key, path string) *Sandbox {
 	s.Read = l.strList(o, "read", path+".read")
 	s.Write = l.strList(o, "write", path+".write")
 	s.Env = l.strList(o, "env", path+".env")
+	s.Toolchains = l.strList(o, "toolchains", path+".toolchains")
 	return s
 }
 

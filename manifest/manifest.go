@@ -117,6 +117,10 @@ type Sandbox struct {
 	Read    []string `json:"read,omitempty"`
 	Write   []string `json:"write,omitempty"`
 	Env     []string `json:"env,omitempty"`
+	// Toolchains are the programs (python3, node…) that the extension's programs run from
+	// the user's PATH, as a shell does: gem lets them read those toolchains (launcher
+	// profiles, host/toolchain), wherever the user keeps them.
+	Toolchains []string `json:"toolchains,omitempty"`
 }
 
 // Engines holds version constraints on the host.

@@ -24,7 +24,10 @@ type Consent struct {
 	Source   string    `json:"source"` // its install source (or link target); "" when none
 	Level    Level     `json:"level"`
 	Manifest string    `json:"manifest"` // the manifest's bytes when the user agreed
-	Time     time.Time `json:"time"`
+	// Grant is what its programs needed to run when the user agreed (launcher profiles and
+	// toolchains: host/toolchain), shown in the consent text and granted with it.
+	Grant Grant     `json:"grant,omitempty"`
+	Time  time.Time `json:"time"`
 }
 
 // ConsentState says how an extension stands with its consent record.
@@ -133,13 +136,26 @@ func HostVars(manifestText string) []string {
 	return out
 }
 
-// RecordConsent stores that the user agreed to x as its manifest is now.
-func RecordConsent(env Env, x *Extension) error {
+// ConsentGrant is the grant recorded with x's consent (empty when never agreed to).
+func (x *Extension) ConsentGrant(env Env) Grant {
+	if state, _ := x.Consented(env); state == ConsentNone {
+		return Grant{}
+	}
+	c, err := ReadConsent(env, x)
+	if err != nil || c == nil {
+		return Grant{}
+	}
+	return c.Grant
+}
+
+// RecordConsent stores that the user agreed to x as its manifest is now, with what its
+// programs need (g).
+func RecordConsent(env Env, x *Extension, g Grant) error {
 	data, err := os.ReadFile(x.ManifestPath)
 	if err != nil {
 		return fmt.Errorf("recording consent for %s: %w", x.Name, err)
 	}
-	c := Consent{Name: x.Name, Dir: filepath.Clean(x.Dir), Source: x.identitySource(), Level: x.Level, Manifest: string(data), Time: time.Now().UTC()}
+	c := Consent{Name: x.Name, Dir: filepath.Clean(x.Dir), Source: x.identitySource(), Level: x.Level, Manifest: string(data), Grant: g, Time: time.Now().UTC()}
 	out, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -79,4 +80,62 @@ func (e Env) ExpandHome(p string) string {
 		return filepath.Join(e.Home, rest)
 	}
 	return p
+}
+
+// Add returns g with o's network, folders added.
+func (g Grant) Add(o Grant) Grant {
+	out := Grant{Network: g.Network || o.Network, Read: slices.Clone(g.Read), Write: slices.Clone(g.Write)}
+	for _, r := range o.Read {
+		if !slices.Contains(out.Read, r) {
+			out.Read = append(out.Read, r)
+		}
+	}
+	for _, w := range o.Write {
+		if !slices.Contains(out.Write, w) {
+			out.Write = append(out.Write, w)
+		}
+	}
+	return out
+}
+
+// Lines renders g for people, ~ for home: "network", "read ~/.npmrc", "write ~/.npm".
+func (g Grant) Lines(home string) []string {
+	short := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, home+"/"); ok && home != "" {
+			return "~/" + rest
+		}
+		return p
+	}
+	var out []string
+	if g.Network {
+		out = append(out, "network")
+	}
+	for _, r := range g.Read {
+		out = append(out, "read "+short(r))
+	}
+	for _, w := range g.Write {
+		out = append(out, "write "+short(w))
+	}
+	return out
+}
+
+// Flags renders g as gem ext grant's flags.
+func (g Grant) Flags(home string) string {
+	var parts []string
+	if g.Network {
+		parts = append(parts, "--network")
+	}
+	short := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, home+"/"); ok && home != "" {
+			return "~/" + rest
+		}
+		return p
+	}
+	for _, r := range g.Read {
+		parts = append(parts, "--read "+short(r))
+	}
+	for _, w := range g.Write {
+		parts = append(parts, "--write "+short(w))
+	}
+	return strings.Join(parts, " ")
 }

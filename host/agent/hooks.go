@@ -107,7 +107,7 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 			continue
 		}
 		exp := x.Expander(env, platform)
-		childEnv, policy, err := commands.Program(env, x, root, platform, nil, "", environ, readSecrets)
+		childEnv, policy, err := commands.Program(env, x, commands.ProgramSpec{Root: root, Platform: platform, Environ: environ, ReadSecrets: readSecrets})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", file, err))
 			continue

@@ -93,7 +93,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 		return nil, ErrNeedsEngine
 	}
 	root := Workspace(env)
-	childEnv, policy, err := Program(env, x, root, bin.Platform, c.Env, "", environ, readSecrets)
+	childEnv, policy, err := Program(env, x, ProgramSpec{Root: root, Platform: bin.Platform, Declared: c.Env, Environ: environ, ReadSecrets: readSecrets})
 	if err != nil {
 		if file != nil {
 			file.Close()
@@ -131,25 +131,44 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 	return sandbox.Env(environ, sandboxEnv, add...), nil
 }
 
+// ProgramSpec says which of an extension's programs to prepare.
+type ProgramSpec struct {
+	Root     string // the workspace
+	Platform manifest.Platform
+	Declared []manifest.KV // the program's own env block
+	Plugin   string        // the plugin whose own sandbox block applies ("" for the others)
+	// Command is an MCP stdio server's command (name or path): its launcher profile and
+	// toolchain are what it needs (host/toolchain).
+	Command     string
+	Environ     []string // the host's environment
+	ReadSecrets registry.SecretReader
+}
+
 // Program is the environment and the sandbox of one of x's programs (command, plugin, MCP
 // server, hook, prompt-command shell): ChildEnv with the names the agreed manifest's
-// sandbox.env (and the plugin's own block) let through, and Isolation. declared is the
-// program's own env block; plugin names the plugin whose own sandbox block applies ("" for
-// the others).
-func Program(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, plugin string, environ []string, readSecrets registry.SecretReader) ([]string, *sandbox.Policy, error) {
+// sandbox.env (and the plugin's own block) let through, and Isolation, plus the grant
+// recorded at consent. What the program needs (its launcher's profile and toolchain) must be
+// covered by what was agreed to, else a *MissingNeedsError says what to run. With the
+// network it gets the host's proxy and CA settings; without, its launcher's offline
+// settings; its PATH lists only folders it may read.
+func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, *sandbox.Policy, error) {
 	var passEnv []string
-	for _, sb := range permissionBlocks(env, x, plugin) {
+	for _, sb := range permissionBlocks(env, x, s.Plugin) {
 		passEnv = append(passEnv, sb.Env...)
 	}
-	childEnv, err := ChildEnv(env, x, root, p, declared, passEnv, environ, readSecrets)
+	childEnv, err := ChildEnv(env, x, s.Root, s.Platform, s.Declared, passEnv, s.Environ, s.ReadSecrets)
 	if err != nil {
 		return nil, nil, err
 	}
-	policy, err := Isolation(env, x, root, p, plugin)
+	policy, err := Isolation(env, x, s.Root, s.Platform, s.Plugin)
 	if err != nil {
 		return nil, nil, err
 	}
-	return childEnv, policy, nil
+	needs := ProgramNeeds(env, x, s.Command, s.Plugin)
+	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
+		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
+	}
+	return finishEnv(childEnv, s.Environ, policy, needs), policy, nil
 }
 
 // permissionBlocks are the sandbox blocks that apply to x's programs: those of the manifest
@@ -198,6 +217,11 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 			write = append(write, exp.Expand(w))
 		}
 	}
+	// What its programs needed when the user agreed (launcher profiles, toolchains).
+	g := x.ConsentGrant(env)
+	network = network || g.Network
+	read = append(read, g.Read...)
+	write = append(write, g.Write...)
 	if x.Level == registry.LevelUser {
 		grants, err := registry.Grants(env)
 		if err != nil {

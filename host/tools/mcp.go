@@ -101,7 +101,7 @@ func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *man
 	var policy *sandbox.Policy
 	if resolved.Command != "" {
 		var err error
-		if childEnv, policy, err = commands.Program(env, x, commands.Workspace(env), platform, raw.Env, "", environ, opts.ReadSecrets); err != nil {
+		if childEnv, policy, err = commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: platform, Declared: raw.Env, Command: resolved.Command, Environ: environ, ReadSecrets: opts.ReadSecrets}); err != nil {
 			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 	}

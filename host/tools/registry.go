@@ -190,7 +190,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 	} else if f != nil {
 		f.Close()
 	}
-	childEnv, policy, err := commands.Program(env, x, commands.Workspace(env), bin.Platform, p.Env, p.ID, environ, opts.ReadSecrets)
+	childEnv, policy, err := commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: bin.Platform, Declared: p.Env, Plugin: p.ID, Environ: environ, ReadSecrets: opts.ReadSecrets})
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}

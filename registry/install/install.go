@@ -47,6 +47,16 @@ type Installer struct {
 	Ask        Asker
 	GemVersion string
 	Out        io.Writer // one line per result; notices (waiting for the lock)
+	// Needs works out what an extension's programs need to run (launcher profiles and
+	// toolchains, host/commands.Needs): shown at consent and recorded with it. Nil: nothing.
+	Needs func(*registry.Extension) registry.Grant
+}
+
+func (in *Installer) needs(x *registry.Extension) registry.Grant {
+	if in.Needs == nil {
+		return registry.Grant{}
+	}
+	return in.Needs(x)
 }
 
 // Result describes an installed or updated extension.
@@ -143,7 +153,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	if other := in.sameNameElsewhere(x.Name, dest); other != "" {
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used (gem ext list --all)\n", x.Name, other)
 	}
-	text := ConsentText(x, "Installing", f.meta.Source, dest, in.Env)
+	text := ConsentText(x, "Installing", f.meta.Source, dest, in.Env, in.needs(x))
 	if ok, err := in.Ask(text); err != nil {
 		return nil, err
 	} else if !ok {
@@ -211,7 +221,7 @@ func (in *Installer) sameNameElsewhere(name, dest string) string {
 func (in *Installer) recordConsent(dest string) error {
 	for _, x := range registry.Discover(in.Env, registry.Providers).All {
 		if x.Dir == dest {
-			return registry.RecordConsent(in.Env, x)
+			return registry.RecordConsent(in.Env, x, in.needs(x))
 		}
 	}
 	return fmt.Errorf("recording consent: no extension found in %s after it was put in place", dest)
@@ -359,7 +369,9 @@ func Verify(env registry.Env, name string) (changed, missing, added []string, er
 }
 
 // ConsentText says what an extension brings, as spec/lifecycle.md lists.
-func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env) string {
+// needs is what its programs need beyond the default sandbox (launcher profiles,
+// toolchains), granted with the consent.
+func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env, needs registry.Grant) string {
 	m := x.Manifest()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s extension %q %s from %s\n", verb, x.Name, x.Version, source)
@@ -430,6 +442,9 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write your project, their own data folder and /tmp, and have no network unless asked below")
 	}
 	lines = append(lines, sandboxes(m)...)
+	if l := needs.Lines(env.Home); len(l) > 0 {
+		lines = append(lines, "to run its programs (their launchers and toolchains) it is given: "+strings.Join(l, ", "))
+	}
 	if text, err := os.ReadFile(x.ManifestPath); err == nil {
 		if vars := registry.HostVars(string(text)); len(vars) > 0 {
 			lines = append(lines, "reads these variables of your environment into its settings, arguments or env: "+strings.Join(vars, ", "))

@@ -87,7 +87,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	if nx.Name != x.Name {
 		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
 	}
-	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env)
+	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, in.needs(nx))
 	if rec, err := ReadRecord(in.Env, x.Name); err != nil || rec.Consent == "" {
 		if ok, err := in.Ask(text); err != nil || !ok {
 			return nil, orDeclined(err)
@@ -290,7 +290,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if _, err := os.Lstat(dest); err == nil && !opt.Force {
 		return nil, fmt.Errorf("extension %q is already installed at %s: uninstall it first, or link again with --force", x.Name, dest)
 	}
-	text := ConsentText(x, "Linking", abs, dest, in.Env)
+	text := ConsentText(x, "Linking", abs, dest, in.Env, in.needs(x))
 	if ok, err := in.Ask(text); err != nil || !ok {
 		return nil, orDeclined(err)
 	}

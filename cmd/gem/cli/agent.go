@@ -124,7 +124,7 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 	if x := pc.ExtensionOf(); x != nil {
 		// An extension's command runs with that extension's environment and sandbox.
 		var err error
-		if env, pol, err = commands.Program(a.r.env, x, root, manifest.HostPlatforms(a.r.env.Getenv)[0], nil, "", os.Environ(), secrets.Read); err != nil {
+		if env, pol, err = commands.Program(a.r.env, x, commands.ProgramSpec{Root: root, Platform: manifest.HostPlatforms(a.r.env.Getenv)[0], Environ: os.Environ(), ReadSecrets: secrets.Read}); err != nil {
 			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
 		}
 	} else {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -25,6 +26,7 @@ func newInstaller(r *runtime, consent bool) *install.Installer {
 		Ask:        consentAsker(r, consent),
 		GemVersion: buildinfo.Version,
 		Out:        r.stderr,
+		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(r.env, x) },
 		Fetch: install.Fetcher{
 			GitHubAPI: os.Getenv("GEM_GITHUB_API_URL"),
 			Token:     os.Getenv("GITHUB_TOKEN"),

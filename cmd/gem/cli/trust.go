@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -160,7 +161,8 @@ func askConsent(r *runtime, x *registry.Extension, ask install.Asker) error {
 	if x.Blocked == registry.BlockBadName {
 		return fmt.Errorf("%s", x.Explain())
 	}
-	text := install.ConsentText(x, "Running", x.Dir, x.Dir, r.env)
+	needs := commands.Needs(r.env, x)
+	text := install.ConsentText(x, "Running", x.Dir, x.Dir, r.env, needs)
 	if state, _ := x.Consented(r.env); state == registry.ConsentChanged {
 		text += "Its manifest changed since you agreed to it:\n"
 		if rec, err := registry.ReadConsent(r.env, x); err == nil && rec != nil {
@@ -181,7 +183,7 @@ func askConsent(r *runtime, x *registry.Extension, ask install.Asker) error {
 	if !ok {
 		return install.ErrDeclined
 	}
-	return registry.RecordConsent(r.env, x)
+	return registry.RecordConsent(r.env, x, needs)
 }
 
 // discover finds the extensions of this folder for a verb that runs their programs, and

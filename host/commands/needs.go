@@ -1,0 +1,187 @@
+package commands
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+// toolchainEnv is where programs are looked up: the user's home and PATH.
+func toolchainEnv(env registry.Env) toolchain.Env {
+	path := ""
+	if env.Getenv != nil {
+		path = env.Getenv("PATH")
+	}
+	return toolchain.Env{Home: env.Home, Path: path}
+}
+
+// ProgramNeeds is what one of x's programs needs beyond the default sandbox: the launcher
+// profile and toolchain of command (an MCP server's command, "" for others), and the
+// toolchains the manifest's sandbox.toolchains (and plugin's) name.
+func ProgramNeeds(env registry.Env, x *registry.Extension, command, plugin string) toolchain.Needs {
+	tenv := toolchainEnv(env)
+	var n toolchain.Needs
+	if command != "" {
+		n = toolchain.For(command, tenv)
+	}
+	m := x.Manifest()
+	var names []string
+	if m.Sandbox != nil {
+		names = append(names, m.Sandbox.Toolchains...)
+	}
+	for _, p := range m.Plugins {
+		if p.ID == plugin && p.Sandbox != nil {
+			names = append(names, p.Sandbox.Toolchains...)
+		}
+	}
+	if len(names) > 0 {
+		t := toolchain.Toolchains(names, tenv)
+		n.Read = append(n.Read, t.Read...)
+		n.Write = append(n.Write, t.Write...)
+	}
+	return n
+}
+
+// Needs is what all of x's programs need, as one grant: what the consent text shows and
+// consent records.
+func Needs(env registry.Env, x *registry.Extension) registry.Grant {
+	var g registry.Grant
+	m := x.Manifest()
+	platform := manifest.HostPlatforms(env.Getenv)[0]
+	resolved := m.Resolved(x.Expander(env, platform))
+	for _, s := range resolved.MCPServers {
+		if s.Command != "" {
+			g = g.Add(grantOf(ProgramNeeds(env, x, s.Command, "")))
+		}
+	}
+	g = g.Add(grantOf(ProgramNeeds(env, x, "", "")))
+	for _, p := range m.Plugins {
+		g = g.Add(grantOf(ProgramNeeds(env, x, "", p.ID)))
+	}
+	return g
+}
+
+func grantOf(n toolchain.Needs) registry.Grant {
+	return registry.Grant{Network: n.Network, Read: n.Read, Write: n.Write}
+}
+
+// MissingNeedsError is a program that needs more than the user granted (its toolchain moved,
+// or the extension was never agreed to in gem).
+type MissingNeedsError struct {
+	Extension string
+	Missing   registry.Grant
+	Home      string
+}
+
+func (e *MissingNeedsError) Error() string {
+	return fmt.Sprintf("it needs what was not granted: %s; agree to it with gem ext consent %s (or grant it: gem ext grant %s %s)",
+		strings.Join(e.Missing.Lines(e.Home), ", "), e.Extension, e.Extension, e.Missing.Flags(e.Home))
+}
+
+// missing is what n needs that pol does not allow.
+func missing(n toolchain.Needs, pol *sandbox.Policy) registry.Grant {
+	var g registry.Grant
+	g.Network = n.Network && !pol.Network
+	covered := func(p string, list []string) bool {
+		return slices.ContainsFunc(list, func(q string) bool { return p == q || strings.HasPrefix(p, strings.TrimSuffix(q, "/")+"/") })
+	}
+	for _, r := range n.Read {
+		if !covered(r, pol.Read) && !covered(r, pol.Write) {
+			g.Read = append(g.Read, r)
+		}
+	}
+	for _, w := range n.Write {
+		if !covered(w, pol.Write) {
+			g.Write = append(g.Write, w)
+		}
+	}
+	return g
+}
+
+// networkVars are the host's proxy and certificate settings: a program granted the network
+// gets them (and may read the files they name); one without the network gets none.
+var networkVars = []string{
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PIP_CERT",
+	"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_NATIVE_TLS", "GIT_SSL_CAINFO",
+	"npm_config_registry", "npm_config_cafile", "npm_config_proxy", "npm_config_https_proxy", "npm_config_strict_ssl",
+	"NPM_CONFIG_REGISTRY", "NPM_CONFIG_CAFILE", "YARN_REGISTRY", "BUN_CONFIG_REGISTRY", "DENO_CERT", "GOPROXY", "GONOSUMDB", "GOPRIVATE",
+}
+
+// caVars name files a program with the network must be able to read.
+var caVars = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PIP_CERT", "npm_config_cafile", "NPM_CONFIG_CAFILE", "GIT_SSL_CAINFO", "DENO_CERT"}
+
+// finishEnv completes a program's environment and policy for its network and toolchains:
+// with the network, the host's proxy and CA settings (read access to the CA files they
+// name); without it, the launchers' offline settings (they fail at once instead of
+// retrying); and a PATH that lists only folders the program may read.
+func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolchain.Needs) []string {
+	lookup := func(k string) (string, bool) {
+		for i := len(environ) - 1; i >= 0; i-- {
+			if key, v, ok := strings.Cut(environ[i], "="); ok && key == k {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	var add []string
+	if pol.Network {
+		for _, k := range networkVars {
+			if v, ok := lookup(k); ok {
+				add = append(add, k+"="+v)
+				if slices.Contains(caVars, k) && filepath.IsAbs(v) {
+					pol.Read = append(pol.Read, v)
+				}
+			}
+		}
+	} else {
+		add = append(add, n.Offline...)
+	}
+	out := setEnv(childEnv, add...)
+	for i, kv := range out {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			out[i] = "PATH=" + readablePath(v, pol)
+		}
+	}
+	return out
+}
+
+// readablePath keeps the PATH entries the policy lets the program read (system folders,
+// granted toolchains, the extension), so a lookup never lands on a denied entry and falls
+// back to a wrong interpreter.
+func readablePath(path string, pol *sandbox.Policy) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool {
+			return dir == q || strings.HasPrefix(dir, strings.TrimSuffix(q, "/")+"/")
+		})
+		if ok && !slices.Contains(keep, dir) {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
+}
+
+// setEnv returns env with each KEY=VALUE of kvs set (replacing an earlier value).
+func setEnv(env []string, kvs ...string) []string {
+	out := slices.Clone(env)
+	for _, kv := range kvs {
+		k, _, _ := strings.Cut(kv, "=")
+		i := slices.IndexFunc(out, func(e string) bool { return strings.HasPrefix(e, k+"=") })
+		if i >= 0 {
+			out[i] = kv
+		} else {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,234 @@
+// Package toolchain says what a program needs to run under gem's sandbox, from what it is:
+// launcher profiles (a data table: npx needs the network, writes ~/.npm and reads ~/.npmrc;
+// uvx writes ~/.cache/uv; docker is root-equivalent…) and the toolchain the launcher
+// resolves to on the user's PATH (nvm, pyenv, asdf, mise, volta, ~/.cargo/bin, ~/go/bin,
+// ~/.local/bin, a venv): its root folder must be readable. gem computes these needs at
+// consent (they are shown and recorded as the extension's grant) and checks them again
+// before each start.
+//
+// Choices: a toolchain under the home folder is granted read of its root (the folder above
+// its bin/ or shims/), except when that root is the home itself or ~/.local (then only the
+// executable, resolved); a script's interpreter (#!/usr/bin/env node) is resolved the same
+// way; profiles never imply a docker or podman socket (root-equivalent: shown, not granted).
+package toolchain
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Profile is what one family of launchers needs.
+type Profile struct {
+	Launchers []string // executable names (the base name of the resolved command)
+	Write     []string // folders it writes, ~-relative (caches)
+	Read      []string // files or folders it reads when present, ~-relative (configuration)
+	// Network: it fetches what it runs (a package launcher).
+	Network bool
+	// Offline is the environment that makes it fail at once, not after retries, when the
+	// network is not granted.
+	Offline []string
+	// RootEquivalent: talking to it is root on the machine (a container engine's socket).
+	RootEquivalent bool
+}
+
+// Profiles is the table of launchers. Adding a launcher is adding an entry.
+var Profiles = []Profile{
+	{Launchers: []string{"npx", "npm", "pnpm", "pnpx", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm", ".cache/pnpm", ".cache/yarn"},
+		Read: []string{".npmrc", ".config/npm", ".yarnrc", ".yarnrc.yml"}, Network: true, Offline: []string{"npm_config_offline=true"}},
+	{Launchers: []string{"node", "nodejs"}, Read: []string{".npmrc"}},
+	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv", ".local/share/uv"}, Read: []string{".config/uv"}, Network: true, Offline: []string{"UV_OFFLINE=1"}},
+	{Launchers: []string{"pipx"}, Write: []string{".local/pipx", ".local/share/pipx", ".cache/pipx"}, Read: []string{".config/pip", ".pip"}, Network: true, Offline: []string{"PIP_NO_INDEX=1"}},
+	{Launchers: []string{"python", "python3", "pip", "pip3"}, Read: []string{".config/pip", ".pip"}},
+	{Launchers: []string{"bunx", "bun"}, Write: []string{".bun", ".cache/bun"}, Read: []string{".bunfig.toml", ".npmrc"}, Network: true},
+	{Launchers: []string{"deno"}, Write: []string{".cache/deno", ".deno"}, Network: true},
+	{Launchers: []string{"docker", "podman"}, Network: true, RootEquivalent: true},
+	{Launchers: []string{"java"}},
+	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}},
+}
+
+// ProfileOf returns the profile of a launcher name, or nil for a plain binary.
+func ProfileOf(name string) *Profile {
+	for i := range Profiles {
+		if slices.Contains(Profiles[i].Launchers, name) {
+			return &Profiles[i]
+		}
+	}
+	return nil
+}
+
+// Needs is what one program needs beyond the default sandbox.
+type Needs struct {
+	Launcher string   // the profile's launcher name ("" for a plain binary)
+	Network  bool     // it fetches what it runs
+	Read     []string // absolute: toolchain roots, configuration
+	Write    []string // absolute: caches
+	Offline  []string // KEY=VALUE for when the network is not granted
+	Warnings []string // what is shown and never granted (root-equivalent sockets)
+}
+
+// Env is where a program would be looked up: the user's home and PATH.
+type Env struct {
+	Home string
+	Path string // the PATH the program gets (the user's)
+}
+
+// For works out what running command (a name looked up on env.Path, or a path) needs.
+// A program that is not found needs nothing here: its start reports it.
+func For(command string, env Env) Needs {
+	var n Needs
+	n.add(command, env, 0)
+	n.Read = compact(n.Read)
+	n.Write = compact(n.Write)
+	return n
+}
+
+// Toolchains works out what a shell-like program that runs the named programs from the
+// user's PATH needs (the manifest's sandbox.toolchains): their toolchains and profiles,
+// without their network.
+func Toolchains(names []string, env Env) Needs {
+	var n Needs
+	for _, name := range names {
+		t := For(name, env)
+		n.Read = append(n.Read, t.Read...)
+		n.Write = append(n.Write, t.Write...)
+	}
+	n.Read, n.Write = compact(n.Read), compact(n.Write)
+	return n
+}
+
+func (n *Needs) add(command string, env Env, depth int) {
+	path := lookPath(command, env.Path)
+	if path == "" || depth > 2 {
+		return
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path
+	}
+	for _, p := range []string{path, real} {
+		if root := toolchainRoot(p, env.Home); root != "" {
+			n.Read = append(n.Read, root)
+		}
+	}
+	for _, name := range []string{filepath.Base(path), filepath.Base(real)} {
+		if pr := ProfileOf(name); pr != nil {
+			n.apply(pr, env.Home)
+			break
+		}
+	}
+	// A script: its interpreter (#!/usr/bin/env node) is a toolchain too.
+	if interp := interpreter(real); interp != "" {
+		n.add(interp, env, depth+1)
+	}
+}
+
+func (n *Needs) apply(pr *Profile, home string) {
+	if n.Launcher == "" {
+		n.Launcher = pr.Launchers[0]
+	}
+	n.Network = n.Network || pr.Network
+	for _, w := range pr.Write {
+		n.Write = append(n.Write, filepath.Join(home, w))
+	}
+	for _, r := range pr.Read {
+		if _, err := os.Stat(filepath.Join(home, r)); err == nil {
+			n.Read = append(n.Read, filepath.Join(home, r))
+		}
+	}
+	n.Offline = append(n.Offline, pr.Offline...)
+	if pr.RootEquivalent {
+		n.Warnings = append(n.Warnings, pr.Launchers[0]+": its socket would give root on this machine; gem never grants it (gem ext grant --write would)")
+	}
+}
+
+// lookPath finds command on path (a PATH value), or returns it when it is a path.
+func lookPath(command, path string) string {
+	if command == "" {
+		return ""
+	}
+	if strings.ContainsRune(command, '/') {
+		if st, err := os.Stat(command); err == nil && !st.IsDir() {
+			return command
+		}
+		return ""
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, command)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// toolchainRoot is the folder to read for the executable p when it lives in the home
+// folder: the folder above its bin/ (or shims/), unless that is the home or ~/.local, where
+// only the executable itself is granted. Outside the home it is "" (system paths are
+// readable already).
+func toolchainRoot(p, home string) string {
+	if home == "" || !within(home, p) {
+		return ""
+	}
+	dir := filepath.Dir(p)
+	if b := filepath.Base(dir); b == "bin" || b == "shims" {
+		parent := filepath.Dir(dir)
+		if parent != home && parent != filepath.Join(home, ".local") && within(home, parent) {
+			return parent
+		}
+	}
+	return p
+}
+
+// interpreter returns the program a script's #! line runs (the one env looks up).
+func interpreter(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	k, _ := f.Read(buf)
+	line := string(buf[:k])
+	if !strings.HasPrefix(line, "#!") {
+		return ""
+	}
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) == 0 {
+		return ""
+	}
+	if filepath.Base(fields[0]) == "env" {
+		for _, f := range fields[1:] {
+			if !strings.HasPrefix(f, "-") {
+				return f
+			}
+		}
+		return ""
+	}
+	return fields[0]
+}
+
+func within(root, p string) bool {
+	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// compact sorts, dedupes and drops paths covered by another of the list.
+func compact(paths []string) []string {
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	var out []string
+	for _, p := range paths {
+		if len(out) > 0 && within(out[len(out)-1], p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
