@@ -1,12 +1,22 @@
 package main
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha1"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,5 +270,110 @@ func init() {
 		ts.Defer(srv.Close)
 		ts.Setenv("GEM_GEMINI_BASE_URL", srv.URL)
 		ts.Setenv("GEMINI_API_KEY", "test-key")
+	}
+}
+
+func init() {
+	// npmregistry VAR DIR: serve the npm packages packed in DIR (npm pack's .tgz files) as an
+	// npm registry on 127.0.0.1 (package metadata and tarballs, as npm and npx read them)
+	// until the script ends; VAR is its URL (with a trailing slash).
+	scriptCmds["npmregistry"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: npmregistry VAR DIR")
+		}
+		dir := ts.MkAbs(args[1])
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		base := "http://" + ln.Addr().String() + "/"
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			name := strings.Trim(r.URL.Path, "/")
+			if strings.Contains(name, "/-/") {
+				http.ServeFile(w, r, filepath.Join(dir, filepath.Base(name)))
+				return
+			}
+			name = strings.ReplaceAll(name, "%2f", "/")
+			tgzs, _ := filepath.Glob(filepath.Join(dir, strings.ReplaceAll(name, "/", "-")+"-*.tgz"))
+			if len(tgzs) == 0 {
+				http.NotFound(w, r)
+				return
+			}
+			versions := map[string]any{}
+			latest := ""
+			for _, tgz := range tgzs {
+				data, err := os.ReadFile(tgz)
+				if err != nil {
+					continue
+				}
+				pkg := packageJSON(data)
+				v, _ := pkg["version"].(string)
+				sha1sum := sha1.Sum(data)
+				sha512sum := sha512.Sum512(data)
+				pkg["dist"] = map[string]any{
+					"tarball":   base + name + "/-/" + filepath.Base(tgz),
+					"shasum":    hex.EncodeToString(sha1sum[:]),
+					"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sha512sum[:]),
+				}
+				versions[v] = pkg
+				latest = v
+			}
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"name": name, "dist-tags": map[string]string{"latest": latest}, "versions": versions})
+		})}
+		go srv.Serve(ln)
+		ts.Defer(func() { srv.Close() })
+		ts.Setenv(args[0], base)
+	}
+	// tlsserver URLVAR CAFILE: an HTTPS server on 127.0.0.1 with a certificate of its own
+	// CA (written to CAFILE, as a company proxy's would be) answering "hello over TLS".
+	scriptCmds["tlsserver"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: tlsserver URLVAR CAFILE")
+		}
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "hello over TLS")
+		}))
+		srv.StartTLS()
+		ts.Defer(srv.Close)
+		cert := srv.Certificate()
+		pemData := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
+		dst := ts.MkAbs(args[1])
+		ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+		ts.Check(os.WriteFile(dst, pemData, 0o644))
+		ts.Setenv(args[0], srv.URL)
+	}
+	// linkorcopy SRC DST: a hard link of SRC at DST, or a copy where the two are on different
+	// filesystems (a toolchain "installed" in the test's home).
+	scriptCmds["linkorcopy"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: linkorcopy src dst")
+		}
+		dst := ts.MkAbs(args[1])
+		ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+		if os.Link(args[0], dst) == nil {
+			return
+		}
+		data, err := os.ReadFile(args[0])
+		ts.Check(err)
+		ts.Check(os.WriteFile(dst, data, 0o755))
+	}
+}
+
+// packageJSON reads package/package.json out of an npm tarball.
+func packageJSON(tgz []byte) map[string]any {
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return map[string]any{}
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return map[string]any{}
+		}
+		if h.Name == "package/package.json" {
+			var pkg map[string]any
+			json.NewDecoder(tr).Decode(&pkg)
+			return pkg
+		}
 	}
 }

@@ -6,8 +6,9 @@
 // consent (they are shown and recorded as the extension's grant) and checks them again
 // before each start.
 //
-// Choices: a toolchain under the home folder is granted read of its root (the folder above
-// its bin/ or shims/), except when that root is the home itself or ~/.local (then only the
+// Choices: a toolchain outside the system folders (in a home folder: this user's, or root's
+// /root/.pyenv that a venv links to) is granted read of its root (the folder above its bin/
+// or shims/), except when that root is a home folder or its .local (then only the
 // executable, resolved); a script's interpreter (#!/usr/bin/env node) is resolved the same
 // way; profiles never imply a docker or podman socket (root-equivalent: shown, not granted).
 package toolchain
@@ -17,6 +18,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gemhost/gem/host/sandbox"
 )
 
 // Profile is what one family of launchers needs.
@@ -166,22 +169,33 @@ func lookPath(command, path string) string {
 	return ""
 }
 
-// toolchainRoot is the folder to read for the executable p when it lives in the home
-// folder: the folder above its bin/ (or shims/), unless that is the home or ~/.local, where
-// only the executable itself is granted. Outside the home it is "" (system paths are
-// readable already).
+// toolchainRoot is the folder to read for the executable p when the sandbox does not let
+// programs read it already (it is not a system folder: a home folder, this user's or
+// another's, such as root's /root/.pyenv): the folder above its bin/ (or shims/), unless
+// that is a home folder or its .local, where only the executable itself is granted.
 func toolchainRoot(p, home string) string {
-	if home == "" || !within(home, p) {
-		return ""
+	for _, sys := range sandbox.SystemRead {
+		if within(sys, p) {
+			return ""
+		}
 	}
 	dir := filepath.Dir(p)
 	if b := filepath.Base(dir); b == "bin" || b == "shims" {
 		parent := filepath.Dir(dir)
-		if parent != home && parent != filepath.Join(home, ".local") && within(home, parent) {
+		if !homeLike(parent, home) {
 			return parent
 		}
 	}
 	return p
+}
+
+// homeLike reports whether dir is a home folder (or its .local), too wide to grant as a
+// toolchain's root.
+func homeLike(dir, home string) bool {
+	if filepath.Base(dir) == ".local" {
+		dir = filepath.Dir(dir)
+	}
+	return dir == "/" || dir == home || dir == "/root" || filepath.Dir(dir) == "/home"
 }
 
 // interpreter returns the program a script's #! line runs (the one env looks up).

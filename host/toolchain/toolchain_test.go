@@ -1,0 +1,87 @@
+package toolchain
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFor lays out toolchains the way nvm, pyenv, ~/.local/bin, a venv and a system install
+// do, and checks what each launcher needs.
+func TestFor(t *testing.T) {
+	home := t.TempDir()
+	sys := t.TempDir()
+	exe := func(path, text string) {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(text), 0o755)
+	}
+	nvm := filepath.Join(home, ".nvm/versions/node/v22.1.0")
+	exe(filepath.Join(nvm, "bin/node"), "\x7fELF")
+	exe(filepath.Join(nvm, "lib/node_modules/npm/bin/npx-cli.js"), "#!/usr/bin/env node\n")
+	os.Symlink("../lib/node_modules/npm/bin/npx-cli.js", filepath.Join(nvm, "bin/npx"))
+	exe(filepath.Join(home, ".pyenv/shims/python3"), "#!/usr/bin/env bash\nexec pyenv exec python3 \"$@\"\n")
+	exe(filepath.Join(home, ".local/bin/uvx"), "\x7fELF")
+	exe(filepath.Join(sys, "python3.12"), "\x7fELF")
+	os.MkdirAll(filepath.Join(home, "venv/bin"), 0o755)
+	os.Symlink(filepath.Join(sys, "python3.12"), filepath.Join(home, "venv/bin/python3"))
+	exe(filepath.Join(sys, "docker"), "\x7fELF")
+	exe(filepath.Join(sys, "bash"), "\x7fELF")
+	os.WriteFile(filepath.Join(home, ".npmrc"), []byte("registry=http://127.0.0.1:1/\n"), 0o600)
+	path := strings.Join([]string{filepath.Join(home, ".pyenv/shims"), filepath.Join(nvm, "bin"), filepath.Join(home, ".local/bin"), sys}, ":")
+	env := Env{Home: home, Path: path}
+	cases := []struct {
+		command string
+		network bool
+		read    []string
+		write   []string
+		warn    bool
+	}{
+		{"npx", true, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, []string{".cache/node-gyp", ".cache/pnpm", ".cache/yarn", ".local/share/pnpm", ".npm"}, false},
+		{"node", false, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, nil, false},
+		// Outside the home and the system folders (the test's "system" is a temporary
+		// folder), an executable is granted by itself.
+		{"python3", false, []string{".pyenv", "SYS/bash"}, nil, false},
+		{"uvx", true, []string{".local/bin/uvx"}, []string{".cache/uv", ".local/share/uv"}, false},
+		{filepath.Join(home, "venv/bin/python3"), false, []string{"SYS/python3.12", "venv"}, nil, false},
+		{"docker", true, []string{"SYS/docker"}, nil, true},
+		{"missing-tool", false, nil, nil, false},
+	}
+	rel := func(list []string) []string {
+		var out []string
+		for _, p := range list {
+			p = strings.Replace(p, sys, "SYS", 1)
+			out = append(out, strings.TrimPrefix(p, home+"/"))
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, c := range cases {
+		n := For(c.command, env)
+		if n.Network != c.network || !slices.Equal(rel(n.Read), c.read) || !slices.Equal(rel(n.Write), c.write) || (len(n.Warnings) > 0) != c.warn {
+			t.Errorf("For(%s) = network %v, read %q, write %q, warnings %q\nwant network %v, read %q, write %q", c.command, n.Network, rel(n.Read), rel(n.Write), n.Warnings, c.network, c.read, c.write)
+		}
+	}
+	// A shell-like program's toolchains: read only, no network of their own.
+	tc := Toolchains([]string{"python3", "npx"}, env)
+	if tc.Network || !slices.Contains(rel(tc.Read), ".pyenv") || !slices.Contains(rel(tc.Read), ".nvm/versions/node/v22.1.0") {
+		t.Errorf("Toolchains: %+v", tc)
+	}
+}
+
+// BenchmarkFor: what computing one MCP server's needs costs (done at consent and before
+// each start; target < 5 ms an extension).
+func BenchmarkFor(b *testing.B) {
+	home := b.TempDir()
+	nvm := filepath.Join(home, ".nvm/versions/node/v22.1.0")
+	os.MkdirAll(filepath.Join(nvm, "lib/node_modules/npm/bin"), 0o755)
+	os.MkdirAll(filepath.Join(nvm, "bin"), 0o755)
+	os.WriteFile(filepath.Join(nvm, "bin/node"), []byte("\x7fELF"), 0o755)
+	os.WriteFile(filepath.Join(nvm, "lib/node_modules/npm/bin/npx-cli.js"), []byte("#!/usr/bin/env node\n"), 0o755)
+	os.Symlink("../lib/node_modules/npm/bin/npx-cli.js", filepath.Join(nvm, "bin/npx"))
+	env := Env{Home: home, Path: "/usr/local/sbin:/usr/local/bin:" + filepath.Join(nvm, "bin") + ":/usr/sbin:/usr/bin:/sbin:/bin"}
+	for b.Loop() {
+		For("npx", env)
+	}
+}
