@@ -19,11 +19,11 @@ import (
 // manifest's exact bytes: the permissions a program gets (the manifest's sandbox blocks,
 // the host variables it names) are the ones of the manifest agreed to.
 type Consent struct {
-	Name     string    `json:"name"`
-	Dir      string    `json:"dir"`    // the extension folder found under its root
-	Source   string    `json:"source"` // its install source (or link target); "" when none
-	Level    Level     `json:"level"`
-	Manifest string    `json:"manifest"` // the manifest's bytes when the user agreed
+	Name     string `json:"name"`
+	Dir      string `json:"dir"`    // the extension folder found under its root
+	Source   string `json:"source"` // its install source (or link target); "" when none
+	Level    Level  `json:"level"`
+	Manifest string `json:"manifest"` // the manifest's bytes when the user agreed
 	// Grant is what its programs needed to run when the user agreed (launcher profiles and
 	// toolchains: host/toolchain), shown in the consent text and granted with it.
 	Grant Grant     `json:"grant,omitempty"`
