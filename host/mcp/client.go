@@ -316,7 +316,9 @@ func (s *Server) describe(what string, timedOut bool, err error, proc *process) 
 			err = fmt.Errorf("the process ended (%v)", exit)
 		}
 		hint := ""
-		if s.Policy != nil && !s.Policy.Network {
+		if why := sandbox.Classify(proc.tail.Lines(20), s.Policy).Explain(s.Extension); why != "" {
+			hint = "\n  (" + why + ")"
+		} else if s.Policy != nil && !s.Policy.Network {
 			hint = fmt.Sprintf("\n  (it runs sandboxed, without the network or files outside the project; if it needs them: gem ext grant %s --network --write <folder>)", s.Extension)
 		}
 		return fmt.Errorf("%s: %w%s%s", prefix, err, proc.tail.Describe(), hint)

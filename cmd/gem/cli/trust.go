@@ -192,8 +192,12 @@ func askConsent(r *runtime, x *registry.Extension, ask install.Asker) error {
 // whether to agree to each project extension not agreed to yet.
 func (r *runtime) discover() *registry.Discovery {
 	d := registry.Discover(r.env, registry.Providers)
+	if !r.noticed && isTerminal(os.Stdin) && isTerminal(os.Stderr) && r.askFirstUse(d) {
+		d = registry.Discover(r.env, registry.Providers)
+	}
 	skipped := d.Skipped()
 	if len(skipped) == 0 || r.noticed {
+		r.noticed = true
 		return d
 	}
 	r.noticed = true
@@ -258,4 +262,29 @@ func (r *runtime) firstAsk(dir string) bool {
 		}
 	}
 	return true
+}
+
+// askFirstUse asks, on a terminal, about each enabled user extension never agreed to in gem
+// (installed by Gemini CLI) whose programs need something (a launcher's network or caches,
+// a toolchain): once, since the answer yes is recorded (a no is asked again next time). It
+// reports whether it recorded anything.
+func (r *runtime) askFirstUse(d *registry.Discovery) bool {
+	asked := false
+	for _, x := range d.Effective() {
+		if !x.Active() || x.Level != registry.LevelUser {
+			continue
+		}
+		if state, _ := x.Consented(r.env); state != registry.ConsentNone {
+			continue
+		}
+		if n := commands.Needs(r.env, x); !n.Network && len(n.Read) == 0 && len(n.Write) == 0 {
+			continue
+		}
+		if err := askConsent(r, x, consentAsker(r, false)); err != nil {
+			r.warn("%v", err)
+			continue
+		}
+		asked = true
+	}
+	return asked
 }

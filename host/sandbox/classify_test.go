@@ -1,0 +1,28 @@
+package sandbox
+
+import "testing"
+
+func TestClassify(t *testing.T) {
+	off := &Policy{}
+	on := &Policy{Network: true}
+	cases := []struct {
+		stderr []string
+		pol    *Policy
+		kind   string
+		detail string
+	}{
+		{[]string{"npm error code EAI_AGAIN", "npm error request to https://registry.npmjs.org/x failed"}, off, "network", ""},
+		{[]string{"npm error code EAI_AGAIN"}, on, "", ""},
+		{[]string{"Error: EACCES: permission denied, mkdir '/home/u/.npm/_cacache'"}, on, "path", "/home/u/.npm/_cacache"},
+		{[]string{"PermissionError: [Errno 13] Permission denied: '/home/u/.cache/uv'"}, off, "path", "/home/u/.cache/uv"},
+		{[]string{"/usr/bin/env: 'node': No such file or directory"}, off, "toolchain", "node"},
+		{[]string{"sh: 1: uvx: not found"}, off, "toolchain", "uvx"},
+		{[]string{"panic: nil map"}, off, "", ""},
+	}
+	for _, c := range cases {
+		f := Classify(c.stderr, c.pol)
+		if f.Kind != c.kind || f.Detail != c.detail {
+			t.Errorf("Classify(%q) = %+v, want %s %s", c.stderr, f, c.kind, c.detail)
+		}
+	}
+}
