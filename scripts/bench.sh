@@ -136,3 +136,8 @@ echo "== sandbox: what a network namespace adds to a start (root), and what the 
 echo "   pids cgroup adds to a sandboxed plugin's cold start"
 go test -run '^$' -bench 'NetworkNamespace' -benchtime 100x ./host/sandbox/ | grep -E '^Benchmark'
 GEM_SANDBOX_STRICT=1 GEM_SANDBOX_HELPER="$PWD/bin/gem" go test -run '^$' -bench 'ColdStartSandboxed' -benchtime 100x ./host/plugins/ | grep -E '^Benchmark'
+
+echo
+echo "== capabilities: working out one MCP server's needs (launcher profile and toolchain on"
+echo "   PATH), done at consent and before each start (target < 5 ms an extension)"
+go test -run '^$' -bench 'BenchmarkFor' -benchtime 2000x ./host/toolchain/ | grep -E '^Benchmark'
