@@ -14,7 +14,7 @@ type Failure struct {
 
 var (
 	networkErrors = regexp.MustCompile(`EAI_AGAIN|ENOTFOUND|ENETUNREACH|getaddrinfo|[Tt]emporary failure in name resolution|[Nn]etwork is unreachable|[Nn]ame or service not known|Could not resolve host|dial tcp[^\n]*: connect: permission denied`)
-	deniedPath    = regexp.MustCompile(`(?:EACCES|EPERM|EROFS|[Pp]ermission denied|[Rr]ead-only file system)[^\n/]*?['"]?(/[^'"\s:,)]+)`)
+	deniedPath    = regexp.MustCompile(`(?:EACCES|EPERM|EROFS|[Pp]ermission denied|[Rr]ead-only file system)[^\n/~]*?['"]?(~?/[^'"\s:,)]+)`)
 	missingTool   = regexp.MustCompile(`env: ['"]?([A-Za-z0-9_.+-]+)['"]?: No such file or directory|([A-Za-z0-9_.+-]+): (?:command )?not found|spawn ([A-Za-z0-9_.+-]+) ENOENT`)
 )
 

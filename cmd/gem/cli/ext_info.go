@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gemhost/gem/host/commands"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,6 +111,10 @@ type extInfo struct {
 	Hooks        []string                  `json:"hooks,omitempty"`
 	Skills       []string                  `json:"skills,omitempty"`
 	Grant        *registry.Grant           `json:"grant,omitempty"`
+	Consent      registry.ConsentState     `json:"consent"`
+	Needs        []string                  `json:"needs"`       // what its programs need now (launchers, toolchains)
+	Agreed       []string                  `json:"agreedNeeds"` // what was recorded at consent
+	Granted      []string                  `json:"-"`           // Grant, for people
 	Problems     manifest.Problems         `json:"problems"`
 }
 
@@ -199,8 +204,12 @@ func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInf
 	if grants, err := registry.Grants(r.env); err == nil {
 		if g, ok := grants[x.Name]; ok {
 			info.Grant = &g
+			info.Granted = g.Lines(r.env.Home)
 		}
 	}
+	info.Consent, _ = x.Consented(r.env)
+	info.Needs = commands.Needs(r.env, x).Lines(r.env.Home)
+	info.Agreed = x.ConsentGrant(r.env).Lines(r.env.Home)
 	if info.Problems == nil {
 		info.Problems = manifest.Problems{}
 	}
@@ -310,18 +319,15 @@ func printInfo(w io.Writer, info *extInfo, verbose bool) {
 	if len(info.Skills) > 0 {
 		row("Skills", strings.Join(info.Skills, ", "))
 	}
-	if g := info.Grant; g != nil {
-		var what []string
-		if g.Network {
-			what = append(what, "network")
-		}
-		for _, p := range g.Read {
-			what = append(what, "read "+p)
-		}
-		for _, p := range g.Write {
-			what = append(what, "write "+p)
-		}
-		row("Granted", strings.Join(what, ", "))
+	row("Consent", string(info.Consent))
+	if len(info.Needs) > 0 {
+		row("Its programs need", strings.Join(info.Needs, ", "))
+	}
+	if len(info.Agreed) > 0 {
+		row("Given at consent", strings.Join(info.Agreed, ", "))
+	}
+	if len(info.Granted) > 0 {
+		row("Granted", strings.Join(info.Granted, ", "))
 	}
 }
 
