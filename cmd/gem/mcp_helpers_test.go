@@ -194,18 +194,9 @@ func init() {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		ts.Check(err)
 		ts.Defer(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
+		go acceptAndClose(ln)
 		ts.Setenv(args[0], fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
 	}
-	// noproc TEXT: no running process has TEXT in its command line (with neg: one has).
 	// listenunix VAR: listen on a unix socket in a fresh folder under /tmp (outside any
 	// sandbox, like an ssh-agent's or GnuPG's) until the script ends; VAR is its path.
 	scriptCmds["listenunix"] = func(ts *testscript.TestScript, neg bool, args []string) {
@@ -218,17 +209,10 @@ func init() {
 		ln, err := net.Listen("unix", path)
 		ts.Check(err)
 		ts.Defer(func() { ln.Close(); os.RemoveAll(dir) })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
+		go acceptAndClose(ln)
 		ts.Setenv(args[0], path)
 	}
+	// noproc TEXT: no running process has TEXT in its command line (with neg: one has).
 	scriptCmds["noproc"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 1 {
 			ts.Fatalf("usage: noproc TEXT")
@@ -375,5 +359,16 @@ func packageJSON(tgz []byte) map[string]any {
 			json.NewDecoder(tr).Decode(&pkg)
 			return pkg
 		}
+	}
+}
+
+// acceptAndClose accepts connections on ln and closes each, until ln is closed.
+func acceptAndClose(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
 	}
 }
