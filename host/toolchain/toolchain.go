@@ -48,7 +48,7 @@ var Profiles = []Profile{
 	{Launchers: []string{"deno"}, Write: []string{".cache/deno", ".deno"}, Network: true},
 	{Launchers: []string{"docker", "podman"}, Network: true, RootEquivalent: true},
 	{Launchers: []string{"java"}},
-	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}},
+	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOPROXY=off"}},
 }
 
 // ProfileOf returns the profile of a launcher name, or nil for a plain binary.
@@ -93,6 +93,9 @@ func For(command string, env Env) Needs {
 func Toolchains(names []string, env Env) Needs {
 	var n Needs
 	for _, name := range names {
+		if strings.ContainsRune(name, '/') {
+			continue // a program on the PATH, by name; never a path
+		}
 		t := For(name, env)
 		n.Read = append(n.Read, t.Read...)
 		n.Write = append(n.Write, t.Write...)
@@ -110,8 +113,15 @@ func (n *Needs) add(command string, env Env, depth int) {
 	if err != nil {
 		real = path
 	}
+	// Only a program found on the user's own PATH brings its toolchain's root: a path a
+	// manifest or a #! line names brings that one executable (a manifest must not get
+	// ~/secrets read by naming ~/secrets/bin/x as its command).
+	onPath := !strings.ContainsRune(command, '/')
 	for _, p := range []string{path, real} {
 		if root := toolchainRoot(p, env.Home); root != "" {
+			if !onPath {
+				root = p
+			}
 			n.Read = append(n.Read, root)
 		}
 	}
@@ -152,7 +162,8 @@ func lookPath(command, path string) string {
 		return ""
 	}
 	if strings.ContainsRune(command, '/') {
-		if st, err := os.Stat(command); err == nil && !st.IsDir() {
+		// Only an executable: naming a key file as a command must not grant reading it.
+		if st, err := os.Stat(command); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return command
 		}
 		return ""

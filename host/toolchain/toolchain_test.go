@@ -29,6 +29,8 @@ func TestFor(t *testing.T) {
 	exe(filepath.Join(sys, "docker"), "\x7fELF")
 	exe(filepath.Join(sys, "bash"), "\x7fELF")
 	os.WriteFile(filepath.Join(home, ".npmrc"), []byte("registry=http://127.0.0.1:1/\n"), 0o600)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh/id_rsa"), []byte("key"), 0o600)
 	path := strings.Join([]string{filepath.Join(home, ".pyenv/shims"), filepath.Join(nvm, "bin"), filepath.Join(home, ".local/bin"), sys}, ":")
 	env := Env{Home: home, Path: path}
 	cases := []struct {
@@ -44,7 +46,10 @@ func TestFor(t *testing.T) {
 		// folder), an executable is granted by itself.
 		{"python3", false, []string{".pyenv", "SYS/bash"}, nil, false},
 		{"uvx", true, []string{".local/bin/uvx"}, []string{".cache/uv", ".local/share/uv"}, false},
-		{filepath.Join(home, "venv/bin/python3"), false, []string{"SYS/python3.12", "venv"}, nil, false},
+		// A path named by a manifest brings only its executable, never its folder; a file
+		// that is not executable (a key) brings nothing.
+		{filepath.Join(home, "venv/bin/python3"), false, []string{"SYS/python3.12", "venv/bin/python3"}, nil, false},
+		{filepath.Join(home, ".ssh/id_rsa"), false, nil, nil, false},
 		{"docker", true, []string{"SYS/docker"}, nil, true},
 		{"missing-tool", false, nil, nil, false},
 	}
@@ -64,8 +69,8 @@ func TestFor(t *testing.T) {
 		}
 	}
 	// A shell-like program's toolchains: read only, no network of their own.
-	tc := Toolchains([]string{"python3", "npx"}, env)
-	if tc.Network || !slices.Contains(rel(tc.Read), ".pyenv") || !slices.Contains(rel(tc.Read), ".nvm/versions/node/v22.1.0") {
+	tc := Toolchains([]string{"python3", "npx", filepath.Join(home, ".ssh/id_rsa")}, env)
+	if tc.Network || !slices.Contains(rel(tc.Read), ".pyenv") || !slices.Contains(rel(tc.Read), ".nvm/versions/node/v22.1.0") || slices.Contains(rel(tc.Read), ".ssh/id_rsa") {
 		t.Errorf("Toolchains: %+v", tc)
 	}
 }
