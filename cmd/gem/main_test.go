@@ -99,6 +99,11 @@ func TestScripts(t *testing.T) {
 				return os.Geteuid() == 0, nil
 			}
 			// [ns]: programs get namespaces of their own here (user, mount, PID, network).
+			// [file:PATH]: PATH exists on this machine.
+			if path, ok := strings.CutPrefix(cond, "file:"); ok {
+				_, err := os.Stat(path)
+				return err == nil, nil
+			}
 			if cond == "ns" {
 				ok, _ := sandbox.Namespaces()
 				return ok, nil
