@@ -39,11 +39,6 @@ const (
 	ConsentChanged ConsentState = "changed"   // agreed to, but the manifest (or source) changed since
 )
 
-// ConsentFile is where the record of the extension in folder dir lives.
-func (e Env) ConsentFile(dir string) string {
-	return filepath.Join(e.GemHome, "consent", PathKey(filepath.Clean(dir))+".json")
-}
-
 // identitySource is the source half of x's identity: the install source, or "".
 func (x *Extension) identitySource() string {
 	if m := x.Install(); m != nil {
@@ -160,7 +155,7 @@ func RecordConsent(env Env, x *Extension, g Grant) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(env.GemHome, "consent"), 0o700); err != nil {
+	if err := os.MkdirAll(env.ConsentDir(), 0o700); err != nil {
 		return err
 	}
 	if err := WriteFileAtomic(env.ConsentFile(x.Dir), append(out, '\n'), 0o600); err != nil {

@@ -84,5 +84,3 @@ func (e Env) GeminiExtensionsDir() string {
 	return filepath.Join(e.GeminiHome, ".gemini", "extensions")
 }
 
-// LogDir is where gem writes its logs.
-func (e Env) LogDir() string { return filepath.Join(e.GemHome, "logs") }

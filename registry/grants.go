@@ -23,9 +23,6 @@ type Grant struct {
 // Empty reports whether g grants nothing.
 func (g Grant) Empty() bool { return !g.Network && len(g.Read) == 0 && len(g.Write) == 0 }
 
-// GrantsFile is $GEM_HOME/grants.json: extension name → Grant.
-func (e Env) GrantsFile() string { return filepath.Join(e.GemHome, "grants.json") }
-
 // Grants reads the user's grants (none when the file is missing).
 func Grants(env Env) (map[string]Grant, error) {
 	return readJSONMap[Grant](env.GrantsFile(), "fix or remove it; gem ext grant rewrites it")

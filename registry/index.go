@@ -50,7 +50,7 @@ type rootIndex struct {
 }
 
 func indexPath(env Env, root string) string {
-	return filepath.Join(env.GemHome, "cache", "discovery", PathKey(root))
+	return env.IndexFile(root)
 }
 
 // PathKey names a cache file after a path (FNV-1a; crypto/sha256 would cost the light

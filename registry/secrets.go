@@ -9,7 +9,7 @@ import (
 )
 
 // SecretsDir is where sensitive settings are kept (see registry/secrets).
-func SecretsDir(env Env) string { return filepath.Join(env.GemHome, "secrets") }
+func SecretsDir(env Env) string { return env.SecretsDir() }
 
 // HasSecrets reports whether extension name has sealed sensitive settings.
 func HasSecrets(env Env, name string) bool {
@@ -49,7 +49,7 @@ func RecordedHash(env Env, x *Extension, rel string) (string, bool) {
 	if x.Level != LevelUser || !PlainName(x.Name) {
 		return "", false
 	}
-	data, err := readFile(filepath.Join(env.GemHome, "records", x.Name+".json"))
+	data, err := readFile(env.RecordFile(x.Name))
 	if err != nil {
 		return "", false
 	}

@@ -112,7 +112,7 @@ func TrustRules(env Env) ([]TrustRule, error) {
 // trust its own servers; a project's settings are never read for this.
 func TrustedMCPServers(env Env) map[string]bool {
 	out := map[string]bool{}
-	for _, file := range []string{filepath.Join(env.GeminiHome, ".gemini", "settings.json"), filepath.Join(env.GemHome, "settings.json")} {
+	for _, file := range []string{filepath.Join(env.GeminiHome, ".gemini", "settings.json"), env.SettingsFile()} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			continue

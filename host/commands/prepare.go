@@ -316,7 +316,7 @@ func checkHashFD(env registry.Env, f *os.File, path, want, source string) error 
 		return err
 	}
 	id := fmt.Sprintf("%d %d %s %s", st.Ino, st.Size, fileTimes(&st), strings.ToLower(want))
-	cache := filepath.Join(env.GemHome, "cache", "binhash", registry.PathKey(path))
+	cache := env.BinHashFile(path)
 	if data, err := os.ReadFile(cache); err == nil && string(data) == id {
 		return nil
 	}

@@ -29,7 +29,7 @@ type cachedSpec struct {
 }
 
 func toolCachePath(env registry.Env, bin string) string {
-	return filepath.Join(env.GemHome, "cache", "tools", registry.PathKey(bin)+".json")
+	return env.ToolCacheFile(bin)
 }
 
 // readToolCache returns the cached tools of the binary, or nil when there are none or the

@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"github.com/gemhost/gem/internal/limits"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -195,7 +194,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}
 	pl := &plugins.Plugin{
-		Spec:        plugins.Spec{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy, SocketBase: filepath.Join(env.GemHome, "run")},
+		Spec:        plugins.Spec{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy, SocketBase: env.RunDir()},
 		CallTimeout: opts.CallTimeout,
 	}
 	if opts.Services != nil {

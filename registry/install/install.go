@@ -79,7 +79,7 @@ func (in *Installer) root(scope registry.Level) string {
 }
 
 func (in *Installer) lock() (*Lock, error) {
-	return AcquireLock(in.Env.GemHome, in.Out)
+	return AcquireLock(in.Env.LockFile(), in.Out)
 }
 
 // cleanStale removes staging folders left by killed runs (the lock is held).
@@ -259,7 +259,7 @@ type Record struct {
 }
 
 func recordPath(env registry.Env, name string) string {
-	return filepath.Join(env.GemHome, "records", name+".json")
+	return env.RecordFile(name)
 }
 
 // ReadRecord reads the record of name.

@@ -136,7 +136,7 @@ func orDeclined(err error) error {
 
 // keepBackup moves the previous version (now at old) to $GEM_HOME/backups/<name>.
 func (in *Installer) keepBackup(name, old string) {
-	dir := filepath.Join(in.Env.GemHome, "backups", name)
+	dir := in.Env.BackupDir(name)
 	os.RemoveAll(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return
@@ -372,7 +372,7 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 		return nil, err
 	}
 	defer l.Release()
-	backup := filepath.Join(in.Env.GemHome, "backups", x.Name)
+	backup := in.Env.BackupDir(x.Name)
 	prev, err := registry.LoadFolder(backup)
 	if err != nil {
 		return nil, fmt.Errorf("no previous version of %q to roll back to (updates keep one in %s)", x.Name, backup)

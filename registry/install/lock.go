@@ -12,12 +12,12 @@ import (
 // Lock is the state lock held while gem changes what is installed.
 type Lock struct{ f *os.File }
 
-// AcquireLock takes $GEM_HOME/state.lock, telling waiting (to w) when another gem holds it.
-func AcquireLock(gemHome string, w io.Writer) (*Lock, error) {
-	if err := os.MkdirAll(gemHome, 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", gemHome, err)
+// AcquireLock takes the lock file at path (Env.LockFile), telling waiting (to w) when another
+// gem holds it.
+func AcquireLock(path string, w io.Writer) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", filepath.Dir(path), err)
 	}
-	path := filepath.Join(gemHome, "state.lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the lock %s: %w", path, err)

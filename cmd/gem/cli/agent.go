@@ -9,7 +9,6 @@ import (
 	"github.com/gemhost/gem/internal/limits"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -94,7 +93,7 @@ func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSess
 	}
 	root := commands.Workspace(r.env)
 	a.expander = agent.Expander{Root: root, Shell: a.shellInjection}
-	store := agent.Sessions{Dir: filepath.Join(r.env.GemHome, "sessions")}
+	store := agent.Sessions{Dir: r.env.SessionsDir()}
 	if id := c.String("resume"); id != "" {
 		if a.session, err = store.Load(id); err != nil {
 			reg.Close()
@@ -314,7 +313,7 @@ func sessionsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			list, err := agent.Sessions{Dir: filepath.Join(r.env.GemHome, "sessions")}.List()
+			list, err := agent.Sessions{Dir: r.env.SessionsDir()}.List()
 			if err != nil {
 				return err
 			}

@@ -68,10 +68,10 @@ func doctorCommand() *cli.Command {
 				"GEM_HOME":          r.env.GemHome,
 				"gemini extensions": r.env.GeminiExtensionsDir(),
 				"log":               filepath.Join(r.env.LogDir(), "gem.log"),
-				"audit log":         filepath.Join(r.env.GemHome, "audit.log"),
-				"user policy":       filepath.Join(r.env.GemHome, "policies.toml"),
+				"audit log":         r.env.AuditLog(),
+				"user policy":       r.env.UserPolicies(),
 				"workspace policy":  filepath.Join(commands.Workspace(r.env), ".gem", "policies.toml"),
-				"extension data":    filepath.Join(r.env.GemHome, "data"),
+				"extension data":    filepath.Dir(r.env.DataDir("x")),
 				"trusted folders":   filepath.Join(r.env.GeminiHome, ".gemini", "trustedFolders.json"),
 				"platform":          goruntime.GOOS + "/" + goruntime.GOARCH,
 			}}

@@ -304,7 +304,7 @@ func newServeToken(r *runtime, port int) (token, file string, err error) {
 		return "", "", err
 	}
 	token = hex.EncodeToString(b)
-	dir := filepath.Join(r.env.GemHome, "mcp-serve")
+	dir := r.env.ServeTokenDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", "", err
 	}

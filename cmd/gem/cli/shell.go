@@ -83,7 +83,7 @@ func runShell(c *cli.Context, r *runtime) error {
 	line.SetCtrlCAborts(true)
 	line.SetTabCompletionStyle(liner.TabPrints)
 	line.SetCompleter(s.complete)
-	histPath := filepath.Join(r.env.GemHome, "history")
+	histPath := r.env.HistoryFile()
 	if f, err := os.Open(histPath); err == nil {
 		line.ReadHistory(f)
 		f.Close()

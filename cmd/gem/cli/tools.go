@@ -176,7 +176,7 @@ func loadRegistry(c *cli.Context, r *runtime, services *tools.Services) (*tools.
 		return nil, err
 	}
 	opts := tools.Options{ReadSecrets: secrets.Read, Logger: r.log, Services: services, Policy: engine,
-		Audit: &policy.Audit{File: filepath.Join(r.env.GemHome, "audit.log")}}
+		Audit: &policy.Audit{File: r.env.AuditLog()}}
 	if c.IsSet("timeout") {
 		opts.CallTimeout = c.Duration("timeout")
 	}
@@ -207,7 +207,7 @@ func loadPolicy(c *cli.Context, r *runtime, d *registry.Discovery) (*policy.Engi
 	}
 	root := commands.Workspace(r.env)
 	src := policy.Sources{
-		UserFile:      filepath.Join(r.env.GemHome, "policies.toml"),
+		UserFile:      r.env.UserPolicies(),
 		WorkspaceFile: filepath.Join(root, ".gem", "policies.toml"),
 		Extensions:    map[string]string{},
 	}

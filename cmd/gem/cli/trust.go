@@ -250,7 +250,7 @@ func (r *runtime) discover() *registry.Discovery {
 // firstAsk reports whether gem has not asked about trusting dir before, and remembers that
 // it now has ($GEM_HOME/trust-asked, one folder a line).
 func (r *runtime) firstAsk(dir string) bool {
-	file := filepath.Join(r.env.GemHome, "trust-asked")
+	file := r.env.TrustAskedFile()
 	data, _ := os.ReadFile(file)
 	if slices.Contains(strings.Split(string(data), "\n"), dir) {
 		return false

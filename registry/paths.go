@@ -1,0 +1,96 @@
+package registry
+
+import "path/filepath"
+
+// The layout of $GEM_HOME (default ~/.gem), in one place: every file and folder gem keeps
+// there has one method here, and code asks for the location by name.
+//
+//	extensions/            gem's native user extensions (the native provider's user root)
+//	extension-enablement.json
+//	consent/<key>.json     what the user agreed to, per extension folder (ConsentFile)
+//	grants.json            the user's grants (GrantsFile)
+//	records/<name>.json    install records: source, consent text, file hashes (RecordFile)
+//	backups/<name>/        the version an update replaced (BackupDir)
+//	secrets/               sealed sensitive settings (SecretsDir)
+//	data/<name>/           each extension's own data folder (DataDir)
+//	run/                   plugin socket folders (RunDir)
+//	mcp-serve/<port>.token gem mcp serve --http's bearer tokens (ServeTokenDir)
+//	cache/discovery/       the discovery index (IndexFile)
+//	cache/tools/           plugins' tool lists (ToolCacheFile)
+//	cache/binhash/         verified binaries by file identity (BinHashFile)
+//	logs/gem.log           gem's log (LogDir)
+//	audit.log              every policy decision (AuditLog)
+//	policies.toml          the user's policy rules (UserPolicies)
+//	settings.json          gem's own user settings (SettingsFile)
+//	sessions/              saved model sessions (SessionsDir)
+//	history                the shell's history (HistoryFile)
+//	trust-asked            folders gem asked about trusting (TrustAskedFile)
+//	state.lock             the lock of lifecycle changes (LockFile)
+
+// LogDir is where gem writes its logs.
+func (e Env) LogDir() string { return filepath.Join(e.GemHome, "logs") }
+
+// GrantsFile is $GEM_HOME/grants.json: extension name → Grant.
+func (e Env) GrantsFile() string { return filepath.Join(e.GemHome, "grants.json") }
+
+// ConsentDir holds the consent records.
+func (e Env) ConsentDir() string { return filepath.Join(e.GemHome, "consent") }
+
+// ConsentFile is where the record of the extension in folder dir lives.
+func (e Env) ConsentFile(dir string) string {
+	return filepath.Join(e.ConsentDir(), PathKey(filepath.Clean(dir))+".json")
+}
+
+// RecordFile is the install record of the extension name.
+func (e Env) RecordFile(name string) string { return filepath.Join(e.GemHome, "records", name+".json") }
+
+// BackupDir keeps the version of name that an update replaced.
+func (e Env) BackupDir(name string) string { return filepath.Join(e.GemHome, "backups", name) }
+
+// SecretsDir is where sensitive settings are kept, sealed (registry/secrets).
+func (e Env) SecretsDir() string { return filepath.Join(e.GemHome, "secrets") }
+
+// DataDir is extension name's own data folder (GEM_EXTENSION_DATA).
+func (e Env) DataDir(name string) string { return filepath.Join(e.GemHome, "data", name) }
+
+// RunDir holds the plugins' socket folders.
+func (e Env) RunDir() string { return filepath.Join(e.GemHome, "run") }
+
+// ServeTokenDir holds gem mcp serve --http's bearer tokens.
+func (e Env) ServeTokenDir() string { return filepath.Join(e.GemHome, "mcp-serve") }
+
+// IndexFile is the discovery index of a root folder.
+func (e Env) IndexFile(root string) string {
+	return filepath.Join(e.GemHome, "cache", "discovery", PathKey(root))
+}
+
+// ToolCacheFile is the cached tool list of a plugin binary.
+func (e Env) ToolCacheFile(bin string) string {
+	return filepath.Join(e.GemHome, "cache", "tools", PathKey(bin)+".json")
+}
+
+// BinHashFile records that a binary was verified, by its file identity.
+func (e Env) BinHashFile(bin string) string {
+	return filepath.Join(e.GemHome, "cache", "binhash", PathKey(bin))
+}
+
+// AuditLog is the log of policy decisions.
+func (e Env) AuditLog() string { return filepath.Join(e.GemHome, "audit.log") }
+
+// UserPolicies is the user's policy file.
+func (e Env) UserPolicies() string { return filepath.Join(e.GemHome, "policies.toml") }
+
+// SettingsFile is gem's own user settings file.
+func (e Env) SettingsFile() string { return filepath.Join(e.GemHome, "settings.json") }
+
+// SessionsDir holds saved model sessions.
+func (e Env) SessionsDir() string { return filepath.Join(e.GemHome, "sessions") }
+
+// HistoryFile is the interactive shell's history.
+func (e Env) HistoryFile() string { return filepath.Join(e.GemHome, "history") }
+
+// TrustAskedFile lists the folders gem asked about trusting.
+func (e Env) TrustAskedFile() string { return filepath.Join(e.GemHome, "trust-asked") }
+
+// LockFile serialises lifecycle changes between gem processes.
+func (e Env) LockFile() string { return filepath.Join(e.GemHome, "state.lock") }
