@@ -83,4 +83,3 @@ func absFrom(cwd, p string) string {
 func (e Env) GeminiExtensionsDir() string {
 	return filepath.Join(e.GeminiHome, ".gemini", "extensions")
 }
-
