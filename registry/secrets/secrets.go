@@ -43,6 +43,9 @@ func secretKey(env registry.Env, create bool) ([]byte, error) {
 
 // Read returns the sensitive settings of extension name.
 func Read(env registry.Env, name string) (map[string]string, error) {
+	if !registry.PlainName(name) {
+		return nil, fmt.Errorf("no secrets for %q: not a plain extension name", name)
+	}
 	data, err := os.ReadFile(filepath.Join(secretsDir(env), name+".enc"))
 	if os.IsNotExist(err) {
 		return map[string]string{}, nil
@@ -71,6 +74,9 @@ func Read(env registry.Env, name string) (map[string]string, error) {
 
 // Write stores the sensitive settings of extension name.
 func Write(env registry.Env, name string, m map[string]string) error {
+	if !registry.PlainName(name) {
+		return fmt.Errorf("no secrets for %q: not a plain extension name", name)
+	}
 	path := filepath.Join(secretsDir(env), name+".enc")
 	if len(m) == 0 {
 		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
