@@ -46,6 +46,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-plugin"
@@ -178,4 +179,47 @@ type Plugin struct {
 	// OnShutdown runs when the host stops the plugin gracefully (after Serve's server has
 	// stopped): stop child processes, flush files. A killed plugin runs nothing.
 	OnShutdown func()
+}
+
+// Check reports what is wrong with p's tools, all at once: a tool not made with NewTool (no
+// handler or schema: a zero Tool{}), a missing or malformed name (letters, digits, '_', '-',
+// '.', at most 64), the same name twice, an unknown kind. Serve refuses to start a plugin
+// that fails it, so the mistake shows when the host starts the plugin, not on a first call.
+func (p Plugin) Check() error {
+	var problems []string
+	seen := map[string]bool{}
+	for i, t := range p.Tools {
+		where := fmt.Sprintf("tool %d (%q)", i+1, t.Name)
+		switch {
+		case t.Name == "":
+			problems = append(problems, fmt.Sprintf("tool %d has no name", i+1))
+		case !validToolName(t.Name):
+			problems = append(problems, where+": a name holds only letters, digits, '_', '-' and '.', at most 64")
+		case seen[t.Name]:
+			problems = append(problems, where+": a second tool of that name")
+		}
+		seen[t.Name] = true
+		if t.call == nil || t.resolved == nil {
+			problems = append(problems, where+": not made with NewTool (no handler or schema)")
+		}
+		if _, ok := kinds[t.Kind]; !ok && t.Kind != "" {
+			problems = append(problems, fmt.Sprintf("%s: unknown kind %q", where, t.Kind))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("pluginsdk: plugin %s: %s", p.Name, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func validToolName(name string) bool {
+	if len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -18,6 +18,10 @@ import (
 // Serve runs the plugin until the host stops it. It must be called from main, before
 // anything writes to stdout.
 func Serve(p Plugin) {
+	if err := p.Check(); err != nil {
+		fmt.Fprintln(os.Stderr, err) // the host shows it with the plugin's last stderr lines
+		os.Exit(1)
+	}
 	detachStdin()
 	setMaxProcs(p.MaxProcs)
 	if p.OnShutdown != nil {
