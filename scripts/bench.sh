@@ -141,3 +141,18 @@ echo
 echo "== capabilities: working out one MCP server's needs (launcher profile and toolchain on"
 echo "   PATH), done at consent and before each start (target < 5 ms an extension)"
 go test -run '^$' -bench 'BenchmarkFor' -benchtime 2000x ./host/toolchain/ | grep -E '^Benchmark'
+
+# As a normal user the namespace layer includes a user namespace (root does without): measured
+# here as the user gemtest that the attack tests create, when bench.sh runs as root.
+if [ "$(id -u)" = 0 ] && id gemtest >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+  echo
+  echo "== plugins: sandboxed cold start vs plain fork/exec as a normal user (gemtest), medians of 100"
+  ud=$(mktemp -d /home/gemtest/gem-bench.XXXXXX)
+  go test -c -o "$ud/plugins.test" ./host/plugins/
+  go build -o "$ud/echoplugin" ./host/plugins/testdata/echoplugin
+  chmod -R a+rX "$ud"
+  (cd host/plugins && setpriv --reuid=gemtest --regid=gemtest --init-groups env HOME=/home/gemtest \
+    GEM_TEST_ECHOPLUGIN="$ud/echoplugin" GEM_SANDBOX_HELPER="$PWD/../../bin/gem" PATH="$PATH" \
+    "$ud/plugins.test" -test.run '^$' -test.bench 'ColdStart' -test.benchtime 100x | grep -E '^Benchmark')
+  rm -rf "$ud"
+fi
