@@ -18,6 +18,9 @@ type Grant struct {
 	Network bool     `json:"network,omitempty"`
 	Read    []string `json:"read,omitempty"`
 	Write   []string `json:"write,omitempty"`
+	// Notes are what is shown and never granted (a container engine's socket: root on the
+	// machine); not kept.
+	Notes []string `json:"-"`
 }
 
 // Empty reports whether g grants nothing.
@@ -81,7 +84,12 @@ func (e Env) ExpandHome(p string) string {
 
 // Add returns g with o's network, folders added.
 func (g Grant) Add(o Grant) Grant {
-	out := Grant{Network: g.Network || o.Network, Read: slices.Clone(g.Read), Write: slices.Clone(g.Write)}
+	out := Grant{Network: g.Network || o.Network, Read: slices.Clone(g.Read), Write: slices.Clone(g.Write), Notes: slices.Clone(g.Notes)}
+	for _, n := range o.Notes {
+		if !slices.Contains(out.Notes, n) {
+			out.Notes = append(out.Notes, n)
+		}
+	}
 	for _, r := range o.Read {
 		if !slices.Contains(out.Read, r) {
 			out.Read = append(out.Read, r)

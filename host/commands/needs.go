@@ -68,7 +68,7 @@ func Needs(env registry.Env, x *registry.Extension) registry.Grant {
 }
 
 func grantOf(n toolchain.Needs) registry.Grant {
-	return registry.Grant{Network: n.Network, Read: n.Read, Write: n.Write}
+	return registry.Grant{Network: n.Network, Read: n.Read, Write: n.Write, Notes: n.Warnings}
 }
 
 // MissingNeedsError is a program that needs more than the user granted (its toolchain moved,

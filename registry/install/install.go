@@ -445,6 +445,9 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	if l := needs.Lines(env.Home); len(l) > 0 {
 		lines = append(lines, "to run its programs (their launchers and toolchains) it is given: "+strings.Join(l, ", "))
 	}
+	for _, n := range needs.Notes {
+		lines = append(lines, "NOT given: "+n)
+	}
 	if text, err := os.ReadFile(x.ManifestPath); err == nil {
 		if vars := registry.HostVars(string(text)); len(vars) > 0 {
 			lines = append(lines, "reads these variables of your environment into its settings, arguments or env: "+strings.Join(vars, ", "))
