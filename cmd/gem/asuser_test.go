@@ -50,10 +50,25 @@ func TestAttackScriptsAsNormalUser(t *testing.T) {
 	}
 	bin := filepath.Join(dir, "gem.test")
 	copyExecutable(t, self, bin)
+	// The scripts and the sample extensions, where the user can read them (the checkout may
+	// sit in a folder closed to other users, such as /root): linked when the filesystem
+	// allows, else copied.
+	tree := filepath.Join(dir, "repo")
+	for _, sub := range []string{"cmd/gem/testdata", "sample-extensions"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(tree, sub)), 0o755)
+		src := filepath.Join(repoRoot(), sub)
+		if exec.Command("cp", "-al", src, filepath.Join(tree, sub)).Run() != nil {
+			if out, err := exec.Command("cp", "-a", src, filepath.Join(tree, sub)).CombinedOutput(); err != nil {
+				t.Fatalf("copying %s for user gemtest: %v\n%s", sub, err, out)
+			}
+		}
+	}
+	exec.Command("chmod", "-R", "a+rX", tree).Run()
 	os.Chown(dir, uid, gid)
 	cmd := exec.Command(bin, "-test.run", "^TestScripts$/^("+attackScripts+")$", "-test.v", "-test.timeout", "5m")
-	cmd.Dir, _ = os.Getwd()
-	cmd.Env = []string{"HOME=" + u.HomeDir, "USER=gemtest", "LOGNAME=gemtest", "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "XDG_CACHE_HOME=" + filepath.Join(u.HomeDir, ".cache")}
+	cmd.Dir = filepath.Join(tree, "cmd", "gem")
+	cmd.Env = []string{"HOME=" + u.HomeDir, "USER=gemtest", "LOGNAME=gemtest", "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8",
+		"XDG_CACHE_HOME=" + filepath.Join(u.HomeDir, ".cache"), "GEM_TEST_REPO=" + tree}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
