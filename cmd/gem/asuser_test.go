@@ -39,10 +39,11 @@ func TestAttackScriptsAsNormalUser(t *testing.T) {
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	// A copy of this test binary the user can run (go test's build folder is root's only).
-	dir := filepath.Join(u.HomeDir, "gem-test")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := os.MkdirTemp(u.HomeDir, "gem-test-") // one per run: runs may overlap
+	if err != nil {
 		t.Fatal(err)
 	}
+	os.Chmod(dir, 0o755)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	self, err := os.Executable()
 	if err != nil {
