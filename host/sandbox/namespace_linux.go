@@ -186,12 +186,24 @@ func buildView(v *View, pidNS bool) (missing []string) {
 }
 
 // emptyDir mounts an empty tmpfs over dir and binds back the kept paths beneath it (opened
-// before, so they are the real ones).
+// before, so they are the real ones). A kept path inside another kept path is visible through
+// it already and is not bound again; a path that cannot be bound is reported, and the others
+// are still bound.
 func emptyDir(dir string, keep []string) error {
 	st, err := os.Lstat(dir)
 	if err != nil || !st.IsDir() {
 		return nil // absent, or a link (to a folder outside, which stays as it is)
 	}
+	var under []string
+	for _, k := range keep {
+		if k == dir {
+			return nil // the whole folder is granted: leave it
+		}
+		if strings.HasPrefix(k, dir+"/") {
+			under = append(under, filepath.Clean(k))
+		}
+	}
+	slices.Sort(under) // a parent sorts before what is inside it
 	type held struct {
 		path string
 		fd   int
@@ -203,12 +215,9 @@ func emptyDir(dir string, keep []string) error {
 			unix.Close(b.fd)
 		}
 	}()
-	for _, k := range keep {
-		if k == dir || !strings.HasPrefix(k, dir+"/") {
-			if k == dir {
-				return nil // the whole folder is granted: leave it
-			}
-			continue
+	for _, k := range under {
+		if slices.ContainsFunc(binds, func(b held) bool { return b.dir && strings.HasPrefix(k, b.path+"/") }) {
+			continue // inside a kept folder
 		}
 		fd, err := unix.Open(k, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -225,24 +234,28 @@ func emptyDir(dir string, keep []string) error {
 	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+mode); err != nil {
 		return err
 	}
+	var errs []error
 	for _, b := range binds {
 		if b.dir {
 			if err := os.MkdirAll(b.path, 0o755); err != nil {
-				return err
+				errs = append(errs, err)
+				continue
 			}
 		} else {
 			os.MkdirAll(filepath.Dir(b.path), 0o755)
-			f, err := os.OpenFile(b.path, os.O_CREATE|os.O_WRONLY, 0o600)
+			// A mount point, opened read-only: the file may be a program running elsewhere.
+			f, err := os.OpenFile(b.path, os.O_CREATE|os.O_RDONLY, 0o600)
 			if err != nil {
-				return err
+				errs = append(errs, err)
+				continue
 			}
 			f.Close()
 		}
 		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(b.fd), b.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("keeping %s: %w", b.path, err)
+			errs = append(errs, fmt.Errorf("keeping %s: %w", b.path, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // readOnly binds path onto itself and makes that mount read-only, keeping the flags the

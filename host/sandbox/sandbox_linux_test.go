@@ -206,3 +206,29 @@ func BenchmarkNetworkNamespace(b *testing.B) {
 	}
 	b.ReportMetric(medianOf(took)/1e3, "unshare-µs")
 }
+
+// TestViewKeepsBusyFiles: a granted file inside a granted folder under an emptied folder
+// (/tmp here), which another process is running, must not stop the paths after it from being
+// bound (opening it for writing as a mount point failed with ETXTBSY and hid the workspace).
+func TestViewKeepsBusyFiles(t *testing.T) {
+	if ok, _ := Namespaces(); !ok {
+		t.Skip("no namespaces here")
+	}
+	ext := t.TempDir() // under /tmp: emptied in the view, the granted paths bound back
+	ws := t.TempDir()
+	data, _ := os.ReadFile("/bin/sleep")
+	bin := filepath.Join(ext, "bin", "sleeper")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	os.WriteFile(bin, data, 0o755)
+	running := exec.Command(bin, "30")
+	if err := running.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { running.Process.Kill(); running.Wait() }()
+	os.WriteFile(filepath.Join(ws, "f"), []byte("visible"), 0o644)
+	pol := ForExtension(ext, ws, ws, ws, []string{bin}, nil, false)
+	out, err := run(t, &pol, ws, "cat "+filepath.Join(ws, "f"))
+	if err != nil || !strings.Contains(out, "visible") {
+		t.Errorf("the workspace is not visible: %v %s", err, out)
+	}
+}
