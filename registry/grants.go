@@ -105,21 +105,15 @@ func (g Grant) Add(o Grant) Grant {
 
 // Lines renders g for people, ~ for home: "network", "read ~/.npmrc", "write ~/.npm".
 func (g Grant) Lines(home string) []string {
-	short := func(p string) string {
-		if rest, ok := strings.CutPrefix(p, home+"/"); ok && home != "" {
-			return "~/" + rest
-		}
-		return p
-	}
 	var out []string
 	if g.Network {
 		out = append(out, "network")
 	}
 	for _, r := range g.Read {
-		out = append(out, "read "+short(r))
+		out = append(out, "read "+tilde(home, r))
 	}
 	for _, w := range g.Write {
-		out = append(out, "write "+short(w))
+		out = append(out, "write "+tilde(home, w))
 	}
 	return out
 }
@@ -130,17 +124,19 @@ func (g Grant) Flags(home string) string {
 	if g.Network {
 		parts = append(parts, "--network")
 	}
-	short := func(p string) string {
-		if rest, ok := strings.CutPrefix(p, home+"/"); ok && home != "" {
-			return "~/" + rest
-		}
-		return p
-	}
 	for _, r := range g.Read {
-		parts = append(parts, "--read "+short(r))
+		parts = append(parts, "--read "+tilde(home, r))
 	}
 	for _, w := range g.Write {
-		parts = append(parts, "--write "+short(w))
+		parts = append(parts, "--write "+tilde(home, w))
 	}
 	return strings.Join(parts, " ")
+}
+
+// tilde writes p under home as ~/….
+func tilde(home, p string) string {
+	if rest, ok := strings.CutPrefix(p, home+"/"); ok && home != "" {
+		return "~/" + rest
+	}
+	return p
 }

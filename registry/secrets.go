@@ -8,12 +8,9 @@ import (
 	"strings"
 )
 
-// SecretsDir is where sensitive settings are kept (see registry/secrets).
-func SecretsDir(env Env) string { return env.SecretsDir() }
-
 // HasSecrets reports whether extension name has sealed sensitive settings.
 func HasSecrets(env Env, name string) bool {
-	_, err := os.Stat(filepath.Join(SecretsDir(env), name+".enc"))
+	_, err := os.Stat(filepath.Join(env.SecretsDir(), name+".enc"))
 	return err == nil
 }
 

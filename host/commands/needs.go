@@ -89,7 +89,7 @@ func missing(n toolchain.Needs, pol *sandbox.Policy) registry.Grant {
 	var g registry.Grant
 	g.Network = n.Network && !pol.Network
 	covered := func(p string, list []string) bool {
-		return slices.ContainsFunc(list, func(q string) bool { return p == q || strings.HasPrefix(p, strings.TrimSuffix(q, "/")+"/") })
+		return slices.ContainsFunc(list, func(q string) bool { return isWithin(q, p) })
 	}
 	for _, r := range n.Read {
 		if !covered(r, pol.Read) && !covered(r, pol.Write) {
@@ -161,9 +161,7 @@ func readablePath(path string, pol *sandbox.Policy) string {
 		if dir == "" {
 			continue
 		}
-		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool {
-			return dir == q || strings.HasPrefix(dir, strings.TrimSuffix(q, "/")+"/")
-		})
+		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return isWithin(q, dir) })
 		if ok && !slices.Contains(keep, dir) {
 			keep = append(keep, dir)
 		}

@@ -63,7 +63,6 @@ func ProfileOf(name string) *Profile {
 
 // Needs is what one program needs beyond the default sandbox.
 type Needs struct {
-	Launcher string   // the profile's launcher name ("" for a plain binary)
 	Network  bool     // it fetches what it runs
 	Read     []string // absolute: toolchain roots, configuration
 	Write    []string // absolute: caches
@@ -138,9 +137,6 @@ func (n *Needs) add(command string, env Env, depth int) {
 }
 
 func (n *Needs) apply(pr *Profile, home string) {
-	if n.Launcher == "" {
-		n.Launcher = pr.Launchers[0]
-	}
 	n.Network = n.Network || pr.Network
 	for _, w := range pr.Write {
 		n.Write = append(n.Write, filepath.Join(home, w))

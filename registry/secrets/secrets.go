@@ -19,15 +19,13 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-func secretsDir(env registry.Env) string { return registry.SecretsDir(env) }
-
 func secretKey(env registry.Env, create bool) ([]byte, error) {
-	path := filepath.Join(secretsDir(env), "key")
+	path := filepath.Join(env.SecretsDir(), "key")
 	k, err := os.ReadFile(path)
 	if os.IsNotExist(err) && create {
 		k = make([]byte, 32)
 		rand.Read(k)
-		if err := os.MkdirAll(secretsDir(env), 0o700); err != nil {
+		if err := os.MkdirAll(env.SecretsDir(), 0o700); err != nil {
 			return nil, err
 		}
 		if err := registry.WriteFileAtomic(path, k, 0o600); err != nil {
@@ -46,7 +44,7 @@ func Read(env registry.Env, name string) (map[string]string, error) {
 	if !registry.PlainName(name) {
 		return nil, fmt.Errorf("no secrets for %q: not a plain extension name", name)
 	}
-	data, err := os.ReadFile(filepath.Join(secretsDir(env), name+".enc"))
+	data, err := os.ReadFile(filepath.Join(env.SecretsDir(), name+".enc"))
 	if os.IsNotExist(err) {
 		return map[string]string{}, nil
 	}
@@ -55,7 +53,7 @@ func Read(env registry.Env, name string) (map[string]string, error) {
 	}
 	key, err := secretKey(env, false)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the secrets key in %s: %w", secretsDir(env), err)
+		return nil, fmt.Errorf("cannot read the secrets key in %s: %w", env.SecretsDir(), err)
 	}
 	gcm, err := newGCM(key)
 	if err != nil {
@@ -77,7 +75,7 @@ func Write(env registry.Env, name string, m map[string]string) error {
 	if !registry.PlainName(name) {
 		return fmt.Errorf("no secrets for %q: not a plain extension name", name)
 	}
-	path := filepath.Join(secretsDir(env), name+".enc")
+	path := filepath.Join(env.SecretsDir(), name+".enc")
 	if len(m) == 0 {
 		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 			return err

@@ -18,7 +18,7 @@ func TestSecrets(t *testing.T) {
 	if err := Write(env, "other", map[string]string{"KEY": "x"}); err != nil {
 		t.Fatal(err)
 	}
-	enc := func(name string) string { return filepath.Join(registry.SecretsDir(env), name+".enc") }
+	enc := func(name string) string { return filepath.Join(env.SecretsDir(), name+".enc") }
 	data, _ := os.ReadFile(enc("vault"))
 	if strings.Contains(string(data), "s3cr3t") {
 		t.Fatal("the secret is in the file in clear")
@@ -37,7 +37,7 @@ func TestSecrets(t *testing.T) {
 		{"truncated", func() { os.WriteFile(enc("vault"), []byte("abc"), 0o600) }, "error: is damaged"},
 		{"key gone", func() {
 			Write(env, "vault", map[string]string{"VAULT_TOKEN": "s3cr3t"})
-			os.Remove(filepath.Join(registry.SecretsDir(env), "key"))
+			os.Remove(filepath.Join(env.SecretsDir(), "key"))
 		}, "error: cannot read the secrets key"},
 	}
 	for _, c := range cases {
