@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -153,10 +154,17 @@ func (c *Conn) Call(ctx context.Context, tool, argsJSON string, opts CallOptions
 
 // endedBy reports a call that failed because its context ended as the context's error: the
 // plugin sees the same deadline and may answer with a cancelled result before the host's
-// transport notices.
+// transport notices. A context's deadline is noticed by a timer that may not have run yet when
+// the answer arrives (a busy machine), so a deadline that has passed counts as ended too.
 func endedBy(ctx context.Context, res *pb.ToolResult, err error) (*pb.ToolResult, error) {
-	if ctx.Err() != nil && (err != nil || res.GetError() != nil) {
+	if err == nil && res.GetError() == nil {
+		return res, nil
+	}
+	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return nil, context.DeadlineExceeded
 	}
 	return res, err
 }
