@@ -29,8 +29,9 @@
 package registry
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/gemhost/gem/internal/config"
 )
 
 // Env is where gem looks: the user's home, gem's home, the home that holds .gemini, and the
@@ -45,15 +46,11 @@ type Env struct {
 
 // EnvFromOS returns the environment of this process.
 func EnvFromOS() (Env, error) {
-	home, err := os.UserHomeDir()
+	home, cwd, err := config.Dirs()
 	if err != nil {
 		return Env{}, err
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return Env{}, err
-	}
-	return NewEnv(home, cwd, os.Getenv), nil
+	return NewEnv(home, cwd, config.Getenv), nil
 }
 
 // NewEnv fills GemHome and GeminiHome from getenv (GEM_HOME, GEMINI_CLI_HOME).

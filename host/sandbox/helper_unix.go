@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/gemhost/gem/internal/config"
 )
 
 // HelperArg is the first argument that makes gem's front the re-exec helper:
@@ -39,7 +41,7 @@ func HelperMain(args []string) int {
 }
 
 var helperPath = sync.OnceValue(func() string {
-	if p := os.Getenv("GEM_SANDBOX_HELPER"); p != "" {
+	if p := config.Getenv("GEM_SANDBOX_HELPER"); p != "" {
 		return p
 	}
 	self, err := os.Executable()
@@ -54,10 +56,10 @@ var helperPath = sync.OnceValue(func() string {
 })
 
 // Disabled reports whether the user turned the sandbox off (GEM_SANDBOX=off).
-func Disabled() bool { return os.Getenv("GEM_SANDBOX") == "off" }
+func Disabled() bool { return config.Getenv("GEM_SANDBOX") == "off" }
 
 // Strict reports whether missing restrictions must refuse to run (GEM_SANDBOX_STRICT=1).
-func Strict() bool { return os.Getenv("GEM_SANDBOX_STRICT") == "1" }
+func Strict() bool { return config.Getenv("GEM_SANDBOX_STRICT") == "1" }
 
 var warnOnce sync.Once
 

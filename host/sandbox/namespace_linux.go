@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gemhost/gem/internal/config"
 )
 
 // The second layer (applied before Landlock, in the helper): gem starts the helper in new
@@ -60,7 +62,7 @@ var ProtectedNames = []string{
 func Namespaces() (bool, string) { return namespacesOnce() }
 
 var namespacesOnce = sync.OnceValues(func() (bool, string) {
-	if os.Getenv("GEM_SANDBOX_NAMESPACES") == "off" {
+	if config.Getenv("GEM_SANDBOX_NAMESPACES") == "off" {
 		return false, "GEM_SANDBOX_NAMESPACES=off"
 	}
 	if v := readSysctl("/proc/sys/user/max_user_namespaces"); v == "0" {

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/gemhost/gem/internal/config"
 )
 
 // lazyFile opens its file on the first Write.
@@ -34,7 +36,7 @@ func (l *lazyFile) Write(p []byte) (int, error) {
 // New returns the root logger writing to dir/gem.log.
 func New(dir string) hclog.Logger {
 	level := hclog.Info
-	if v := os.Getenv("GEM_LOG"); v != "" {
+	if v := config.Getenv("GEM_LOG"); v != "" {
 		level = hclog.LevelFromString(v)
 		if level == hclog.NoLevel {
 			level = hclog.Info

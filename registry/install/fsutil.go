@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/gemhost/gem/internal/config"
 )
 
 // crashPoint kills the process when GEM_TEST_CRASH_AT names step (tests only).
 func crashPoint(step string) {
-	if os.Getenv("GEM_TEST_CRASH_AT") == step {
+	if config.Getenv("GEM_TEST_CRASH_AT") == step {
 		p, _ := os.FindProcess(os.Getpid())
 		p.Signal(syscall.SIGKILL)
 		select {}

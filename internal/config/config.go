@@ -1,0 +1,53 @@
+// Package config is gem's one reader of the process environment. Every variable gem reads
+// is listed in Vars with what it means (README's environment table is this list, and a test
+// keeps them equal); code reads them through Getenv, or through a registry.Env made from
+// FromOS, never with os.Getenv. Tests swap the whole environment with registry.NewEnv.
+package config
+
+import "os"
+
+// Var is one environment variable gem reads.
+type Var struct {
+	Name    string
+	Meaning string
+}
+
+// Vars are the variables gem reads, in README order.
+var Vars = []Var{
+	{"GEM_HOME", "gem's own state (default `~/.gem`): native extensions, discovery index, logs, tool cache, shell-tools output (`io/`)"},
+	{"GEMINI_CLI_HOME", "replaces the home folder that holds `.gemini`, as in Gemini CLI"},
+	{"GEM_PLATFORM", "overrides the platform used in `${platform}`"},
+	{"GEM_ARCH", "overrides the architecture used in `${arch}`"},
+	{"GEM_ENGINE", "path of the gem-engine binary (default: beside `gem`)"},
+	{"GEMINI_API_KEY", "the Gemini API key for `gem -p` and the shell"},
+	{"GOOGLE_API_KEY", "the Gemini API key when `GEMINI_API_KEY` is unset"},
+	{"GEM_GEMINI_BASE_URL", "another Gemini API endpoint (a proxy, or the tests' fake)"},
+	{"GEM_SANDBOX", "`off` disables the sandbox"},
+	{"GEM_SANDBOX_STRICT", "`1` refuses to run what the kernel cannot confine as asked"},
+	{"GEM_SANDBOX_NAMESPACES", "`off` turns off the namespace layer only (private view, own `/proc`, network namespace)"},
+	{"GEM_SANDBOX_HELPER", "the re-exec helper (default: `gem` beside `gem-engine`)"},
+	{"GEM_GITHUB_API_URL", "GitHub API base for release lookups (tests point it at a local server)"},
+	{"GITHUB_TOKEN", "sent to the GitHub API and GitHub downloads only"},
+	{"GEM_WORKSPACE", "the workspace programs may write, named explicitly (default: the git top level of the current folder); needed to use `$HOME`, `/`, or a folder holding `~/.gem` or an extensions root"},
+	{"GEM_MCP_START_TIMEOUT", "how long an MCP server may take to start (launch, initialize, tool list); default `30s`"},
+	{"GEM_LOG", "the log level of `$GEM_HOME/logs/gem.log`: `debug`, `trace`, `info` (default), `warn`, `error`"},
+	{"PATH", "where launchers and toolchains are found; programs get it with the folders their sandbox cannot read left out"},
+	{"NO_COLOR", "set: no colour in gem's output"},
+	{"GEM_TEST_CRASH_AT", "tests only: the install step at which gem stops as if it crashed"},
+}
+
+// Getenv returns the value of an environment variable (one of Vars, or a variable an
+// extension's manifest or a sandbox profile names).
+func Getenv(name string) string { return os.Getenv(name) }
+
+// Environ returns the whole environment, for the programs gem starts (the sandbox filters it).
+func Environ() []string { return os.Environ() }
+
+// Dirs returns the user's home and the current directory.
+func Dirs() (home, cwd string, err error) {
+	if home, err = os.UserHomeDir(); err != nil {
+		return "", "", err
+	}
+	cwd, err = os.Getwd()
+	return home, cwd, err
+}
