@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"github.com/gemhost/gem/cmd/gem/cli"
+	"github.com/gemhost/gem/internal/iostreams"
 )
 
-func main() { os.Exit(cli.Main(os.Args)) }
+func main() {
+	os.Exit(cli.Main(iostreams.FromFiles(os.Stdin, os.Stdout, os.Stderr, os.Getenv("NO_COLOR") != ""), os.Args))
+}

@@ -14,13 +14,16 @@ import (
 
 	"github.com/gemhost/gem/cmd/gem/cli"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/gemhost/gem/manifest"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"gem":        func() { os.Exit(Main(os.Args)) },
-		"gem-engine": func() { os.Exit(cli.Main(os.Args)) },
+		"gem": func() { os.Exit(Main(os.Args)) },
+		"gem-engine": func() {
+			os.Exit(cli.Main(iostreams.FromFiles(os.Stdin, os.Stdout, os.Stderr, os.Getenv("NO_COLOR") != ""), os.Args))
+		},
 	})
 }
 

@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"golang.org/x/sys/unix"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Spec is a program to start.
@@ -97,7 +99,7 @@ func execError(s Spec, err error) error {
 // forwards SIGINT and SIGTERM to the group, and returns its exit code. The child is killed
 // if gem dies (Pdeathsig), and its group is killed when it exits, so nothing is left
 // running.
-func Run(s Spec) (int, error) {
+func Run(s Spec, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd, err := Command(s)
 	if err != nil {
 		return 126, err
@@ -105,7 +107,7 @@ func Run(s Spec) (int, error) {
 	// It shares the user's terminal: a process group in gem's session, not a session of
 	// its own (the seccomp filter still refuses terminal injection).
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.WaitDelay = 2 * time.Second
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

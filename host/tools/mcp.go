@@ -70,7 +70,7 @@ func (r *Registry) ServerTools(ctx context.Context, server string) ([]*Tool, err
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("no mcp server %q among enabled extensions: gem mcp list shows them", server)
+	return nil, &UnknownServerError{Name: server}
 }
 
 func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *manifest.Manifest, i int, environ []string, opts Options) (*mcpServer, error) {
@@ -263,7 +263,7 @@ func (r *Registry) MCPServerByName(name string) (*mcphost.Server, error) {
 			return s.Server, nil
 		}
 	}
-	return nil, fmt.Errorf("no mcp server %q among enabled extensions: gem mcp list shows them", name)
+	return nil, &UnknownServerError{Name: name}
 }
 
 // mcpStartTimeout is GEM_MCP_START_TIMEOUT (a Go duration), or 0 for the default.

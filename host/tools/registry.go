@@ -23,14 +23,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/limits"
 	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gemhost/gem/internal/limits"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
@@ -296,9 +296,6 @@ func (r *Registry) Find(ctx context.Context, name string) (*Tool, bool) {
 	return r.Lookup(name)
 }
 
-// ErrDenied wraps calls the policy denied or the user did not approve.
-var ErrDenied = errors.New("not allowed")
-
 // authorize asks the policy engine about a call, asks the user when it says ask_user (the
 // call's own host first: an MCP client of gem mcp serve; else the session's services), logs
 // the decision, and returns ErrDenied when the call must not run.
@@ -317,7 +314,7 @@ func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage,
 	switch v.Decision {
 	case policy.Deny:
 		entry.Outcome = "refused"
-		return fmt.Errorf("%w: %s is denied by the policy rule %s", ErrDenied, t.Name, v.Rule)
+		return &DeniedError{Tool: t.Name, Rule: v.Rule.String()}
 	case policy.AskUser:
 		question := describeCall(t, args)
 		var answer policy.Answer
@@ -344,7 +341,7 @@ func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage,
 		case policy.AnswerYes:
 		default:
 			entry.Outcome = "refused"
-			return fmt.Errorf("%w: %s was not approved (approve with --yes, answer at the prompt, or allow it in a policy file)", ErrDenied, t.Name)
+			return &DeniedError{Tool: t.Name}
 		}
 	}
 	return nil
@@ -391,9 +388,6 @@ func describeCall(t *Tool, args json.RawMessage) string {
 	return fmt.Sprintf("%s (%s, from %s) wants to run:\n%s\nAllow it%s?", t.Name, t.Kind(), t.Extension, termsafe.Show(what, "  "), always)
 }
 
-// ErrInvalidArguments wraps argument validation failures.
-var ErrInvalidArguments = errors.New("invalid arguments")
-
 // Result is a tool call's outcome in the host's terms, whatever the tool's source.
 type Result struct {
 	Text       string          `json:"text"`                 // for the model
@@ -434,14 +428,14 @@ func fromPB(res *pb.ToolResult) *Result {
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, opts pluginsdk.CallOptions) (*Result, error) {
 	t, ok := r.Find(ctx, name)
 	if !ok {
-		return nil, fmt.Errorf("no tool %q: gem tools list shows the tools of enabled extensions", name)
+		return nil, &UnknownToolError{Name: name}
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return nil, fmt.Errorf("%w for %s: not JSON: %v", ErrInvalidArguments, name, err)
+		return nil, &ArgumentsError{Tool: name, Problems: []string{err.Error()}, NotJSON: true}
 	}
 	if t.resolved == nil {
 		// An MCP schema gem cannot check: the server validates.
@@ -450,7 +444,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		if len(problems) == 0 {
 			problems = []string{err.Error()}
 		}
-		return nil, fmt.Errorf("%w for %s: %s (gem tools schema %s shows what it takes)", ErrInvalidArguments, name, strings.Join(problems, "; "), name)
+		return nil, &ArgumentsError{Tool: name, Problems: problems}
 	}
 	if err := r.authorize(ctx, t, args, opts); err != nil {
 		return nil, err

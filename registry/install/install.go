@@ -40,6 +40,10 @@ type Asker func(text string) (bool, error)
 // ErrDeclined is returned when the user says no.
 var ErrDeclined = errors.New("cancelled: you declined; nothing was changed")
 
+// ErrConsentNeeded is returned by an unattended update (--auto) of an extension whose consent
+// text changed: it needs the user's agreement, so it is skipped.
+var ErrConsentNeeded = errors.New("what it brings changed, so it needs your consent")
+
 // Installer changes what is installed.
 type Installer struct {
 	Env        registry.Env
@@ -59,6 +63,20 @@ func (in *Installer) needs(x *registry.Extension) registry.Grant {
 	return in.Needs(x)
 }
 
+// Status is what an install, link, update or rollback did.
+type Status string
+
+// The statuses of a Result.
+const (
+	StatusInstalled   Status = "installed"
+	StatusLinked      Status = "linked"
+	StatusUpdated     Status = "updated"
+	StatusUpToDate    Status = "up-to-date"
+	StatusWouldUpdate Status = "would-update"
+	StatusRolledBack  Status = "rolled-back"
+	StatusFailed      Status = "failed"
+)
+
 // Result describes an installed or updated extension.
 type Result struct {
 	Name     string                   `json:"name"`
@@ -66,7 +84,7 @@ type Result struct {
 	Previous string                   `json:"previousVersion,omitempty"`
 	Path     string                   `json:"path"`
 	Install  registry.InstallMetadata `json:"install"`
-	Status   string                   `json:"status"` // installed, updated, up-to-date, would-update, failed
+	Status   Status                   `json:"status"`
 	Error    string                   `json:"error,omitempty"`
 	Problems manifest.Problems        `json:"problems,omitempty"`
 }
@@ -192,7 +210,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 		return nil, err
 	}
 	crashPoint("recorded")
-	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: "installed", Problems: problems}, nil
+	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems}, nil
 }
 
 // sourcePaths names the source instead of the staging folder in an error.

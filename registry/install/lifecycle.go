@@ -42,7 +42,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	case meta == nil:
 		return nil, fmt.Errorf("extension %q has no install metadata (%s), so gem does not know its source: reinstall it with gem ext install <source> --force", name, filepath.Join(x.Dir, registry.InstallMetadataFile))
 	case meta.Type == "link":
-		res.Status, res.Install = "up-to-date", *meta
+		res.Status, res.Install = StatusUpToDate, *meta
 		return res, nil // a link follows its source
 	}
 	res.Install = *meta
@@ -51,11 +51,11 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return nil, err
 	}
 	if !newer {
-		res.Status = "up-to-date"
+		res.Status = StatusUpToDate
 		return res, nil
 	}
 	if opt.DryRun {
-		res.Status = "would-update"
+		res.Status = StatusWouldUpdate
 		if latest != "" {
 			res.Version = latest
 		}
@@ -123,7 +123,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	if err := in.writeRecord(x.Name, x.Dir, newMeta, nx.Version, text); err != nil {
 		return nil, err
 	}
-	res.Previous, res.Version, res.Install, res.Status, res.Problems = x.Version, nx.Version, newMeta, "updated", problems
+	res.Previous, res.Version, res.Install, res.Status, res.Problems = x.Version, nx.Version, newMeta, StatusUpdated, problems
 	return res, nil
 }
 
@@ -322,7 +322,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if err := in.recordConsent(dest); err != nil {
 		return nil, err
 	}
-	return &Result{Name: x.Name, Version: x.Version, Path: abs, Install: meta, Status: "linked", Problems: problems}, nil
+	return &Result{Name: x.Name, Version: x.Version, Path: abs, Install: meta, Status: StatusLinked, Problems: problems}, nil
 }
 
 // SetEnabled enables or disables name. scope is "user", "workspace" or "" (disable: user;
@@ -413,5 +413,5 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 	if err := in.writeRecord(x.Name, x.Dir, meta, prev.Version, consent); err != nil {
 		return nil, err
 	}
-	return &Result{Name: x.Name, Version: prev.Version, Previous: x.Version, Path: x.Dir, Install: meta, Status: "rolled-back"}, nil
+	return &Result{Name: x.Name, Version: prev.Version, Previous: x.Version, Path: x.Dir, Install: meta, Status: StatusRolledBack}, nil
 }

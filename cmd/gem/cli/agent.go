@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/limits"
 	"io"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/gemhost/gem/internal/limits"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/genai"
@@ -24,20 +24,30 @@ import (
 	"github.com/gemhost/gem/registry/secrets"
 )
 
-// agentFlags are the model flags of gem -p and gem shell.
-var agentFlags = []cli.Flag{
-	&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "send one prompt to the model and print its answer"},
-	&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Value: agent.DefaultModel, Usage: "the Gemini model"},
-	&cli.StringFlag{Name: "output-format", Aliases: []string{"o"}, Value: "text", Usage: "text, json or stream-json (with -p)"},
-	&cli.StringFlag{Name: "resume", Usage: "continue a saved session (an id from gem sessions, or latest)"},
-	&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve what the policy asks about"},
-	&cli.DurationFlag{Name: "timeout", Usage: "per-tool-call time limit (default 10m)"},
-	approvalModeFlag,
+// agentOptions are the model flags of gem -p and gem shell.
+type agentOptions struct {
+	callFlags
+	Prompt, Model, OutputFormat, Resume string
+}
+
+func (o *agentOptions) flags(withPrompt bool) []cli.Flag {
+	var fl []cli.Flag
+	if withPrompt {
+		fl = append(fl, &cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "send one prompt to the model and print its answer", Destination: &o.Prompt})
+	}
+	return append(fl,
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Value: agent.DefaultModel, Usage: "the Gemini model", Destination: &o.Model},
+		&cli.StringFlag{Name: "output-format", Aliases: []string{"o"}, Value: "text", Usage: "text, json or stream-json (with -p)", Destination: &o.OutputFormat},
+		&cli.StringFlag{Name: "resume", Usage: "continue a saved session (an id from gem sessions, or latest)", Destination: &o.Resume},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve what the policy asks about", Destination: &o.Yes},
+		&cli.DurationFlag{Name: "timeout", Usage: "per-tool-call time limit (default 10m)", Destination: &o.Timeout},
+		approvalModeFlag(&o.ApprovalMode),
+	)
 }
 
 // agentSession is the model side of one CLI session.
 type agentSession struct {
-	r        *runtime
+	s        *session
 	reg      *tools.Registry
 	agent    *agent.Agent
 	session  *agent.Session
@@ -47,55 +57,33 @@ type agentSession struct {
 }
 
 // openAgent connects to the Gemini API and loads tools, context, hooks and commands.
-func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSession, error) {
-	key := r.env.Getenv("GEMINI_API_KEY")
-	if key == "" {
-		key = r.env.Getenv("GOOGLE_API_KEY")
-	}
-	if key == "" {
-		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
-	}
-	cfg := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI}
-	if base := r.env.Getenv("GEM_GEMINI_BASE_URL"); base != "" {
-		cfg.HTTPOptions.BaseURL = base
-	}
-	ctx := c.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	client, err := genai.NewClient(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("the Gemini client: %w", err)
-	}
-	reg, err := loadRegistry(c, r, services)
+func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions) (*agentSession, error) {
+	client, err := geminiClient(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	startMCP(c, r, reg)
-	d := r.discover()
-	hooks, errs := agent.LoadHooks(r.env, d, os.Environ(), secrets.Read, r.log)
-	for _, e := range errs {
-		r.warn("%v", e)
+	reg, err := s.openTools(ctx, services, o.callFlags)
+	if err != nil {
+		return nil, err
 	}
-	hooks.Warn = func(msg string) { r.warn("%s", msg) }
-	cmds, errs := agent.PromptCommands(r.env, d)
-	for _, e := range errs {
-		r.warn("%v", e)
+	s.startMCP(ctx, reg)
+	d := s.discover()
+	hooks, errs := agent.LoadHooks(s.env, d, s.environ, secrets.Read, s.log)
+	cmds, cmdErrs := agent.PromptCommands(s.env, d)
+	files, fileErrs := agent.ContextFiles(s.env, d)
+	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
+		s.warn("%v", e)
 	}
-	files, errs := agent.ContextFiles(r.env, d)
-	for _, e := range errs {
-		r.warn("%v", e)
-	}
-	a := &agentSession{r: r, reg: reg, cmds: cmds, hooks: hooks}
+	hooks.Warn = func(msg string) { s.warn("%s", msg) }
+	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks}
 	a.agent = &agent.Agent{
-		Client: client, Model: c.String("model"), Registry: reg, Hooks: hooks,
+		Client: client, Model: o.Model, Registry: reg, Hooks: hooks,
 		System: agent.SystemInstruction(files, agent.Skills(d)),
 	}
-	root := commands.Workspace(r.env)
-	a.expander = agent.Expander{Root: root, Shell: a.shellInjection}
-	store := agent.Sessions{Dir: r.env.SessionsDir()}
-	if id := c.String("resume"); id != "" {
-		if a.session, err = store.Load(id); err != nil {
+	a.expander = agent.Expander{Root: commands.Workspace(s.env), Shell: a.shellInjection}
+	store := agent.Sessions{Dir: s.env.SessionsDir()}
+	if o.Resume != "" {
+		if a.session, err = store.Load(o.Resume); err != nil {
 			reg.Close()
 			return nil, err
 		}
@@ -104,6 +92,26 @@ func openAgent(c *cli.Context, r *runtime, services *tools.Services) (*agentSess
 	}
 	hooks.Run(ctx, "SessionStart", map[string]any{"session_id": a.session.ID})
 	return a, nil
+}
+
+// geminiClient connects to the Gemini API with the user's key.
+func geminiClient(ctx context.Context, s *session) (*genai.Client, error) {
+	key := s.env.Getenv("GEMINI_API_KEY")
+	if key == "" {
+		key = s.env.Getenv("GOOGLE_API_KEY")
+	}
+	if key == "" {
+		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
+	}
+	cfg := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI}
+	if base := s.env.Getenv("GEM_GEMINI_BASE_URL"); base != "" {
+		cfg.HTTPOptions.BaseURL = base
+	}
+	client, err := genai.NewClient(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the Gemini client: %w", err)
+	}
+	return client, nil
 }
 
 func (a *agentSession) close() {
@@ -123,18 +131,18 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 	if x := pc.ExtensionOf(); x != nil {
 		// An extension's command runs with that extension's environment and sandbox.
 		var err error
-		if env, pol, err = commands.Program(a.r.env, x, commands.ProgramSpec{Root: root, Platform: manifest.HostPlatforms(a.r.env.Getenv)[0], Environ: os.Environ(), ReadSecrets: secrets.Read}); err != nil {
+		if env, pol, err = commands.Program(a.s.env, x, commands.ProgramSpec{Root: root, Platform: manifest.HostPlatforms(a.s.env.Getenv)[0], Environ: a.s.environ, ReadSecrets: secrets.Read}); err != nil {
 			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
 		}
 	} else {
 		// The user's and the project's commands: the project's sandbox, a folder of their own.
-		data, temp, err := sandbox.PrivateDirs(a.r.env.GemHome, "_prompt-commands")
+		data, temp, err := sandbox.PrivateDirs(a.s.env.GemHome, "_prompt-commands")
 		if err != nil {
 			return "", 0, err
 		}
 		p := sandbox.ForExtension(root, root, data, temp, nil, nil, false)
 		pol = &p
-		env = sandbox.Env(os.Environ(), nil, "GEM_WORKSPACE="+root, "TMPDIR="+temp)
+		env = sandbox.Env(a.s.environ, nil, "GEM_WORKSPACE="+root, "TMPDIR="+temp)
 	}
 	cmd, err := sandbox.Command(sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol})
 	if err != nil {
@@ -186,76 +194,66 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 	}
 	text, st, err := a.agent.Turn(ctx, a.session, prompt)
 	if serr := a.session.Save(); serr != nil {
-		a.r.warn("saving the session: %v", serr)
+		a.s.warn("saving the session: %v", serr)
 	}
 	return text, st, err
 }
 
 // runPrompt is gem -p: one turn, printed as text, json or stream-json.
-func runPrompt(c *cli.Context) error {
-	format := c.String("output-format")
-	if format != "text" && format != "json" && format != "stream-json" {
-		return usagef("--output-format %q: use text, json or stream-json", format)
+func runPrompt(f *Factory, o agentOptions) error {
+	if o.OutputFormat != "text" && o.OutputFormat != "json" && o.OutputFormat != "stream-json" {
+		return usagef("--output-format %q: use text, json or stream-json", o.OutputFormat)
 	}
-	r, err := newRuntime(c)
+	s, err := f.Session()
 	if err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
-	defer stop()
-	c.Context = ctx
-	a, err := openAgent(c, r, cliServices(c, r))
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	prompt := c.String("prompt")
-	if !isTerminal(os.Stdin) {
-		if data, _ := io.ReadAll(io.LimitReader(os.Stdin, 8<<20)); len(bytes.TrimSpace(data)) > 0 {
-			prompt = strings.TrimSpace(string(data)) + "\n\n" + prompt
+	return runCancellable(context.Background(), func(ctx context.Context) error {
+		a, err := openAgent(ctx, s, s.cliServices(o.Yes), o)
+		if err != nil {
+			return err
 		}
-	}
-	enc := json.NewEncoder(r.stdout)
-	enc.SetEscapeHTML(false)
-	emit := func(v map[string]any) {
-		v["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
-		enc.Encode(v)
-	}
-	switch format {
+		defer a.close()
+		prompt := o.Prompt
+		if !s.io.IsStdinTTY() {
+			if data, _ := io.ReadAll(io.LimitReader(s.io.In, 8<<20)); len(bytes.TrimSpace(data)) > 0 {
+				prompt = strings.TrimSpace(string(data)) + "\n\n" + prompt
+			}
+		}
+		out := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true)}
+		a.agent.Events = out.events(a, prompt)
+		text, st, err := a.turn(ctx, prompt)
+		return out.finish(a, text, st, err)
+	})
+}
+
+// promptOutput prints one gem -p turn in its output format.
+type promptOutput struct {
+	s      *session
+	format string
+	enc    *json.Encoder
+}
+
+func (p promptOutput) emit(v map[string]any) {
+	v["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+	p.enc.Encode(v)
+}
+
+// events are the turn's callbacks: text streams to stdout and tool calls to stderr
+// (text), or everything as JSON lines (stream-json); json prints only at the end.
+func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
+	switch p.format {
 	case "text":
-		midLine := false // text of a step that a tool call follows ends its line
-		a.agent.Events = agent.Events{
-			Text: func(d string) {
-				fmt.Fprint(r.stdout, d)
-				midLine = !strings.HasSuffix(d, "\n")
-			},
-			ToolCall: func(_, name string, args json.RawMessage) {
-				if midLine {
-					fmt.Fprintln(r.stdout)
-					midLine = false
-				}
-				fmt.Fprintf(r.stderr, "→ %s %s\n", name, args)
-			},
-			ToolResult: func(_, name string, res *tools.Result, err error) {
-				switch {
-				case err != nil:
-					fmt.Fprintf(r.stderr, "← %s failed: %v\n", name, err)
-				case res.Error != nil:
-					fmt.Fprintf(r.stderr, "← %s: %s: %s\n", name, res.Error.Type, res.Error.Message)
-				default:
-					fmt.Fprintf(r.stderr, "← %s: %s\n", name, firstLine(res.DisplayText()))
-				}
-			},
-		}
+		return textEvents(p.s)
 	case "stream-json":
-		emit(map[string]any{"type": "init", "session_id": a.session.ID, "model": a.agent.Model})
-		emit(map[string]any{"type": "message", "role": "user", "content": prompt})
-		a.agent.Events = agent.Events{
+		p.emit(map[string]any{"type": "init", "session_id": a.session.ID, "model": a.agent.Model})
+		p.emit(map[string]any{"type": "message", "role": "user", "content": prompt})
+		return agent.Events{
 			Text: func(d string) {
-				emit(map[string]any{"type": "message", "role": "assistant", "content": d, "delta": true})
+				p.emit(map[string]any{"type": "message", "role": "assistant", "content": d, "delta": true})
 			},
 			ToolCall: func(id, name string, args json.RawMessage) {
-				emit(map[string]any{"type": "tool_use", "tool_name": name, "tool_id": id, "parameters": args})
+				p.emit(map[string]any{"type": "tool_use", "tool_name": name, "tool_id": id, "parameters": args})
 			},
 			ToolResult: func(id, name string, res *tools.Result, err error) {
 				ev := map[string]any{"type": "tool_result", "tool_id": id, "tool_name": name, "status": "success"}
@@ -267,83 +265,115 @@ func runPrompt(c *cli.Context) error {
 				default:
 					ev["output"] = res.Text
 				}
-				emit(ev)
+				p.emit(ev)
 			},
 		}
 	}
-	text, st, err := a.turn(ctx, prompt)
+	return agent.Events{}
+}
+
+// textEvents print the model's text on stdout and each tool call on stderr.
+func textEvents(s *session) agent.Events {
+	midLine := false // text of a step that a tool call follows ends its line
+	return agent.Events{
+		Text: func(d string) {
+			fmt.Fprint(s.stdout, d)
+			midLine = !strings.HasSuffix(d, "\n")
+		},
+		ToolCall: func(_, name string, args json.RawMessage) {
+			if midLine {
+				fmt.Fprintln(s.stdout)
+				midLine = false
+			}
+			fmt.Fprintf(s.stderr, "→ %s %s\n", name, args)
+		},
+		ToolResult: func(_, name string, res *tools.Result, err error) {
+			switch {
+			case err != nil:
+				fmt.Fprintf(s.stderr, "← %s failed: %v\n", name, err)
+			case res.Error != nil:
+				fmt.Fprintf(s.stderr, "← %s: %s: %s\n", name, res.Error.Type, res.Error.Message)
+			default:
+				fmt.Fprintf(s.stderr, "← %s: %s\n", name, firstLine(res.DisplayText()))
+			}
+		},
+	}
+}
+
+// finish prints the end of the turn: the answer's last newline, the json document, or the
+// stream-json result line.
+func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err error) error {
 	stats := map[string]any{"requests": st.Requests, "tool_calls": st.ToolCalls, "failed_tool_calls": st.Failed, "tool_time_ms": st.ToolTime.Milliseconds()}
-	switch format {
+	switch p.format {
 	case "text":
 		if text != "" && !strings.HasSuffix(text, "\n") {
-			fmt.Fprintln(r.stdout)
+			fmt.Fprintln(p.s.stdout)
 		}
+		return err
 	case "json":
 		out := map[string]any{"session_id": a.session.ID, "response": text, "stats": stats}
 		if err != nil {
 			out["error"] = map[string]any{"message": err.Error()}
 		}
-		if perr := printJSON(r, out); perr != nil {
+		if perr := printJSON(p.s, out); perr != nil {
 			return perr
 		}
-		if err != nil {
-			return exitError{code: 1}
-		}
-	case "stream-json":
+	default:
 		ev := map[string]any{"type": "result", "status": "success", "stats": stats}
 		if err != nil {
 			ev["status"], ev["error"] = "error", err.Error()
 		}
-		emit(ev)
-		if err != nil {
-			return exitError{code: 1}
-		}
+		p.emit(ev)
 	}
-	return err
+	if err != nil {
+		return exitError{code: 1}
+	}
+	return nil
 }
 
+type sessionsOptions struct{ JSON bool }
+
 // sessionsCommand lists saved sessions.
-func sessionsCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "sessions",
-		Usage: "list saved model sessions (resume one with gem --resume <id> -p … or gem shell --resume <id>)",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
-		Action: func(c *cli.Context) error {
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			list, err := agent.Sessions{Dir: r.env.SessionsDir()}.List()
-			if err != nil {
-				return err
-			}
-			type row struct {
-				ID       string    `json:"id"`
-				Model    string    `json:"model"`
-				Updated  time.Time `json:"updated"`
-				Messages int       `json:"messages"`
-				First    string    `json:"first"`
-			}
-			rows := []row{}
-			for _, s := range list {
-				first := ""
-				if len(s.History) > 0 && len(s.History[0].Parts) > 0 {
-					first = s.History[0].Parts[0].Text
-					if len(first) > 60 {
-						first = first[:60] + "…"
-					}
-				}
-				rows = append(rows, row{s.ID, s.Model, s.Updated, len(s.History), strings.ReplaceAll(first, "\n", " ")})
-			}
-			if c.Bool("json") {
-				return printJSON(r, rows)
-			}
-			for _, x := range rows {
-				fmt.Fprintf(r.stdout, "%s  %s  %3d messages  %s\n", x.ID, x.Updated.Local().Format("2006-01-02 15:04"), x.Messages, x.First)
-			}
-			return nil
-		},
+func sessionsCommand(f *Factory) *cli.Command {
+	var o sessionsOptions
+	return leaf(f, &cli.Command{
+		Name:        "sessions",
+		Usage:       "list saved model sessions (resume one with gem --resume <id> -p … or gem shell --resume <id>)",
+		Description: "EXAMPLES\n  gem sessions\n  gem --resume latest -p \"and now?\"",
+		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON array")},
+	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return listSessions(s, o) })
+}
+
+type sessionRow struct {
+	ID       string    `json:"id"`
+	Model    string    `json:"model"`
+	Updated  time.Time `json:"updated"`
+	Messages int       `json:"messages"`
+	First    string    `json:"first"`
+}
+
+func listSessions(s *session, o sessionsOptions) error {
+	list, err := agent.Sessions{Dir: s.env.SessionsDir()}.List()
+	if err != nil {
+		return err
 	}
+	rows := []sessionRow{}
+	for _, ss := range list {
+		first := ""
+		if len(ss.History) > 0 && len(ss.History[0].Parts) > 0 {
+			first = ss.History[0].Parts[0].Text
+			if len(first) > 60 {
+				first = first[:60] + "…"
+			}
+		}
+		rows = append(rows, sessionRow{ss.ID, ss.Model, ss.Updated, len(ss.History), strings.ReplaceAll(first, "\n", " ")})
+	}
+	return render(s, o.JSON, rows, func() error {
+		for _, x := range rows {
+			fmt.Fprintf(s.stdout, "%s  %s  %3d messages  %s\n", x.ID, x.Updated.Local().Format("2006-01-02 15:04"), x.Messages, x.First)
+		}
+		return nil
+	})
 }
 
 // firstLine is the start of a tool's output for a progress line.

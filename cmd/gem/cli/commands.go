@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,7 +24,7 @@ type commandJSON struct {
 }
 
 // commandRows lists the table with resolved binaries (warnings for the unavailable ones).
-func commandRows(r *runtime, t *commands.Table) []commandJSON {
+func commandRows(s *session, t *commands.Table) []commandJSON {
 	var rows []commandJSON
 	for _, e := range t.Entries {
 		x := e.Extension
@@ -37,7 +37,7 @@ func commandRows(r *runtime, t *commands.Table) []commandJSON {
 		if c.Subcommands != nil {
 			row.Subcommands = c.Subcommands
 		}
-		if b, err := x.ResolveBinary(r.env, "command", e.Name, c.Binary); err != nil {
+		if b, err := x.ResolveBinary(s.env, "command", e.Name, c.Binary); err != nil {
 			row.State, row.Error = "unavailable", err.Error()
 		} else {
 			row.Binary, row.PlatformRule = b.Path, b.Platform.Rule
@@ -47,42 +47,38 @@ func commandRows(r *runtime, t *commands.Table) []commandJSON {
 	return rows
 }
 
-func commandsCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "commands",
-		Usage: "list the executable slash commands of enabled extensions",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
-		Action: func(c *cli.Context) error {
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			d := r.discover()
-			for _, w := range d.Warnings {
-				r.warn("%s", w)
-			}
-			rows := commandRows(r, commands.NewTable(d))
-			for _, row := range rows {
-				if row.Error != "" {
-					r.warn("%s", row.Error)
-				}
-			}
-			if c.Bool("json") {
-				if rows == nil {
-					rows = []commandJSON{}
-				}
-				return printJSON(r, rows)
-			}
-			if len(rows) == 0 {
-				fmt.Fprintln(r.stdout, "No commands: install an extension that declares some (gem ext install …).")
-				return nil
-			}
-			tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "COMMAND\tEXTENSION\tSUBCOMMANDS\tSTATE\tDESCRIPTION")
-			for _, row := range rows {
-				fmt.Fprintf(tw, "/%s\t%s\t%s\t%s\t%s\n", row.Name, row.Extension, strings.Join(row.Subcommands, ","), row.State, row.Description)
-			}
-			return tw.Flush()
-		},
+type commandsOptions struct{ JSON bool }
+
+func commandsCommand(f *Factory) *cli.Command {
+	var opts commandsOptions
+	return leaf(f, &cli.Command{
+		Name:        "commands",
+		Usage:       "list the executable slash commands of enabled extensions",
+		Description: "EXAMPLES\n  gem commands\n  gem commands --json | jq '.[].qualifiedName'",
+		Flags:       []cli.Flag{jsonFlag(&opts.JSON, "print a JSON array")},
+	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return listCommands(s, opts) })
+}
+
+func listCommands(s *session, opts commandsOptions) error {
+	d := s.discover()
+	for _, w := range d.Warnings {
+		s.warn("%s", w)
 	}
+	rows := commandRows(s, commands.NewTable(d))
+	for _, row := range rows {
+		if row.Error != "" {
+			s.warn("%s", row.Error)
+		}
+	}
+	return render(s, opts.JSON, orEmpty(rows), func() error {
+		if len(rows) == 0 {
+			fmt.Fprintln(s.stdout, "No commands: install an extension that declares some (gem ext install …).")
+			return nil
+		}
+		table := make([][]string, 0, len(rows))
+		for _, row := range rows {
+			table = append(table, []string{"/" + row.Name, row.Extension, strings.Join(row.Subcommands, ","), row.State, row.Description})
+		}
+		return printTable(s.stdout, []string{"COMMAND", "EXTENSION", "SUBCOMMANDS", "STATE", "DESCRIPTION"}, table)
+	})
 }

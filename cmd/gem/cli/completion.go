@@ -35,29 +35,32 @@ compdef _gem gem
 
 func completionCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print a shell completion script (bash, zsh or fish)",
-		ArgsUsage: "bash|zsh|fish",
+		Name:        "completion",
+		Usage:       "print a shell completion script (bash, zsh or fish)",
+		ArgsUsage:   "bash|zsh|fish",
+		Description: "EXAMPLES\n  source <(gem completion bash)\n  gem completion fish > ~/.config/fish/completions/gem.fish",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "a shell name"); err != nil {
+			if err := exactly(1, "a shell name").check(c); err != nil {
 				return err
 			}
-			switch c.Args().First() {
-			case "bash":
-				_, err := fmt.Fprint(c.App.Writer, bashCompletion)
-				return err
-			case "zsh":
-				_, err := fmt.Fprint(c.App.Writer, zshCompletion)
-				return err
-			case "fish":
-				s, err := c.App.ToFishCompletion()
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprint(c.App.Writer, s)
+			script, err := completionScript(c.App, c.Args().First())
+			if err != nil {
 				return err
 			}
-			return usagef("unknown shell %q: use bash, zsh or fish", c.Args().First())
+			_, err = fmt.Fprint(c.App.Writer, script)
+			return err
 		},
 	}
+}
+
+func completionScript(app *cli.App, shell string) (string, error) {
+	switch shell {
+	case "bash":
+		return bashCompletion, nil
+	case "zsh":
+		return zshCompletion, nil
+	case "fish":
+		return app.ToFishCompletion()
+	}
+	return "", usagef("unknown shell %q: use bash, zsh or fish", shell)
 }

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,100 +56,73 @@ type doctorExtension struct {
 	Problems manifest.Problems `json:"problems"`
 }
 
-func doctorCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "doctor",
-		Usage: "show what gem enforces on this machine, its paths, and problems with installed extensions",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON object"}},
-		Action: func(c *cli.Context) error {
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			rep := doctorReport{Paths: map[string]string{
-				"GEM_HOME":          r.env.GemHome,
-				"gemini extensions": r.env.GeminiExtensionsDir(),
-				"log":               filepath.Join(r.env.LogDir(), "gem.log"),
-				"audit log":         r.env.AuditLog(),
-				"user policy":       r.env.UserPolicies(),
-				"workspace policy":  filepath.Join(commands.Workspace(r.env), ".gem", "policies.toml"),
-				"extension data":    filepath.Dir(r.env.DataDir("x")),
-				"trusted folders":   filepath.Join(r.env.GeminiHome, ".gemini", "trustedFolders.json"),
-				"platform":          goruntime.GOOS + "/" + goruntime.GOARCH,
-			}}
-			if self, err := os.Executable(); err == nil {
-				rep.Paths["gem-engine"] = self
-			}
-			rep.Sandbox = doctorSandbox{Report: sandbox.Capabilities(), Helper: sandbox.HelperPath(), Disabled: sandbox.Disabled(), Strict: sandbox.Strict()}
-			if rep.Sandbox.Helper == "" {
-				rep.Sandbox.Missing = append(rep.Sandbox.Missing, "the sandbox helper (gem beside gem-engine): plugins and MCP servers run unrestricted")
-			}
-			d := registry.Discover(r.env, registry.Providers)
-			rep.Trust.Folder = r.env.Cwd
-			rep.Trust.Trusted, rep.Trust.Rule = r.env.FolderTrust(r.env.Cwd)
-			for _, x := range d.Skipped() {
-				rep.Trust.Skipped = append(rep.Trust.Skipped, doctorSkipped{Name: x.Name, Path: x.Dir, Reason: x.Blocked, Fix: x.Explain()})
-			}
-			for _, x := range d.Effective() {
-				ps := append(folderProblems(r, x), binaryProblems(r, x)...)
-				rep.Extensions = append(rep.Extensions, doctorExtension{Name: x.Name, Path: x.Path, Enabled: x.Enabled, Problems: ps})
-				for _, p := range ps {
-					if p.Severity == manifest.Error {
-						rep.Problems++
-					}
-				}
-			}
-			if c.Bool("json") {
-				if err := printJSON(r, rep); err != nil {
-					return err
-				}
-			} else {
-				printDoctor(r, rep)
-			}
-			if rep.Problems > 0 {
-				return exitError{code: 1, msg: fmt.Sprintf("%d problem(s) with installed extensions", rep.Problems)}
-			}
-			return nil
-		},
-	}
+type doctorOptions struct{ JSON bool }
+
+func doctorCommand(f *Factory) *cli.Command {
+	var o doctorOptions
+	return leaf(f, &cli.Command{
+		Name:        "doctor",
+		Usage:       "show what gem enforces on this machine, its paths, and problems with installed extensions",
+		Description: "EXAMPLES\n  gem doctor\n  gem doctor --json | jq .sandbox",
+		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON object")},
+	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return doctor(s, o) })
 }
 
-func printDoctor(r *runtime, rep doctorReport) {
-	w := r.stdout
-	yes := func(b bool) string {
-		if b {
-			return "enforced"
+func doctor(s *session, o doctorOptions) error {
+	rep := doctorReport{Paths: doctorPaths(s), Sandbox: doctorSandboxReport()}
+	d := registry.Discover(s.env, registry.Providers)
+	rep.Trust.Folder = s.env.Cwd
+	rep.Trust.Trusted, rep.Trust.Rule = s.env.FolderTrust(s.env.Cwd)
+	for _, x := range d.Skipped() {
+		rep.Trust.Skipped = append(rep.Trust.Skipped, doctorSkipped{Name: x.Name, Path: x.Dir, Reason: x.Blocked, Fix: x.Explain()})
+	}
+	for _, x := range d.Effective() {
+		ps := append(folderProblems(s, x), binaryProblems(s, x)...)
+		rep.Extensions = append(rep.Extensions, doctorExtension{Name: x.Name, Path: x.Path, Enabled: x.Enabled, Problems: ps})
+		for _, p := range ps {
+			if p.Severity == manifest.Error {
+				rep.Problems++
+			}
 		}
-		return "NOT enforced"
 	}
-	s := rep.Sandbox
-	fmt.Fprintln(w, "Sandbox")
-	if s.Disabled {
-		fmt.Fprintln(w, "  DISABLED by GEM_SANDBOX=off: subprocesses run unrestricted")
+	err := render(s, o.JSON, rep, func() error {
+		printDoctor(s.stdout, rep)
+		return nil
+	})
+	if err == nil && rep.Problems > 0 {
+		return exitError{code: 1, msg: fmt.Sprintf("%d problem(s) with installed extensions", rep.Problems)}
 	}
-	fmt.Fprintf(w, "  Landlock ABI        %d\n", s.LandlockABI)
-	fmt.Fprintf(w, "  filesystem rules    %s\n", yes(s.Filesystem))
-	fmt.Fprintf(w, "  network (TCP) rules %s\n", yes(s.Network))
-	fmt.Fprintf(w, "  signal scoping      %s\n", yes(s.Scoped))
-	fmt.Fprintf(w, "  resource limits     %s (CPU, open files, address space)\n", yes(s.Limits))
-	fmt.Fprintf(w, "  process count       %s\n", yes(s.Processes))
-	fmt.Fprintf(w, "  namespaces          %s (user, mount, PID, IPC; network when not granted)\n", yes(s.UserNamespace))
-	fmt.Fprintf(w, "  private view        %s (own /tmp, /var/tmp, /run; shadow masked; .git hooks/config, .gem, .gemini… read-only)\n", yes(s.PrivateView))
-	fmt.Fprintf(w, "  own /proc           %s (no other process visible; descendants end with the program)\n", yes(s.PIDNamespace))
-	fmt.Fprintf(w, "  UDP cut             %s (network namespace when the network is not granted)\n", yes(s.NetworkNamespace))
-	fmt.Fprintf(w, "  terminal injection  %s (seccomp refuses TIOCSTI, TIOCLINUX)\n", map[bool]string{true: "refused", false: "NOT refused"}[s.Seccomp])
-	fmt.Fprintf(w, "  capabilities        %s\n", map[bool]string{true: "all dropped", false: "NOT dropped"}[s.NoCapability])
-	fmt.Fprintf(w, "  gem run             Landlock, limits and seccomp only (it execs in place: no namespaces)\n")
-	fmt.Fprintf(w, "  environment filter  enforced (allowlist; secrets and hijackers dropped)\n")
-	helper := s.Helper
-	if helper == "" {
-		helper = "MISSING"
+	return err
+}
+
+func doctorPaths(s *session) map[string]string {
+	paths := map[string]string{
+		"GEM_HOME":          s.env.GemHome,
+		"gemini extensions": s.env.GeminiExtensionsDir(),
+		"log":               filepath.Join(s.env.LogDir(), "gem.log"),
+		"audit log":         s.env.AuditLog(),
+		"user policy":       s.env.UserPolicies(),
+		"workspace policy":  filepath.Join(commands.Workspace(s.env), ".gem", "policies.toml"),
+		"extension data":    filepath.Dir(s.env.DataDir("x")),
+		"trusted folders":   filepath.Join(s.env.GeminiHome, ".gemini", "trustedFolders.json"),
+		"platform":          goruntime.GOOS + "/" + goruntime.GOARCH,
 	}
-	fmt.Fprintf(w, "  helper              %s\n", helper)
-	fmt.Fprintf(w, "  strict              %v (GEM_SANDBOX_STRICT=1 refuses to run what cannot be enforced)\n", s.Strict)
-	for _, m := range s.Missing {
-		fmt.Fprintf(w, "  missing: %s\n", m)
+	if self, err := os.Executable(); err == nil {
+		paths["gem-engine"] = self
 	}
+	return paths
+}
+
+func doctorSandboxReport() doctorSandbox {
+	sb := doctorSandbox{Report: sandbox.Capabilities(), Helper: sandbox.HelperPath(), Disabled: sandbox.Disabled(), Strict: sandbox.Strict()}
+	if sb.Helper == "" {
+		sb.Missing = append(sb.Missing, "the sandbox helper (gem beside gem-engine): plugins and MCP servers run unrestricted")
+	}
+	return sb
+}
+
+func printDoctor(w io.Writer, rep doctorReport) {
+	printDoctorSandbox(w, rep.Sandbox)
 	fmt.Fprintln(w, "\nThis folder")
 	if rep.Trust.Trusted {
 		fmt.Fprintf(w, "  %s is trusted (%s %s)\n", rep.Trust.Folder, rep.Trust.Rule.Level, rep.Trust.Rule.Path)
@@ -179,13 +154,49 @@ func printDoctor(r *runtime, rep doctorReport) {
 	}
 }
 
+func printDoctorSandbox(w io.Writer, s doctorSandbox) {
+	yes := func(b bool) string {
+		if b {
+			return "enforced"
+		}
+		return "NOT enforced"
+	}
+	fmt.Fprintln(w, "Sandbox")
+	if s.Disabled {
+		fmt.Fprintln(w, "  DISABLED by GEM_SANDBOX=off: subprocesses run unrestricted")
+	}
+	fmt.Fprintf(w, "  Landlock ABI        %d\n", s.LandlockABI)
+	fmt.Fprintf(w, "  filesystem rules    %s\n", yes(s.Filesystem))
+	fmt.Fprintf(w, "  network (TCP) rules %s\n", yes(s.Network))
+	fmt.Fprintf(w, "  signal scoping      %s\n", yes(s.Scoped))
+	fmt.Fprintf(w, "  resource limits     %s (CPU, open files, address space)\n", yes(s.Limits))
+	fmt.Fprintf(w, "  process count       %s\n", yes(s.Processes))
+	fmt.Fprintf(w, "  namespaces          %s (user, mount, PID, IPC; network when not granted)\n", yes(s.UserNamespace))
+	fmt.Fprintf(w, "  private view        %s (own /tmp, /var/tmp, /run; shadow masked; .git hooks/config, .gem, .gemini… read-only)\n", yes(s.PrivateView))
+	fmt.Fprintf(w, "  own /proc           %s (no other process visible; descendants end with the program)\n", yes(s.PIDNamespace))
+	fmt.Fprintf(w, "  UDP cut             %s (network namespace when the network is not granted)\n", yes(s.NetworkNamespace))
+	fmt.Fprintf(w, "  terminal injection  %s (seccomp refuses TIOCSTI, TIOCLINUX)\n", map[bool]string{true: "refused", false: "NOT refused"}[s.Seccomp])
+	fmt.Fprintf(w, "  capabilities        %s\n", map[bool]string{true: "all dropped", false: "NOT dropped"}[s.NoCapability])
+	fmt.Fprintf(w, "  gem run             Landlock, limits and seccomp only (it execs in place: no namespaces)\n")
+	fmt.Fprintf(w, "  environment filter  enforced (allowlist; secrets and hijackers dropped)\n")
+	helper := s.Helper
+	if helper == "" {
+		helper = "MISSING"
+	}
+	fmt.Fprintf(w, "  helper              %s\n", helper)
+	fmt.Fprintf(w, "  strict              %v (GEM_SANDBOX_STRICT=1 refuses to run what cannot be enforced)\n", s.Strict)
+	for _, m := range s.Missing {
+		fmt.Fprintf(w, "  missing: %s\n", m)
+	}
+}
+
 // binaryProblems finds what only running would show: binaries built for another machine,
 // binaries whose sha256 does not match, MCP stdio commands that are not installed.
-func binaryProblems(r *runtime, x *registry.Extension) manifest.Problems {
+func binaryProblems(s *session, x *registry.Extension) manifest.Problems {
 	var ps manifest.Problems
 	m := x.Manifest()
 	check := func(field, kind, id, template string, sums []manifest.KV) {
-		bin, err := x.ResolveBinary(r.env, kind, id, template)
+		bin, err := x.ResolveBinary(s.env, kind, id, template)
 		if err != nil {
 			return // reported by folderProblems
 		}
@@ -193,7 +204,7 @@ func binaryProblems(r *runtime, x *registry.Extension) manifest.Problems {
 			ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field, Value: bin.Path,
 				Want: fmt.Sprintf("built for %s, but this machine is %s/%s: install the extension's build for this platform", got, goruntime.GOOS, goruntime.GOARCH)})
 		}
-		if f, err := commands.OpenVerified(r.env, x, bin.Path, sums, bin.Platform); err != nil {
+		if f, err := commands.OpenVerified(s.env, x, bin.Path, sums, bin.Platform); err != nil {
 			ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field + ".sha256", Value: bin.Path, Want: err.Error()})
 		} else if f != nil {
 			f.Close()
@@ -207,18 +218,18 @@ func binaryProblems(r *runtime, x *registry.Extension) manifest.Problems {
 	for _, p := range m.Plugins {
 		check("plugins."+p.ID+".binary", "plugin", p.ID, p.Binary, p.SHA256)
 	}
-	platforms := manifest.HostPlatforms(r.env.Getenv)
-	resolved := m.Resolved(x.Expander(r.env, platforms[0]))
-	for _, s := range resolved.MCPServers {
-		if s.Command == "" {
+	platforms := manifest.HostPlatforms(s.env.Getenv)
+	resolved := m.Resolved(x.Expander(s.env, platforms[0]))
+	for _, srv := range resolved.MCPServers {
+		if srv.Command == "" {
 			continue
 		}
-		if strings.ContainsRune(s.Command, filepath.Separator) {
-			if _, err := os.Stat(s.Command); err != nil {
-				ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: "mcpServers." + s.Name + ".command", Value: s.Command, Want: "not found: is the extension built for this platform?"})
+		if strings.ContainsRune(srv.Command, filepath.Separator) {
+			if _, err := os.Stat(srv.Command); err != nil {
+				ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: "mcpServers." + srv.Name + ".command", Value: srv.Command, Want: "not found: is the extension built for this platform?"})
 			}
-		} else if _, err := exec.LookPath(s.Command); err != nil {
-			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: "mcpServers." + s.Name + ".command", Value: s.Command, Want: "not on PATH: install it to use this server"})
+		} else if _, err := exec.LookPath(srv.Command); err != nil {
+			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: "mcpServers." + srv.Name + ".command", Value: srv.Command, Want: "not on PATH: install it to use this server"})
 		}
 	}
 	return ps.WithFile(x.ManifestPath)

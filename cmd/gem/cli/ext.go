@@ -2,7 +2,7 @@ package cli
 
 import "github.com/urfave/cli/v2"
 
-func extCommand() *cli.Command {
+func extCommand(f *Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "ext",
 		Usage: "install, list and manage extensions",
@@ -13,20 +13,20 @@ func extCommand() *cli.Command {
 			return cli.ShowSubcommandHelp(c)
 		},
 		Subcommands: []*cli.Command{
-			extListCommand(),
-			extInfoCommand(),
-			extValidateCommand(),
-			extInstallCommand(),
-			extUninstallCommand(),
-			extUpdateCommand(),
-			extEnableCommand(true),
-			extEnableCommand(false),
-			extLinkCommand(),
-			extVerifyCommand(),
-			extConfigCommand(),
-			extGrantCommand(),
-			extConsentCommand(),
-			extNewCommand(),
+			extListCommand(f),
+			extInfoCommand(f),
+			extValidateCommand(f),
+			extInstallCommand(f),
+			extUninstallCommand(f),
+			extUpdateCommand(f),
+			extEnableCommand(f, true),
+			extEnableCommand(f, false),
+			extLinkCommand(f),
+			extVerifyCommand(f),
+			extConfigCommand(f),
+			extGrantCommand(f),
+			extConsentCommand(f),
+			extNewCommand(f),
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -10,84 +11,85 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-func extGrantCommand() *cli.Command {
-	return &cli.Command{
+type extGrantOptions struct {
+	Name                  string
+	Network, Revoke, JSON bool
+	Read, Write           cli.StringSlice
+}
+
+func extGrantCommand(f *Factory) *cli.Command {
+	var o extGrantOptions
+	return leaf(f, &cli.Command{
 		Name:      "grant",
 		Usage:     "let an extension's programs reach more than its manifest asks for (network, folders)",
 		ArgsUsage: "<name>",
 		Description: "Most extensions written for Gemini CLI declare no sandbox; their MCP servers (npx, uvx)\n" +
-			"often need the network and a cache folder: gem ext grant context7 --network --write ~/.npm\n" +
-			"Without flags it shows the grant; --revoke removes it. Grants live in $GEM_HOME/grants.json.",
+			"often need the network and a cache folder. Without flags it shows the grant; --revoke\n" +
+			"removes it. Grants live in $GEM_HOME/grants.json.\n\n" +
+			"EXAMPLES\n" +
+			"  gem ext grant context7 --network --write ~/.npm\n" +
+			"  gem ext grant context7\n" +
+			"  gem ext grant context7 --revoke",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "network", Usage: "allow TCP (and UDP)"},
-			&cli.StringSliceFlag{Name: "read", Usage: "allow reading a folder (repeat the flag)"},
-			&cli.StringSliceFlag{Name: "write", Usage: "allow writing a folder (repeat the flag)"},
-			&cli.BoolFlag{Name: "revoke", Usage: "remove everything granted"},
-			&cli.BoolFlag{Name: "json", Usage: "print the grant as JSON"},
+			&cli.BoolFlag{Name: "network", Usage: "allow TCP (and UDP)", Destination: &o.Network},
+			&cli.StringSliceFlag{Name: "read", Usage: "allow reading a folder (repeat the flag)", Destination: &o.Read},
+			&cli.StringSliceFlag{Name: "write", Usage: "allow writing a folder (repeat the flag)", Destination: &o.Write},
+			&cli.BoolFlag{Name: "revoke", Usage: "remove everything granted", Destination: &o.Revoke},
+			jsonFlag(&o.JSON, "print the grant as JSON"),
 		},
-		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "an extension name"); err != nil {
-				return err
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			name := c.Args().First()
-			if _, err := registry.Discover(r.env, registry.Providers).Get(name); err != nil {
-				return err
-			}
-			all, err := registry.Grants(r.env)
-			if err != nil {
-				return err
-			}
-			g := all[name]
-			changed := c.Bool("revoke") || c.Bool("network") || len(c.StringSlice("read")) > 0 || len(c.StringSlice("write")) > 0
-			if c.Bool("revoke") {
-				g = registry.Grant{}
-			}
-			g.Network = g.Network || c.Bool("network")
-			add := func(list []string, paths []string) ([]string, error) {
-				for _, p := range paths {
-					p = r.env.ExpandHome(p)
-					if !filepath.IsAbs(p) {
-						return nil, usagef("%q: give an absolute folder (or one starting with ~/)", p)
-					}
-					if !slices.Contains(list, p) {
-						list = append(list, filepath.Clean(p))
-					}
-				}
-				return list, nil
-			}
-			if g.Read, err = add(g.Read, c.StringSlice("read")); err != nil {
-				return err
-			}
-			if g.Write, err = add(g.Write, c.StringSlice("write")); err != nil {
-				return err
-			}
-			if changed {
-				if err := registry.SetGrant(r.env, name, g); err != nil {
-					return err
-				}
-			}
-			if c.Bool("json") {
-				return printJSON(r, g)
-			}
-			if g.Empty() {
-				fmt.Fprintf(r.stdout, "%s: nothing granted beyond its manifest\n", name)
-				return nil
-			}
-			fmt.Fprintf(r.stdout, "%s may also:\n", name)
-			if g.Network {
-				fmt.Fprintln(r.stdout, "  use the network")
-			}
-			for _, p := range g.Read {
-				fmt.Fprintf(r.stdout, "  read %s\n", p)
-			}
-			for _, p := range g.Write {
-				fmt.Fprintf(r.stdout, "  write %s\n", p)
-			}
-			return nil
-		},
+	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
+		o.Name = args[0]
+		return extGrant(s, o)
+	})
+}
+
+func extGrant(s *session, o extGrantOptions) error {
+	if _, err := registry.Discover(s.env, registry.Providers).Get(o.Name); err != nil {
+		return err
 	}
+	all, err := registry.Grants(s.env)
+	if err != nil {
+		return err
+	}
+	g := all[o.Name]
+	if o.Revoke {
+		g = registry.Grant{}
+	}
+	g.Network = g.Network || o.Network
+	if g.Read, err = addFolders(s, g.Read, o.Read.Value()); err != nil {
+		return err
+	}
+	if g.Write, err = addFolders(s, g.Write, o.Write.Value()); err != nil {
+		return err
+	}
+	if o.Revoke || o.Network || len(o.Read.Value()) > 0 || len(o.Write.Value()) > 0 {
+		if err := registry.SetGrant(s.env, o.Name, g); err != nil {
+			return err
+		}
+	}
+	return render(s, o.JSON, g, func() error {
+		if g.Empty() {
+			fmt.Fprintf(s.stdout, "%s: nothing granted beyond its manifest\n", o.Name)
+			return nil
+		}
+		fmt.Fprintf(s.stdout, "%s may also:\n", o.Name)
+		for _, line := range g.Lines("") {
+			fmt.Fprintf(s.stdout, "  %s\n", line)
+		}
+		return nil
+	})
+}
+
+// addFolders adds absolute (or ~/) folders to list, once each.
+func addFolders(s *session, list, paths []string) ([]string, error) {
+	for _, p := range paths {
+		p = s.env.ExpandHome(p)
+		if !filepath.IsAbs(p) {
+			return nil, usagef("%q: give an absolute folder (or one starting with ~/)", p)
+		}
+		if p = filepath.Clean(p); !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list, nil
 }

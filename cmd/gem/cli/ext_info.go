@@ -1,14 +1,16 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gemhost/gem/host/commands"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gemhost/gem/host/commands"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,45 +20,45 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-func extInfoCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "info",
-		Usage:     "show everything known about one extension",
-		ArgsUsage: "<name>",
+type extInfoOptions struct {
+	Name          string
+	JSON, Verbose bool
+}
+
+func extInfoCommand(f *Factory) *cli.Command {
+	var o extInfoOptions
+	return leaf(f, &cli.Command{
+		Name:        "info",
+		Usage:       "show everything known about one extension",
+		ArgsUsage:   "<name>",
+		Description: "EXAMPLES\n  gem ext info hello\n  gem ext info hello --json | jq .consent",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print a JSON object"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show which platform naming matched each binary"},
+			jsonFlag(&o.JSON, "print a JSON object"),
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show which platform naming matched each binary", Destination: &o.Verbose},
 		},
-		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "an extension name"); err != nil {
-				return err
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			d := registry.Discover(r.env, registry.Providers)
-			for _, w := range d.Warnings {
-				r.warn("%s", w)
-			}
-			name := c.Args().First()
-			x, err := d.Get(name)
-			if err != nil {
-				return err
-			}
-			info := buildInfo(r, d, x)
-			for _, p := range info.Problems {
-				r.warn("%s", p.String())
-			}
-			if c.Bool("json") {
-				enc := json.NewEncoder(r.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
-			}
-			printInfo(r.stdout, info, c.Bool("verbose"))
-			return nil
-		},
+	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
+		o.Name = args[0]
+		return extInfoRun(s, o)
+	})
+}
+
+func extInfoRun(s *session, o extInfoOptions) error {
+	d := registry.Discover(s.env, registry.Providers)
+	for _, w := range d.Warnings {
+		s.warn("%s", w)
 	}
+	x, err := d.Get(o.Name)
+	if err != nil {
+		return err
+	}
+	info := buildInfo(s, d, x)
+	for _, p := range info.Problems {
+		s.warn("%s", p.String())
+	}
+	return render(s, o.JSON, info, func() error {
+		printInfo(s.stdout, info, o.Verbose)
+		return nil
+	})
 }
 
 type binaryInfo struct {
@@ -118,9 +120,9 @@ type extInfo struct {
 	Problems     manifest.Problems         `json:"problems"`
 }
 
-func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInfo {
-	platforms := manifest.HostPlatforms(r.env.Getenv)
-	exp := x.Expander(r.env, platforms[0])
+func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInfo {
+	platforms := manifest.HostPlatforms(s.env.Getenv)
+	exp := x.Expander(s.env, platforms[0])
 	m := x.Manifest().Resolved(exp)
 	info := &extInfo{
 		ExtensionJSON: view.Extension(x),
@@ -130,16 +132,30 @@ func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInf
 			"/": exp.Vars.PathSeparator, "platform": exp.Vars.Platform.OS, "arch": exp.Vars.Platform.Arch,
 		},
 		ExcludeTools: m.ExcludeTools, Sandbox: m.Sandbox, Engines: m.Engines,
-		Problems: folderProblems(r, x),
+		Problems: orEmpty(folderProblems(s, x)),
 	}
 	for _, name := range m.ContextFiles() {
 		p := filepath.Join(x.Path, name)
 		_, err := os.Stat(p)
 		info.ContextFiles = append(info.ContextFiles, contextInfo{Name: name, Path: p, Exists: err == nil})
 	}
+	info.Commands, info.Plugins = infoBinaries(s, x)
+	info.MCPServers = infoMCPServers(m)
+	settings := registry.ReadDotEnv(filepath.Join(x.Dir, ".env"))
+	for _, st := range m.Settings {
+		_, set := settings[st.EnvVar]
+		info.Settings = append(info.Settings, settingInfo{Name: st.Name, EnvVar: st.EnvVar, Sensitive: st.Sensitive, Set: set})
+	}
+	infoRelated(s, d, x, info)
+	infoPermissions(s, x, info)
+	return info
+}
+
+// infoBinaries resolves the extension's commands and plugins for this platform.
+func infoBinaries(s *session, x *registry.Extension) (cmds, plugins []binaryInfo) {
 	resolve := func(kind, name, template string) binaryInfo {
 		b := binaryInfo{Name: name, Template: template}
-		if bin, err := x.ResolveBinary(r.env, kind, name, template); err != nil {
+		if bin, err := x.ResolveBinary(s.env, kind, name, template); err != nil {
 			b.Error = err.Error()
 		} else {
 			b.Binary, b.PlatformRule = bin.Path, bin.Platform.Rule
@@ -149,47 +165,54 @@ func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInf
 	for _, c := range x.Manifest().Commands {
 		b := resolve("command", c.Name, c.Binary)
 		b.Description, b.Subcommands, b.RequireConfirm = c.Description, c.Subcommands, c.RequireConfirm
-		info.Commands = append(info.Commands, b)
+		cmds = append(cmds, b)
 	}
 	for _, p := range x.Manifest().Plugins {
 		b := resolve("plugin", p.ID, p.Binary)
 		b.Description = p.Description
-		info.Plugins = append(info.Plugins, b)
+		plugins = append(plugins, b)
 	}
-	for _, s := range m.MCPServers {
-		mi := mcpInfo{Name: s.Name, Command: s.Command, Args: s.Args, Cwd: s.Cwd, TimeoutMS: s.Timeout}
+	return cmds, plugins
+}
+
+// infoMCPServers describes the declared MCP servers, sensitive env values masked.
+func infoMCPServers(m *manifest.Manifest) []mcpInfo {
+	var out []mcpInfo
+	for _, srv := range m.MCPServers {
+		mi := mcpInfo{Name: srv.Name, Command: srv.Command, Args: srv.Args, Cwd: srv.Cwd, TimeoutMS: srv.Timeout}
 		if mi.TimeoutMS == 0 {
 			mi.TimeoutMS = manifest.DefaultMCPTimeoutMillis
 		}
 		switch {
-		case s.HTTPURL != "" || s.Type == "http":
-			mi.Transport, mi.URL = "http", s.HTTPURL+s.URL
-		case s.URL != "":
-			mi.Transport, mi.URL = "sse", s.URL
-		case s.TCP != "":
-			mi.Transport, mi.URL = "tcp", s.TCP
+		case srv.HTTPURL != "" || srv.Type == "http":
+			mi.Transport, mi.URL = "http", srv.HTTPURL+srv.URL
+		case srv.URL != "":
+			mi.Transport, mi.URL = "sse", srv.URL
+		case srv.TCP != "":
+			mi.Transport, mi.URL = "tcp", srv.TCP
 		default:
 			mi.Transport = "stdio"
 		}
-		if len(s.Env) > 0 {
+		if len(srv.Env) > 0 {
 			mi.Env = map[string]string{}
-			for _, kv := range s.Env {
+			for _, kv := range srv.Env {
 				mi.Env[kv.Key] = manifest.Mask(kv.Key, kv.Value)
 			}
 		}
-		info.MCPServers = append(info.MCPServers, mi)
+		out = append(out, mi)
 	}
-	settings := registry.ReadDotEnv(filepath.Join(x.Dir, ".env"))
-	for _, s := range m.Settings {
-		_, set := settings[s.EnvVar]
-		info.Settings = append(info.Settings, settingInfo{Name: s.Name, EnvVar: s.EnvVar, Sensitive: s.Sensitive, Set: set})
-	}
+	return out
+}
+
+// infoRelated fills what other files and extensions say about x: shadows, prompt
+// commands, skills, hooks.
+func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info *extInfo) {
 	for _, other := range d.All {
 		if other.ShadowedBy == x {
 			info.Shadows = append(info.Shadows, other.ManifestPath)
 		}
 	}
-	cmds, _ := agent.PromptCommands(r.env, d)
+	cmds, _ := agent.PromptCommands(s.env, d)
 	for _, c := range cmds {
 		if c.Extension == x.Name {
 			info.Prompts = append(info.Prompts, "/"+c.Name)
@@ -201,19 +224,19 @@ func buildInfo(r *runtime, d *registry.Discovery, x *registry.Extension) *extInf
 		}
 	}
 	info.Hooks = hookSummary(filepath.Join(x.Path, "hooks", "hooks.json"))
-	if grants, err := registry.Grants(r.env); err == nil {
+}
+
+// infoPermissions fills consent, what the programs need, and what the user granted.
+func infoPermissions(s *session, x *registry.Extension, info *extInfo) {
+	if grants, err := registry.Grants(s.env); err == nil {
 		if g, ok := grants[x.Name]; ok {
 			info.Grant = &g
-			info.Granted = g.Lines(r.env.Home)
+			info.Granted = g.Lines(s.env.Home)
 		}
 	}
-	info.Consent, _ = x.Consented(r.env)
-	info.Needs = commands.Needs(r.env, x).Lines(r.env.Home)
-	info.Agreed = x.ConsentGrant(r.env).Lines(r.env.Home)
-	if info.Problems == nil {
-		info.Problems = manifest.Problems{}
-	}
-	return info
+	info.Consent, _ = x.Consented(s.env)
+	info.Needs = commands.Needs(s.env, x).Lines(s.env.Home)
+	info.Agreed = x.ConsentGrant(s.env).Lines(s.env.Home)
 }
 
 // hookSummary lists an extension's hooks as "Event (matcher): command".
@@ -249,41 +272,15 @@ func hookSummary(file string) []string {
 	return out
 }
 
+// infoRow prints "Key:   value" when value is not empty.
+func infoRow(w io.Writer, k, v string) {
+	if v != "" {
+		fmt.Fprintf(w, "%-13s %s\n", k+":", v)
+	}
+}
+
 func printInfo(w io.Writer, info *extInfo, verbose bool) {
-	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(w, "%-13s %s\n", k+":", v)
-		}
-	}
-	row("Name", info.Name)
-	row("Version", info.Version)
-	row("Description", info.Description)
-	state := "disabled"
-	if info.Enabled {
-		state = "enabled"
-	}
-	row("State", state+" (rule: "+info.EnabledBy+")")
-	row("Level", string(info.Level))
-	row("Provider", info.Provider+" ("+info.ProviderName+")")
-	row("Path", info.Path)
-	if info.InstallPath != info.Path {
-		row("Installed at", info.InstallPath)
-	}
-	row("Manifest", info.ManifestPath)
-	if info.Install != nil {
-		row("Source", info.Install.Source+" ("+info.Install.Type+")")
-	}
-	for _, s := range info.Shadows {
-		row("Shadows", s)
-	}
-	row("Platform", info.Variables["platform"]+"/"+info.Variables["arch"])
-	for _, c := range info.ContextFiles {
-		mark := ""
-		if !c.Exists {
-			mark = " (missing, skipped)"
-		}
-		row("Context", c.Path+mark)
-	}
+	printInfoHeader(w, info)
 	printBinaries(w, "Commands", info.Commands, verbose)
 	printBinaries(w, "Plugins", info.Plugins, verbose)
 	if len(info.MCPServers) > 0 {
@@ -306,28 +303,48 @@ func printInfo(w io.Writer, info *extInfo, verbose bool) {
 			fmt.Fprintf(w, "  %s (%s): %s\n", s.Name, s.EnvVar, state)
 		}
 	}
-	if len(info.ExcludeTools) > 0 {
-		row("Excludes", strings.Join(info.ExcludeTools, ", "))
-	}
-	row("Needs gem", info.Engines.Gem)
-	if len(info.Prompts) > 0 {
-		row("Prompts", strings.Join(info.Prompts, " "))
-	}
+	infoRow(w, "Excludes", strings.Join(info.ExcludeTools, ", "))
+	infoRow(w, "Needs gem", info.Engines.Gem)
+	infoRow(w, "Prompts", strings.Join(info.Prompts, " "))
 	for _, h := range info.Hooks {
-		row("Hook", h)
+		infoRow(w, "Hook", h)
 	}
-	if len(info.Skills) > 0 {
-		row("Skills", strings.Join(info.Skills, ", "))
+	infoRow(w, "Skills", strings.Join(info.Skills, ", "))
+	infoRow(w, "Consent", string(info.Consent))
+	infoRow(w, "Its programs need", strings.Join(info.Needs, ", "))
+	infoRow(w, "Given at consent", strings.Join(info.Agreed, ", "))
+	infoRow(w, "Granted", strings.Join(info.Granted, ", "))
+}
+
+func printInfoHeader(w io.Writer, info *extInfo) {
+	infoRow(w, "Name", info.Name)
+	infoRow(w, "Version", info.Version)
+	infoRow(w, "Description", info.Description)
+	state := "disabled"
+	if info.Enabled {
+		state = "enabled"
 	}
-	row("Consent", string(info.Consent))
-	if len(info.Needs) > 0 {
-		row("Its programs need", strings.Join(info.Needs, ", "))
+	infoRow(w, "State", state+" (rule: "+info.EnabledBy+")")
+	infoRow(w, "Level", string(info.Level))
+	infoRow(w, "Provider", info.Provider+" ("+info.ProviderName+")")
+	infoRow(w, "Path", info.Path)
+	if info.InstallPath != info.Path {
+		infoRow(w, "Installed at", info.InstallPath)
 	}
-	if len(info.Agreed) > 0 {
-		row("Given at consent", strings.Join(info.Agreed, ", "))
+	infoRow(w, "Manifest", info.ManifestPath)
+	if info.Install != nil {
+		infoRow(w, "Source", info.Install.Source+" ("+info.Install.Type+")")
 	}
-	if len(info.Granted) > 0 {
-		row("Granted", strings.Join(info.Granted, ", "))
+	for _, s := range info.Shadows {
+		infoRow(w, "Shadows", s)
+	}
+	infoRow(w, "Platform", info.Variables["platform"]+"/"+info.Variables["arch"])
+	for _, c := range info.ContextFiles {
+		mark := ""
+		if !c.Exists {
+			mark = " (missing, skipped)"
+		}
+		infoRow(w, "Context", c.Path+mark)
 	}
 }
 

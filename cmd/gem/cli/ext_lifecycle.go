@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,320 +12,242 @@ import (
 	"github.com/gemhost/gem/registry/install"
 )
 
-func newInstaller(r *runtime, consent bool) *install.Installer {
-	var progress *os.File
-	if isTerminal(os.Stderr) {
-		progress = os.Stderr
-	}
-	in := &install.Installer{
-		Env:        r.env,
-		Ask:        consentAsker(r, consent),
+func newInstaller(s *session, consent bool) *install.Installer {
+	return &install.Installer{
+		Env:        s.env,
+		Ask:        consentAsker(s, consent),
 		GemVersion: buildinfo.Version,
-		Out:        r.stderr,
-		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(r.env, x) },
+		Out:        s.stderr,
+		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(s.env, x) },
 		Fetch: install.Fetcher{
-			GitHubAPI: os.Getenv("GEM_GITHUB_API_URL"),
-			Token:     os.Getenv("GITHUB_TOKEN"),
-			Getenv:    os.Getenv,
+			GitHubAPI: s.env.Getenv("GEM_GITHUB_API_URL"),
+			Token:     s.env.Getenv("GITHUB_TOKEN"),
+			Getenv:    s.env.Getenv,
+			Progress:  s.io.Progress(),
 		},
 	}
-	if progress != nil {
-		in.Fetch.Progress = progress
-	}
-	return in
 }
 
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// scopeFlag is --scope of install and link, bound to dest.
+func scopeFlag(dest *string, usage string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "scope", Value: "user", Usage: usage, Destination: dest}
 }
 
-var consentFlag = &cli.BoolFlag{Name: "consent", Usage: "agree to the consent text without being asked (for scripts)"}
-
-func scopeLevel(c *cli.Context) (registry.Level, error) {
-	switch s := c.String("scope"); s {
+func scopeLevel(scope string) (registry.Level, error) {
+	switch scope {
 	case "", "user":
 		return registry.LevelUser, nil
 	case "project":
 		return registry.LevelProject, nil
 	default:
-		return "", usagef("--scope %q: use user or project", s)
+		return "", usagef("--scope %q: use user or project", scope)
 	}
 }
 
-func printJSON(r *runtime, v any) error {
-	enc := json.NewEncoder(r.stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // "<folder>", not "\u003cfolder\u003e"
-	return enc.Encode(v)
+type extInstallOptions struct {
+	Source, Ref, Scope                     string
+	Consent, AutoUpdate, PreRelease, Force bool
+	JSON                                   bool
 }
 
-func extInstallCommand() *cli.Command {
-	return &cli.Command{
+func extInstallCommand(f *Factory) *cli.Command {
+	var o extInstallOptions
+	return leaf(f, &cli.Command{
 		Name:      "install",
 		Usage:     "install an extension from a folder, git URL, GitHub owner/repo or archive",
 		ArgsUsage: "<source>",
+		Description: "EXAMPLES\n" +
+			"  gem ext install https://github.com/owner/repo\n" +
+			"  gem ext install owner/repo --ref v1.2.0\n" +
+			"  gem ext install ./my-ext.tar.gz --consent",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "ref", Usage: "git branch, tag or commit; GitHub release tag"},
-			&cli.StringFlag{Name: "scope", Value: "user", Usage: "user (~/.gemini/extensions) or project (./.gemini/extensions)"},
-			consentFlag,
-			&cli.BoolFlag{Name: "auto-update", Usage: "record that this extension updates automatically"},
-			&cli.BoolFlag{Name: "pre-release", Usage: "allow GitHub pre-releases"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an installed extension of the same name"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.StringFlag{Name: "ref", Usage: "git branch, tag or commit; GitHub release tag", Destination: &o.Ref},
+			scopeFlag(&o.Scope, "user (~/.gemini/extensions) or project (./.gemini/extensions)"),
+			consentFlag(&o.Consent),
+			&cli.BoolFlag{Name: "auto-update", Usage: "record that this extension updates automatically", Destination: &o.AutoUpdate},
+			&cli.BoolFlag{Name: "pre-release", Usage: "allow GitHub pre-releases", Destination: &o.PreRelease},
+			&cli.BoolFlag{Name: "force", Usage: "replace an installed extension of the same name", Destination: &o.Force},
+			jsonFlag(&o.JSON, "print the result as JSON"),
 		},
-		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "a source"); err != nil {
-				return err
-			}
-			scope, err := scopeLevel(c)
-			if err != nil {
-				return err
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := signalContext()
-			defer cancel()
-			res, err := newInstaller(r, c.Bool("consent")).Install(ctx, c.Args().First(), install.Options{
-				Ref: c.String("ref"), Scope: scope, AutoUpdate: c.Bool("auto-update"), PreRelease: c.Bool("pre-release"), Force: c.Bool("force"),
-			})
-			if err != nil {
-				r.log.Error("install failed", "source", c.Args().First(), "error", err)
-				return err
-			}
-			r.log.Info("installed", "name", res.Name, "version", res.Version, "source", res.Install.Source)
-			for _, p := range res.Problems {
-				r.warn("%s", p.String())
-			}
-			if c.Bool("json") {
-				return printJSON(r, res)
-			}
-			fmt.Fprintf(r.stdout, "Extension %q %s installed in %s (enabled).\n", res.Name, res.Version, res.Path)
-			return nil
-		},
-	}
+	}, exactly(1, "a source"), func(ctx context.Context, s *session, args []string) error {
+		o.Source = args[0]
+		return extInstall(ctx, s, o)
+	})
 }
 
-func extUninstallCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "uninstall",
-		Usage:     "remove extensions by name or by the source they were installed from",
-		ArgsUsage: "<name|source>...",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "remove every installed extension"}},
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 && !c.Bool("all") {
-				return usagef("uninstall needs extension names or sources, or --all")
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			in := newInstaller(r, false)
-			targets := c.Args().Slice()
-			if c.Bool("all") {
-				targets = in.All()
-			}
-			removed, err := in.Uninstall(targets)
-			for _, n := range removed {
-				fmt.Fprintf(r.stdout, "Extension %q uninstalled.\n", n)
-			}
-			return err
-		},
+func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
+	scope, err := scopeLevel(o.Scope)
+	if err != nil {
+		return err
 	}
+	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
+		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force,
+	})
+	if err != nil {
+		s.log.Error("install failed", "source", o.Source, "error", err)
+		return err
+	}
+	s.log.Info("installed", "name", res.Name, "version", res.Version, "source", res.Install.Source)
+	for _, p := range res.Problems {
+		s.warn("%s", p.String())
+	}
+	return render(s, o.JSON, res, func() error {
+		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (enabled).\n", res.Name, res.Version, res.Path)
+		return err
+	})
 }
 
-func extUpdateCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "update",
-		Usage:     "update extensions from their sources (the installed version stays until the new one is in place)",
-		ArgsUsage: "[<name>...]",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "update every installed extension"},
-			&cli.BoolFlag{Name: "auto", Usage: "update the extensions installed with --auto-update, without asking (for cron or shell start-up); one whose consent changed is skipped"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "only say what would be updated"},
-			&cli.BoolFlag{Name: "rollback", Usage: "put back the version the last update replaced"},
-			consentFlag,
-			&cli.BoolFlag{Name: "json", Usage: "print the results as JSON"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 && !c.Bool("all") && !c.Bool("auto") {
-				return usagef("update needs extension names, --all or --auto")
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			in := newInstaller(r, c.Bool("consent"))
-			names := c.Args().Slice()
-			switch {
-			case c.Bool("all"):
-				names = in.All()
-			case c.Bool("auto"):
-				names = in.AutoUpdating()
-				in.Ask = func(text string) (bool, error) {
-					return false, fmt.Errorf("what it brings changed, so it needs your consent: run gem ext update <name>")
-				}
-			}
-			ctx, cancel := signalContext()
-			defer cancel()
-			var results []*install.Result
-			failed := 0
-			for _, n := range names {
-				var res *install.Result
-				var err error
-				if c.Bool("rollback") {
-					res, err = in.Rollback(n)
-				} else {
-					res, err = in.Update(ctx, n, install.Options{DryRun: c.Bool("dry-run")})
-				}
-				if err != nil {
-					failed++
-					res = &install.Result{Name: n, Status: "failed", Error: err.Error()}
-					r.log.Error("update failed", "name", n, "error", err)
-				}
-				results = append(results, res)
-			}
-			if c.Bool("json") {
-				if err := printJSON(r, results); err != nil {
-					return err
-				}
-			} else {
-				for _, res := range results {
-					switch res.Status {
-					case "updated":
-						fmt.Fprintf(r.stdout, "%s: updated %s -> %s\n", res.Name, res.Previous, res.Version)
-					case "rolled-back":
-						fmt.Fprintf(r.stdout, "%s: rolled back %s -> %s\n", res.Name, res.Previous, res.Version)
-					case "would-update":
-						fmt.Fprintf(r.stdout, "%s: update available (%s -> %s)\n", res.Name, res.Previous, res.Version)
-					case "failed":
-						fmt.Fprintf(r.stderr, "%s: update failed: %s\n", res.Name, res.Error)
-					default:
-						fmt.Fprintf(r.stdout, "%s: up to date (%s)\n", res.Name, res.Version)
-					}
-				}
-			}
-			if failed > 0 {
-				return exitError{code: 1, msg: fmt.Sprintf("%d of %d update(s) failed; the installed versions were kept", failed, len(names))}
-			}
-			return nil
-		},
-	}
+type extUninstallOptions struct {
+	Targets []string
+	All     bool
 }
 
-func extEnableCommand(enable bool) *cli.Command {
+func extUninstallCommand(f *Factory) *cli.Command {
+	var o extUninstallOptions
+	return leaf(f, &cli.Command{
+		Name:        "uninstall",
+		Usage:       "remove extensions by name or by the source they were installed from",
+		ArgsUsage:   "<name|source>...",
+		Description: "EXAMPLES\n  gem ext uninstall hello\n  gem ext uninstall --all",
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "remove every installed extension", Destination: &o.All}},
+	}, argRule{0, -1, ""}, func(ctx context.Context, s *session, args []string) error {
+		o.Targets = args
+		return extUninstall(s, o)
+	})
+}
+
+func extUninstall(s *session, o extUninstallOptions) error {
+	if len(o.Targets) == 0 && !o.All {
+		return usagef("uninstall needs extension names or sources, or --all")
+	}
+	in := newInstaller(s, false)
+	if o.All {
+		o.Targets = in.All()
+	}
+	removed, err := in.Uninstall(o.Targets)
+	for _, n := range removed {
+		fmt.Fprintf(s.stdout, "Extension %q uninstalled.\n", n)
+	}
+	return err
+}
+
+type enableOptions struct {
+	Name, Scope string
+	Enable      bool
+}
+
+func extEnableCommand(f *Factory, enable bool) *cli.Command {
+	o := enableOptions{Enable: enable}
 	name, usage := "enable", "enable an extension (without --scope: everywhere, removing disables that apply here)"
 	if !enable {
 		name, usage = "disable", "disable an extension (default scope: user)"
 	}
-	return &cli.Command{
-		Name:      name,
-		Usage:     usage,
-		ArgsUsage: "<name>",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "scope", Usage: "user or workspace"}},
-		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "an extension name"); err != nil {
-				return err
-			}
-			if s := c.String("scope"); s != "" && s != "user" && s != "workspace" {
-				return usagef("--scope %q: use user or workspace", s)
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			where, err := newInstaller(r, false).SetEnabled(c.Args().First(), c.String("scope"), enable)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(r.stdout, "Extension %q %sd %s.\n", c.Args().First(), name, where)
-			return nil
-		},
-	}
+	return leaf(f, &cli.Command{
+		Name:        name,
+		Usage:       usage,
+		ArgsUsage:   "<name>",
+		Description: "EXAMPLES\n  gem ext " + name + " hello\n  gem ext " + name + " hello --scope workspace",
+		Flags:       []cli.Flag{&cli.StringFlag{Name: "scope", Usage: "user or workspace", Destination: &o.Scope}},
+	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
+		o.Name = args[0]
+		return extEnable(s, o)
+	})
 }
 
-func extLinkCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "link",
-		Usage:     "install a folder by reference: changes in the folder take effect at once",
-		ArgsUsage: "<path>",
+func extEnable(s *session, o enableOptions) error {
+	if o.Scope != "" && o.Scope != "user" && o.Scope != "workspace" {
+		return usagef("--scope %q: use user or workspace", o.Scope)
+	}
+	where, err := newInstaller(s, false).SetEnabled(o.Name, o.Scope, o.Enable)
+	if err != nil {
+		return err
+	}
+	verb := "enabled"
+	if !o.Enable {
+		verb = "disabled"
+	}
+	fmt.Fprintf(s.stdout, "Extension %q %s %s.\n", o.Name, verb, where)
+	return nil
+}
+
+type extLinkOptions struct {
+	Path, Scope    string
+	Consent, Force bool
+}
+
+func extLinkCommand(f *Factory) *cli.Command {
+	var o extLinkOptions
+	return leaf(f, &cli.Command{
+		Name:        "link",
+		Usage:       "install a folder by reference: changes in the folder take effect at once",
+		ArgsUsage:   "<path>",
+		Description: "EXAMPLES\n  gem ext link ./my-ext\n  gem ext link ./my-ext --scope project --consent",
 		Flags: []cli.Flag{
-			consentFlag,
-			&cli.StringFlag{Name: "scope", Value: "user", Usage: "user or project"},
-			&cli.BoolFlag{Name: "force", Usage: "replace an installed extension of the same name"},
+			consentFlag(&o.Consent),
+			scopeFlag(&o.Scope, "user or project"),
+			&cli.BoolFlag{Name: "force", Usage: "replace an installed extension of the same name", Destination: &o.Force},
 		},
-		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "the extension folder"); err != nil {
-				return err
-			}
-			scope, err := scopeLevel(c)
-			if err != nil {
-				return err
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			res, err := newInstaller(r, c.Bool("consent")).Link(c.Args().First(), install.Options{Scope: scope, Force: c.Bool("force")})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(r.stdout, "Extension %q linked to %s.\n", res.Name, res.Path)
-			return nil
-		},
-	}
+	}, exactly(1, "the extension folder"), func(ctx context.Context, s *session, args []string) error {
+		o.Path = args[0]
+		return extLink(s, o)
+	})
 }
 
-func extVerifyCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "verify",
-		Usage:     "check that an installed extension's files still match the hashes recorded at install",
-		ArgsUsage: "<name>",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"}},
-		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "an extension name"); err != nil {
-				return err
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			name := c.Args().First()
-			changed, missing, added, err := install.Verify(r.env, name)
-			if err != nil {
-				return err
-			}
-			ok := len(changed)+len(missing)+len(added) == 0
-			if c.Bool("json") {
-				if err := printJSON(r, map[string]any{"name": name, "ok": ok, "changed": nz(changed), "missing": nz(missing), "added": nz(added)}); err != nil {
-					return err
-				}
-			} else {
-				for _, f := range changed {
-					fmt.Fprintln(r.stdout, "changed:", f)
-				}
-				for _, f := range missing {
-					fmt.Fprintln(r.stdout, "missing:", f)
-				}
-				for _, f := range added {
-					fmt.Fprintln(r.stdout, "added:  ", f)
-				}
-				if ok {
-					fmt.Fprintf(r.stdout, "Extension %q matches its install record.\n", name)
-				}
-			}
-			if !ok {
-				return exitError{code: 1, msg: fmt.Sprintf("extension %q differs from what was installed; reinstall it (gem ext install <source> --force) if you did not change it yourself", name)}
-			}
-			return nil
-		},
+func extLink(s *session, o extLinkOptions) error {
+	scope, err := scopeLevel(o.Scope)
+	if err != nil {
+		return err
 	}
+	res, err := newInstaller(s, o.Consent).Link(o.Path, install.Options{Scope: scope, Force: o.Force})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.stdout, "Extension %q linked to %s.\n", res.Name, res.Path)
+	return nil
 }
 
-func nz(s []string) []string {
-	if s == nil {
-		return []string{}
+type extVerifyOptions struct {
+	Name string
+	JSON bool
+}
+
+func extVerifyCommand(f *Factory) *cli.Command {
+	var o extVerifyOptions
+	return leaf(f, &cli.Command{
+		Name:        "verify",
+		Usage:       "check that an installed extension's files still match the hashes recorded at install",
+		ArgsUsage:   "<name>",
+		Description: "EXAMPLES\n  gem ext verify hello\n  gem ext verify hello --json",
+		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print the result as JSON")},
+	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
+		o.Name = args[0]
+		return extVerify(s, o)
+	})
+}
+
+func extVerify(s *session, o extVerifyOptions) error {
+	changed, missing, added, err := install.Verify(s.env, o.Name)
+	if err != nil {
+		return err
 	}
-	return s
+	ok := len(changed)+len(missing)+len(added) == 0
+	doc := map[string]any{"name": o.Name, "ok": ok, "changed": orEmpty(changed), "missing": orEmpty(missing), "added": orEmpty(added)}
+	err = render(s, o.JSON, doc, func() error {
+		for _, group := range []struct {
+			label string
+			files []string
+		}{{"changed:", changed}, {"missing:", missing}, {"added:  ", added}} {
+			for _, f := range group.files {
+				fmt.Fprintln(s.stdout, group.label, f)
+			}
+		}
+		if ok {
+			fmt.Fprintf(s.stdout, "Extension %q matches its install record.\n", o.Name)
+		}
+		return nil
+	})
+	if err == nil && !ok {
+		return exitError{code: 1, msg: fmt.Sprintf("extension %q differs from what was installed; reinstall it (gem ext install <source> --force) if you did not change it yourself", o.Name)}
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -9,7 +10,9 @@ import (
 	"github.com/gemhost/gem/registry/install"
 )
 
-func extNewCommand() *cli.Command {
+type extNewOptions struct{ Path, Template string }
+
+func extNewCommand(f *Factory) *cli.Command {
 	usage := "create an extension from a template:"
 	var names []string
 	for n := range install.Templates {
@@ -19,33 +22,38 @@ func extNewCommand() *cli.Command {
 	for _, n := range names {
 		usage += "\n  " + n + ": " + install.Templates[n]
 	}
-	return &cli.Command{
+	usage += "\n\nEXAMPLES\n  gem ext new ./my-ext command\n  gem ext new ./my-tools plugin"
+	return leaf(f, &cli.Command{
 		Name:        "new",
 		Usage:       "create an extension from a template (command, context, mcp, plugin)",
 		Description: usage,
 		ArgsUsage:   "<path> [template]",
-		Action: func(c *cli.Context) error {
-			if c.NArg() < 1 || c.NArg() > 2 {
-				return usagef("new needs a folder and optionally a template: gem ext new <path> [command|context|mcp|plugin]")
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			files, err := install.New(c.Args().First(), c.Args().Get(1))
-			if err != nil {
-				return err
-			}
-			for _, f := range files {
-				fmt.Fprintln(r.stdout, "created", f)
-			}
-			tmpl := c.Args().Get(1)
-			if tmpl == "command" || tmpl == "mcp" || tmpl == "plugin" {
-				fmt.Fprintf(r.stdout, "Next: make -C %s, then gem ext validate %s and gem ext link %s\n", c.Args().First(), c.Args().First(), c.Args().First())
-			} else {
-				fmt.Fprintf(r.stdout, "Next: gem ext validate %s, then gem ext link %s\n", c.Args().First(), c.Args().First())
-			}
-			return nil
-		},
+	}, between(1, 2, "a folder and optionally a template"), func(ctx context.Context, s *session, args []string) error {
+		return extNew(s, extNewOptions{Path: args[0], Template: at(args, 1)})
+	})
+}
+
+func extNew(s *session, opts extNewOptions) error {
+	files, err := install.New(opts.Path, opts.Template)
+	if err != nil {
+		return err
 	}
+	for _, f := range files {
+		fmt.Fprintln(s.stdout, "created", f)
+	}
+	switch opts.Template {
+	case "command", "mcp", "plugin":
+		fmt.Fprintf(s.stdout, "Next: make -C %s, then gem ext validate %s and gem ext link %s\n", opts.Path, opts.Path, opts.Path)
+	default:
+		fmt.Fprintf(s.stdout, "Next: gem ext validate %s, then gem ext link %s\n", opts.Path, opts.Path)
+	}
+	return nil
+}
+
+// at is args[i], or "" past the end.
+func at(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
 }

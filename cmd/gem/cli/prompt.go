@@ -1,41 +1,38 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
-	"golang.org/x/term"
+	"github.com/urfave/cli/v2"
 )
 
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+// consentFlag is --consent of the verbs that ask for consent, bound to dest.
+func consentFlag(dest *bool) *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "consent", Usage: "agree to the consent text without being asked (for scripts)", Destination: dest}
+}
 
 // consentAsker returns the Asker for install/update/link: --consent answers yes; without a
 // terminal it fails at once naming --consent (gem never waits on a closed stdin).
-func consentAsker(r *runtime, consent bool) func(text string) (bool, error) {
+func consentAsker(s *session, consent bool) func(text string) (bool, error) {
 	return func(text string) (bool, error) {
+		fmt.Fprint(s.stderr, text)
 		if consent {
-			fmt.Fprint(r.stderr, text)
-			fmt.Fprintln(r.stderr, "Consent given with --consent.")
+			fmt.Fprintln(s.stderr, "Consent given with --consent.")
 			return true, nil
 		}
-		if !isTerminal(os.Stdin) {
-			fmt.Fprint(r.stderr, text)
+		if !s.io.IsStdinTTY() {
 			return false, errors.New("cannot ask for consent: stdin is not a terminal; read the above and run again with --consent to agree")
 		}
-		fmt.Fprint(r.stderr, text)
-		return askYesNo(r.stderr, os.Stdin, "Do you want to continue? [Y/n] ", true)
+		return s.askYesNo("Do you want to continue? [Y/n] ", true)
 	}
 }
 
-// askYesNo reads one answer; empty takes def.
-func askYesNo(w io.Writer, in io.Reader, question string, def bool) (bool, error) {
-	fmt.Fprint(w, question)
-	line, err := bufio.NewReader(in).ReadString('\n')
+// askYesNo asks on stderr and reads one answer from stdin; empty takes def.
+func (s *session) askYesNo(question string, def bool) (bool, error) {
+	fmt.Fprint(s.stderr, question)
+	line, err := s.readLine()
 	if err != nil && line == "" {
 		return false, errors.New("no answer (end of input): run again with --consent to agree")
 	}

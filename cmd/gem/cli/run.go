@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +20,7 @@ func init() {
 	commands.HashFile = hashing.SHA256File
 }
 
-func runCommand() *cli.Command {
+func runCommand(f *Factory) *cli.Command {
 	return &cli.Command{
 		Name:            "run",
 		Usage:           "run an extension's executable command: gem run [--yes] <command> [args...]",
@@ -30,24 +29,31 @@ func runCommand() *cli.Command {
 		Description: "Runs the command's binary in place of gem, in the project root, with the sanitised\n" +
 			"environment, the extension's settings and GEMINI_CLI=1, GEM_EXTENSION_NAME,\n" +
 			"GEM_EXTENSION_PATH and GEM_WORKSPACE. Arguments pass through untouched; the exit\n" +
-			"status is the command's. --yes answers a requireConfirm question.",
+			"status is the command's. --yes answers a requireConfirm question.\n\n" +
+			"EXAMPLES\n  gem run hello world\n  gem run --yes deploy prod",
 		Action: func(c *cli.Context) error {
 			ra, err := commands.ParseRunArgs(c.Args().Slice())
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			r, err := newRuntime(c)
+			s, err := f.Session()
 			if err != nil {
 				return err
 			}
-			check := func(x *registry.Extension) error {
-				return version.CheckEngine(x.Name, x.Manifest().Engines.Gem, buildinfo.Version)
-			}
-			err = commands.Exec(r.env, commands.NewTable(r.discover()), os.Environ(), ra, commands.TerminalConfirm(isTerminal(os.Stdin), os.Stdin, r.stderr), check, secrets.Read)
-			if errors.Is(err, commands.ErrDeclined) {
-				return exitError{code: 1, msg: err.Error()}
-			}
-			return err
+			return runExtensionCommand(s, ra)
 		},
 	}
+}
+
+// runExtensionCommand execs the command's binary in place of gem.
+func runExtensionCommand(s *session, ra commands.RunArgs) error {
+	check := func(x *registry.Extension) error {
+		return version.CheckEngine(x.Name, x.Manifest().Engines.Gem, buildinfo.Version)
+	}
+	confirm := commands.TerminalConfirm(s.io.IsStdinTTY(), s.io.In, s.stderr)
+	err := commands.Exec(s.env, commands.NewTable(s.discover()), s.environ, ra, confirm, check, secrets.Read)
+	if errors.Is(err, commands.ErrDeclined) {
+		return exitError{code: 1, msg: err.Error()}
+	}
+	return err
 }

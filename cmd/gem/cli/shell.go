@@ -27,25 +27,26 @@ import (
 	"github.com/gemhost/gem/registry/secrets"
 )
 
-func shellCommand() *cli.Command {
+func shellCommand(f *Factory) *cli.Command {
+	var o agentOptions
 	return &cli.Command{
-		Name:  "shell",
-		Usage: "the interactive shell: slash commands, and text for the model (also: gem with no arguments on a terminal)",
-		Flags: agentFlags[1:],
+		Name:        "shell",
+		Usage:       "the interactive shell: slash commands, and text for the model (also: gem with no arguments on a terminal)",
+		Description: "EXAMPLES\n  gem shell\n  gem shell --resume latest",
+		Flags:       o.flags(false),
 		Action: func(c *cli.Context) error {
-			r, err := newRuntime(c)
-			if err != nil {
+			if err := noArgs().check(c); err != nil {
 				return err
 			}
-			return runShell(c, r)
+			return runShell(f, o)
 		},
 	}
 }
 
 // shell is gem's interactive prompt: slash commands with history and Tab completion.
 type shell struct {
-	c     *cli.Context
-	r     *runtime
+	opts  agentOptions
+	sess  *session
 	table *commands.Table
 	disc  *registry.Discovery
 	agent *agentSession // opened on the first prompt
@@ -65,12 +66,16 @@ var shellBuiltins = map[string]string{
 }
 
 func (s *shell) reload() {
-	s.disc = s.r.discover()
+	s.disc = s.sess.discover()
 	s.table = commands.NewTable(s.disc)
 }
 
-func runShell(c *cli.Context, r *runtime) error {
-	s := &shell{c: c, r: r}
+func runShell(f *Factory, o agentOptions) error {
+	r, err := f.Session()
+	if err != nil {
+		return err
+	}
+	s := &shell{opts: o, sess: r}
 	defer func() {
 		if s.agent != nil {
 			s.agent.close()
@@ -119,14 +124,14 @@ func runShell(c *cli.Context, r *runtime) error {
 
 // exec runs one line; it reports whether the shell should end.
 func (s *shell) exec(input string, line *liner.State) bool {
-	w := s.r.stdout
+	w := s.sess.stdout
 	if !strings.HasPrefix(input, "/") {
 		s.ask(input)
 		return false
 	}
 	words, err := shellquote.Split(strings.TrimPrefix(input, "/"))
 	if err != nil {
-		fmt.Fprintf(s.r.stderr, "cannot split %q: %v (close the quote or escape it)\n", input, err)
+		fmt.Fprintf(s.sess.stderr, "cannot split %q: %v (close the quote or escape it)\n", input, err)
 		return false
 	}
 	if len(words) == 0 {
@@ -140,7 +145,7 @@ func (s *shell) exec(input string, line *liner.State) bool {
 		s.help(w)
 	case "extensions":
 		s.reload()
-		view.List(w, s.r.stderr, s.disc, view.ListOptions{All: true})
+		view.List(w, s.sess.stderr, s.disc, view.ListOptions{All: true})
 	case "commands":
 		s.reload()
 		s.listCommands(w)
@@ -169,26 +174,26 @@ func (s *shell) exec(input string, line *liner.State) bool {
 // run runs an extension command as a child; questions go through the line editor, which
 // owns the terminal's mode.
 func (s *shell) run(name string, args []string, line *liner.State) {
-	p, err := commands.Prepare(s.r.env, s.table, name, args, os.Environ(), secrets.Read)
+	p, err := commands.Prepare(s.sess.env, s.table, name, args, s.sess.environ, secrets.Read)
 	if err != nil {
-		fmt.Fprintln(s.r.stderr, err)
+		fmt.Fprintln(s.sess.stderr, err)
 		return
 	}
 	if p.RequireConfirm {
-		fmt.Fprintf(s.r.stderr, "/%s (extension %s) asks for confirmation before it runs:\n  %s\n", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine())
+		fmt.Fprintf(s.sess.stderr, "/%s (extension %s) asks for confirmation before it runs:\n  %s\n", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine())
 		answer, err := line.Prompt("Run it? [y/N] ")
 		if a := strings.ToLower(strings.TrimSpace(answer)); err != nil || (a != "y" && a != "yes") {
-			fmt.Fprintln(s.r.stderr, "not run")
+			fmt.Fprintln(s.sess.stderr, "not run")
 			return
 		}
 	}
-	code, err := sandbox.Run(p.Spec)
+	code, err := sandbox.Run(p.Spec, s.sess.io.In, s.sess.stdout, s.sess.stderr)
 	if err != nil {
-		fmt.Fprintln(s.r.stderr, err)
+		fmt.Fprintln(s.sess.stderr, err)
 		return
 	}
 	if code != 0 {
-		fmt.Fprintf(s.r.stderr, "/%s exited with status %d\n", name, code)
+		fmt.Fprintf(s.sess.stderr, "/%s exited with status %d\n", name, code)
 	}
 }
 
@@ -212,7 +217,7 @@ func (s *shell) help(w io.Writer) {
 
 func (s *shell) listCommands(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, row := range commandRows(s.r, s.table) {
+	for _, row := range commandRows(s.sess, s.table) {
 		desc := row.Description
 		if row.Error != "" {
 			desc = "unavailable: " + row.Error
@@ -273,8 +278,8 @@ func (s *shell) openAgent() bool {
 	if s.agent != nil {
 		return true
 	}
-	services := cliServices(s.c, s.r)
-	if !s.c.Bool("yes") {
+	services := s.sess.cliServices(s.opts.Yes)
+	if !s.opts.Yes {
 		// The line editor owns the terminal (raw mode): questions go through it.
 		services.Ask = s.askPolicy
 		services.Confirm = func(q string) (bool, error) {
@@ -282,9 +287,9 @@ func (s *shell) openAgent() bool {
 			return a == policy.AnswerYes || a == policy.AnswerAlways || a == policy.AnswerSave, err
 		}
 	}
-	a, err := openAgent(s.c, s.r, services)
+	a, err := openAgent(context.Background(), s.sess, services, s.opts)
 	if err != nil {
-		fmt.Fprintln(s.r.stderr, err)
+		fmt.Fprintln(s.sess.stderr, err)
 		return false
 	}
 	s.agent = a
@@ -296,7 +301,7 @@ func (s *shell) openAgent() bool {
 func (s *shell) askPolicy(question string) (policy.Answer, error) {
 	lines := strings.Split(question, "\n")
 	for _, l := range lines[:len(lines)-1] {
-		fmt.Fprintln(s.r.stderr, l)
+		fmt.Fprintln(s.sess.stderr, l)
 	}
 	answer, err := s.line.Prompt(lines[len(lines)-1] + " [y]es once, [a]lways this session, [s]ave always, [N]o: ")
 	if err != nil {
@@ -307,8 +312,8 @@ func (s *shell) askPolicy(question string) (policy.Answer, error) {
 
 // promptCommand reports whether name is a prompt command (commands/*.toml).
 func (s *shell) promptCommand(name string) bool {
-	d := registry.Discover(s.r.env, registry.Providers)
-	cmds, _ := agent.PromptCommands(s.r.env, d)
+	d := registry.Discover(s.sess.env, registry.Providers)
+	cmds, _ := agent.PromptCommands(s.sess.env, d)
 	for _, c := range cmds {
 		if c.Name == name {
 			return true
@@ -324,18 +329,18 @@ func (s *shell) ask(input string) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	w := s.r.stdout
+	w := s.sess.stdout
 	s.agent.agent.Events = agent.Events{
 		Text:     func(d string) { fmt.Fprint(w, d) },
-		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.r.stderr, "\n→ %s %s\n", name, args) },
+		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", name, args) },
 		ToolResult: func(_, name string, res *tools.Result, err error) {
 			switch {
 			case err != nil:
-				fmt.Fprintf(s.r.stderr, "← %s failed: %v\n", name, err)
+				fmt.Fprintf(s.sess.stderr, "← %s failed: %v\n", name, err)
 			case res.Error != nil:
-				fmt.Fprintf(s.r.stderr, "← %s: %s\n", name, res.Error.Message)
+				fmt.Fprintf(s.sess.stderr, "← %s: %s\n", name, res.Error.Message)
 			default:
-				fmt.Fprintf(s.r.stderr, "← %s done\n", name)
+				fmt.Fprintf(s.sess.stderr, "← %s done\n", name)
 			}
 		},
 	}
@@ -345,14 +350,14 @@ func (s *shell) ask(input string) {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(s.r.stderr, "(turn cancelled)")
+		fmt.Fprintln(s.sess.stderr, "(turn cancelled)")
 	case err != nil:
-		fmt.Fprintln(s.r.stderr, err)
+		fmt.Fprintln(s.sess.stderr, err)
 	}
 }
 
 func (s *shell) skills(w io.Writer) {
-	list := agent.Skills(registry.Discover(s.r.env, registry.Providers))
+	list := agent.Skills(registry.Discover(s.sess.env, registry.Providers))
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no skills: extensions bring them as skills/<name>/SKILL.md")
 		return
@@ -365,14 +370,14 @@ func (s *shell) skills(w io.Writer) {
 // activateSkill puts a skill's SKILL.md into the conversation.
 func (s *shell) activateSkill(args []string) {
 	if len(args) != 1 {
-		fmt.Fprintln(s.r.stderr, "usage: /skill <name> (/skills lists them)")
+		fmt.Fprintln(s.sess.stderr, "usage: /skill <name> (/skills lists them)")
 		return
 	}
-	for _, sk := range agent.Skills(registry.Discover(s.r.env, registry.Providers)) {
+	for _, sk := range agent.Skills(registry.Discover(s.sess.env, registry.Providers)) {
 		if sk.Name == args[0] {
 			s.ask("Activate the skill " + sk.Name + " and follow its instructions from now on:\n\n" + sk.Text)
 			return
 		}
 	}
-	fmt.Fprintf(s.r.stderr, "no skill %q (/skills lists them)\n", args[0])
+	fmt.Fprintf(s.sess.stderr, "no skill %q (/skills lists them)\n", args[0])
 }

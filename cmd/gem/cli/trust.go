@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,8 +16,14 @@ import (
 	"github.com/gemhost/gem/registry/install"
 )
 
-func trustCommand() *cli.Command {
-	return &cli.Command{
+type trustOptions struct {
+	Folder                     string
+	Parent, Revoke, List, JSON bool
+}
+
+func trustCommand(f *Factory) *cli.Command {
+	var opts trustOptions
+	return leaf(f, &cli.Command{
 		Name:      "trust",
 		Usage:     "trust a folder: its project extensions, policies and commands may run (shared with Gemini CLI)",
 		ArgsUsage: "[folder]",
@@ -30,75 +36,78 @@ func trustCommand() *cli.Command {
 			"  gem trust --revoke        # stop trusting the current folder\n" +
 			"  gem trust --list          # list the trust rules",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "parent", Usage: "trust the folder's parent and everything below it"},
-			&cli.BoolFlag{Name: "revoke", Usage: "stop trusting the folder"},
-			&cli.BoolFlag{Name: "list", Usage: "list the trust rules"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "parent", Usage: "trust the folder's parent and everything below it", Destination: &opts.Parent},
+			&cli.BoolFlag{Name: "revoke", Usage: "stop trusting the folder", Destination: &opts.Revoke},
+			&cli.BoolFlag{Name: "list", Usage: "list the trust rules", Destination: &opts.List},
+			jsonFlag(&opts.JSON, "print JSON"),
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usagef("gem trust takes at most one folder (got %d arguments)", c.NArg())
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			if c.Bool("list") {
-				rules, err := registry.TrustRules(r.env)
-				if err != nil {
-					return err
-				}
-				if c.Bool("json") {
-					return printJSON(r, rules)
-				}
-				if len(rules) == 0 {
-					fmt.Fprintln(r.stdout, "No trusted folders. Trust the current one with: gem trust")
-				}
-				for _, rule := range rules {
-					fmt.Fprintf(r.stdout, "%s\t%s\n", rule.Level, rule.Path)
-				}
-				return nil
-			}
-			dir := r.env.Cwd
-			if c.NArg() == 1 {
-				if dir, err = filepath.Abs(r.env.ExpandHome(c.Args().First())); err != nil {
-					return err
-				}
-			}
-			switch {
-			case c.Bool("revoke"):
-				if err := registry.SetFolderTrust(r.env, dir, ""); err != nil {
-					return err
-				}
-				if r.env.FolderTrusted(dir) { // still trusted through a parent's rule
-					if err := registry.SetFolderTrust(r.env, dir, registry.DoNotTrust); err != nil {
-						return err
-					}
-				}
-			case c.Bool("parent"):
-				err = registry.SetFolderTrust(r.env, dir, registry.TrustParent)
-			default:
-				err = registry.SetFolderTrust(r.env, dir, registry.TrustFolder)
-			}
-			if err != nil {
-				return err
-			}
-			trusted, rule := r.env.FolderTrust(dir)
-			if c.Bool("json") {
-				return printJSON(r, map[string]any{"folder": dir, "trusted": trusted, "rule": rule})
-			}
-			if trusted {
-				fmt.Fprintf(r.stdout, "%s is trusted (%s %s)\n", dir, rule.Level, rule.Path)
-			} else {
-				fmt.Fprintf(r.stdout, "%s is not trusted\n", dir)
-			}
-			return nil
-		},
-	}
+	}, between(0, 1, "at most one folder"), func(ctx context.Context, s *session, args []string) error {
+		opts.Folder = at(args, 0)
+		if opts.List {
+			return listTrust(s, opts.JSON)
+		}
+		return setTrust(s, opts)
+	})
 }
 
-func extConsentCommand() *cli.Command {
-	return &cli.Command{
+func listTrust(s *session, asJSON bool) error {
+	rules, err := registry.TrustRules(s.env)
+	if err != nil {
+		return err
+	}
+	return render(s, asJSON, rules, func() error {
+		if len(rules) == 0 {
+			fmt.Fprintln(s.stdout, "No trusted folders. Trust the current one with: gem trust")
+		}
+		for _, rule := range rules {
+			fmt.Fprintf(s.stdout, "%s\t%s\n", rule.Level, rule.Path)
+		}
+		return nil
+	})
+}
+
+func setTrust(s *session, opts trustOptions) error {
+	dir := s.env.Cwd
+	if opts.Folder != "" {
+		var err error
+		if dir, err = filepath.Abs(s.env.ExpandHome(opts.Folder)); err != nil {
+			return err
+		}
+	}
+	var err error
+	switch {
+	case opts.Revoke:
+		err = registry.SetFolderTrust(s.env, dir, "")
+		if err == nil && s.env.FolderTrusted(dir) { // still trusted through a parent's rule
+			err = registry.SetFolderTrust(s.env, dir, registry.DoNotTrust)
+		}
+	case opts.Parent:
+		err = registry.SetFolderTrust(s.env, dir, registry.TrustParent)
+	default:
+		err = registry.SetFolderTrust(s.env, dir, registry.TrustFolder)
+	}
+	if err != nil {
+		return err
+	}
+	trusted, rule := s.env.FolderTrust(dir)
+	return render(s, opts.JSON, map[string]any{"folder": dir, "trusted": trusted, "rule": rule}, func() error {
+		if trusted {
+			fmt.Fprintf(s.stdout, "%s is trusted (%s %s)\n", dir, rule.Level, rule.Path)
+		} else {
+			fmt.Fprintf(s.stdout, "%s is not trusted\n", dir)
+		}
+		return nil
+	})
+}
+
+type extConsentOptions struct {
+	Target        string
+	Consent, JSON bool
+}
+
+func extConsentCommand(f *Factory) *cli.Command {
+	var opts extConsentOptions
+	return leaf(f, &cli.Command{
 		Name:      "consent",
 		Usage:     "agree to an extension found here (a project extension, or one installed by Gemini CLI)",
 		ArgsUsage: "<name|folder>",
@@ -108,38 +117,34 @@ func extConsentCommand() *cli.Command {
 			"EXAMPLES\n" +
 			"  gem ext consent ./.gemini/extensions/review\n" +
 			"  gem ext consent review --consent",
-		Flags: []cli.Flag{consentFlag, &cli.BoolFlag{Name: "json", Usage: "print the result as JSON"}},
-		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, 1, "an extension name or folder"); err != nil {
-				return err
-			}
-			r, err := newRuntime(c)
-			if err != nil {
-				return err
-			}
-			x, err := findForConsent(r, c.Args().First())
-			if err != nil {
-				return err
-			}
-			if err := askConsent(r, x, consentAsker(r, c.Bool("consent"))); err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(r, map[string]any{"name": x.Name, "path": x.Dir, "consent": registry.ConsentGiven})
-			}
-			fmt.Fprintf(r.stdout, "Agreed to extension %q in %s.\n", x.Name, x.Dir)
-			if x.Level == registry.LevelProject && !r.env.FolderTrusted(r.env.Cwd) {
-				fmt.Fprintf(r.stdout, "This folder is not trusted, so it does not run yet: gem trust\n")
-			}
-			return nil
-		},
+		Flags: []cli.Flag{consentFlag(&opts.Consent), jsonFlag(&opts.JSON, "print the result as JSON")},
+	}, exactly(1, "an extension name or folder"), func(ctx context.Context, s *session, args []string) error {
+		opts.Target = args[0]
+		return extConsent(s, opts)
+	})
+}
+
+func extConsent(s *session, opts extConsentOptions) error {
+	x, err := findForConsent(s, opts.Target)
+	if err != nil {
+		return err
 	}
+	if err := askConsent(s, x, consentAsker(s, opts.Consent)); err != nil {
+		return err
+	}
+	return render(s, opts.JSON, map[string]any{"name": x.Name, "path": x.Dir, "consent": registry.ConsentGiven}, func() error {
+		fmt.Fprintf(s.stdout, "Agreed to extension %q in %s.\n", x.Name, x.Dir)
+		if x.Level == registry.LevelProject && !s.env.FolderTrusted(s.env.Cwd) {
+			fmt.Fprintf(s.stdout, "This folder is not trusted, so it does not run yet: gem trust\n")
+		}
+		return nil
+	})
 }
 
 // findForConsent finds an extension by folder (any discovered one, blocked or shadowed
 // included) or by name.
-func findForConsent(r *runtime, arg string) (*registry.Extension, error) {
-	d := registry.Discover(r.env, registry.Providers)
+func findForConsent(s *session, arg string) (*registry.Extension, error) {
+	d := registry.Discover(s.env, registry.Providers)
 	if abs, err := filepath.Abs(arg); err == nil {
 		for _, x := range d.All {
 			if x.Dir == abs || x.Path == abs {
@@ -157,15 +162,15 @@ func findForConsent(r *runtime, arg string) (*registry.Extension, error) {
 
 // askConsent shows x's consent text (with the difference from what was agreed before) and
 // records the agreement.
-func askConsent(r *runtime, x *registry.Extension, ask install.Asker) error {
+func askConsent(s *session, x *registry.Extension, ask install.Asker) error {
 	if x.Blocked == registry.BlockBadName {
 		return fmt.Errorf("%s", x.Explain())
 	}
-	needs := commands.Needs(r.env, x)
-	text := install.ConsentText(x, "Running", x.Dir, x.Dir, r.env, needs)
-	if state, _ := x.Consented(r.env); state == registry.ConsentChanged {
+	needs := commands.Needs(s.env, x)
+	text := install.ConsentText(x, "Running", x.Dir, x.Dir, s.env, needs)
+	if state, _ := x.Consented(s.env); state == registry.ConsentChanged {
 		text += "Its manifest changed since you agreed to it:\n"
-		if rec, err := registry.ReadConsent(r.env, x); err == nil && rec != nil {
+		if rec, err := registry.ReadConsent(s.env, x); err == nil && rec != nil {
 			current, _ := os.ReadFile(x.ManifestPath)
 			added, removed := install.ManifestDiff(rec.Manifest, string(current))
 			for _, l := range removed {
@@ -183,40 +188,40 @@ func askConsent(r *runtime, x *registry.Extension, ask install.Asker) error {
 	if !ok {
 		return install.ErrDeclined
 	}
-	return registry.RecordConsent(r.env, x, needs)
+	return registry.RecordConsent(s.env, x, needs)
 }
 
 // discover finds the extensions of this folder for a verb that runs their programs, and
 // says once, on stderr, what it skipped and how to allow it. On a terminal it asks: whether
 // to trust an untrusted folder that has something to skip (the first time only), and
 // whether to agree to each project extension not agreed to yet.
-func (r *runtime) discover() *registry.Discovery {
-	d := registry.Discover(r.env, registry.Providers)
-	if !r.noticed && isTerminal(os.Stdin) && isTerminal(os.Stderr) && r.askFirstUse(d) {
-		d = registry.Discover(r.env, registry.Providers)
+func (s *session) discover() *registry.Discovery {
+	d := registry.Discover(s.env, registry.Providers)
+	if !s.noticed && s.io.Interactive() && s.askFirstUse(d) {
+		d = registry.Discover(s.env, registry.Providers)
 	}
 	skipped := d.Skipped()
-	if len(skipped) == 0 || r.noticed {
-		r.noticed = true
+	if len(skipped) == 0 || s.noticed {
+		s.noticed = true
 		return d
 	}
-	r.noticed = true
-	interactive := isTerminal(os.Stdin) && isTerminal(os.Stderr)
+	s.noticed = true
+	interactive := s.io.Interactive()
 	var untrusted []string
 	for _, x := range skipped {
 		if x.Blocked == registry.BlockUntrusted {
 			untrusted = append(untrusted, x.Name)
 		}
 	}
-	if len(untrusted) > 0 && interactive && r.firstAsk(r.env.Cwd) {
-		fmt.Fprintf(r.stderr, "This folder (%s) is not trusted. Trusting it lets its project extensions (%s),\nits policies and its prompt commands run.\n", r.env.Cwd, strings.Join(untrusted, ", "))
-		fmt.Fprint(r.stderr, "Trust this folder? [t]rust, [N]ot now: ")
-		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	if len(untrusted) > 0 && interactive && s.firstAsk(s.env.Cwd) {
+		fmt.Fprintf(s.stderr, "This folder (%s) is not trusted. Trusting it lets its project extensions (%s),\nits policies and its prompt commands run.\n", s.env.Cwd, strings.Join(untrusted, ", "))
+		fmt.Fprint(s.stderr, "Trust this folder? [t]rust, [N]ot now: ")
+		line, _ := s.readLine()
 		if a := strings.ToLower(strings.TrimSpace(line)); a == "t" || a == "trust" || a == "y" || a == "yes" {
-			if err := registry.SetFolderTrust(r.env, r.env.Cwd, registry.TrustFolder); err != nil {
-				r.warn("%v", err)
+			if err := registry.SetFolderTrust(s.env, s.env.Cwd, registry.TrustFolder); err != nil {
+				s.warn("%v", err)
 			}
-			d = registry.Discover(r.env, registry.Providers)
+			d = registry.Discover(s.env, registry.Providers)
 			skipped = d.Skipped()
 			untrusted = nil
 		}
@@ -226,22 +231,22 @@ func (r *runtime) discover() *registry.Discovery {
 		for _, x := range skipped {
 			if x.Blocked == registry.BlockUnconsented || x.Blocked == registry.BlockChanged {
 				asked = true
-				if err := askConsent(r, x, consentAsker(r, false)); err != nil {
-					r.warn("%v", err)
+				if err := askConsent(s, x, consentAsker(s, false)); err != nil {
+					s.warn("%v", err)
 				}
 			}
 		}
 		if asked {
-			d = registry.Discover(r.env, registry.Providers)
+			d = registry.Discover(s.env, registry.Providers)
 			skipped = d.Skipped()
 		}
 	}
 	if len(untrusted) > 0 {
-		r.warn("this folder is not trusted, so its project extensions (%s), the allow rules of its .gem/policies.toml and its prompt commands that run shell commands are skipped; gem trust trusts it", strings.Join(untrusted, ", "))
+		s.warn("this folder is not trusted, so its project extensions (%s), the allow rules of its .gem/policies.toml and its prompt commands that run shell commands are skipped; gem trust trusts it", strings.Join(untrusted, ", "))
 	}
 	for _, x := range skipped {
 		if x.Blocked != registry.BlockUntrusted {
-			r.warn("%s", x.Explain())
+			s.warn("%s", x.Explain())
 		}
 	}
 	return d
@@ -249,13 +254,13 @@ func (r *runtime) discover() *registry.Discovery {
 
 // firstAsk reports whether gem has not asked about trusting dir before, and remembers that
 // it now has ($GEM_HOME/trust-asked, one folder a line).
-func (r *runtime) firstAsk(dir string) bool {
-	file := r.env.TrustAskedFile()
+func (s *session) firstAsk(dir string) bool {
+	file := s.env.TrustAskedFile()
 	data, _ := os.ReadFile(file)
 	if slices.Contains(strings.Split(string(data), "\n"), dir) {
 		return false
 	}
-	if os.MkdirAll(r.env.GemHome, 0o700) == nil {
+	if os.MkdirAll(s.env.GemHome, 0o700) == nil {
 		if f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
 			fmt.Fprintln(f, dir)
 			f.Close()
@@ -268,20 +273,20 @@ func (r *runtime) firstAsk(dir string) bool {
 // (installed by Gemini CLI) whose programs need something (a launcher's network or caches,
 // a toolchain): once, since the answer yes is recorded (a no is asked again next time). It
 // reports whether it recorded anything.
-func (r *runtime) askFirstUse(d *registry.Discovery) bool {
+func (s *session) askFirstUse(d *registry.Discovery) bool {
 	asked := false
 	for _, x := range d.Effective() {
 		if !x.Active() || x.Level != registry.LevelUser {
 			continue
 		}
-		if state, _ := x.Consented(r.env); state != registry.ConsentNone {
+		if state, _ := x.Consented(s.env); state != registry.ConsentNone {
 			continue
 		}
-		if n := commands.Needs(r.env, x); !n.Network && len(n.Read) == 0 && len(n.Write) == 0 {
+		if n := commands.Needs(s.env, x); !n.Network && len(n.Read) == 0 && len(n.Write) == 0 {
 			continue
 		}
-		if err := askConsent(r, x, consentAsker(r, false)); err != nil {
-			r.warn("%v", err)
+		if err := askConsent(s, x, consentAsker(s, false)); err != nil {
+			s.warn("%v", err)
 			continue
 		}
 		asked = true

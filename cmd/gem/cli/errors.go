@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/registry/install"
+)
+
+// usageError is a mistake in how gem was called (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// exitError carries an exit code after its message was printed (or with none).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// printError renders err on w, the one place errors meet the user, and returns the exit code.
+func printError(w io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	var u usageError
+	var x exitError
+	switch {
+	case errors.As(err, &u):
+		fmt.Fprintf(w, "gem: %s\nRun 'gem help' or add --help to the command for usage.\n", u.msg)
+		return 2
+	case errors.As(err, &x):
+		if x.msg != "" {
+			fmt.Fprintln(w, "gem:", x.msg)
+		}
+		return x.code
+	default:
+		fmt.Fprintln(w, "gem:", errorText(err))
+		return 1
+	}
+}
+
+// errorText is err's message with its hint, for a JSON field or a warning line.
+func errorText(err error) string {
+	if hint := hintFor(err); hint != "" {
+		return err.Error() + " (" + hint + ")"
+	}
+	return err.Error()
+}
+
+// hintFor is what to do about a library error, in gem's terms (library errors carry none).
+func hintFor(err error) string {
+	var (
+		unknownTool   *tools.UnknownToolError
+		unknownServer *tools.UnknownServerError
+		badArgs       *tools.ArgumentsError
+		denied        *tools.DeniedError
+	)
+	switch {
+	case errors.As(err, &unknownTool):
+		return "gem tools list shows the tools of enabled extensions"
+	case errors.As(err, &unknownServer):
+		return "gem mcp list shows them"
+	case errors.As(err, &badArgs):
+		return fmt.Sprintf("gem tools schema %s shows what it takes", badArgs.Tool)
+	case errors.As(err, &denied) && denied.Rule == "":
+		return "approve with --yes, answer at the prompt, or allow it in a policy file"
+	case errors.Is(err, install.ErrConsentNeeded):
+		return "run gem ext update <name>"
+	}
+	return ""
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gemhost/gem/internal/config"
+	"github.com/gemhost/gem/internal/iostreams"
+	"github.com/gemhost/gem/internal/logging"
+	"github.com/gemhost/gem/registry"
+)
+
+// Factory gives the verbs what they share, made when first asked (model: cli/cli's
+// cmdutil.Factory): the streams, the environment as the config reader sees it, and the
+// session built from them. Tests make one with test streams and an environment of their own.
+type Factory struct {
+	IO *iostreams.IOStreams
+	// Env returns where gem looks (home, $GEM_HOME, current folder, variables).
+	Env func() (registry.Env, error)
+	// Environ is the environment programs derive theirs from (the sandbox filters it).
+	Environ func() []string
+
+	once sync.Once
+	sess *session
+	err  error
+}
+
+// NewFactory returns the factory of a real invocation: the process's environment.
+func NewFactory(ios *iostreams.IOStreams) *Factory {
+	return &Factory{IO: ios, Env: registry.EnvFromOS, Environ: config.Environ}
+}
+
+// session is what a verb works with during one invocation: the environment, the log, the
+// streams, and what it has already told the user.
+type session struct {
+	env     registry.Env
+	log     hclog.Logger
+	io      *iostreams.IOStreams
+	environ []string
+	stdout  io.Writer
+	stderr  io.Writer
+
+	in      *bufio.Reader // stdin, shared by every question of the invocation
+	noticed bool          // discover has said what it skipped
+}
+
+// Session opens the invocation's session (once).
+func (f *Factory) Session() (*session, error) {
+	f.once.Do(func() {
+		env, err := f.Env()
+		if err != nil {
+			f.err = fmt.Errorf("cannot find the home or current directory: %w", err)
+			return
+		}
+		s := &session{env: env, log: logging.New(env.LogDir()), io: f.IO, environ: f.Environ(),
+			stdout: f.IO.Out, stderr: f.IO.ErrOut}
+		// Libraries that log with the standard logger (go-plugin's broker) write to the log
+		// file, never into command output.
+		log.SetOutput(s.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
+		log.SetFlags(0)
+		f.sess = s
+	})
+	return f.sess, f.err
+}
+
+func (s *session) warn(format string, args ...any) {
+	fmt.Fprintf(s.stderr, "warning: "+format+"\n", args...)
+}
+
+// readLine reads one line of stdin (the shared reader keeps what a question did not use).
+func (s *session) readLine() (string, error) {
+	if s.in == nil {
+		s.in = bufio.NewReader(s.io.In)
+	}
+	return s.in.ReadString('\n')
+}
