@@ -83,7 +83,7 @@ func LoadFolder(dir string) (*Extension, error) {
 	data, err := os.ReadFile(x.ManifestPath)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, errors.New("no " + manifest.FileName + " in " + abs + ": an extension folder needs one (gem ext new creates one)")
+			return nil, errors.New("no " + manifest.FileName + " in " + abs + ": an extension folder needs one")
 		}
 		return nil, err
 	}

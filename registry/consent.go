@@ -189,15 +189,15 @@ const (
 	BlockBadName     Block = "bad-name"         // a name that is not a plain folder name
 )
 
-// Explain says what a block means and what to do, for messages.
+// Explain says what a block means (front ends add what to do).
 func (x *Extension) Explain() string {
 	switch x.Blocked {
 	case BlockUntrusted:
-		return fmt.Sprintf("project extension %s is skipped: this folder is not trusted (gem trust trusts it)", x.Name)
+		return fmt.Sprintf("project extension %s is skipped: this folder is not trusted", x.Name)
 	case BlockUnconsented:
-		return fmt.Sprintf("project extension %s is skipped: you have not agreed to it yet (gem ext consent %s)", x.Name, x.Dir)
+		return fmt.Sprintf("project extension %s is skipped: you have not agreed to it yet", x.Name)
 	case BlockChanged:
-		return fmt.Sprintf("project extension %s is skipped: its manifest changed since you agreed to it (gem ext consent %s shows the difference)", x.Name, x.Dir)
+		return fmt.Sprintf("project extension %s is skipped: its manifest changed since you agreed to it", x.Name)
 	case BlockBadName:
 		return fmt.Sprintf("extension in %s is skipped: its name %q is not a plain folder name (letters, digits, '-', '_', '.'; fix \"name\" in %s)", x.Dir, x.Name, x.ManifestPath)
 	}

@@ -178,13 +178,17 @@ func (d *Discovery) Effective() []*Extension {
 	return out
 }
 
-// Get returns the effective extension with that name, or an error that says how to see
-// what is there.
+// NotFoundError: no effective extension has that name here.
+type NotFoundError struct{ Name string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("no extension named %q here", e.Name) }
+
+// Get returns the effective extension with that name, or a *NotFoundError.
 func (d *Discovery) Get(name string) (*Extension, error) {
 	if x := d.Find(name); x != nil {
 		return x, nil
 	}
-	return nil, fmt.Errorf("no extension named %q here; `gem ext list --all` shows what gem finds", name)
+	return nil, &NotFoundError{Name: name}
 }
 
 // Find returns the effective extension with that name, or nil.
@@ -405,7 +409,7 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 		x.Path = meta.Source
 		x.ManifestPath = filepath.Join(x.Path, manifest.FileName)
 		if data, err = os.ReadFile(x.ManifestPath); err != nil {
-			return nil, fmt.Sprintf("Linked extension %s: its source %s has no readable %s; link it again or run `gem ext uninstall %s`",
+			return nil, fmt.Sprintf("Linked extension %s: its source %s has no readable %s; link it again, or uninstall %s",
 				c.dir, x.Path, manifest.FileName, c.name), false
 		}
 	}

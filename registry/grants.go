@@ -28,7 +28,7 @@ func (g Grant) Empty() bool { return !g.Network && len(g.Read) == 0 && len(g.Wri
 
 // Grants reads the user's grants (none when the file is missing).
 func Grants(env Env) (map[string]Grant, error) {
-	return readJSONMap[Grant](env.GrantsFile(), "fix or remove it; gem ext grant rewrites it")
+	return readJSONMap[Grant](env.GrantsFile(), "fix or remove it")
 }
 
 // readJSONMap reads a JSON object file into a map: a missing file is an empty map; invalid
@@ -110,31 +110,16 @@ func (g Grant) Lines(home string) []string {
 		out = append(out, "network")
 	}
 	for _, r := range g.Read {
-		out = append(out, "read "+tilde(home, r))
+		out = append(out, "read "+Tilde(home, r))
 	}
 	for _, w := range g.Write {
-		out = append(out, "write "+tilde(home, w))
+		out = append(out, "write "+Tilde(home, w))
 	}
 	return out
 }
 
-// Flags renders g as gem ext grant's flags.
-func (g Grant) Flags(home string) string {
-	var parts []string
-	if g.Network {
-		parts = append(parts, "--network")
-	}
-	for _, r := range g.Read {
-		parts = append(parts, "--read "+tilde(home, r))
-	}
-	for _, w := range g.Write {
-		parts = append(parts, "--write "+tilde(home, w))
-	}
-	return strings.Join(parts, " ")
-}
-
-// tilde writes p under home as ~/….
-func tilde(home, p string) string {
+// Tilde writes p under home as ~/….
+func Tilde(home, p string) string {
 	if rest, ok := strings.CutPrefix(p, home+"/"); ok && home != "" {
 		return "~/" + rest
 	}

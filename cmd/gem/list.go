@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/registry"
 )
 
 // extList serves `gem ext list [--json] [--all]`; other flags go to gem-engine.
-func extList(flags []string) (int, bool) {
+func extList(std stdio, flags []string) (int, bool) {
 	var opt view.ListOptions
 	for _, f := range flags {
 		switch f {
@@ -23,12 +22,12 @@ func extList(flags []string) (int, bool) {
 	}
 	env, err := registry.EnvFromOS()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gem:", err)
+		fmt.Fprintln(std.err, "gem:", err)
 		return 1, true
 	}
 	d := registry.DiscoverWith(env, registry.Providers, registry.Options{CheckBinaries: true})
-	if err := view.List(os.Stdout, os.Stderr, d, opt); err != nil {
-		fmt.Fprintln(os.Stderr, "gem:", err)
+	if err := view.List(std.out, std.err, d, opt); err != nil {
+		fmt.Fprintln(std.err, "gem:", err)
 		return 1, true
 	}
 	return 0, true

@@ -12,6 +12,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,47 +23,58 @@ import (
 )
 
 func main() {
-	os.Exit(Main(os.Args))
+	os.Exit(Main(processIO(), os.Args))
 }
 
+// stdio is what the front's verbs read and write: the process's standard files and
+// environment, given once here.
+type stdio struct {
+	in      *os.File
+	out     io.Writer
+	err     io.Writer
+	environ []string
+}
+
+func processIO() stdio { return stdio{os.Stdin, os.Stdout, os.Stderr, os.Environ()} }
+
 // Main runs the front and returns the exit code.
-func Main(args []string) int {
+func Main(std stdio, args []string) int {
 	if len(args) > 1 && args[1] == sandbox.HelperArg {
-		return sandbox.HelperMain(args[2:])
+		return sandbox.HelperMain(args[2:], std.environ, std.err)
 	}
-	if code, handled := fast(args); handled {
+	if code, handled := fast(std, args); handled {
 		return code
 	}
-	return execEngine(args)
+	return execEngine(std, args)
 }
 
 // fast serves the invocations the front knows; handled is false for everything else.
-func fast(args []string) (code int, handled bool) {
+func fast(std stdio, args []string) (code int, handled bool) {
 	if len(args) == 2 {
 		switch args[1] {
 		case "--version", "-v", "version":
-			fmt.Println("gem version " + buildinfo.Version)
+			fmt.Fprintln(std.out, "gem version "+buildinfo.Version)
 			return 0, true
 		}
 	}
 	if len(args) >= 3 && args[1] == "ext" && args[2] == "list" {
-		return extList(args[3:])
+		return extList(std, args[3:])
 	}
 	if len(args) >= 3 && args[1] == "run" {
-		return run(args[2:])
+		return run(std, args[2:])
 	}
 	return 0, false
 }
 
-func execEngine(args []string) int {
+func execEngine(std stdio, args []string) int {
 	engine, err := findEngine(args[0])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gem:", err)
+		fmt.Fprintln(std.err, "gem:", err)
 		return 1
 	}
 	argv := append([]string{engine}, args[1:]...)
-	err = syscall.Exec(engine, argv, os.Environ())
-	fmt.Fprintf(os.Stderr, "gem: cannot start %s: %v\n", engine, err)
+	err = syscall.Exec(engine, argv, std.environ)
+	fmt.Fprintf(std.err, "gem: cannot start %s: %v\n", engine, err)
 	return 1
 }
 

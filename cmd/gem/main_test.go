@@ -20,7 +20,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"gem": func() { os.Exit(Main(os.Args)) },
+		"gem": func() { os.Exit(Main(processIO(), os.Args)) },
 		"gem-engine": func() {
 			os.Exit(cli.Main(iostreams.FromFiles(os.Stdin, os.Stdout, os.Stderr, os.Getenv("NO_COLOR") != ""), os.Args))
 		},

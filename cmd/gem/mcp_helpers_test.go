@@ -26,8 +26,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gemhost/gem/internal/fakegemini"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/gemhost/gem/internal/fakegemini"
 )
 
 func init() {

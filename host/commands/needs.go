@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,8 +79,7 @@ type MissingNeedsError struct {
 }
 
 func (e *MissingNeedsError) Error() string {
-	return fmt.Sprintf("it needs what was not granted: %s; agree to it with gem ext consent %s (or grant it: gem ext grant %s %s)",
-		strings.Join(e.Missing.Lines(e.Home), ", "), e.Extension, e.Extension, e.Missing.Flags(e.Home))
+	return "it needs what was not granted: " + strings.Join(e.Missing.Lines(e.Home), ", ")
 }
 
 // missing is what n needs that pol does not allow.

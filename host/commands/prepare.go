@@ -22,6 +22,15 @@ var (
 	ErrNeedsEngine = errors.New("needs gem-engine")
 )
 
+// DisabledError is a command whose extension is disabled here (errors.Is ErrDisabled).
+type DisabledError struct{ Command, Extension, Rule string }
+
+func (e *DisabledError) Error() string {
+	return fmt.Sprintf("%v: /%s comes from extension %q, which is disabled here (rule %s)", ErrDisabled, e.Command, e.Extension, e.Rule)
+}
+
+func (e *DisabledError) Unwrap() error { return ErrDisabled }
+
 // BlockedError is a command whose extension may not run here (an untrusted folder, no
 // consent, a bad name): registry.Extension.Explain says why and what to do.
 type BlockedError struct {
@@ -64,7 +73,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 		if x := t.Disabled(name); x != nil && x.Blocked != registry.BlockNone {
 			return nil, &BlockedError{Command: name, Extension: x}
 		} else if x != nil {
-			return nil, fmt.Errorf("%w: /%s comes from extension %q, which is disabled here (rule %s): run gem ext enable %s", ErrDisabled, name, x.Name, x.EnabledBy, x.Name)
+			return nil, &DisabledError{Command: name, Extension: x.Name, Rule: x.EnabledBy}
 		}
 		msg := fmt.Sprintf("%v /%s: gem commands lists the commands of enabled extensions", ErrUnknown, name)
 		if s := t.Suggest(name); len(s) > 0 {
@@ -266,7 +275,7 @@ type TamperedError struct {
 }
 
 func (e *TamperedError) Error() string {
-	return fmt.Sprintf("binary %s has SHA-256 %s, but %s says %s: it was changed after install; gem ext verify lists what changed, and reinstalling restores it", e.Path, e.Got, e.Source, e.Want)
+	return fmt.Sprintf("binary %s has SHA-256 %s, but %s says %s: it was changed after install", e.Path, e.Got, e.Source, e.Want)
 }
 
 // OpenVerified opens a program's binary once and checks, on that descriptor, the SHA-256

@@ -20,7 +20,7 @@ type RunArgs struct {
 }
 
 // ErrUsage marks a malformed command line.
-var ErrUsage = errors.New("usage: gem run [--yes] <command> [args...]")
+var ErrUsage = errors.New("a command name is needed")
 
 // ParseRunArgs reads gem run's own flags (before the command name); everything after the
 // command name is the command's.
@@ -37,7 +37,7 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 			r.Name, r.Args = args[i+1], args[i+2:]
 			return r, nil
 		case strings.HasPrefix(a, "-"):
-			return r, fmt.Errorf("unknown flag %s for gem run: %w", a, ErrUsage)
+			return r, fmt.Errorf("unknown flag %s (%w)", a, ErrUsage)
 		default:
 			r.Name, r.Args = strings.TrimPrefix(a, "/"), args[i+1:]
 			return r, nil
@@ -45,6 +45,11 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 	}
 	return r, ErrUsage
 }
+
+// NoTerminalError is a question that could not be asked: stdin is not a terminal.
+type NoTerminalError struct{ Question string }
+
+func (e *NoTerminalError) Error() string { return e.Question + "\nno terminal to ask on" }
 
 // Confirm asks the user; it returns an error when it cannot ask.
 type Confirm func(question string) (bool, error)
@@ -54,7 +59,7 @@ type Confirm func(question string) (bool, error)
 func TerminalConfirm(isTerminal bool, in io.Reader, out io.Writer) Confirm {
 	return func(question string) (bool, error) {
 		if !isTerminal {
-			return false, fmt.Errorf("%s\nno terminal to ask on: add --yes to agree", question)
+			return false, &NoTerminalError{Question: question}
 		}
 		fmt.Fprint(out, question+" [y/N] ")
 		line, _ := bufio.NewReader(in).ReadString('\n')

@@ -315,13 +315,7 @@ func (s *Server) describe(what string, timedOut bool, err error, proc *process) 
 		if exit := proc.exitWithin(300 * time.Millisecond); exit != nil && !timedOut {
 			err = fmt.Errorf("the process ended (%v)", exit)
 		}
-		hint := ""
-		if why := sandbox.Classify(proc.tail.Lines(20), s.Policy).Explain(s.Extension); why != "" {
-			hint = "\n  (" + why + ")"
-		} else if s.Policy != nil && !s.Policy.Network {
-			hint = fmt.Sprintf("\n  (it runs sandboxed, without the network or files outside the project; if it needs them: gem ext grant %s --network --write <folder>)", s.Extension)
-		}
-		return fmt.Errorf("%s: %w%s%s", prefix, err, proc.tail.Describe(), hint)
+		return sandbox.Explained(fmt.Errorf("%s: %w%s", prefix, err, proc.tail.Describe()), s.Extension, proc.tail.Lines(20), s.Policy)
 	}
 	return fmt.Errorf("%s: %w", prefix, err)
 }

@@ -270,7 +270,7 @@ func (h *callHost) Confirm(ctx context.Context, title, details string) (bool, er
 	}
 	if !h.canAsk {
 		if !h.opts.Approve {
-			h.opts.Logger.Info("confirmation refused: the client cannot be asked (serve with --yes to approve)", "question", question)
+			h.opts.Logger.Info("confirmation refused: the client cannot be asked and approvals are not automatic", "question", question)
 		}
 		return h.opts.Approve, nil
 	}

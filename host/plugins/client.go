@@ -113,11 +113,8 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 	c := &Client{Name: spec.Name, gp: gp, stderr: tail, sockDir: sockDir, cmd: cmd}
 	fail := func(err error) (*Client, error) {
 		c.Close()
-		why := ""
-		if w := sandbox.Classify(tail.Lines(20), pol).Explain(spec.Extension); w != "" {
-			why = "\n  (" + w + ")"
-		}
-		return nil, fmt.Errorf("plugin %s (%s) did not start: %w%s%s", spec.Name, spec.Path, err, tail.Describe(), why)
+		err = fmt.Errorf("plugin %s (%s) did not start: %w%s", spec.Name, spec.Path, err, tail.Describe())
+		return nil, sandbox.Explained(err, spec.Extension, tail.Lines(20), pol)
 	}
 	rpc, err := gp.Client()
 	if err != nil {

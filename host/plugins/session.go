@@ -128,8 +128,8 @@ func (p *Plugin) Call(ctx context.Context, tool, argsJSON string, opts pluginsdk
 		}
 		p.mu.Unlock()
 		return nil, err
-	case ctx.Err() == nil && (cctx.Err() != nil || status.Code(errors.Unwrap(err)) == codes.DeadlineExceeded):
-		return nil, fmt.Errorf("tool %s of plugin %s timed out after %v and was cancelled (raise the limit with --timeout): %w", tool, p.Name, timeout, context.DeadlineExceeded)
+	case ctx.Err() == nil && (cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || status.Code(errors.Unwrap(err)) == codes.DeadlineExceeded):
+		return nil, &TimeoutError{Tool: tool, Plugin: p.Name, Limit: timeout}
 	}
 	return nil, err
 }
@@ -158,3 +158,16 @@ func (p *Plugin) Close() {
 		c.Close()
 	}
 }
+
+// TimeoutError: a tool call ran past its time limit and was cancelled (errors.Is
+// context.DeadlineExceeded).
+type TimeoutError struct {
+	Tool, Plugin string
+	Limit        time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("tool %s of plugin %s timed out after %v and was cancelled", e.Tool, e.Plugin, e.Limit)
+}
+
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }

@@ -22,30 +22,64 @@ var (
 func Classify(stderr []string, p *Policy) Failure {
 	text := strings.Join(stderr, "\n")
 	if p != nil && !p.Network && networkErrors.MatchString(text) {
-		return Failure{Kind: "network"}
+		return Failure{Kind: FailedNetwork}
 	}
 	if m := deniedPath.FindStringSubmatch(text); m != nil {
-		return Failure{Kind: "path", Detail: m[1]}
+		return Failure{Kind: FailedPath, Detail: m[1]}
 	}
 	if m := missingTool.FindStringSubmatch(text); m != nil {
 		for _, g := range m[1:] {
 			if g != "" {
-				return Failure{Kind: "toolchain", Detail: g}
+				return Failure{Kind: FailedToolchain, Detail: g}
 			}
 		}
 	}
 	return Failure{}
 }
 
-// Explain says what the failure means for extension ext and what to do ("" when unknown).
-func (f Failure) Explain(ext string) string {
+// The kinds of Failure.
+const (
+	FailedNetwork   = "network"   // it tried to reach the network its sandbox does not give it
+	FailedPath      = "path"      // its sandbox denied it a path
+	FailedToolchain = "toolchain" // a program it runs is missing or not on its PATH
+	FailedConfined  = "confined"  // nothing points anywhere, but it ran without the network
+)
+
+// String says what the failure means ("" when unknown), in no front end's terms.
+func (f Failure) String() string {
 	switch f.Kind {
-	case "network":
-		return fmt.Sprintf("it tried to reach the network, which its sandbox does not give it: gem ext grant %s --network (or gem ext consent %s)", ext, ext)
-	case "path":
-		return fmt.Sprintf("its sandbox denied it %s: if it needs that, gem ext grant %s --read or --write the folder", f.Detail, ext)
-	case "toolchain":
-		return fmt.Sprintf("a program it runs (%s) is missing, or not on the PATH it gets: install it, or run gem ext consent %s after installing it", f.Detail, ext)
+	case FailedNetwork:
+		return "it tried to reach the network, which its sandbox does not give it"
+	case FailedPath:
+		return fmt.Sprintf("its sandbox denied it %s", f.Detail)
+	case FailedToolchain:
+		return fmt.Sprintf("a program it runs (%s) is missing, or not on the PATH it gets", f.Detail)
+	case FailedConfined:
+		return "it runs sandboxed, without the network or files outside the project"
 	}
 	return ""
 }
+
+// FailureError is a sandboxed program's failure (Err, with its stderr tail) and what its
+// stderr and policy point at, for the front end to say what to grant.
+type FailureError struct {
+	Extension string
+	Failure   Failure
+	Err       error
+}
+
+// Explained wraps err with what the program's last stderr lines and policy point at.
+func Explained(err error, extension string, stderr []string, p *Policy) error {
+	f := Classify(stderr, p)
+	if f.Kind == "" && p != nil && !p.Network {
+		f.Kind = FailedConfined
+	}
+	if f.Kind == "" {
+		return err
+	}
+	return &FailureError{Extension: extension, Failure: f, Err: err}
+}
+
+func (e *FailureError) Error() string { return e.Err.Error() + "\n  (" + e.Failure.String() + ")" }
+
+func (e *FailureError) Unwrap() error { return e.Err }

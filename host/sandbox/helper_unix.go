@@ -5,6 +5,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -19,24 +20,25 @@ import (
 // applied there, in the process that becomes the program, never in gem.
 const HelperArg = "__sandbox-exec"
 
-// HelperMain runs the helper with the arguments after HelperArg; it returns only on failure,
-// with the exit code to use (126: the sandbox could not be set up, 127: exec failed).
-func HelperMain(args []string) int {
+// HelperMain runs the helper with the arguments after HelperArg, the environment the program
+// gets and where failures are said; it returns only on failure, with the exit code to use
+// (126: the sandbox could not be set up, 127: exec failed).
+func HelperMain(args, environ []string, stderr io.Writer) int {
 	if len(args) < 3 {
-		fmt.Fprintln(os.Stderr, "gem sandbox helper: usage: gem __sandbox-exec <policy> <program> <argv0> [args...]")
+		fmt.Fprintln(stderr, "gem sandbox helper: usage: gem __sandbox-exec <policy> <program> <argv0> [args...]")
 		return 126
 	}
 	var p Policy
 	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
-		fmt.Fprintf(os.Stderr, "gem sandbox helper: bad policy: %v\n", err)
+		fmt.Fprintf(stderr, "gem sandbox helper: bad policy: %v\n", err)
 		return 126
 	}
 	if err := harden(p); err != nil {
-		fmt.Fprintf(os.Stderr, "gem sandbox helper: %v\n", err)
+		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
 		return 126
 	}
-	err := syscall.Exec(args[1], args[2:], os.Environ())
-	fmt.Fprintf(os.Stderr, "gem sandbox helper: cannot run %s: %v\n", args[1], err)
+	err := syscall.Exec(args[1], args[2:], environ)
+	fmt.Fprintf(stderr, "gem sandbox helper: cannot run %s: %v\n", args[1], err)
 	return 127
 }
 

@@ -17,7 +17,7 @@ import (
 // policy and execs the target, as gem's front does.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
-		os.Exit(HelperMain(os.Args[2:]))
+		os.Exit(HelperMain(os.Args[2:], os.Environ(), os.Stderr))
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -148,7 +148,7 @@ func (n *Needs) apply(pr *Profile, home string) {
 	}
 	n.Offline = append(n.Offline, pr.Offline...)
 	if pr.RootEquivalent {
-		n.Warnings = append(n.Warnings, pr.Launchers[0]+": its socket would give root on this machine; gem never grants it (gem ext grant --write would)")
+		n.Warnings = append(n.Warnings, pr.Launchers[0]+": its socket would give root on this machine; gem never grants it (nor should a grant of write access)")
 	}
 }
 

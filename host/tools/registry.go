@@ -24,12 +24,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/limits"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -85,7 +85,7 @@ type Options struct {
 	CallTimeout time.Duration  // per call; 0: plugins.DefaultCallTimeout
 	Services    *Services      // host services offered to plugins; nil offers none
 	NoCache     bool           // start every plugin now instead of trusting the tool cache
-	Environ     []string       // the host environment children derive theirs from; nil: os.Environ()
+	Environ     []string       // the host environment children derive theirs from; nil: the process environment
 	Policy      *policy.Engine // decides every call; nil allows all (library use, tests)
 	Audit       *policy.Audit  // where decisions are logged; nil logs none
 }
@@ -118,7 +118,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 	var errs []error
 	environ := opts.Environ
 	if environ == nil {
-		environ = os.Environ()
+		environ = config.Environ()
 	}
 	serverOwner := map[string]string{}
 	for _, x := range d.Effective() {

@@ -142,7 +142,8 @@ func TestRegistryConflictsAndValidation(t *testing.T) {
 			t.Fatalf("%s %s: %v %v", tt.tool, tt.args, res, err)
 		}
 	}
-	if _, err := r.Call(context.Background(), "nosuch", nil, pluginsdk.CallOptions{}); err == nil || !strings.Contains(err.Error(), "gem tools list") {
+	var unknown *UnknownToolError
+	if _, err := r.Call(context.Background(), "nosuch", nil, pluginsdk.CallOptions{}); !errors.As(err, &unknown) || unknown.Name != "nosuch" {
 		t.Fatalf("unknown tool: %v", err)
 	}
 }

@@ -166,10 +166,10 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	_, existsErr := os.Lstat(dest)
 	exists := existsErr == nil
 	if exists && !opt.Force {
-		return nil, fmt.Errorf("extension %q is already installed at %s: run `gem ext update %s`, or install again with --force to replace it", x.Name, dest, x.Name)
+		return nil, &AlreadyInstalledError{Name: x.Name, Path: dest}
 	}
 	if other := in.sameNameElsewhere(x.Name, dest); other != "" {
-		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used (gem ext list --all)\n", x.Name, other)
+		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
 	}
 	text := ConsentText(x, "Installing", f.meta.Source, dest, in.Env, in.needs(x))
 	if ok, err := in.Ask(text); err != nil {

@@ -40,7 +40,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	res := &Result{Name: x.Name, Version: x.Version, Path: x.Dir}
 	switch {
 	case meta == nil:
-		return nil, fmt.Errorf("extension %q has no install metadata (%s), so gem does not know its source: reinstall it with gem ext install <source> --force", name, filepath.Join(x.Dir, registry.InstallMetadataFile))
+		return nil, &NoSourceError{Name: name, File: filepath.Join(x.Dir, registry.InstallMetadataFile)}
 	case meta.Type == "link":
 		res.Status, res.Install = StatusUpToDate, *meta
 		return res, nil // a link follows its source
@@ -211,7 +211,7 @@ func (in *Installer) Uninstall(targets []string) ([]string, error) {
 			}
 		}
 		if x == nil {
-			errs = append(errs, fmt.Errorf("no installed extension named or installed from %q (gem ext list shows them)", t))
+			errs = append(errs, &NotInstalledError{Target: t})
 			continue
 		}
 		if err := in.remove(x); err != nil {
@@ -288,7 +288,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	root := in.root(opt.Scope)
 	dest := filepath.Join(root, x.Name)
 	if _, err := os.Lstat(dest); err == nil && !opt.Force {
-		return nil, fmt.Errorf("extension %q is already installed at %s: uninstall it first, or link again with --force", x.Name, dest)
+		return nil, &AlreadyInstalledError{Name: x.Name, Path: dest, Linking: true}
 	}
 	text := ConsentText(x, "Linking", abs, dest, in.Env, in.needs(x))
 	if ok, err := in.Ask(text); err != nil || !ok {

@@ -52,7 +52,7 @@ func New(dir, tmpl string) ([]string, error) {
 		return nil, fmt.Errorf("the folder name %q is the extension's name and must hold only letters, digits and dashes: pick another folder name", name)
 	}
 	if entries, err := os.ReadDir(abs); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("%s is not empty: gem ext new creates a new extension in an empty or new folder", abs)
+		return nil, fmt.Errorf("%s is not empty: a new extension is made in an empty or new folder", abs)
 	}
 	root := path.Join("templates", tmpl)
 	var written []string

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -142,7 +143,7 @@ func gitClone(ctx context.Context, url, ref, dir string) error {
 	}
 	run := func(args ...string) error {
 		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
+		cmd.Env = append(config.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
 		cmd.Stdin = nil
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -176,7 +177,7 @@ func gitRemoteHead(ctx context.Context, url, ref string) (string, error) {
 		ref = "HEAD"
 	}
 	cmd := exec.CommandContext(ctx, "git", "ls-remote", "--", url, ref)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(config.Environ(), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("git ls-remote %s: %w", url, err)

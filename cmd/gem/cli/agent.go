@@ -72,7 +72,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	cmds, cmdErrs := agent.PromptCommands(s.env, d)
 	files, fileErrs := agent.ContextFiles(s.env, d)
 	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
-		s.warn("%v", e)
+		s.warn("%s", errorText(e))
 	}
 	hooks.Warn = func(msg string) { s.warn("%s", msg) }
 	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks}

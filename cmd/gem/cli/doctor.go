@@ -15,6 +15,7 @@ import (
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -74,7 +75,7 @@ func doctor(s *session, o doctorOptions) error {
 	rep.Trust.Folder = s.env.Cwd
 	rep.Trust.Trusted, rep.Trust.Rule = s.env.FolderTrust(s.env.Cwd)
 	for _, x := range d.Skipped() {
-		rep.Trust.Skipped = append(rep.Trust.Skipped, doctorSkipped{Name: x.Name, Path: x.Dir, Reason: x.Blocked, Fix: x.Explain()})
+		rep.Trust.Skipped = append(rep.Trust.Skipped, doctorSkipped{Name: x.Name, Path: x.Dir, Reason: x.Blocked, Fix: advice.Explain(x)})
 	}
 	for _, x := range d.Effective() {
 		ps := append(folderProblems(s, x), binaryProblems(s, x)...)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/registry/install"
 )
 
@@ -56,7 +58,14 @@ func errorText(err error) string {
 
 // hintFor is what to do about a library error, in gem's terms (library errors carry none).
 func hintFor(err error) string {
+	if hint := advice.For(err); hint != "" {
+		return hint
+	}
 	var (
+		already       *install.AlreadyInstalledError
+		notInstalled  *install.NotInstalledError
+		noSource      *install.NoSourceError
+		timeout       *plugins.TimeoutError
 		unknownTool   *tools.UnknownToolError
 		unknownServer *tools.UnknownServerError
 		badArgs       *tools.ArgumentsError
@@ -71,6 +80,16 @@ func hintFor(err error) string {
 		return fmt.Sprintf("gem tools schema %s shows what it takes", badArgs.Tool)
 	case errors.As(err, &denied) && denied.Rule == "":
 		return "approve with --yes, answer at the prompt, or allow it in a policy file"
+	case errors.As(err, &already) && already.Linking:
+		return "uninstall it first, or link again with --force"
+	case errors.As(err, &already):
+		return fmt.Sprintf("run gem ext update %s, or install again with --force to replace it", already.Name)
+	case errors.As(err, &notInstalled):
+		return "gem ext list shows them"
+	case errors.As(err, &noSource):
+		return "reinstall it with gem ext install <source> --force"
+	case errors.As(err, &timeout):
+		return "raise the limit with --timeout"
 	case errors.Is(err, install.ErrConsentNeeded):
 		return "run gem ext update <name>"
 	}

@@ -69,7 +69,7 @@ func mcpList(ctx context.Context, s *session, o mcpListOptions) error {
 	for _, srv := range reg.Servers() {
 		x := mcpServerRow{srv.Name, srv.Extension, srv.Transport, srv.Endpoint, srv.State, srv.Tools, ""}
 		if srv.Error != nil {
-			x.Error = srv.Error.Error()
+			x.Error = errorText(srv.Error)
 			failed++
 		}
 		rows = append(rows, x)

@@ -9,6 +9,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/commands/hashing"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
@@ -34,7 +35,7 @@ func runCommand(f *Factory) *cli.Command {
 		Action: func(c *cli.Context) error {
 			ra, err := commands.ParseRunArgs(c.Args().Slice())
 			if err != nil {
-				return usageError{err.Error()}
+				return usageError{advice.Text(err)}
 			}
 			s, err := f.Session()
 			if err != nil {

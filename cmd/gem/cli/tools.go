@@ -186,7 +186,7 @@ func (s *session) openTools(ctx context.Context, services *tools.Services, o cal
 		Audit: &policy.Audit{File: s.env.AuditLog()}, CallTimeout: o.Timeout, Environ: s.environ}
 	reg, errs := tools.Load(ctx, s.env, d, opts)
 	for _, e := range errs {
-		s.warn("%v", e)
+		s.warn("%s", errorText(e))
 	}
 	return reg, nil
 }
@@ -236,7 +236,7 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 // startMCP starts every MCP server, warning about each that fails.
 func (s *session) startMCP(ctx context.Context, reg *tools.Registry) {
 	for _, err := range reg.StartMCP(ctx) {
-		s.warn("%v", err)
+		s.warn("%s", errorText(err))
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -164,7 +166,7 @@ func findForConsent(s *session, arg string) (*registry.Extension, error) {
 // records the agreement.
 func askConsent(s *session, x *registry.Extension, ask install.Asker) error {
 	if x.Blocked == registry.BlockBadName {
-		return fmt.Errorf("%s", x.Explain())
+		return errors.New(advice.Explain(x))
 	}
 	needs := commands.Needs(s.env, x)
 	text := install.ConsentText(x, "Running", x.Dir, x.Dir, s.env, needs)
@@ -219,7 +221,7 @@ func (s *session) discover() *registry.Discovery {
 		line, _ := s.readLine()
 		if a := strings.ToLower(strings.TrimSpace(line)); a == "t" || a == "trust" || a == "y" || a == "yes" {
 			if err := registry.SetFolderTrust(s.env, s.env.Cwd, registry.TrustFolder); err != nil {
-				s.warn("%v", err)
+				s.warn("%s", errorText(err))
 			}
 			d = registry.Discover(s.env, registry.Providers)
 			skipped = d.Skipped()
@@ -232,7 +234,7 @@ func (s *session) discover() *registry.Discovery {
 			if x.Blocked == registry.BlockUnconsented || x.Blocked == registry.BlockChanged {
 				asked = true
 				if err := askConsent(s, x, consentAsker(s, false)); err != nil {
-					s.warn("%v", err)
+					s.warn("%s", errorText(err))
 				}
 			}
 		}
@@ -246,7 +248,7 @@ func (s *session) discover() *registry.Discovery {
 	}
 	for _, x := range skipped {
 		if x.Blocked != registry.BlockUntrusted {
-			s.warn("%s", x.Explain())
+			s.warn("%s", advice.Explain(x))
 		}
 	}
 	return d
@@ -286,7 +288,7 @@ func (s *session) askFirstUse(d *registry.Discovery) bool {
 			continue
 		}
 		if err := askConsent(s, x, consentAsker(s, false)); err != nil {
-			s.warn("%v", err)
+			s.warn("%s", errorText(err))
 			continue
 		}
 		asked = true
