@@ -148,6 +148,9 @@ func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInf
 	}
 	infoRelated(s, d, x, info)
 	infoPermissions(s, x, info)
+	info.ContextFiles, info.Commands, info.Plugins = orEmpty(info.ContextFiles), orEmpty(info.Commands), orEmpty(info.Plugins)
+	info.MCPServers, info.Settings, info.ExcludeTools = orEmpty(info.MCPServers), orEmpty(info.Settings), orEmpty(info.ExcludeTools)
+	info.Needs, info.Agreed = orEmpty(info.Needs), orEmpty(info.Agreed)
 	return info
 }
 

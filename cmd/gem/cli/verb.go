@@ -29,10 +29,11 @@ func (a argRule) check(c *cli.Context) error {
 	if n >= a.min && (a.max < 0 || n <= a.max) {
 		return nil
 	}
+	name := c.Command.HelpName // "gem ext list"
 	if a.max == 0 {
-		return usagef("%s takes no arguments (got %q)", c.Command.FullName(), c.Args().First())
+		return usagef("%s takes no arguments (got %q)", name, c.Args().First())
 	}
-	return usagef("%s needs %s (got %d argument(s)): gem %s %s", c.Command.FullName(), a.what, n, c.Command.FullName(), c.Command.ArgsUsage)
+	return usagef("%s needs %s (got %d argument(s)): %s %s", name, a.what, n, name, c.Command.ArgsUsage)
 }
 
 // leaf finishes a verb's command: its Action checks the positional arguments, opens the
