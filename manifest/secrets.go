@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// secretWords are parts of variable names that suggest a secret (spec/sandbox.md).
+// secretWords are parts of variable names that suggest a secret.
 var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "AUTH", "CREDENTIAL", "CREDS", "PRIVATE", "CERT"}
 
 // LooksSecret reports whether an environment variable or header name suggests a secret.

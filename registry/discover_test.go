@@ -48,7 +48,7 @@ func TestDiscoverShadowing(t *testing.T) {
 	}
 	// A project extension never shadows a user one (a cloned repository must not take an
 	// installed extension's place): native's project "a" loses to native's user "a" and is
-	// marked as a conflict; otherwise priority and scan order decide (spec/discovery.md).
+	// marked as a conflict; otherwise priority and scan order decide.
 	want := "a:native-project<native-user|a:native-user|a:gemini-user<native-user|b:gemini-user|a:gemini-project<native-user|b:gemini-project<gemini-user"
 	if strings.Join(got, "|") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
@@ -115,7 +115,7 @@ func TestDiscoverMany(t *testing.T) {
 	}
 }
 
-// BenchmarkDiscover1000 discovers 1,000 extensions (spec/discovery.md: under 10 ms), with
+// BenchmarkDiscover1000 discovers 1,000 extensions (budget: under 10 ms), with
 // the discovery index warm (the usual case) and without it (first run, or no $GEM_HOME).
 func BenchmarkDiscover1000(b *testing.B) {
 	defer setRacyWindow(0)()

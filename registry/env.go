@@ -1,6 +1,6 @@
 // Package registry owns where extensions live and what state they are in: the providers and
-// their roots, discovery with priority and shadowing (spec/discovery.md), Gemini CLI's
-// enablement rules and install metadata (spec/lifecycle.md), binary resolution, and the
+// their roots, discovery with priority and shadowing, Gemini CLI's
+// enablement rules and install metadata, binary resolution, and the
 // install store.
 //
 // Choices where the specs are silent:
@@ -16,7 +16,7 @@
 //   - A project extension never shadows a user extension of the same name, whatever the
 //     providers' priorities: the user's wins and the project's is marked Conflict (a cloned
 //     repository must not take an installed extension's place, its secrets or its grants).
-//     This overrides spec/discovery.md's "native: project first" for same-named items.
+//     This overrides the native provider's "project first" order for same-named items.
 //   - Folder trust is Gemini CLI's ~/.gemini/trustedFolders.json; the longest matching rule
 //     decides; a missing or corrupt file trusts nothing. The folder is the current directory.
 //   - Consent is a record in $GEM_HOME/consent keyed by the extension folder, holding its

@@ -1,7 +1,7 @@
 // Command gem is the light front of gem. It serves the hot, read-only paths itself
 // (`gem --version`, `gem ext list`, `gem run`) without linking urfave/cli,
 // Masterminds/semver, gRPC, genai or the MCP SDK, whose package initialisation alone costs
-// more than these verbs' whole budget (spec/commands.md: a minimal Go binary starts in
+// more than these verbs' whole budget (measured: a minimal Go binary starts in
 // ≈ 5 ms here; urfave/cli adds ≈ 1.7 ms and semver ≈ 2 ms before main runs).
 //
 // Every other invocation (and any flag the fast paths do not know, --help included) is

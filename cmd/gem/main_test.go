@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI end to end: testdata/script/*.txtar, each in its own $WORK with
 // HOME=$WORK/home (GEM_HOME unset, so ~/.gem is $WORK/home/.gem) and the cwd $WORK.
 func TestScripts(t *testing.T) {
-	// $WORK lives outside /tmp: the sandbox lets extensions write /tmp (spec/sandbox.md), so
+	// $WORK lives outside /tmp: the sandbox lets extensions write /tmp , so
 	// a HOME under /tmp could not show that they cannot write the user's files. Nor inside
 	// this repository, whose .git would make it every script's workspace.
 	cache, err := os.UserCacheDir()

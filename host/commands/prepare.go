@@ -200,7 +200,7 @@ func permissionBlocks(env registry.Env, x *registry.Extension, plugin string) []
 	return out
 }
 
-// Isolation is the sandbox of one of x's subprocesses (spec/sandbox.md): read the system,
+// Isolation is the sandbox of one of x's subprocesses: read the system,
 // the extension and the workspace root; write the workspace, the extension's data and
 // temporary folders; plus the agreed manifest's sandbox.read/write (and those of the plugin's
 // own block), variables expanded for platform p, and what the user granted (gem ext grant,

@@ -1,4 +1,4 @@
-// Package commands owns executable slash commands (spec/commands.md): the command table
+// Package commands owns executable slash commands: the command table
 // built from enabled extensions with its naming and conflict rules, and preparing a run
 // (binary resolution with the traversal checks, sha256 verification with a cache,
 // environment, working folder, confirmation). It is on the hot path of `gem run`, so it

@@ -7,7 +7,7 @@
 //
 // Transport security: AutoMTLS is off. go-plugin speaks over a Unix socket in a private
 // temporary folder of the user; certificates would add ≈ 20 ms (P-521 key generation) to
-// every cold start (spec/plugins.md) and protect against nothing a same-user process could
+// every cold start and protect against nothing a same-user process could
 // not already do to the plugin's memory.
 //
 // Chosen where the spec is silent: a call's default timeout is 10 minutes (Gemini CLI's MCP

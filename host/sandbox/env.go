@@ -1,4 +1,4 @@
-// Package sandbox owns starting subprocesses (spec/sandbox.md): the environment they get
+// Package sandbox owns starting subprocesses: the environment they get
 // (an allowlist, with secrets and execution hijackers dropped), how they are started (exec
 // in place for `gem run`, or a child in a session of its own that dies with gem), and what
 // they may do (Policy), in layers:

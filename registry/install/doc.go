@@ -4,7 +4,7 @@
 // rollback, uninstall, link, enable/disable, settings, and verification against recorded
 // hashes. It is separate from registry so the light `gem` front does not link semver.
 //
-// Layout and choices (spec/lifecycle.md is the contract; these fill its gaps):
+// Layout and choices (Gemini CLI's on-disk layout, and gem's choices where it is silent):
 //   - Staging happens in <root>/../.gem-staging/<random> (beside the extensions root, so the
 //     final rename stays on one filesystem, but outside it, so discovery never sees a
 //     half-made extension). Anything left there is stale once the lock is held and is

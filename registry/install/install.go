@@ -386,7 +386,7 @@ func Verify(env registry.Env, name string) (changed, missing, added []string, er
 	return changed, missing, added, nil
 }
 
-// ConsentText says what an extension brings, as spec/lifecycle.md lists.
+// ConsentText says what an extension brings, as Gemini CLI's install consent lists it.
 // needs is what its programs need beyond the default sandbox (launcher profiles,
 // toolchains), granted with the consent.
 func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env, needs registry.Grant) string {

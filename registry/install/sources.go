@@ -33,7 +33,7 @@ const (
 var shorthand = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
 var githubURL = regexp.MustCompile(`^(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+?)(?:\.git)?/?$`)
 
-// Classify says what kind of source s is (spec/lifecycle.md, "Install sources").
+// Classify says what kind of source s is.
 func Classify(s string) (SourceKind, error) {
 	if fi, err := os.Stat(s); err == nil {
 		if !fi.IsDir() {
