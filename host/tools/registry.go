@@ -92,6 +92,7 @@ type Options struct {
 
 // Registry holds the tools of one session. It is safe for concurrent use.
 type Registry struct {
+	indexMu     sync.Mutex // one index at a time, so the last published is the newest
 	mu          sync.RWMutex
 	tools       []*Tool
 	byName      map[string]*Tool
@@ -226,6 +227,16 @@ func newTool(ext, plugin string, spec *pb.ToolSpec, pl *plugins.Plugin) (*Tool, 
 // excludeTools applied, the conflict rule (a name two sources share: both become
 // <extension>_<name>), sorted by name.
 func (r *Registry) index() {
+	for _, fn := range r.publishIndex() {
+		fn()
+	}
+}
+
+// publishIndex builds and publishes the tool list under indexMu: two servers that finish
+// starting at once cannot publish out of order. It returns the change callbacks to run.
+func (r *Registry) publishIndex() []func() {
+	r.indexMu.Lock()
+	defer r.indexMu.Unlock()
 	all := append([]*Tool{}, r.pluginTools...)
 	for _, srv := range r.servers {
 		all = append(all, srv.registryTools(r.logger)...)
@@ -259,9 +270,7 @@ func (r *Registry) index() {
 	r.tools, r.byName = kept, byName
 	callbacks := r.onChange
 	r.mu.Unlock()
-	for _, fn := range callbacks {
-		fn()
-	}
+	return callbacks
 }
 
 // List returns the tools, sorted by name.

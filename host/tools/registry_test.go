@@ -4,17 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gemhost/gem/pluginsdk"
+	pb "github.com/gemhost/gem/pluginsdk/proto"
 	"github.com/gemhost/gem/registry"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/internal/testbins"
 )
@@ -309,4 +313,31 @@ func BenchmarkMCPHostCall(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+}
+
+// TestIndexConcurrent: indexes built at once (MCP servers finishing their start together)
+// publish one after the other, each complete, and every change callback runs.
+func TestIndexConcurrent(t *testing.T) {
+	r := &Registry{byName: map[string]*Tool{}, excluded: map[string]string{"hidden": "x"}, logger: hclog.NewNullLogger()}
+	for i := range 40 {
+		r.pluginTools = append(r.pluginTools, &Tool{base: fmt.Sprintf("t%02d", i), Declared: fmt.Sprintf("t%02d", i), Extension: "x", Spec: &pb.ToolSpec{}})
+	}
+	r.pluginTools = append(r.pluginTools, &Tool{base: "hidden", Declared: "hidden", Extension: "x", Spec: &pb.ToolSpec{}})
+	var calls atomic.Int32
+	r.onChange = append(r.onChange, func() { calls.Add(1) })
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.index()
+			if n := len(r.List()); n != 40 {
+				t.Errorf("a reader saw %d tools, want 40", n)
+			}
+		}()
+	}
+	wg.Wait()
+	if list := r.List(); len(list) != 40 || list[0].Name != "t00" || list[39].Name != "t39" || calls.Load() != 8 {
+		t.Errorf("after 8 indexes: %d tools (%s…%s), %d callbacks", len(list), list[0].Name, list[len(list)-1].Name, calls.Load())
+	}
 }
