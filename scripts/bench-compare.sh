@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-compare.sh REV: the start-up figures (gem --version, gem ext list --json on 1,000
-# extensions, gem run hello world) of the front built at REV against the current tree's, in
+# extensions, gem run hello world; gem-engine ext info, doctor --json) of the binaries built at REV against the current tree's, in
 # one hyperfine run each (the machine is shared and noisy: only same-run ratios mean much).
 # Needs git and go; installs hyperfine like bench.sh.
 set -euo pipefail
@@ -30,6 +30,13 @@ median() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("
 for what in "--version" "ext list --json" "run hello world"; do
   echo "== gem $what: $rev (base) vs the current tree (new), median of $runs"
   hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/r.json" "$work/base/gem $what" "$work/new/gem $what" >/dev/null
+  median "$work/r.json"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print("new/base: %.2fx" % (r[1]["median"]/r[0]["median"]))' "$work/r.json"
+done
+# gem-engine's own start-up, on verbs the front hands over (an unknown extension: no plugins run).
+for what in "ext info nosuch" "doctor --json"; do
+  echo "== gem-engine $what: $rev (base) vs the current tree (new), median of $runs"
+  hyperfine -N -i --warmup 10 --runs "$runs" --export-json "$work/r.json" "$work/base/gem-engine $what" "$work/new/gem-engine $what" >/dev/null
   median "$work/r.json"
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print("new/base: %.2fx" % (r[1]["median"]/r[0]["median"]))' "$work/r.json"
 done
