@@ -1,7 +1,10 @@
-// Package pluginsdk is what a plugin author imports to give gem tools: declare tools with
-// typed arguments (the JSON Schema is derived from the Go struct and arguments are validated
-// against it before the handler runs), then call Serve from main. A plugin is a go-plugin
-// gRPC server speaking pluginsdk/proto/gemplugin1.proto; it imports nothing of gem's host.
+// Package pluginsdk is what a plugin author imports to give gem tools, and all of it is for
+// authors: declare tools with typed arguments (NewTool; the JSON Schema is derived from the Go
+// struct and arguments are validated against it before the handler runs) or typed arguments
+// and result (AddTool), then call Serve from main. Serve checks the tools first (names,
+// duplicates, schemas) and refuses to start a plugin with a mistake, naming it. A plugin is a
+// go-plugin gRPC server speaking pluginsdk/proto/gemplugin1.proto; the host's side of that
+// protocol is package pluginhost, which authors never need.
 //
 //	type greetArgs struct {
 //		Name string `json:"name" jsonschema:"who to greet"`
@@ -27,15 +30,16 @@
 //   - Confirm(ctx, title, details) asks the user (gem asks on the terminal, or takes --yes;
 //     with no one to ask the answer is no); ErrNoHost when the host offers no services.
 //   - Progress(ctx, message, fraction) reports progress (fraction < 0 when unknown).
-//   - Log(ctx, level, message) writes to gem's log file, tagged with the call.
+//   - Log(ctx, level, message) writes to gem's log file, tagged with the call; Logger(ctx)
+//     is the same as a *slog.Logger.
 //   - Output(ctx, text) streams output from a tool marked Streaming().
 //
 // Host services travel over go-plugin's GRPCBroker: the host offers them at the first call,
 // and each request carries the call's id so concurrent calls are told apart.
 //
-// Serve runs the plugin with GOMAXPROCS=1 unless Plugin.MaxProcs or the GOMAXPROCS variable
-// says otherwise: one P gives the lowest call latency on the small machines gem runs on.
-// Plugin.OnShutdown runs when the host stops the plugin gracefully.
+// A tool's failure is an error; a *ToolError (Errorf) gives it an ErrorType the model can act
+// on. Plugin.MaxProcs sets GOMAXPROCS when asked (1 halves a warm call's round trip for a
+// plugin that waits on I/O). Plugin.OnShutdown runs when the host stops the plugin gracefully.
 //
 // Package plugintest tests a plugin without gem: InProcess serves it over a real gRPC
 // connection in the test's process, Build and Start run the real binary as gem would; both
@@ -49,27 +53,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/hashicorp/go-plugin"
 )
-
-// ProtocolVersion is the major version of the plugin protocol (gemplugin1.proto).
-const ProtocolVersion = 1
-
-// The magic cookie tells a plugin binary it was started by gem; it never changes.
-const (
-	MagicCookieKey   = "GEM_PLUGIN_MAGIC_COOKIE"
-	MagicCookieValue = "6f1d5c0e-gem-plugin-2b7a9c44"
-)
-
-// Handshake is go-plugin's handshake for gem plugins.
-var Handshake = plugin.HandshakeConfig{
-	ProtocolVersion:  ProtocolVersion,
-	MagicCookieKey:   MagicCookieKey,
-	MagicCookieValue: MagicCookieValue,
-}
-
-// PluginName is the name under which the tool service is dispensed.
-const PluginName = "tools"
 
 // Kind says what a tool does, for policy and confirmation.
 type Kind string
@@ -96,62 +80,121 @@ type Result struct {
 // Text is a Result with text only.
 func Text(s string) Result { return Result{Text: s} }
 
+// ErrorType says what kind of failure a tool's error is, for the host and the model to act on.
+type ErrorType string
+
+// The error types a host understands; an error that is not a *ToolError is Execution.
+const (
+	InvalidArguments ErrorType = "invalid_arguments" // the arguments cannot be acted on
+	NotFound         ErrorType = "not_found"         // what the arguments name does not exist
+	PermissionDenied ErrorType = "permission_denied" // the user or the system refused
+	Timeout          ErrorType = "timeout"           // the tool gave up waiting
+	Cancelled        ErrorType = "cancelled"         // the call's context ended
+	Execution        ErrorType = "execution"         // the work itself failed
+	Internal         ErrorType = "internal"          // a bug in the plugin
+)
+
 // ToolError is an error with a type the host and model can act on.
 type ToolError struct {
-	Type    string // invalid_arguments, not_found, permission_denied, timeout, execution, …
+	Type    ErrorType
 	Message string
 }
 
-func (e *ToolError) Error() string { return e.Type + ": " + e.Message }
+func (e *ToolError) Error() string { return string(e.Type) + ": " + e.Message }
 
-// Tool is one tool of a plugin; make it with NewTool.
+// Errorf is a *ToolError of type t with a formatted message.
+func Errorf(t ErrorType, format string, args ...any) error {
+	return &ToolError{Type: t, Message: fmt.Sprintf(format, args...)}
+}
+
+// Tool is one tool of a plugin; make it with NewTool or AddTool (a zero Tool is refused by
+// Serve). A Tool is a value: its methods read it, Streaming returns a changed copy.
 type Tool struct {
-	Name        string
-	Description string
-	Kind        Kind
-	Streams     bool
-	schema      *jsonschema.Schema
-	schemaJSON  []byte
-	resolved    *jsonschema.Resolved
-	call        func(ctx context.Context, args json.RawMessage) (Result, error)
+	name         string
+	description  string
+	kind         Kind
+	streams      bool
+	schemaJSON   []byte
+	outputSchema []byte // nil: the tool declares no output schema
+	resolved     *jsonschema.Resolved
+	call         func(ctx context.Context, args json.RawMessage) (Result, error)
+	err          error // why the tool cannot be served (its schema could not be derived)
 }
 
-// Schema returns the tool's argument schema as JSON.
-func (t Tool) Schema() ([]byte, error) {
-	if t.schemaJSON != nil {
-		return t.schemaJSON, nil
-	}
-	return json.Marshal(t.schema)
-}
+// Name is the tool's name.
+func (t Tool) Name() string { return t.name }
+
+// Description is the tool's description, for the model.
+func (t Tool) Description() string { return t.description }
+
+// Kind is what the tool does, for policy and confirmation.
+func (t Tool) Kind() Kind { return t.kind }
+
+// Streams reports whether the tool sends output updates while it runs.
+func (t Tool) Streams() bool { return t.streams }
+
+// Schema is the JSON Schema of the tool's arguments.
+func (t Tool) Schema() json.RawMessage { return t.schemaJSON }
+
+// OutputSchema is the JSON Schema of the tool's structured result (AddTool), or nil.
+func (t Tool) OutputSchema() json.RawMessage { return t.outputSchema }
+
+// Streaming marks the tool as sending output updates (with Output) while it runs.
+func (t Tool) Streaming() Tool { t.streams = true; return t }
 
 // NewTool declares a tool whose arguments decode into A. The schema comes from A's fields
 // (json tags for names, jsonschema tags for descriptions; fields without omitempty are
-// required) and arguments are validated against it before fn runs.
+// required) and arguments are validated against it before fn runs. A type no schema can be
+// derived from makes Serve refuse to start, naming the tool.
 func NewTool[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error)) Tool {
+	t := Tool{name: name, description: description, kind: kind}
 	schema, err := jsonschema.For[A](nil)
-	if err != nil {
-		panic(fmt.Sprintf("pluginsdk: tool %s: cannot derive a JSON Schema from %T: %v", name, *new(A), err))
+	if err == nil {
+		t.resolved, err = schema.Resolve(nil)
 	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("pluginsdk: tool %s: schema: %v", name, err))
+	if err == nil {
+		t.schemaJSON, err = json.Marshal(schema)
 	}
-	schemaJSON, err := json.Marshal(schema)
 	if err != nil {
-		panic(fmt.Sprintf("pluginsdk: tool %s: schema: %v", name, err))
+		t.err = fmt.Errorf("no JSON Schema for its arguments (%T): %w", *new(A), err)
+		return t
 	}
-	return Tool{Name: name, Description: description, Kind: kind, schema: schema, schemaJSON: schemaJSON, resolved: resolved,
-		call: func(ctx context.Context, raw json.RawMessage) (Result, error) {
-			var a A
-			if err := json.Unmarshal(raw, &a); err != nil {
-				return Result{}, &ToolError{Type: "invalid_arguments", Message: err.Error()}
-			}
-			return fn(ctx, a)
-		}}
+	t.call = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return Result{}, &ToolError{Type: InvalidArguments, Message: err.Error()}
+		}
+		return fn(ctx, a)
+	}
+	return t
 }
 
-// Streaming marks the tool as sending output updates (with Output) while it runs.
-func (t Tool) Streaming() Tool { t.Streams = true; return t }
+// AddTool adds to p a tool with typed arguments (In, as NewTool) and a typed result (Out):
+// the output schema is derived from Out, and the result is Out as structured output with its
+// JSON as the text, as the MCP Go SDK's AddTool does.
+func AddTool[In, Out any](p *Plugin, name, description string, kind Kind, fn func(ctx context.Context, args In) (Out, error)) {
+	t := NewTool(name, description, kind, func(ctx context.Context, args In) (Result, error) {
+		out, err := fn(ctx, args)
+		if err != nil {
+			return Result{}, err
+		}
+		text, err := json.Marshal(out)
+		if err != nil {
+			return Result{}, &ToolError{Type: Internal, Message: "encoding the result: " + err.Error()}
+		}
+		return Result{Text: string(text), Structured: out}, nil
+	})
+	if t.err == nil {
+		schema, err := jsonschema.For[Out](nil)
+		if err == nil {
+			t.outputSchema, err = json.Marshal(schema)
+		}
+		if err != nil {
+			t.err = fmt.Errorf("no JSON Schema for its result (%T): %w", *new(Out), err)
+		}
+	}
+	p.Tools = append(p.Tools, t)
+}
 
 // Validate checks raw arguments against the tool's schema, reporting every violation.
 func (t Tool) Validate(raw json.RawMessage) error {
@@ -160,10 +203,13 @@ func (t Tool) Validate(raw json.RawMessage) error {
 		raw = []byte("{}")
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return &ToolError{Type: "invalid_arguments", Message: "arguments are not JSON: " + err.Error()}
+		return &ToolError{Type: InvalidArguments, Message: "arguments are not JSON: " + err.Error()}
+	}
+	if t.resolved == nil {
+		return &ToolError{Type: Internal, Message: "the tool has no schema"}
 	}
 	if err := t.resolved.Validate(v); err != nil {
-		return &ToolError{Type: "invalid_arguments", Message: err.Error()}
+		return &ToolError{Type: InvalidArguments, Message: err.Error()}
 	}
 	return nil
 }
@@ -172,38 +218,41 @@ func (t Tool) Validate(raw json.RawMessage) error {
 type Plugin struct {
 	Name  string
 	Tools []Tool
-	// MaxProcs is the plugin's GOMAXPROCS; 0 means 1, which gives the lowest call latency
-	// for tools that wait on I/O. Raise it for tools that compute in parallel. The
-	// GOMAXPROCS environment variable, when set, wins.
+	// MaxProcs, when above 0, is the plugin's GOMAXPROCS; 0 leaves Go's default (one per
+	// core). 1 gives the lowest call latency for a plugin whose tools wait on I/O (see
+	// README: a warm call's round trip). The GOMAXPROCS environment variable, when set, wins.
 	MaxProcs int
 	// OnShutdown runs when the host stops the plugin gracefully (after Serve's server has
 	// stopped): stop child processes, flush files. A killed plugin runs nothing.
 	OnShutdown func()
 }
 
-// Check reports what is wrong with p's tools, all at once: a tool not made with NewTool (no
-// handler or schema: a zero Tool{}), a missing or malformed name (letters, digits, '_', '-',
+// Check reports what is wrong with p's tools, all at once: a zero Tool{} (not made with
+// NewTool or AddTool), arguments or a result no JSON Schema can be derived from, a missing or malformed name (letters, digits, '_', '-',
 // '.', at most 64), the same name twice, an unknown kind. Serve refuses to start a plugin
 // that fails it, so the mistake shows when the host starts the plugin, not on a first call.
 func (p Plugin) Check() error {
 	var problems []string
 	seen := map[string]bool{}
 	for i, t := range p.Tools {
-		where := fmt.Sprintf("tool %d (%q)", i+1, t.Name)
+		where := fmt.Sprintf("tool %d (%q)", i+1, t.name)
 		switch {
-		case t.Name == "":
+		case t.name == "" && t.err == nil && t.call == nil:
+			problems = append(problems, fmt.Sprintf("tool %d is a zero Tool (make it with NewTool or AddTool)", i+1))
+			continue
+		case t.name == "":
 			problems = append(problems, fmt.Sprintf("tool %d has no name", i+1))
-		case !validToolName(t.Name):
+		case !validToolName(t.name):
 			problems = append(problems, where+": a name holds only letters, digits, '_', '-' and '.', at most 64")
-		case seen[t.Name]:
+		case seen[t.name]:
 			problems = append(problems, where+": a second tool of that name")
 		}
-		seen[t.Name] = true
-		if t.call == nil || t.resolved == nil {
-			problems = append(problems, where+": not made with NewTool (no handler or schema)")
+		seen[t.name] = true
+		if t.err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", where, t.err))
 		}
-		if _, ok := kinds[t.Kind]; !ok && t.Kind != "" {
-			problems = append(problems, fmt.Sprintf("%s: unknown kind %q", where, t.Kind))
+		if _, ok := kinds[t.kind]; !ok && t.kind != "" {
+			problems = append(problems, fmt.Sprintf("%s: unknown kind %q", where, t.kind))
 		}
 	}
 	if len(problems) > 0 {

@@ -28,24 +28,21 @@ func Serve(p Plugin) {
 		defer p.OnShutdown()
 	}
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: Handshake,
-		Plugins:         plugin.PluginSet{PluginName: &GRPCPlugin{Impl: NewServer(p)}},
+		HandshakeConfig: pb.Handshake,
+		Plugins:         plugin.PluginSet{pb.ServiceName: &grpcPlugin{impl: newServer(p)}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 		Logger:          hclog.New(&hclog.LoggerOptions{Name: p.Name, Output: os.Stderr, Level: hclog.Info, JSONFormat: true}),
 	})
 }
 
-// setMaxProcs runs the plugin on one P unless the author or the GOMAXPROCS variable says
-// otherwise: a tool plugin mostly answers one host over one socket, and with a single P the
-// gRPC reader, handler and writer goroutines hand off without waking other threads, which
-// halves a warm call's round trip on small machines (measured: p50 0.28 → 0.13–0.19 ms on 2
-// cores; host/plugins BenchmarkWarmCall with BENCH_PLUGIN_ENV=GOMAXPROCS=1).
+// setMaxProcs sets GOMAXPROCS when the author asked (n > 0) and the GOMAXPROCS variable does
+// not say otherwise. A tool plugin mostly answers one host over one socket: with a single P
+// the gRPC reader, handler and writer goroutines hand off without waking other threads, which
+// shortens a warm call's round trip on small machines (host/plugins BenchmarkWarmCall, with
+// and without BENCH_PLUGIN_ENV=GOMAXPROCS=1); a plugin that computes in parallel wants them all.
 func setMaxProcs(n int) {
-	if os.Getenv("GOMAXPROCS") != "" {
+	if n <= 0 || os.Getenv("GOMAXPROCS") != "" {
 		return
-	}
-	if n <= 0 {
-		n = 1
 	}
 	runtime.GOMAXPROCS(n)
 }
@@ -58,26 +55,30 @@ func detachStdin() {
 	}
 }
 
-// GRPCPlugin is go-plugin's glue. Hosts use their own with a GRPCClient.
-type GRPCPlugin struct {
+// ServerPlugin is p's tool service as go-plugin serves it (what Serve runs); package
+// plugintest serves it inside a test's process. It does not check p (Serve does).
+func ServerPlugin(p Plugin) plugin.GRPCPlugin { return &grpcPlugin{impl: newServer(p)} }
+
+// grpcPlugin is go-plugin's glue on the plugin side.
+type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	Impl *Server
+	impl *server
 }
 
 // GRPCServer registers the tool service.
-func (g *GRPCPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
-	g.Impl.broker = broker
-	pb.RegisterPluginServer(s, g.Impl)
+func (g *grpcPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	g.impl.broker = broker
+	pb.RegisterPluginServer(s, g.impl)
 	return nil
 }
 
 // GRPCClient is not used on the plugin side.
-func (g *GRPCPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+func (g *grpcPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
 	return nil, errors.New("pluginsdk: the plugin side has no client")
 }
 
-// Server serves a Plugin's tools over gRPC (also used in-process by plugintest).
-type Server struct {
+// server serves a Plugin's tools over gRPC.
+type server struct {
 	pb.UnimplementedPluginServer
 	plugin Plugin
 	byName map[string]Tool
@@ -85,11 +86,11 @@ type Server struct {
 	host   hostLink
 }
 
-// NewServer makes the tool service of p.
-func NewServer(p Plugin) *Server {
-	s := &Server{plugin: p, byName: map[string]Tool{}}
+// newServer makes the tool service of p.
+func newServer(p Plugin) *server {
+	s := &server{plugin: p, byName: map[string]Tool{}}
 	for _, t := range p.Tools {
-		s.byName[t.Name] = t
+		s.byName[t.name] = t
 	}
 	return s
 }
@@ -99,15 +100,12 @@ var kinds = map[Kind]pb.Kind{KindRead: pb.Kind_KIND_READ, KindEdit: pb.Kind_KIND
 	KindThink: pb.Kind_KIND_THINK, KindFetch: pb.Kind_KIND_FETCH, KindOther: pb.Kind_KIND_OTHER}
 
 // ListTools describes the tools.
-func (s *Server) ListTools(_ context.Context, req *pb.ListToolsRequest) (*pb.ListToolsResponse, error) {
+func (s *server) ListTools(_ context.Context, req *pb.ListToolsRequest) (*pb.ListToolsResponse, error) {
 	s.host.announce(s.broker, req.HostBrokerId)
 	resp := &pb.ListToolsResponse{}
 	for _, t := range s.plugin.Tools {
-		schema, err := t.Schema()
-		if err != nil {
-			return nil, err
-		}
-		resp.Tools = append(resp.Tools, &pb.ToolSpec{Name: t.Name, Description: t.Description, InputSchemaJson: string(schema), Kind: kinds[t.Kind], Streams: t.Streams})
+		resp.Tools = append(resp.Tools, &pb.ToolSpec{Name: t.name, Description: t.description, InputSchemaJson: string(t.schemaJSON),
+			Kind: kinds[t.kind], Streams: t.streams, OutputSchemaJson: string(t.outputSchema)})
 	}
 	return resp, nil
 }
@@ -122,7 +120,7 @@ func Output(ctx context.Context, text string) {
 }
 
 // CallTool validates the arguments and runs the tool, streaming its updates.
-func (s *Server) CallTool(req *pb.CallToolRequest, stream grpc.ServerStreamingServer[pb.CallToolEvent]) error {
+func (s *server) CallTool(req *pb.CallToolRequest, stream grpc.ServerStreamingServer[pb.CallToolEvent]) error {
 	res := s.run(stream.Context(), req, func(text string) {
 		stream.Send(&pb.CallToolEvent{Event: &pb.CallToolEvent_Update{Update: &pb.OutputUpdate{Text: text}}})
 	})
@@ -130,15 +128,15 @@ func (s *Server) CallTool(req *pb.CallToolRequest, stream grpc.ServerStreamingSe
 }
 
 // CallToolUnary runs a tool without a stream; updates the tool sends are dropped.
-func (s *Server) CallToolUnary(ctx context.Context, req *pb.CallToolRequest) (*pb.ToolResult, error) {
+func (s *server) CallToolUnary(ctx context.Context, req *pb.CallToolRequest) (*pb.ToolResult, error) {
 	return s.run(ctx, req, nil), nil
 }
 
 // run validates the arguments and runs the tool.
-func (s *Server) run(ctx context.Context, req *pb.CallToolRequest, update func(string)) *pb.ToolResult {
+func (s *server) run(ctx context.Context, req *pb.CallToolRequest, update func(string)) *pb.ToolResult {
 	t, ok := s.byName[req.Name]
 	if !ok {
-		return &pb.ToolResult{Error: &pb.ToolError{Type: "not_found", Message: fmt.Sprintf("plugin %s has no tool %q", s.plugin.Name, req.Name)}}
+		return &pb.ToolResult{Error: &pb.ToolError{Type: string(NotFound), Message: fmt.Sprintf("plugin %s has no tool %q", s.plugin.Name, req.Name)}}
 	}
 	args := json.RawMessage(req.ArgsJson)
 	if len(args) == 0 {
@@ -155,7 +153,7 @@ func (s *Server) run(ctx context.Context, req *pb.CallToolRequest, update func(s
 	res, err := t.call(ctx, args)
 	if err != nil {
 		if ctx.Err() != nil {
-			return &pb.ToolResult{Error: &pb.ToolError{Type: "cancelled", Message: ctx.Err().Error()}}
+			return &pb.ToolResult{Error: &pb.ToolError{Type: string(Cancelled), Message: ctx.Err().Error()}}
 		}
 		return &pb.ToolResult{Error: toPBError(err)}
 	}
@@ -163,7 +161,7 @@ func (s *Server) run(ctx context.Context, req *pb.CallToolRequest, update func(s
 	if res.Structured != nil {
 		b, err := json.Marshal(res.Structured)
 		if err != nil {
-			return &pb.ToolResult{Error: &pb.ToolError{Type: "internal", Message: "structured result: " + err.Error()}}
+			return &pb.ToolResult{Error: &pb.ToolError{Type: string(Internal), Message: "structured result: " + err.Error()}}
 		}
 		out.StructuredJson = string(b)
 	}
@@ -173,7 +171,7 @@ func (s *Server) run(ctx context.Context, req *pb.CallToolRequest, update func(s
 func toPBError(err error) *pb.ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {
-		return &pb.ToolError{Type: te.Type, Message: te.Message}
+		return &pb.ToolError{Type: string(te.Type), Message: te.Message}
 	}
-	return &pb.ToolError{Type: "execution", Message: err.Error()}
+	return &pb.ToolError{Type: string(Execution), Message: err.Error()}
 }

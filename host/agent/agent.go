@@ -27,7 +27,6 @@ import (
 
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/host/tools/genaiconv"
-	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -54,7 +53,7 @@ type Agent struct {
 	MaxSteps int
 	Events   Events
 	// CallOptions are passed to every tool call (host services).
-	CallOptions pluginsdk.CallOptions
+	CallOptions tools.CallOptions
 }
 
 // Session is a conversation.

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/limits"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gemhost/gem/internal/limits"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -185,32 +186,15 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (s
 	data, _ := json.Marshal(payload)
 	ctx, cancel := context.WithTimeout(ctx, hk.Timeout)
 	defer cancel()
-	cmd, err := sandbox.Command(hk.spec)
-	if err != nil {
-		h.warn(hk, "did not run", "error", err)
-		return "", false
-	}
 	stdout, stderr := &limits.Buffer{Max: limits.HookOutput}, &limits.Buffer{Max: limits.HookOutput}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(data), stdout, stderr
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
-		h.warn(hk, "did not run", "error", err)
-		return "", false
-	}
-	stop := context.AfterFunc(ctx, func() { sandbox.KillGroup(cmd) })
-	err = cmd.Wait()
-	stop()
-	sandbox.KillGroup(cmd)
-	if ctx.Err() != nil {
+	code, err := sandbox.RunContext(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(data), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
+	switch {
+	case ctx.Err() != nil:
 		h.warn(hk, "timed out and was killed", "timeout", hk.Timeout)
 		return "", false
-	}
-	code := 0
-	if err != nil {
-		code = -1
-		if cmd.ProcessState != nil {
-			code = cmd.ProcessState.ExitCode()
-		}
+	case err != nil:
+		h.warn(hk, "did not run", "error", err)
+		return "", false
 	}
 	switch code {
 	case 0:

@@ -14,8 +14,8 @@
 //     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others.
 //   - A stdio server runs with the launcher's environment (host/sandbox allowlist, the
 //     extension's settings, then the server's `env`), in `cwd` or else gem's working folder,
-//     in its own process group, killed with gem. Closing it closes its stdin, waits 1 s, then
-//     kills the group.
+//     in its own process group, killed with gem. Closing it closes its stdin, SIGTERMs its
+//     group after 1 s and kills group and cgroup after another (sandbox.Process.Stop).
 //   - A server that died is restarted by the next request, after a backoff of 500 ms doubling
 //     per consecutive failure up to 8 s; a successful call resets it.
 //   - An empty `includeTools` means "not set" (the manifest cannot tell [] from absent).
@@ -107,14 +107,13 @@ type Server struct {
 	state   State
 	err     error
 	session *sdk.ClientSession
-	proc    *process
+	proc    *sandbox.Process
 	// cancelSession ends the context the session was made with.
 	cancelSession context.CancelFunc
 	tools         []*sdk.Tool
 	closed        bool
 
-	failures  int
-	nextStart time.Time
+	backoff sandbox.Backoff // restarts after failures: 500 ms doubling to 8 s
 
 	progressMu sync.Mutex
 	progress   map[string]func(message string, fraction float64)
@@ -130,7 +129,7 @@ func New(c Config) (*Server, error) {
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()
 	}
-	return &Server{Config: c, Transport: t, state: Stopped, progress: map[string]func(string, float64){}}, nil
+	return &Server{Config: c, Transport: t, state: Stopped, progress: map[string]func(string, float64){}, backoff: sandbox.Backoff{First: 500 * time.Millisecond}}, nil
 }
 
 // Timeout is the server's request timeout.
@@ -173,10 +172,10 @@ func (s *Server) Tools() []*sdk.Tool {
 func (s *Server) Pid() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.proc == nil || s.proc.cmd.Process == nil {
+	if s.proc == nil {
 		return 0
 	}
-	return s.proc.cmd.Process.Pid
+	return s.proc.Pid()
 }
 
 // Start connects (starting a stdio server's process) and lists the tools. It returns at once
@@ -192,7 +191,7 @@ func (s *Server) Start(ctx context.Context) error {
 	case s.state == Ready:
 		s.mu.Unlock()
 		return nil
-	case s.state == Failed && time.Now().Before(s.nextStart):
+	case s.state == Failed && s.backoff.Remaining() > 0:
 		err := s.err
 		s.mu.Unlock()
 		return err
@@ -217,9 +216,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 func (s *Server) failLocked(err error) {
 	s.state, s.err = Failed, err
-	s.failures++
-	backoff := min(500*time.Millisecond<<min(s.failures-1, 4), 8*time.Second)
-	s.nextStart = time.Now().Add(backoff)
+	s.backoff.Failed()
 }
 
 // DefaultStartTimeout bounds a server's start (launch, initialize, first tool list) unless
@@ -257,7 +254,7 @@ func (s *Server) connect(ctx context.Context) error {
 		},
 	})
 	var transport sdk.Transport
-	var proc *process
+	var proc *sandbox.Process
 	switch s.Transport {
 	case Stdio:
 		p, t, err := s.startProcess()
@@ -287,7 +284,7 @@ func (s *Server) connect(ctx context.Context) error {
 			session.Close()
 		}
 		if proc != nil {
-			proc.stop()
+			proc.Stop(stopGrace)
 		}
 		cancelSession()
 		s.mu.Lock()
@@ -302,7 +299,7 @@ func (s *Server) connect(ctx context.Context) error {
 }
 
 // describe wraps a failure with what explains it: the timeout, the exit, the stderr tail.
-func (s *Server) describe(what string, timedOut bool, err error, proc *process) error {
+func (s *Server) describe(what string, timedOut bool, err error, proc *sandbox.Process) error {
 	prefix := fmt.Sprintf("mcp server %s of %s %s", s.Name, s.Extension, what)
 	if timedOut && what == "did not start" && s.StartTimeout() < s.Timeout() {
 		err = fmt.Errorf("no answer within %s while starting (gem's start limit; GEM_MCP_START_TIMEOUT changes it)", s.StartTimeout())
@@ -312,23 +309,23 @@ func (s *Server) describe(what string, timedOut bool, err error, proc *process) 
 	if proc != nil {
 		// After a timeout gem stopped the process, and its exit says nothing. Otherwise the
 		// exit replaces the transport's own error ("connection closed: … EOF").
-		if exit := proc.exitWithin(300 * time.Millisecond); exit != nil && !timedOut {
+		if exit := proc.ExitWithin(300 * time.Millisecond); exit != nil && !timedOut {
 			err = fmt.Errorf("the process ended (%v)", exit)
 		}
-		return sandbox.Explained(fmt.Errorf("%s: %w%s", prefix, err, proc.tail.Describe()), s.Extension, proc.tail.Lines(20), s.Policy)
+		return sandbox.Explained(fmt.Errorf("%s: %w%s", prefix, err, proc.Tail.Describe()), s.Extension, proc.Tail.Lines(20), s.Policy)
 	}
 	return fmt.Errorf("%s: %w", prefix, err)
 }
 
 // watch marks the server failed when its process ends while gem still needs it.
-func (s *Server) watch(session *sdk.ClientSession, proc *process) {
-	<-proc.done
+func (s *Server) watch(session *sdk.ClientSession, proc *sandbox.Process) {
+	<-proc.Done()
 	s.ended(session, proc)
 }
 
 // ended records that the process of session ended: the server is failed until a restart.
 // Both the watcher and a call that saw the process die call it; the first one counts.
-func (s *Server) ended(session *sdk.ClientSession, proc *process) {
+func (s *Server) ended(session *sdk.ClientSession, proc *sandbox.Process) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session != session || s.closed {
@@ -340,8 +337,8 @@ func (s *Server) ended(session *sdk.ClientSession, proc *process) {
 	if cancel != nil {
 		cancel()
 	}
-	s.failLocked(fmt.Errorf("mcp server %s of %s exited: %v%s", s.Name, s.Extension, proc.exitErr, proc.tail.Describe()))
-	s.Logger.Warn("mcp server exited", "server", s.Name, "extension", s.Extension, "error", proc.exitErr)
+	s.failLocked(fmt.Errorf("mcp server %s of %s exited: %v%s", s.Name, s.Extension, proc.ExitWithin(0), proc.Tail.Describe()))
+	s.Logger.Warn("mcp server exited", "server", s.Name, "extension", s.Extension, "error", proc.ExitWithin(0))
 }
 
 func (s *Server) listTools(ctx context.Context) error {
@@ -444,13 +441,13 @@ func (s *Server) Call(ctx context.Context, tool string, args json.RawMessage, op
 		}
 		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded)
 		err = s.describe(fmt.Sprintf("failed calling %s", tool), timedOut, err, proc)
-		if proc != nil && proc.exited() {
+		if proc != nil && proc.Exited() {
 			s.ended(session, proc) // the caller sees the failed state at once
 		}
 		return nil, err
 	}
 	s.mu.Lock()
-	s.failures = 0
+	s.backoff.Succeeded()
 	s.mu.Unlock()
 	return res, nil
 }
@@ -490,7 +487,7 @@ func (s *Server) stopLocked() {
 		cancel()
 	}
 	if proc != nil {
-		proc.stop()
+		proc.Stop(stopGrace)
 	}
 	if s.state == Ready || s.state == Starting {
 		s.state = Stopped
@@ -518,17 +515,11 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.base.RoundTrip(r)
 }
 
-// process is a stdio server's child process.
-type process struct {
-	cmd     *exec.Cmd
-	tail    *sandbox.StderrTail
-	done    chan struct{}
-	exitErr error
-	stdin   *os.File
-	stdout  *os.File
-}
+// stopGrace is how long a stdio server has to exit after its stdin closes and then after
+// SIGTERM (half each), before its group is killed.
+const stopGrace = 2 * time.Second
 
-func (s *Server) startProcess() (*process, sdk.Transport, error) {
+func (s *Server) startProcess() (*sandbox.Process, sdk.Transport, error) {
 	path := s.Server.Command
 	if !strings.ContainsRune(path, filepath.Separator) {
 		found, err := exec.LookPath(path)
@@ -543,12 +534,6 @@ func (s *Server) startProcess() (*process, sdk.Transport, error) {
 	if dir == "" {
 		dir = s.Dir
 	}
-	cmd, err := sandbox.Command(sandbox.Spec{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy})
-	if err != nil {
-		return nil, nil, fmt.Errorf("mcp server %s of %s: %w", s.Name, s.Extension, err)
-	}
-	p := &process{cmd: cmd, tail: &sandbox.StderrTail{}, done: make(chan struct{})}
-	cmd.Stderr = p.tail
 	// Pipes of our own (not cmd.StdoutPipe): Wait must not close what the SDK still reads.
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -560,60 +545,22 @@ func (s *Server) startProcess() (*process, sdk.Transport, error) {
 		inW.Close()
 		return nil, nil, err
 	}
-	cmd.Stdin, cmd.Stdout = inR, outW
-	if err := cmd.Start(); err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, nil, fmt.Errorf("mcp server %s of %s: cannot run %s: %w", s.Name, s.Extension, path, err)
-	}
+	spec := sandbox.Spec{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy}
+	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, Stdout: outW, StdinWriter: inW})
 	inR.Close()
 	outW.Close()
-	p.stdin, p.stdout = inW, outR
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, nil, fmt.Errorf("mcp server %s of %s: %w", s.Name, s.Extension, err)
+	}
 	go func() {
-		p.exitErr = cmd.Wait()
-		if p.exitErr == nil {
-			p.exitErr = errors.New("exit status 0")
-		}
-		close(p.done)
+		<-p.Done()
+		outR.Close() // after the process: the SDK reads to EOF first
 	}()
-	s.Logger.Debug("mcp server started", "server", s.Name, "extension", s.Extension, "pid", cmd.Process.Pid)
+	s.Logger.Debug("mcp server started", "server", s.Name, "extension", s.Extension, "pid", p.Pid())
 	// A line (one JSON-RPC message) longer than limits.Message ends the connection.
 	return p, &sdk.IOTransport{Reader: readCloser{&limits.LineReader{R: outR, Max: limits.Message}, outR}, Writer: inW}, nil
-}
-
-// exitWithin waits up to d for the process to end and returns how it ended, nil if it runs.
-func (p *process) exitWithin(d time.Duration) error {
-	select {
-	case <-p.done:
-		return p.exitErr
-	case <-time.After(d):
-		return nil
-	}
-}
-
-// exited reports, without waiting, whether the process has ended.
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// stop closes stdin (a polite server exits), waits a second, then kills the group, which
-// also ends whatever the server started.
-func (p *process) stop() {
-	p.stdin.Close()
-	select {
-	case <-p.done:
-	case <-time.After(time.Second):
-	}
-	sandbox.KillGroup(p.cmd)
-	<-p.done
-	p.stdout.Close()
 }
 
 // Resource is one resource or resource template a server offers.

@@ -36,7 +36,6 @@ import (
 
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/buildinfo"
-	"github.com/gemhost/gem/pluginsdk"
 )
 
 // Options configure the server.
@@ -100,14 +99,14 @@ func (b *bridge) offer(t *tools.Tool) (err error) {
 			err = fmt.Errorf("%v", p)
 		}
 	}()
-	schema := t.Schema
-	var probe struct {
-		Type any `json:"type"`
-	}
-	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
+	schema := t.Spec.InputSchema
+	if !objectSchema(schema) {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
 	tool := &sdk.Tool{Name: t.Name, Description: t.Spec.Description, InputSchema: schema, Annotations: annotations(t.Kind())}
+	if objectSchema(t.Spec.OutputSchema) { // MCP allows object output schemas only
+		tool.OutputSchema = t.Spec.OutputSchema
+	}
 	name := t.Name
 	b.srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return b.call(ctx, name, req)
@@ -115,12 +114,20 @@ func (b *bridge) offer(t *tools.Tool) (err error) {
 	return nil
 }
 
-func annotations(kind string) *sdk.ToolAnnotations {
+// objectSchema reports whether schema is a JSON Schema of type object.
+func objectSchema(schema json.RawMessage) bool {
+	var probe struct {
+		Type any `json:"type"`
+	}
+	return json.Unmarshal(schema, &probe) == nil && probe.Type == "object"
+}
+
+func annotations(kind tools.Kind) *sdk.ToolAnnotations {
 	a := &sdk.ToolAnnotations{}
 	switch kind {
-	case "read", "search", "think":
+	case tools.KindRead, tools.KindSearch, tools.KindThink:
 		a.ReadOnlyHint = true
-	case "delete", "execute":
+	case tools.KindDelete, tools.KindExecute:
 		yes := true
 		a.DestructiveHint = &yes
 	}
@@ -173,7 +180,7 @@ func (b *bridge) call(ctx context.Context, name string, req *sdk.CallToolRequest
 	host := &callHost{p: p, opts: b.opts, canAsk: clientCanElicit(req)}
 	go func() {
 		defer cancel()
-		res, err := b.reg.Call(pctx, name, req.Params.Arguments, pluginsdk.CallOptions{
+		res, err := b.reg.Call(pctx, name, req.Params.Arguments, tools.CallOptions{
 			Host:     host,
 			OnUpdate: func(line string) { host.Progress(pctx, line, -1) },
 		})
@@ -226,7 +233,7 @@ func convert(o outcome) (*sdk.CallToolResult, error) {
 		out.StructuredContent = res.Structured
 	}
 	if res.Error != nil {
-		msg := res.Error.Type + ": " + res.Error.Message
+		msg := res.Error.Summary()
 		if res.Text != "" && res.Text != res.Error.Message {
 			msg = res.Text + "\n" + msg
 		}

@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -39,7 +38,7 @@ import (
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/limits"
-	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/pluginsdk/pluginhost"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
@@ -60,9 +59,9 @@ type Spec struct {
 type Client struct {
 	Name    string
 	sockDir string
-	cmd     *exec.Cmd
+	runner  *cmdRunner // the process, once go-plugin started it
 	gp      *plugin.Client
-	conn    *pluginsdk.Conn
+	conn    *pluginhost.Conn
 	stderr  *sandbox.StderrTail
 	Tools   []*pb.ToolSpec
 }
@@ -87,15 +86,17 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 		cp.Write = append(slices.Clone(cp.Write), sockDir)
 		pol = &cp
 	}
-	cmd, err := sandbox.Command(sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: pol})
+	sspec := sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: pol}
+	cmd, err := sandbox.Command(sspec)
 	if err != nil {
 		os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
 	}
 	tail := &sandbox.StderrTail{}
+	c := &Client{Name: spec.Name, stderr: tail, sockDir: sockDir}
 	gp := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  pluginsdk.Handshake,
-		Plugins:          plugin.PluginSet{pluginsdk.PluginName: pluginsdk.ClientPlugin{}},
+		HandshakeConfig:  pb.Handshake,
+		Plugins:          pluginhost.Plugins(),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SkipHostEnv:      true,
 		Logger:           logger.Named("ext." + spec.Name),
@@ -105,12 +106,16 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 		// protocol versions, PLUGIN_UNIX_SOCKET_DIR); gem runs its own sandboxed one.
 		RunnerFunc: func(_ hclog.Logger, meta *exec.Cmd, _ string) (runner.Runner, error) {
 			cmd.Env = append(cmd.Env, meta.Env...)
-			return newCmdRunner(cmd)
+			return c.runner, nil
 		},
 		// go-plugin lets a message be 2 GiB; a plugin must not grow gem that far.
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(limits.Message))},
 	})
-	c := &Client{Name: spec.Name, gp: gp, stderr: tail, sockDir: sockDir, cmd: cmd}
+	c.gp = gp
+	if c.runner, err = newCmdRunner(cmd, sspec); err != nil {
+		os.RemoveAll(sockDir)
+		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
+	}
 	fail := func(err error) (*Client, error) {
 		c.Close()
 		err = fmt.Errorf("plugin %s (%s) did not start: %w%s", spec.Name, spec.Path, err, tail.Describe())
@@ -120,11 +125,11 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 	if err != nil {
 		return fail(err)
 	}
-	raw, err := rpc.Dispense(pluginsdk.PluginName)
+	raw, err := rpc.Dispense(pb.ServiceName)
 	if err != nil {
 		return fail(err)
 	}
-	c.conn = raw.(*pluginsdk.Conn)
+	c.conn = raw.(*pluginhost.Conn)
 	if c.Tools, err = c.conn.ListTools(ctx); err != nil {
 		return fail(fmt.Errorf("listing tools: %w", err))
 	}
@@ -133,7 +138,7 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 
 // Call runs a tool. A transport failure is an error (a *CrashError when the plugin died); a
 // tool's own failure is in the result's Error.
-func (c *Client) Call(ctx context.Context, tool, argsJSON string, opts pluginsdk.CallOptions) (*pb.ToolResult, error) {
+func (c *Client) Call(ctx context.Context, tool, argsJSON string, opts pluginhost.CallOptions) (*pb.ToolResult, error) {
 	res, err := c.conn.Call(ctx, tool, argsJSON, opts)
 	if err != nil {
 		return nil, c.failure(tool, err)
@@ -142,7 +147,7 @@ func (c *Client) Call(ctx context.Context, tool, argsJSON string, opts pluginsdk
 }
 
 // SetHost sets the host services for the plugin's requests outside a call's own.
-func (c *Client) SetHost(h pluginsdk.HostServices) { c.conn.SetHost(h) }
+func (c *Client) SetHost(h pluginhost.Services) { c.conn.SetHost(h) }
 
 // CrashError is a plugin process that ended while gem needed it.
 type CrashError struct {
@@ -180,21 +185,25 @@ func (c *Client) Exited() bool { return c.gp.Exited() }
 
 // Pid is the plugin's process id (0 before it started).
 func (c *Client) Pid() int {
-	if c.cmd != nil && c.cmd.Process != nil {
-		return c.cmd.Process.Pid
+	if c.runner != nil && c.runner.proc != nil {
+		return c.runner.proc.Pid()
 	}
 	return 0
 }
 
-// Close stops the plugin (go-plugin's graceful shutdown, then SIGKILL after 2 s) and kills
-// whatever is left in its process group.
+// Close stops the plugin (go-plugin's graceful shutdown: the plugin's OnShutdown runs; the
+// process group is killed after 2 s) and kills whatever is left in its process group and
+// pids cgroup (sandbox.Process.Kill).
 func (c *Client) Close() {
-	pid := c.Pid()
 	c.gp.Kill()
-	if pid > 0 {
-		syscall.Kill(-pid, syscall.SIGKILL)
-	}
+	c.killProcess()
 	os.RemoveAll(c.sockDir)
+}
+
+func (c *Client) killProcess() {
+	if c.runner != nil && c.runner.proc != nil {
+		c.runner.proc.Kill()
+	}
 }
 
 // socketDir makes a fresh folder with a random 96-bit name under base (checked as gem's
@@ -221,9 +230,7 @@ func socketDir(base string) (string, error) {
 
 // Kill ends the plugin at once with SIGKILL (tests, and a host that must not wait).
 func (c *Client) Kill() {
-	if pid := c.Pid(); pid > 0 {
-		syscall.Kill(-pid, syscall.SIGKILL)
-	}
+	c.killProcess()
 	c.gp.Kill()
 }
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/gemhost/gem/host/sandbox"
-	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/pluginsdk/pluginhost"
 	"github.com/gemhost/gem/registry/install"
 )
 
@@ -66,7 +66,7 @@ func TestPluginRoundTrip(t *testing.T) {
 		{"nosuch", `{}`, "", "not_found"},
 	}
 	for _, tt := range tests {
-		res, err := c.Call(ctx, tt.tool, tt.args, pluginsdk.CallOptions{})
+		res, err := c.Call(ctx, tt.tool, tt.args, pluginhost.CallOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.tool, err)
 		}
@@ -75,16 +75,16 @@ func TestPluginRoundTrip(t *testing.T) {
 		}
 	}
 	var updates []string
-	res, err := c.Call(ctx, "slow", `{"steps":3}`, pluginsdk.CallOptions{OnUpdate: func(s string) { updates = append(updates, s) }})
+	res, err := c.Call(ctx, "slow", `{"steps":3}`, pluginhost.CallOptions{OnUpdate: func(s string) { updates = append(updates, s) }})
 	if err != nil || res.LlmText != "done" || strings.Join(updates, ",") != "step 1,step 2,step 3" {
 		t.Fatalf("streaming: %v %v %v", res, err, updates)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, err := c.Call(cctx, "slow", `{"steps":1000}`, pluginsdk.CallOptions{}); err == nil {
+	if _, err := c.Call(cctx, "slow", `{"steps":1000}`, pluginhost.CallOptions{}); err == nil {
 		t.Fatal("a cancelled call must fail")
 	}
-	if res, err := c.Call(ctx, "echo", `{"text":"still alive"}`, pluginsdk.CallOptions{}); err != nil || res.LlmText != "still alive" {
+	if res, err := c.Call(ctx, "echo", `{"text":"still alive"}`, pluginhost.CallOptions{}); err != nil || res.LlmText != "still alive" {
 		t.Fatalf("after cancel: %v %v", res, err)
 	}
 	c.Close()
@@ -119,7 +119,7 @@ func TestTemplatePlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := c.Call(context.Background(), "greet", `{"name":"gem"}`, pluginsdk.CallOptions{})
+	res, err := c.Call(context.Background(), "greet", `{"name":"gem"}`, pluginhost.CallOptions{})
 	if err != nil || res.LlmText != "Hello, gem!" {
 		t.Fatalf("greet: %v %v", res, err)
 	}
@@ -217,7 +217,7 @@ func BenchmarkWarmCall(b *testing.B) {
 	var lat []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		res, err := p.Call(context.Background(), "echo", `{"text":"x"}`, pluginsdk.CallOptions{})
+		res, err := p.Call(context.Background(), "echo", `{"text":"x"}`, pluginhost.CallOptions{})
 		if err != nil || res.LlmText != "x" {
 			b.Fatal(res, err)
 		}

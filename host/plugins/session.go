@@ -10,34 +10,31 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/pluginsdk/pluginhost"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
 // DefaultCallTimeout bounds a tool call when the caller sets none.
 const DefaultCallTimeout = 10 * time.Minute
 
-// Backoff after consecutive crashes: first, then doubled up to the cap.
-var (
-	backoffFirst = 250 * time.Millisecond
-	backoffCap   = 8 * time.Second
-)
+// backoffFirst is the wait after a first crash, doubled per consecutive crash up to 8 s.
+const backoffFirst = 250 * time.Millisecond
 
 // Plugin is a plugin of a host session: started on first use, kept warm, restarted after a
 // crash (with backoff), closed with the session. Safe for concurrent use.
 type Plugin struct {
 	Spec
-	CallTimeout time.Duration          // 0: DefaultCallTimeout
-	Host        pluginsdk.HostServices // for requests outside a call's own CallOptions.Host
-	OnStart     func(*Client)          // called after each (re)start, e.g. to refresh a tool cache
+	CallTimeout time.Duration       // 0: DefaultCallTimeout
+	Host        pluginhost.Services // for requests outside a call's own CallOptions.Host
+	OnStart     func(*Client)       // called after each (re)start, e.g. to refresh a tool cache
 
-	mu        sync.Mutex
-	client    *Client
-	crashes   int
-	lastCrash time.Time
-	lastErr   error
-	closed    bool
-	starts    int
+	mu      sync.Mutex
+	client  *Client
+	backoff sandbox.Backoff
+	lastErr error
+	closed  bool
+	starts  int
 }
 
 // Client returns the running plugin, starting it (again) when needed.
@@ -53,22 +50,19 @@ func (p *Plugin) Client(ctx context.Context) (*Client, error) {
 	if p.client != nil {
 		return p.client, nil
 	}
-	if p.crashes > 0 {
-		wait := time.Until(p.lastCrash.Add(p.backoff()))
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return nil, fmt.Errorf("plugin %s: waiting %v to restart after a crash: %w (last: %v)", p.Name, wait.Round(time.Millisecond), ctx.Err(), p.lastErr)
-			}
+	if wait := p.backoff.Remaining(); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("plugin %s: waiting %v to restart after a crash: %w (last: %v)", p.Name, wait.Round(time.Millisecond), ctx.Err(), p.lastErr)
 		}
 	}
 	c, err := Start(ctx, p.Spec)
 	if err != nil {
-		p.crashes++
-		p.lastCrash, p.lastErr = time.Now(), err
+		p.backoff.Failed()
+		p.lastErr = err
 		return nil, err
 	}
 	p.starts++
@@ -82,28 +76,20 @@ func (p *Plugin) Client(ctx context.Context) (*Client, error) {
 	return c, nil
 }
 
-func (p *Plugin) backoff() time.Duration {
-	d := backoffFirst
-	for i := 1; i < p.crashes && d < backoffCap; i++ {
-		d *= 2
-	}
-	return min(d, backoffCap)
-}
-
 func (p *Plugin) crashedLocked(err error) {
 	if p.client != nil {
 		p.client.Close()
 		p.client = nil
 	}
-	p.crashes++
-	p.lastCrash, p.lastErr = time.Now(), err
+	p.backoff.Failed()
+	p.lastErr = err
 	if p.Logger != nil {
 		p.Logger.Warn("plugin crashed", "plugin", p.Name, "extension", p.Extension, "error", err)
 	}
 }
 
 // Call runs a tool of the plugin, starting the plugin if needed, within the call timeout.
-func (p *Plugin) Call(ctx context.Context, tool, argsJSON string, opts pluginsdk.CallOptions) (*pb.ToolResult, error) {
+func (p *Plugin) Call(ctx context.Context, tool, argsJSON string, opts pluginhost.CallOptions) (*pb.ToolResult, error) {
 	c, err := p.Client(ctx)
 	if err != nil {
 		return nil, err
@@ -118,7 +104,7 @@ func (p *Plugin) Call(ctx context.Context, tool, argsJSON string, opts pluginsdk
 	switch {
 	case err == nil:
 		p.mu.Lock()
-		p.crashes = 0
+		p.backoff.Succeeded()
 		p.mu.Unlock()
 		return res, nil
 	case errors.As(err, new(*CrashError)):

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/pluginsdk/pluginhost"
 	"github.com/gemhost/gem/pluginsdk/plugintest"
 )
 
@@ -24,7 +24,7 @@ func TestSessionLazyCrashRestart(t *testing.T) {
 	}
 	count := func() string {
 		t.Helper()
-		res, err := p.Call(ctx, "count", `{}`, pluginsdk.CallOptions{})
+		res, err := p.Call(ctx, "count", `{}`, pluginhost.CallOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +33,7 @@ func TestSessionLazyCrashRestart(t *testing.T) {
 	if a, b := count(), count(); a != "1" || b != "2" {
 		t.Fatalf("warm state: %s %s", a, b)
 	}
-	_, err := p.Call(ctx, "crash", `{}`, pluginsdk.CallOptions{})
+	_, err := p.Call(ctx, "crash", `{}`, pluginhost.CallOptions{})
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		t.Fatalf("want a CrashError, got %v", err)
@@ -58,21 +58,6 @@ func TestSessionLazyCrashRestart(t *testing.T) {
 	}
 }
 
-// TestSessionBackoffGrows: consecutive crashes double the wait, capped.
-func TestSessionBackoffGrows(t *testing.T) {
-	p := &Plugin{}
-	var got []time.Duration
-	for p.crashes = 1; p.crashes <= 8; p.crashes++ {
-		got = append(got, p.backoff())
-	}
-	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second, 8 * time.Second}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("backoff after %d crashes = %v, want %v", i+1, got[i], want[i])
-		}
-	}
-}
-
 // TestSessionKilledBetweenCalls: a plugin killed while idle is noticed at the next call,
 // which restarts it.
 func TestSessionKilledBetweenCalls(t *testing.T) {
@@ -87,7 +72,7 @@ func TestSessionKilledBetweenCalls(t *testing.T) {
 	for !c.Exited() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	res, err := p.Call(context.Background(), "echo", `{"text":"back"}`, pluginsdk.CallOptions{})
+	res, err := p.Call(context.Background(), "echo", `{"text":"back"}`, pluginhost.CallOptions{})
 	if err != nil || res.LlmText != "back" {
 		t.Fatalf("after a kill: %v %v", res, err)
 	}
@@ -98,11 +83,11 @@ func TestSessionKilledBetweenCalls(t *testing.T) {
 func TestSessionTimeout(t *testing.T) {
 	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}, CallTimeout: 100 * time.Millisecond}
 	defer p.Close()
-	_, err := p.Call(context.Background(), "slow", `{"steps":1000}`, pluginsdk.CallOptions{})
+	_, err := p.Call(context.Background(), "slow", `{"steps":1000}`, pluginhost.CallOptions{})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out after 100ms") {
 		t.Fatalf("want a timeout, got %v", err)
 	}
-	res, err := p.Call(context.Background(), "echo", `{"text":"warm"}`, pluginsdk.CallOptions{})
+	res, err := p.Call(context.Background(), "echo", `{"text":"warm"}`, pluginhost.CallOptions{})
 	if err != nil || res.LlmText != "warm" || p.Starts() != 1 {
 		t.Fatalf("after a timeout: %v %v starts=%d", res, err, p.Starts())
 	}
@@ -122,7 +107,7 @@ func TestHostServices(t *testing.T) {
 		{nil, "approved=false"},
 	}
 	for _, tt := range tests {
-		opts := pluginsdk.CallOptions{}
+		opts := pluginhost.CallOptions{}
 		if tt.host != nil {
 			opts.Host = tt.host
 		}

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -95,10 +94,9 @@ func execError(s Spec, err error) error {
 	return fmt.Errorf("%s: cannot run %s: %w", s.Name, s.Path, err)
 }
 
-// Run starts the program as a child in its own process group, with the terminal's streams,
-// forwards SIGINT and SIGTERM to the group, and returns its exit code. The child is killed
-// if gem dies (Pdeathsig), and its group is killed when it exits, so nothing is left
-// running.
+// Run runs the program in the foreground (`gem run`): a Process in its own process group
+// within gem's session, with the terminal's streams; SIGINT and SIGTERM are forwarded to
+// the group. It returns the exit code (128+n for signal n); nothing it started is left running.
 func Run(s Spec, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd, err := Command(s)
 	if err != nil {
@@ -107,43 +105,28 @@ func Run(s Spec, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	// It shares the user's terminal: a process group in gem's session, not a session of
 	// its own (the seccomp filter still refuses terminal injection).
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.WaitDelay = 2 * time.Second
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return 127, execError(s, err)
+	p, err := start(cmd, s, Streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		return 127, err
 	}
-	done := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case sig := <-sigs:
-				syscall.Kill(-cmd.Process.Pid, sig.(syscall.Signal))
-			case <-done:
+				p.Signal(sig.(syscall.Signal))
+			case <-p.Done():
 				return
 			}
 		}
 	}()
-	err = cmd.Wait()
-	close(done)
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever it left behind in its group
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				return 128 + int(ws.Signal()), nil
-			}
-			return ee.ExitCode(), nil
-		}
-		return 1, err
+	err = p.Wait()
+	if code := exitCode(err); code >= 0 {
+		return code, nil
 	}
-	return 0, nil
+	return 1, err
 }
 
 // Command prepares the program as a long-lived child (a plugin, an MCP server): exactly
@@ -185,15 +168,6 @@ func Command(s Spec) (*exec.Cmd, error) {
 	}
 	cmd.SysProcAttr = childProcAttr()
 	return cmd, nil
-}
-
-// KillGroup kills the process group a Command child leads (what it left behind included),
-// and every process of its pids cgroup (those that left the group too).
-func KillGroup(cmd *exec.Cmd) {
-	if cmd != nil && cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		killCgroup(cmd.Process.Pid)
-	}
 }
 
 // effectivePolicy is the spec's policy with the user's GEM_SANDBOX_STRICT applied.

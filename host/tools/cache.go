@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	pb "github.com/gemhost/gem/pluginsdk/proto"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -14,19 +13,15 @@ import (
 // path and valid while its size and modification time are those recorded. Written on every
 // start of the plugin, so a changed binary refreshes it.
 type toolCache struct {
-	Path    string       `json:"path"`
-	Size    int64        `json:"size"`
-	ModTime int64        `json:"mtime_ns"`
-	Tools   []cachedSpec `json:"tools"`
+	Format  int    `json:"format"` // cacheFormat; any other is not read
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime_ns"`
+	Tools   []Spec `json:"tools"`
 }
 
-type cachedSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Schema      json.RawMessage `json:"schema"`
-	Kind        int32           `json:"kind"`
-	Streams     bool            `json:"streams,omitempty"`
-}
+// cacheFormat is the cache file's layout: 2 holds Specs (kinds by name).
+const cacheFormat = 2
 
 func toolCachePath(env registry.Env, bin string) string {
 	return env.ToolCacheFile(bin)
@@ -34,7 +29,7 @@ func toolCachePath(env registry.Env, bin string) string {
 
 // readToolCache returns the cached tools of the binary, or nil when there are none or the
 // binary changed.
-func readToolCache(env registry.Env, bin string) []*pb.ToolSpec {
+func readToolCache(env registry.Env, bin string) []Spec {
 	st, err := os.Stat(bin)
 	if err != nil {
 		return nil
@@ -44,29 +39,24 @@ func readToolCache(env registry.Env, bin string) []*pb.ToolSpec {
 		return nil
 	}
 	var c toolCache
-	if json.Unmarshal(data, &c) != nil || c.Path != bin || c.Size != st.Size() || c.ModTime != st.ModTime().UnixNano() {
+	if json.Unmarshal(data, &c) != nil || c.Format != cacheFormat || c.Path != bin || c.Size != st.Size() || c.ModTime != st.ModTime().UnixNano() || c.Tools == nil {
 		return nil
 	}
-	specs := make([]*pb.ToolSpec, 0, len(c.Tools))
-	for _, t := range c.Tools {
-		specs = append(specs, &pb.ToolSpec{Name: t.Name, Description: t.Description, InputSchemaJson: string(t.Schema), Kind: pb.Kind(t.Kind), Streams: t.Streams})
-	}
-	return specs
+	return c.Tools
 }
 
 // writeToolCache records the tools a started plugin reported.
-func writeToolCache(env registry.Env, bin string, specs []*pb.ToolSpec) error {
+func writeToolCache(env registry.Env, bin string, specs []Spec) error {
 	st, err := os.Stat(bin)
 	if err != nil {
 		return err
 	}
-	c := toolCache{Path: bin, Size: st.Size(), ModTime: st.ModTime().UnixNano(), Tools: []cachedSpec{}}
+	c := toolCache{Format: cacheFormat, Path: bin, Size: st.Size(), ModTime: st.ModTime().UnixNano(), Tools: []Spec{}}
 	for _, s := range specs {
-		schema := json.RawMessage(s.InputSchemaJson)
-		if !json.Valid(schema) {
-			schema = json.RawMessage("null")
+		if !json.Valid(s.InputSchema) {
+			s.InputSchema = json.RawMessage("null")
 		}
-		c.Tools = append(c.Tools, cachedSpec{Name: s.Name, Description: s.Description, Schema: schema, Kind: int32(s.Kind), Streams: s.Streams})
+		c.Tools = append(c.Tools, s)
 	}
 	data, err := json.Marshal(c)
 	if err != nil {

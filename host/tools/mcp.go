@@ -18,17 +18,17 @@ import (
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/manifest"
-	"github.com/gemhost/gem/pluginsdk"
-	pb "github.com/gemhost/gem/pluginsdk/proto"
 	"github.com/gemhost/gem/registry"
 )
 
-// mcpServer is an MCP server of the registry with its tools converted once per list.
+// mcpServer is an MCP server of the registry with its tools converted once per list; it is
+// their backend.
 type mcpServer struct {
 	*mcphost.Server
-	mu    sync.Mutex
-	from  []*sdk.Tool // the list the conversion was made from
-	tools []*Tool
+	services *Services // progress of calls without their own host
+	mu       sync.Mutex
+	from     []*sdk.Tool // the list the conversion was made from
+	tools    []*Tool
 }
 
 // MCPServer describes one server for `gem mcp list`.
@@ -64,7 +64,7 @@ func (r *Registry) ServerTools(ctx context.Context, server string) ([]*Tool, err
 		}
 		var out []*Tool
 		for _, t := range r.List() {
-			if t.mcp == s.Server {
+			if t.Server == s.Name {
 				out = append(out, t)
 			}
 		}
@@ -113,7 +113,7 @@ func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *man
 	if err != nil {
 		return nil, err
 	}
-	return &mcpServer{Server: srv}, nil
+	return &mcpServer{Server: srv, services: opts.Services}, nil
 }
 
 // StartMCP starts the named MCP servers (every one when none is named) in parallel and
@@ -181,18 +181,20 @@ func newMCPTool(s *mcpServer, mt *sdk.Tool, log hclog.Logger) *Tool {
 		schema = []byte(`{"type":"object"}`)
 	}
 	// Kinds from the server's hints: read-only is read, destructive is delete, else other.
-	kind := pb.Kind_KIND_OTHER
+	kind := KindOther
 	if a := mt.Annotations; a != nil && a.ReadOnlyHint {
-		kind = pb.Kind_KIND_READ
+		kind = KindRead
 	} else if a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
-		kind = pb.Kind_KIND_DELETE
+		kind = KindDelete
+	}
+	spec := Spec{Name: mt.Name, Description: mt.Description, Kind: kind, InputSchema: schema}
+	if mt.OutputSchema != nil {
+		if out, err := json.Marshal(mt.OutputSchema); err == nil && string(out) != "null" {
+			spec.OutputSchema = out
+		}
 	}
 	name := mcphost.ToolName(s.Name, mt.Name)
-	t := &Tool{
-		Name: name, base: name, Declared: mt.Name, Extension: s.Extension, Server: s.Name,
-		Spec:   &pb.ToolSpec{Name: mt.Name, Description: mt.Description, InputSchemaJson: string(schema), Kind: kind},
-		Schema: schema, mcp: s.Server,
-	}
+	t := &Tool{Name: name, base: name, Declared: mt.Name, Extension: s.Extension, Server: s.Name, Spec: spec, backend: s}
 	// Servers write schemas in many drafts; gem checks the ones it can and leaves the rest to
 	// the server.
 	var js jsonschema.Schema
@@ -206,20 +208,21 @@ func newMCPTool(s *mcpServer, mt *sdk.Tool, log hclog.Logger) *Tool {
 	return t
 }
 
-func (r *Registry) callMCP(ctx context.Context, t *Tool, args json.RawMessage, opts pluginsdk.CallOptions) (*Result, error) {
-	host := opts.Host
-	if host == nil && r.services != nil {
-		host = r.services.For(t.Server)
+// call runs one of the server's tools: progress goes to the call's host, else the session's.
+func (s *mcpServer) call(ctx context.Context, declared string, args json.RawMessage, opts CallOptions) (*Result, error) {
+	var host HostServices = opts.Host
+	if host == nil && s.services != nil {
+		host = s.services.For(s.Name)
 	}
 	var copts mcphost.CallOptions
 	if host != nil {
 		copts.OnProgress = func(message string, fraction float64) { host.Progress(ctx, message, fraction) }
 	}
-	res, err := t.mcp.Call(ctx, t.Declared, args, copts)
+	res, err := s.Server.Call(ctx, declared, args, copts)
 	if err != nil {
 		return nil, err
 	}
-	return fromMCP(res).capped(), nil
+	return fromMCP(res), nil
 }
 
 // fromMCP converts an MCP result: text contents joined by newlines (other contents named
@@ -251,7 +254,7 @@ func fromMCP(res *sdk.CallToolResult) *Result {
 		}
 	}
 	if res.IsError {
-		out.Error = &ResultError{Type: "execution", Message: out.Text}
+		out.Error = &ResultError{Type: ErrorExecution, Message: out.Text}
 	}
 	return out
 }

@@ -36,46 +36,41 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
-	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
-	"github.com/gemhost/gem/pluginsdk"
-	pb "github.com/gemhost/gem/pluginsdk/proto"
 	"github.com/gemhost/gem/registry"
 )
 
 // Tool is one tool in the registry.
 type Tool struct {
 	Name      string // as the model sees it
-	Declared  string // as its source declares it
+	Declared  string // as its source declares it (Spec.Name)
 	Extension string
 	Plugin    string // the plugin that serves it, or ""
 	Server    string // the MCP server that serves it, or ""
-	Spec      *pb.ToolSpec
-	Schema    json.RawMessage
+	Spec      Spec
 	base      string // the name before the conflict rule
 	schema    *jsonschema.Schema
 	resolved  *jsonschema.Resolved // nil: the schema is not one gem can check (an MCP server's)
-	plugin    *plugins.Plugin
-	mcp       *mcphost.Server
+	backend   backend
 }
 
 // Source is "plugin <id>" or "mcp <server>".
 func (t *Tool) Source() string {
-	if t.mcp != nil {
+	if t.Server != "" {
 		return "mcp " + t.Server
 	}
 	return "plugin " + t.Plugin
 }
 
-// Kind is the tool's kind in lower case (read, edit, execute, …).
-func (t *Tool) Kind() string {
-	if t.Spec.Kind == pb.Kind_KIND_UNSPECIFIED {
-		return "other"
+// Kind is the tool's kind (other when its source gave none).
+func (t *Tool) Kind() Kind {
+	if t.Spec.Kind == "" {
+		return KindOther
 	}
-	return strings.ToLower(strings.TrimPrefix(t.Spec.Kind.String(), "KIND_"))
+	return t.Spec.Kind
 }
 
 // Options configure a registry.
@@ -151,7 +146,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 				errs = append(errs, err)
 				continue
 			}
-			specs := []*pb.ToolSpec(nil)
+			var specs []Spec
 			if !opts.NoCache {
 				specs = readToolCache(env, pl.Path)
 			}
@@ -161,7 +156,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 					errs = append(errs, err)
 					continue
 				}
-				specs = c.Tools
+				specs = specsFromPB(c.Tools)
 			}
 			r.plugins = append(r.plugins, pl)
 			for _, spec := range specs {
@@ -202,17 +197,17 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 		pl.Host = opts.Services.For(p.ID)
 	}
 	pl.OnStart = func(c *plugins.Client) {
-		if err := writeToolCache(env, bin.Path, c.Tools); err != nil && opts.Logger != nil {
+		if err := writeToolCache(env, bin.Path, specsFromPB(c.Tools)); err != nil && opts.Logger != nil {
 			opts.Logger.Warn("writing the tool cache", "plugin", p.ID, "error", err)
 		}
 	}
 	return pl, nil
 }
 
-func newTool(ext, plugin string, spec *pb.ToolSpec, pl *plugins.Plugin) (*Tool, error) {
-	t := &Tool{Name: spec.Name, Declared: spec.Name, base: spec.Name, Extension: ext, Plugin: plugin, Spec: spec, Schema: json.RawMessage(spec.InputSchemaJson), plugin: pl}
+func newTool(ext, plugin string, spec Spec, pl *plugins.Plugin) (*Tool, error) {
+	t := &Tool{Name: spec.Name, Declared: spec.Name, base: spec.Name, Extension: ext, Plugin: plugin, Spec: spec, backend: pluginBackend{pl}}
 	var s jsonschema.Schema
-	if err := json.Unmarshal(t.Schema, &s); err != nil {
+	if err := json.Unmarshal(spec.InputSchema, &s); err != nil {
 		return nil, fmt.Errorf("plugin %s of %s: tool %s has an invalid schema: %w", plugin, ext, spec.Name, err)
 	}
 	t.schema = &s
@@ -308,7 +303,7 @@ func (r *Registry) Find(ctx context.Context, name string) (*Tool, bool) {
 // authorize asks the policy engine about a call, asks the user when it says ask_user (the
 // call's own host first: an MCP client of gem mcp serve; else the session's services), logs
 // the decision, and returns ErrDenied when the call must not run.
-func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage, opts pluginsdk.CallOptions) error {
+func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage, opts CallOptions) error {
 	if r.policy == nil {
 		return nil
 	}
@@ -360,19 +355,19 @@ func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage,
 // annotations its server chose, which can only make it stricter: unless the user's own
 // settings trust the server, it counts as execute (asked in default mode, denied in plan).
 func (r *Registry) policyKind(t *Tool) string {
-	if t.mcp != nil && !r.trusted[t.mcp.Name] {
-		if k := t.Kind(); k == "delete" || k == "move" || k == "edit" {
-			return k
+	if t.Server != "" && !r.trusted[t.Server] {
+		if k := t.Kind(); k == KindDelete || k == KindMove || k == KindEdit {
+			return string(k)
 		}
-		return "execute"
+		return string(KindExecute)
 	}
-	return t.Kind()
+	return string(t.Kind())
 }
 
 // AuthorizeShell decides a shell command a prompt command wants to run (!{…}) as Gemini
 // CLI does: as a run_shell_command call of kind execute, under the same rules and questions.
-func (r *Registry) AuthorizeShell(ctx context.Context, extension, command string, opts pluginsdk.CallOptions) error {
-	t := &Tool{Name: "run_shell_command", Declared: "run_shell_command", Extension: extension, Spec: &pb.ToolSpec{Kind: pb.Kind_KIND_EXECUTE}}
+func (r *Registry) AuthorizeShell(ctx context.Context, extension, command string, opts CallOptions) error {
+	t := &Tool{Name: "run_shell_command", Declared: "run_shell_command", Extension: extension, Spec: Spec{Kind: KindExecute}}
 	args, err := json.Marshal(map[string]string{"command": command})
 	if err != nil {
 		return err
@@ -405,12 +400,14 @@ type Result struct {
 	Error      *ResultError    `json:"error,omitempty"`      // the tool's own failure
 }
 
-// ResultError is a tool's own failure, with a type the model can act on (invalid_arguments,
-// not_found, permission_denied, timeout, cancelled, execution, internal).
+// ResultError is a tool's own failure, with a type the model can act on.
 type ResultError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
+	Type    ErrorType `json:"type"`
+	Message string    `json:"message"`
 }
+
+// Summary is the error as one line: "type: message".
+func (e *ResultError) Summary() string { return string(e.Type) + ": " + e.Message }
 
 // DisplayText is what to show a user.
 func (r *Result) DisplayText() string {
@@ -420,21 +417,10 @@ func (r *Result) DisplayText() string {
 	return r.Text
 }
 
-func fromPB(res *pb.ToolResult) *Result {
-	out := &Result{Text: res.LlmText, Display: res.DisplayText}
-	if res.StructuredJson != "" && json.Valid([]byte(res.StructuredJson)) {
-		out.Structured = json.RawMessage(res.StructuredJson)
-	}
-	if res.Error != nil {
-		out.Error = &ResultError{Type: res.Error.Type, Message: res.Error.Message}
-	}
-	return out
-}
-
 // Call validates args against the tool's schema and runs it. An error means the call did not
 // happen or did not finish (unknown tool, invalid arguments, the plugin crashed, timeout);
 // a tool's own failure is the Result's Error.
-func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, opts pluginsdk.CallOptions) (*Result, error) {
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (*Result, error) {
 	t, ok := r.Find(ctx, name)
 	if !ok {
 		return nil, &UnknownToolError{Name: name}
@@ -458,14 +444,11 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if err := r.authorize(ctx, t, args, opts); err != nil {
 		return nil, err
 	}
-	if t.mcp != nil {
-		return r.callMCP(ctx, t, args, opts)
-	}
-	res, err := t.plugin.Call(ctx, t.Declared, string(args), opts)
+	res, err := t.backend.call(ctx, t.Declared, args, opts)
 	if err != nil {
 		return nil, err
 	}
-	return fromPB(res).capped(), nil
+	return res.capped(), nil
 }
 
 // capped cuts the result's texts to limits.ToolResult, saying so in them.

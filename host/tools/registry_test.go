@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gemhost/gem/pluginsdk"
-	pb "github.com/gemhost/gem/pluginsdk/proto"
 	"github.com/gemhost/gem/registry"
 	"github.com/hashicorp/go-hclog"
 
@@ -71,7 +69,7 @@ func load(t testing.TB, env registry.Env, opts Options) *Registry {
 func names(r *Registry) string {
 	var out []string
 	for _, t := range r.List() {
-		out = append(out, t.Name+"/"+t.Kind())
+		out = append(out, t.Name+"/"+string(t.Kind()))
 	}
 	return strings.Join(out, ",")
 }
@@ -95,7 +93,7 @@ func TestRegistryCacheAndLazyStart(t *testing.T) {
 	if got := names(second); got != want || second.Running() != 0 {
 		t.Fatalf("from the cache: tools=%s running=%d", got, second.Running())
 	}
-	res, err := second.Call(context.Background(), "echo", json.RawMessage(`{"text":"lazy"}`), pluginsdk.CallOptions{})
+	res, err := second.Call(context.Background(), "echo", json.RawMessage(`{"text":"lazy"}`), CallOptions{})
 	if err != nil || res.Text != "lazy" || second.Running() != 1 {
 		t.Fatalf("lazy call: %v %v running=%d", res, err, second.Running())
 	}
@@ -130,7 +128,7 @@ func TestRegistryConflictsAndValidation(t *testing.T) {
 		{"alpha_echo", `nope`, "", []string{"not JSON"}},
 	}
 	for _, tt := range tests {
-		res, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args), pluginsdk.CallOptions{})
+		res, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args), CallOptions{})
 		if tt.invalid != nil {
 			if !errors.Is(err, ErrInvalidArguments) {
 				t.Fatalf("%s %s: want invalid arguments, got %v", tt.tool, tt.args, err)
@@ -147,7 +145,7 @@ func TestRegistryConflictsAndValidation(t *testing.T) {
 		}
 	}
 	var unknown *UnknownToolError
-	if _, err := r.Call(context.Background(), "nosuch", nil, pluginsdk.CallOptions{}); !errors.As(err, &unknown) || unknown.Name != "nosuch" {
+	if _, err := r.Call(context.Background(), "nosuch", nil, CallOptions{}); !errors.As(err, &unknown) || unknown.Name != "nosuch" {
 		t.Fatalf("unknown tool: %v", err)
 	}
 }
@@ -155,11 +153,11 @@ func TestRegistryConflictsAndValidation(t *testing.T) {
 // TestResultConversion: structured output and typed errors come through.
 func TestResultConversion(t *testing.T) {
 	r := load(t, withExtensions(t, "one"), Options{})
-	res, err := r.Call(context.Background(), "echo", json.RawMessage(`{"text":"s","times":2}`), pluginsdk.CallOptions{})
+	res, err := r.Call(context.Background(), "echo", json.RawMessage(`{"text":"s","times":2}`), CallOptions{})
 	if err != nil || string(res.Structured) != `{"times":2}` || res.DisplayText() != "ss" {
 		t.Fatalf("structured: %+v %v", res, err)
 	}
-	res, err = r.Call(context.Background(), "fail", nil, pluginsdk.CallOptions{})
+	res, err = r.Call(context.Background(), "fail", nil, CallOptions{})
 	if err != nil || res.Error == nil || res.Error.Type != "execution" {
 		t.Fatalf("typed error: %+v %v", res, err)
 	}
@@ -213,7 +211,7 @@ func TestRegistryMCP(t *testing.T) {
 		t.Fatalf("MCP servers must start on demand, listed: %s", got)
 	}
 	// A call to an mcp_ name starts its server.
-	res, err := r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":"via mcp"}`), pluginsdk.CallOptions{})
+	res, err := r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":"via mcp"}`), CallOptions{})
 	if err != nil || res.Text != "echo: via mcp" {
 		t.Fatalf("mcp call: %+v %v", res, err)
 	}
@@ -226,14 +224,14 @@ func TestRegistryMCP(t *testing.T) {
 	if tl, _ := r.Lookup("mcp_test_echo"); tl.Source() != "mcp test" || tl.Extension != "notes" || tl.Declared != "echo" {
 		t.Errorf("tool: %+v", tl)
 	}
-	if _, err := r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":5}`), pluginsdk.CallOptions{}); !errors.Is(err, ErrInvalidArguments) {
+	if _, err := r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":5}`), CallOptions{}); !errors.Is(err, ErrInvalidArguments) {
 		t.Errorf("mcp arguments are validated by gem: %v", err)
 	}
-	res, err = r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":"fail"}`), pluginsdk.CallOptions{})
+	res, err = r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":"fail"}`), CallOptions{})
 	if err != nil || res.Error == nil || res.Error.Type != "execution" || !strings.Contains(res.Error.Message, "asked to fail") {
 		t.Errorf("mcp tool failure: %+v %v", res, err)
 	}
-	if _, err := r.Call(context.Background(), "mcp_test_progress", json.RawMessage(`{"steps":2}`), pluginsdk.CallOptions{}); err != nil {
+	if _, err := r.Call(context.Background(), "mcp_test_progress", json.RawMessage(`{"steps":2}`), CallOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond) // progress notifications may trail the result
@@ -251,7 +249,7 @@ func TestRegistryMCP(t *testing.T) {
 		default:
 		}
 	})
-	if _, err := r.Call(context.Background(), "mcp_test_grow", json.RawMessage(`{"text":"sprout"}`), pluginsdk.CallOptions{}); err != nil {
+	if _, err := r.Call(context.Background(), "mcp_test_grow", json.RawMessage(`{"text":"sprout"}`), CallOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -274,13 +272,13 @@ func TestRegistryMCP(t *testing.T) {
 func BenchmarkHostCall(b *testing.B) {
 	r := load(b, withExtensions(b, "one"), Options{})
 	args := json.RawMessage(`{"text":"x","times":1}`)
-	if _, err := r.Call(context.Background(), "echo", args, pluginsdk.CallOptions{}); err != nil {
+	if _, err := r.Call(context.Background(), "echo", args, CallOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	lat := make([]time.Duration, 0, b.N)
 	for b.Loop() {
 		t0 := time.Now()
-		res, err := r.Call(context.Background(), "echo", args, pluginsdk.CallOptions{})
+		res, err := r.Call(context.Background(), "echo", args, CallOptions{})
 		if err != nil || res.Text != "x" {
 			b.Fatal(res, err)
 		}
@@ -298,13 +296,13 @@ func BenchmarkMCPHostCall(b *testing.B) {
 	writeExtension(b, env, "kit", `{"name":"kit","version":"1.0.0","mcpServers":{"test":{"command":"`+mcpServerBin+`"}}}`)
 	r := load(b, env, Options{})
 	args := json.RawMessage(`{"text":"x"}`)
-	if _, err := r.Call(context.Background(), "mcp_test_echo", args, pluginsdk.CallOptions{}); err != nil {
+	if _, err := r.Call(context.Background(), "mcp_test_echo", args, CallOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	lat := make([]time.Duration, 0, b.N)
 	for b.Loop() {
 		t0 := time.Now()
-		res, err := r.Call(context.Background(), "mcp_test_echo", args, pluginsdk.CallOptions{})
+		res, err := r.Call(context.Background(), "mcp_test_echo", args, CallOptions{})
 		if err != nil || res.Text != "echo: x" {
 			b.Fatal(res, err)
 		}
@@ -320,9 +318,9 @@ func BenchmarkMCPHostCall(b *testing.B) {
 func TestIndexConcurrent(t *testing.T) {
 	r := &Registry{byName: map[string]*Tool{}, excluded: map[string]string{"hidden": "x"}, logger: hclog.NewNullLogger()}
 	for i := range 40 {
-		r.pluginTools = append(r.pluginTools, &Tool{base: fmt.Sprintf("t%02d", i), Declared: fmt.Sprintf("t%02d", i), Extension: "x", Spec: &pb.ToolSpec{}})
+		r.pluginTools = append(r.pluginTools, &Tool{base: fmt.Sprintf("t%02d", i), Declared: fmt.Sprintf("t%02d", i), Extension: "x", Spec: Spec{}})
 	}
-	r.pluginTools = append(r.pluginTools, &Tool{base: "hidden", Declared: "hidden", Extension: "x", Spec: &pb.ToolSpec{}})
+	r.pluginTools = append(r.pluginTools, &Tool{base: "hidden", Declared: "hidden", Extension: "x", Spec: Spec{}})
 	var calls atomic.Int32
 	r.onChange = append(r.onChange, func() { calls.Add(1) })
 	var wg sync.WaitGroup

@@ -22,7 +22,9 @@ func TestPluginCheck(t *testing.T) {
 		want  []string // "" for no error
 	}{
 		{"good", []pluginsdk.Tool{ok}, nil},
-		{"zero tool", []pluginsdk.Tool{{}}, []string{"tool 1 has no name", "not made with NewTool"}},
+		{"zero tool", []pluginsdk.Tool{{}}, []string{"tool 1 is a zero Tool (make it with NewTool or AddTool)"}},
+		{"no schema", []pluginsdk.Tool{pluginsdk.NewTool("c", "x", pluginsdk.KindRead, func(ctx context.Context, a chan int) (pluginsdk.Result, error) { return pluginsdk.Result{}, nil })}, []string{`tool 1 ("c"): no JSON Schema for its arguments (chan int)`}},
+		{"no output schema", typed(func(ctx context.Context, a args) (func(), error) { return nil, nil }), []string{`tool 1 ("t"): no JSON Schema for its result (func())`}},
 		{"duplicate", []pluginsdk.Tool{ok, ok}, []string{`tool 2 ("greet"): a second tool of that name`}},
 		{"bad name", []pluginsdk.Tool{pluginsdk.NewTool("has space", "x", pluginsdk.KindRead, func(ctx context.Context, a args) (pluginsdk.Result, error) { return pluginsdk.Result{}, nil })}, []string{"a name holds only letters"}},
 		{"unknown kind", []pluginsdk.Tool{pluginsdk.NewTool("k", "x", "frobnicate", func(ctx context.Context, a args) (pluginsdk.Result, error) { return pluginsdk.Result{}, nil })}, []string{`unknown kind "frobnicate"`}},
@@ -39,4 +41,11 @@ func TestPluginCheck(t *testing.T) {
 			}
 		}
 	}
+}
+
+// typed is the tools of a plugin with one AddTool tool "t".
+func typed[In, Out any](fn func(context.Context, In) (Out, error)) []pluginsdk.Tool {
+	var p pluginsdk.Plugin
+	pluginsdk.AddTool(&p, "t", "typed", pluginsdk.KindRead, fn)
+	return p.Tools
 }

@@ -33,6 +33,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/pluginsdk/pluginhost"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
@@ -75,7 +76,7 @@ type Result struct {
 
 // Client is a connection to a plugin under test.
 type Client struct {
-	Conn  *pluginsdk.Conn
+	Conn  *pluginhost.Conn
 	Tools []*pb.ToolSpec
 	Host  *Host // the host services of every call; set Host.Approve to approve
 	Pid   int   // the subprocess, 0 in process
@@ -96,7 +97,7 @@ func (c *Client) Call(t testing.TB, tool, argsJSON string) Result {
 func (c *Client) CallContext(ctx context.Context, tool, argsJSON string) (Result, error) {
 	var r Result
 	var mu sync.Mutex
-	res, err := c.Conn.Call(ctx, tool, argsJSON, pluginsdk.CallOptions{
+	res, err := c.Conn.Call(ctx, tool, argsJSON, pluginhost.CallOptions{
 		Host: c.Host,
 		OnUpdate: func(s string) {
 			mu.Lock()
@@ -114,31 +115,35 @@ func (c *Client) CallContext(ctx context.Context, tool, argsJSON string) (Result
 // both serves a plugin and dispenses the host's Conn, for go-plugin's in-process pair.
 type both struct {
 	plugin.NetRPCUnsupportedPlugin
-	server *pluginsdk.GRPCPlugin
+	server plugin.GRPCPlugin
 }
 
 func (b both) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
 	return b.server.GRPCServer(broker, s)
 }
 
-func (b both) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return pluginsdk.ClientPlugin{}.GRPCClient(ctx, broker, c)
+func (b both) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return pluginhost.NewConn(broker, c), nil
 }
 
 // InProcess serves p inside the test over a real gRPC connection with go-plugin's broker.
+// It fails the test when p has a mistake Serve would refuse (Plugin.Check).
 func InProcess(t testing.TB, p pluginsdk.Plugin) *Client {
 	t.Helper()
-	ps := map[string]plugin.Plugin{pluginsdk.PluginName: both{server: &pluginsdk.GRPCPlugin{Impl: pluginsdk.NewServer(p)}}}
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+	ps := map[string]plugin.Plugin{pb.ServiceName: both{server: pluginsdk.ServerPlugin(p)}}
 	client, server := plugin.TestPluginGRPCConn(t, false, ps)
 	t.Cleanup(func() { client.Close(); server.Stop() })
-	raw, err := client.Dispense(pluginsdk.PluginName)
+	raw, err := client.Dispense(pb.ServiceName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return connect(t, raw.(*pluginsdk.Conn), 0)
+	return connect(t, raw.(*pluginhost.Conn), 0)
 }
 
-func connect(t testing.TB, conn *pluginsdk.Conn, pid int) *Client {
+func connect(t testing.TB, conn *pluginhost.Conn, pid int) *Client {
 	t.Helper()
 	tools, err := conn.ListTools(context.Background())
 	if err != nil {
@@ -166,8 +171,8 @@ func Start(t testing.TB, binary string, env ...string) *Client {
 	cmd := exec.Command(binary)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	gp := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  pluginsdk.Handshake,
-		Plugins:          plugin.PluginSet{pluginsdk.PluginName: pluginsdk.ClientPlugin{}},
+		HandshakeConfig:  pb.Handshake,
+		Plugins:          pluginhost.Plugins(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SkipHostEnv:      true,
@@ -180,7 +185,7 @@ func Start(t testing.TB, binary string, env ...string) *Client {
 	if err != nil {
 		t.Fatalf("starting plugin %s: %v", binary, err)
 	}
-	raw, err := rpc.Dispense(pluginsdk.PluginName)
+	raw, err := rpc.Dispense(pb.ServiceName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +193,7 @@ func Start(t testing.TB, binary string, env ...string) *Client {
 	if rc := gp.ReattachConfig(); rc != nil {
 		pid = rc.Pid
 	}
-	return connect(t, raw.(*pluginsdk.Conn), pid)
+	return connect(t, raw.(*pluginhost.Conn), pid)
 }
 
 type testWriter struct{ t testing.TB }

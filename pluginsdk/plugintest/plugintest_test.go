@@ -147,3 +147,38 @@ func main() {
 		t.Fatalf("approved: %+v", r)
 	}
 }
+
+// TestTypedToolAndLogger: an AddTool tool declares its output schema and answers with
+// structured output whose JSON is the text; its typed error reaches the host with its type;
+// Logger's records reach the host's log with their attributes.
+func TestTypedToolAndLogger(t *testing.T) {
+	type in struct {
+		Word string `json:"word"`
+	}
+	type out struct {
+		Word   string `json:"word"`
+		Length int    `json:"length"`
+	}
+	p := pluginsdk.Plugin{Name: "typed"}
+	pluginsdk.AddTool(&p, "measure", "Measures a word", pluginsdk.KindRead, func(ctx context.Context, a in) (out, error) {
+		pluginsdk.Logger(ctx).With("tool", "measure").Info("measuring", "word", a.Word)
+		if a.Word == "" {
+			return out{}, pluginsdk.Errorf(pluginsdk.InvalidArguments, "an empty word")
+		}
+		return out{a.Word, len(a.Word)}, nil
+	})
+	c := plugintest.InProcess(t, p)
+	if len(c.Tools) != 1 || !strings.Contains(c.Tools[0].OutputSchemaJson, `"length"`) {
+		t.Fatalf("tools: %v", c.Tools)
+	}
+	res := c.Call(t, "measure", `{"word":"gem"}`)
+	if res.Error != nil || res.Text != `{"word":"gem","length":3}` || res.Structured != res.Text {
+		t.Fatalf("result: %+v", res)
+	}
+	if got := strings.Join(c.Host.Logs, "\n"); !strings.Contains(got, "info: measuring tool=measure word=gem") {
+		t.Errorf("logs: %q", got)
+	}
+	if res := c.Call(t, "measure", `{"word":""}`); res.Error == nil || res.Error.Type != "invalid_arguments" || res.Error.Message != "an empty word" {
+		t.Errorf("typed error: %+v", res)
+	}
+}

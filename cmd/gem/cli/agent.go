@@ -20,7 +20,6 @@ import (
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/manifest"
-	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry/secrets"
 )
 
@@ -122,7 +121,7 @@ func (a *agentSession) close() {
 // shellInjection runs a prompt command's !{…}: decided like run_shell_command, then run by
 // /bin/sh in the project under the sandbox of the command's extension (or the project's).
 func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptCommand, command string) (string, int, error) {
-	if err := a.reg.AuthorizeShell(ctx, pc.Extension, command, pluginsdk.CallOptions{}); err != nil {
+	if err := a.reg.AuthorizeShell(ctx, pc.Extension, command, tools.CallOptions{}); err != nil {
 		return "", 0, err
 	}
 	root := a.expander.Root
@@ -144,26 +143,11 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 		pol = &p
 		env = sandbox.Env(a.s.environ, nil, "GEM_WORKSPACE="+root, "TMPDIR="+temp)
 	}
-	cmd, err := sandbox.Command(sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol})
-	if err != nil {
-		return "", 0, err
-	}
 	out := &limits.Buffer{Max: limits.ShellOutput}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return "", 0, err
-	}
-	stop := context.AfterFunc(ctx, func() { sandbox.KillGroup(cmd) })
-	err = cmd.Wait()
-	stop()
-	code := 0
+	spec := sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol}
+	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdout: out, Stderr: out}, 500*time.Millisecond)
 	if err != nil {
-		var ee interface{ ExitCode() int }
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else {
-			return "", 0, err
-		}
+		return "", 0, err
 	}
 	return strings.TrimRight(out.String(), "\n"), code, nil
 }
@@ -261,7 +245,7 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 				case err != nil:
 					ev["status"], ev["error"] = "error", err.Error()
 				case res.Error != nil:
-					ev["status"], ev["error"], ev["output"] = "error", res.Error.Type+": "+res.Error.Message, res.Text
+					ev["status"], ev["error"], ev["output"] = "error", res.Error.Summary(), res.Text
 				default:
 					ev["output"] = res.Text
 				}

@@ -126,15 +126,15 @@ func mcpTools(ctx context.Context, s *session, o mcpToolsOptions) error {
 		return err
 	}
 	type row struct {
-		Name        string `json:"name"`
-		Declared    string `json:"declared"`
-		Kind        string `json:"kind"`
-		Description string `json:"description"`
+		Name        string     `json:"name"`
+		Declared    string     `json:"declared"`
+		Kind        tools.Kind `json:"kind"`
+		Description string     `json:"description"`
 	}
 	rows, table := []row{}, [][]string{}
 	for _, t := range list {
 		rows = append(rows, row{t.Name, t.Declared, t.Kind(), t.Spec.Description})
-		table = append(table, []string{t.Name, t.Declared, t.Kind(), t.Spec.Description})
+		table = append(table, []string{t.Name, t.Declared, string(t.Kind()), t.Spec.Description})
 	}
 	return render(s, o.JSON, rows, func() error {
 		return printTable(s.stdout, []string{"TOOL", "DECLARED", "KIND", "DESCRIPTION"}, table)

@@ -16,7 +16,6 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
 )
@@ -64,10 +63,11 @@ type toolRow struct {
 	Source      string          `json:"source"`
 	Plugin      string          `json:"plugin,omitempty"`
 	Server      string          `json:"mcpServer,omitempty"`
-	Kind        string          `json:"kind"`
+	Kind        tools.Kind      `json:"kind"`
 	Description string          `json:"description"`
 	Streams     bool            `json:"streams"`
 	Schema      json.RawMessage `json:"parameters"`
+	Output      json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 func toolsList(ctx context.Context, s *session, o toolsListOptions) error {
@@ -79,8 +79,8 @@ func toolsList(ctx context.Context, s *session, o toolsListOptions) error {
 	s.startMCP(ctx, reg)
 	rows, table := []toolRow{}, [][]string{}
 	for _, t := range reg.List() {
-		rows = append(rows, toolRow{t.Name, t.Extension, t.Source(), t.Plugin, t.Server, t.Kind(), t.Spec.Description, t.Spec.Streams, t.Schema})
-		table = append(table, []string{t.Name, t.Extension, t.Kind(), t.Spec.Description})
+		rows = append(rows, toolRow{t.Name, t.Extension, t.Source(), t.Plugin, t.Server, t.Kind(), t.Spec.Description, t.Spec.Streams, t.Spec.InputSchema, t.Spec.OutputSchema})
+		table = append(table, []string{t.Name, t.Extension, string(t.Kind()), t.Spec.Description})
 	}
 	return render(s, o.JSON, rows, func() error {
 		return printTable(s.stdout, []string{"TOOL", "EXTENSION", "KIND", "DESCRIPTION"}, table)
@@ -103,7 +103,7 @@ func toolsSchemaCommand(f *Factory) *cli.Command {
 		if !ok {
 			return &tools.UnknownToolError{Name: args[0]}
 		}
-		return printJSON(s, t.Schema)
+		return printJSON(s, t.Spec.InputSchema)
 	})
 }
 
@@ -151,7 +151,7 @@ func toolsCall(ctx context.Context, s *session, o toolsCallOptions) error {
 		return err
 	}
 	defer reg.Close()
-	res, err := reg.Call(ctx, o.Tool, json.RawMessage(o.Args), pluginsdk.CallOptions{OnUpdate: func(u string) {
+	res, err := reg.Call(ctx, o.Tool, json.RawMessage(o.Args), tools.CallOptions{OnUpdate: func(u string) {
 		if !o.JSON {
 			fmt.Fprintln(s.stderr, u)
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/pluginsdk"
 )
 
 // batchLine is one call of gem tools call --batch.
@@ -99,7 +98,7 @@ func batchCall(ctx context.Context, reg *tools.Registry, n int, line string) bat
 		return batchOut{Error: &batchError{Type: "invalid_input", Message: msg}}
 	}
 	o := batchOut{ID: call.ID, Tool: call.Tool}
-	res, err := reg.Call(ctx, call.Tool, call.Args, pluginsdk.CallOptions{})
+	res, err := reg.Call(ctx, call.Tool, call.Args, tools.CallOptions{})
 	if err != nil {
 		o.Error = &batchError{Type: batchErrorType(err), Message: err.Error()}
 		return o

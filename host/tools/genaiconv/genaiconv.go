@@ -17,7 +17,7 @@ import (
 // Declaration is the FunctionDeclaration of t, under its registry name.
 func Declaration(t *tools.Tool) *genai.FunctionDeclaration {
 	var schema any
-	if err := json.Unmarshal(t.Schema, &schema); err != nil || schema == nil {
+	if err := json.Unmarshal(t.Spec.InputSchema, &schema); err != nil || schema == nil {
 		schema = map[string]any{"type": "object"}
 	}
 	return &genai.FunctionDeclaration{Name: t.Name, Description: t.Spec.Description, ParametersJsonSchema: schema}
@@ -42,7 +42,7 @@ func Response(id, name string, res *tools.Result, callErr error) *genai.Function
 	case callErr != nil:
 		resp["error"] = callErr.Error()
 	case res.Error != nil:
-		resp["error"] = res.Error.Type + ": " + res.Error.Message
+		resp["error"] = res.Error.Summary()
 		if res.Text != "" {
 			resp["output"] = res.Text
 		}

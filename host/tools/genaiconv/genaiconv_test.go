@@ -9,7 +9,6 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/tools"
-	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
 func TestDeclaration(t *testing.T) {
@@ -23,7 +22,7 @@ func TestDeclaration(t *testing.T) {
 		{"empty", ``, map[string]any{"type": "object"}},
 	}
 	for _, tt := range tests {
-		tl := &tools.Tool{Name: tt.name, Schema: json.RawMessage(tt.schema), Spec: &pb.ToolSpec{Description: "d " + tt.name}}
+		tl := &tools.Tool{Name: tt.name, Spec: tools.Spec{Description: "d " + tt.name, InputSchema: json.RawMessage(tt.schema)}}
 		d := Declaration(tl)
 		if d.Name != tt.name || d.Description != "d "+tt.name || !reflect.DeepEqual(d.ParametersJsonSchema, tt.want) || d.Parameters != nil {
 			t.Errorf("%s: %+v", tt.name, d)

@@ -25,6 +25,7 @@ import (
 	"unsafe"
 
 	"github.com/gemhost/gem/pluginsdk"
+	"github.com/gemhost/gem/pluginsdk/proto"
 )
 
 func attempt(what, arg string) (string, bool) {
@@ -178,7 +179,7 @@ type attemptArgs struct {
 }
 
 func main() {
-	if os.Getenv(pluginsdk.MagicCookieKey) == pluginsdk.MagicCookieValue {
+	if os.Getenv(proto.MagicCookieKey) == proto.MagicCookieValue {
 		pluginsdk.Serve(pluginsdk.Plugin{
 			Name: "hostile",
 			Tools: []pluginsdk.Tool{

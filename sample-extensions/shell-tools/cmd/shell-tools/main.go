@@ -55,6 +55,7 @@ func main() {
 			pluginsdk.NewTool("kill", "Stop a job: SIGTERM to its process group, SIGKILL after 2 s. A job that already ended is not an error.", pluginsdk.KindExecute, killJob),
 		},
 		OnShutdown: m.Shutdown,
+		MaxProcs:   1, // its tools wait on terminals: one P gives the quickest round trip
 	})
 }
 

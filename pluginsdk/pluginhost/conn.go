@@ -1,4 +1,9 @@
-package pluginsdk
+// Package pluginhost is the host's side of gem's plugin protocol: start nothing, just speak
+// it. A host (gem, or package plugintest) gives go-plugin the Plugins set with proto.Handshake,
+// dispenses proto.ServiceName and gets a *Conn: list a plugin's tools, call them with streamed
+// updates, and serve the plugin's requests for confirmation, progress and logs from the
+// Services of the call that made them. Plugin authors never import it; they use pluginsdk.
+package pluginhost
 
 import (
 	"context"
@@ -17,9 +22,9 @@ import (
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
-// HostServices is what a host offers a plugin's tools while they run: confirmation, progress
+// Services is what a host offers a plugin's tools while they run: confirmation, progress
 // and logs. gem implements it with its policy and confirmation; plugintest records calls.
-type HostServices interface {
+type Services interface {
 	Confirm(ctx context.Context, title, details string) (bool, error)
 	Progress(ctx context.Context, message string, fraction float64)
 	Log(ctx context.Context, level, message string)
@@ -28,22 +33,32 @@ type HostServices interface {
 // CallOptions are per-call hooks of Conn.Call.
 type CallOptions struct {
 	OnUpdate func(text string) // streamed output updates; may be nil
-	Host     HostServices      // host services for this call; nil refuses confirmations
+	Host     Services          // host services for this call; nil refuses confirmations
 }
 
-// ClientPlugin is go-plugin's glue on the host side: dispensing PluginName gives a *Conn.
-type ClientPlugin struct {
+// Plugins is the plugin set a host gives go-plugin's ClientConfig: dispensing
+// proto.ServiceName gives a *Conn.
+func Plugins() plugin.PluginSet { return plugin.PluginSet{pb.ServiceName: clientSide{}} }
+
+// clientSide is go-plugin's glue on the host side.
+type clientSide struct {
 	plugin.NetRPCUnsupportedPlugin
 }
 
 // GRPCServer is not used on the host side.
-func (ClientPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
-	return errors.New("pluginsdk: the host side serves no tools")
+func (clientSide) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
+	return errors.New("pluginhost: the host side serves no tools")
 }
 
 // GRPCClient makes the host's connection to a plugin.
-func (ClientPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &Conn{rpc: pb.NewPluginClient(c), broker: broker, calls: map[uint64]HostServices{}}, nil
+func (clientSide) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return NewConn(broker, c), nil
+}
+
+// NewConn is the host's connection to a plugin served on c, with broker for the host
+// services (go-plugin's GRPCClient hook; in-process test pairs call it themselves).
+func NewConn(broker *plugin.GRPCBroker, c *grpc.ClientConn) *Conn {
+	return &Conn{rpc: pb.NewPluginClient(c), broker: broker, calls: map[uint64]Services{}}
 }
 
 // Conn is a host's connection to one running plugin: list tools, call them. Host services
@@ -56,15 +71,15 @@ type Conn struct {
 	serve    sync.Once
 	nextCall atomic.Uint64
 	mu       sync.Mutex
-	calls    map[uint64]HostServices
-	fallback HostServices
+	calls    map[uint64]Services
+	fallback Services
 	streams  map[string]bool // tool -> streams, from ListTools
 	noUnary  atomic.Bool     // the plugin predates CallToolUnary
 }
 
 // SetHost sets the host services for requests outside any call (or of calls without their
 // own CallOptions.Host), such as a plugin's logs between calls.
-func (c *Conn) SetHost(h HostServices) {
+func (c *Conn) SetHost(h Services) {
 	c.mu.Lock()
 	c.fallback = h
 	c.mu.Unlock()
@@ -169,7 +184,7 @@ func endedBy(ctx context.Context, res *pb.ToolResult, err error) (*pb.ToolResult
 	return res, err
 }
 
-func (c *Conn) hostFor(id uint64) HostServices {
+func (c *Conn) hostFor(id uint64) Services {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if h, ok := c.calls[id]; ok {

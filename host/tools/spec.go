@@ -1,0 +1,68 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/gemhost/gem/pluginsdk/pluginhost"
+)
+
+// Kind says what a tool does, for policy and confirmation. Plugins declare it; an MCP tool's
+// comes from its server's annotations (read-only: read, destructive: delete, else other).
+type Kind string
+
+// The kinds Gemini CLI knows.
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindDelete  Kind = "delete"
+	KindMove    Kind = "move"
+	KindSearch  Kind = "search"
+	KindExecute Kind = "execute"
+	KindThink   Kind = "think"
+	KindFetch   Kind = "fetch"
+	KindOther   Kind = "other"
+)
+
+// Spec is what a tool's source says of it, the same for a plugin's and an MCP server's tools.
+// It is also the tool cache's record of a plugin tool (cache.go).
+type Spec struct {
+	Name         string          `json:"name"` // as its source declares it
+	Description  string          `json:"description"`
+	Kind         Kind            `json:"kind"`
+	Streams      bool            `json:"streams,omitempty"`       // sends output updates while it runs
+	InputSchema  json.RawMessage `json:"schema"`                  // JSON Schema of the arguments
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"` // of the structured result, when declared
+}
+
+// ErrorType says what kind of failure a tool's own error (ResultError) is, for the model to act
+// on. Plugins send these names; other names pass through unchanged.
+type ErrorType string
+
+// The error types of tool results.
+const (
+	ErrorInvalidArguments ErrorType = "invalid_arguments"
+	ErrorNotFound         ErrorType = "not_found"
+	ErrorPermissionDenied ErrorType = "permission_denied"
+	ErrorTimeout          ErrorType = "timeout"
+	ErrorCancelled        ErrorType = "cancelled"
+	ErrorExecution        ErrorType = "execution"
+	ErrorInternal         ErrorType = "internal"
+)
+
+// HostServices is what the host offers a tool while it runs: confirmation, progress, logs
+// (Services bound to a plugin, or gem mcp serve's client). It is the plugin protocol's
+// contract, and MCP tools get the same.
+type HostServices = pluginhost.Services
+
+// CallOptions are per-call hooks of Registry.Call, whatever the tool's source.
+type CallOptions struct {
+	OnUpdate func(text string) // streamed output updates; may be nil
+	Host     HostServices      // confirmation and progress for this call; nil: the session's Services
+}
+
+// backend is a source of tools: a plugin (plugin.go) or an MCP server (mcp.go). A call gets
+// the declared name and the validated arguments, and gives the host's Result.
+type backend interface {
+	call(ctx context.Context, declared string, args json.RawMessage, opts CallOptions) (*Result, error)
+}
