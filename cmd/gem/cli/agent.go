@@ -23,25 +23,24 @@ import (
 	"github.com/gemhost/gem/registry/secrets"
 )
 
-// agentOptions are the model flags of gem -p and gem shell.
+// agentOptions are the model flags of gem shell, and with the prompt those of gem -p.
 type agentOptions struct {
+	Prompt       string
+	Model        string `flag:"model,m" usage:"the Gemini model"`
+	OutputFormat string `flag:"output-format,o" usage:"text, json or stream-json (with -p)"`
+	Resume       string `flag:"resume" usage:"continue a saved session (an id from gem sessions, or latest)"`
 	callFlags
-	Prompt, Model, OutputFormat, Resume string
 }
 
-func (o *agentOptions) flags(withPrompt bool) []cli.Flag {
-	var fl []cli.Flag
-	if withPrompt {
-		fl = append(fl, &cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "send one prompt to the model and print its answer", Destination: &o.Prompt})
-	}
-	return append(fl,
-		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Value: agent.DefaultModel, Usage: "the Gemini model", Destination: &o.Model},
-		&cli.StringFlag{Name: "output-format", Aliases: []string{"o"}, Value: "text", Usage: "text, json or stream-json (with -p)", Destination: &o.OutputFormat},
-		&cli.StringFlag{Name: "resume", Usage: "continue a saved session (an id from gem sessions, or latest)", Destination: &o.Resume},
-		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve what the policy asks about", Destination: &o.Yes},
-		&cli.DurationFlag{Name: "timeout", Usage: "per-tool-call time limit (default 10m)", Destination: &o.Timeout},
-		approvalModeFlag(&o.ApprovalMode),
-	)
+func (o *agentOptions) setDefaults() {
+	o.Model, o.OutputFormat = agent.DefaultModel, "text"
+	o.callFlags.setDefaults()
+}
+
+// rootOptions are gem's own flags: -p and the model flags.
+type rootOptions struct {
+	Prompt string `flag:"prompt,p" usage:"send one prompt to the model and print its answer"`
+	agentOptions
 }
 
 // agentSession is the model side of one CLI session.
@@ -315,17 +314,13 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 	return nil
 }
 
-type sessionsOptions struct{ JSON bool }
+type sessionsOptions struct {
+	JSON bool `flag:"json" usage:"print a JSON array"`
+}
 
-// sessionsCommand lists saved sessions.
 func sessionsCommand(f *Factory) *cli.Command {
-	var o sessionsOptions
-	return leaf(f, &cli.Command{
-		Name:        "sessions",
-		Usage:       "list saved model sessions (resume one with gem --resume <id> -p … or gem shell --resume <id>)",
-		Description: "EXAMPLES\n  gem sessions\n  gem --resume latest -p \"and now?\"",
-		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON array")},
-	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return listSessions(s, o) })
+	return verb(f, "sessions", "list saved model sessions (resume one with gem --resume <id> -p … or gem shell --resume <id>)", listSessions,
+		"gem sessions", `gem --resume latest -p "and now?"`)
 }
 
 type sessionRow struct {
@@ -336,7 +331,7 @@ type sessionRow struct {
 	First    string    `json:"first"`
 }
 
-func listSessions(s *session, o sessionsOptions) error {
+func listSessions(_ context.Context, s *session, o sessionsOptions) error {
 	list, err := agent.Sessions{Dir: s.env.SessionsDir()}.List()
 	if err != nil {
 		return err

@@ -1,10 +1,11 @@
 // Package cli is gem's command-line application (urfave/cli/v2), served by the gem-engine
 // binary; the light `gem` front execs it for every verb it does not serve itself.
 //
-// Each verb is a constructor taking the Factory (its flags bound to an options struct) and
-// a run function taking a context, the session and those options, so the run functions can
-// be tested with test streams (model: cli/cli's pkg/cmd). leaf checks the arguments, opens
-// the session and cancels the run on SIGINT/SIGTERM. Results go to stdout (render: the
+// Each verb is an options struct whose tagged fields are its flags and arguments, a run
+// function taking a context, the session and those options, and one call of verb (bind.go)
+// that makes the command; so the run functions can be tested with test streams (model:
+// cli/cli's pkg/cmd). The command checks the arguments, opens the session and cancels the
+// run on SIGINT/SIGTERM. Results go to stdout (render: the
 // human form, or JSON with --json, through one encoder), warnings and errors to stderr,
 // logs to $GEM_HOME/logs/gem.log. Errors are rendered in one place (errors.go), which adds
 // the hint a typed library error calls for.
@@ -23,7 +24,7 @@ import (
 
 // NewApp builds the application around f.
 func NewApp(f *Factory) *cli.App {
-	var root agentOptions
+	root := optionsOf[rootOptions]()
 	app := &cli.App{
 		Name:                 "gem",
 		HelpName:             "gem",
@@ -45,8 +46,8 @@ func NewApp(f *Factory) *cli.App {
 			sessionsCommand(f),
 			completionCommand(),
 		},
-		Flags:          root.flags(true),
-		Action:         func(c *cli.Context) error { return rootAction(f, c, root) },
+		Flags:          root.flags(),
+		Action:         func(c *cli.Context) error { return rootAction(f, c, root.from(c)) },
 		OnUsageError:   func(c *cli.Context, err error, isSub bool) error { return usageError{err.Error()} },
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
@@ -57,11 +58,13 @@ func NewApp(f *Factory) *cli.App {
 
 // rootAction is gem without a verb: -p sends a prompt, a terminal gets the shell, anything
 // else the help.
-func rootAction(f *Factory, c *cli.Context, o agentOptions) error {
+func rootAction(f *Factory, c *cli.Context, root rootOptions) error {
+	o := root.agentOptions
 	if c.IsSet("prompt") {
 		if c.NArg() > 0 {
 			return usagef("gem -p takes the prompt as its value: gem -p \"...\" (got extra %q)", c.Args().First())
 		}
+		o.Prompt = root.Prompt
 		return runPrompt(f, o)
 	}
 	if c.NArg() > 0 {

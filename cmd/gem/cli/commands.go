@@ -47,19 +47,16 @@ func commandRows(s *session, t *commands.Table) []commandJSON {
 	return rows
 }
 
-type commandsOptions struct{ JSON bool }
-
-func commandsCommand(f *Factory) *cli.Command {
-	var opts commandsOptions
-	return leaf(f, &cli.Command{
-		Name:        "commands",
-		Usage:       "list the executable slash commands of enabled extensions",
-		Description: "EXAMPLES\n  gem commands\n  gem commands --json | jq '.[].qualifiedName'",
-		Flags:       []cli.Flag{jsonFlag(&opts.JSON, "print a JSON array")},
-	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return listCommands(s, opts) })
+type commandsOptions struct {
+	JSON bool `flag:"json" usage:"print a JSON array"`
 }
 
-func listCommands(s *session, opts commandsOptions) error {
+func commandsCommand(f *Factory) *cli.Command {
+	return verb(f, "commands", "list the executable slash commands of enabled extensions", listCommands,
+		"gem commands", "gem commands --json | jq '.[].qualifiedName'")
+}
+
+func listCommands(_ context.Context, s *session, opts commandsOptions) error {
 	d := s.discover()
 	for _, w := range d.Warnings {
 		s.warn("%s", w)

@@ -57,19 +57,16 @@ type doctorExtension struct {
 	Problems manifest.Problems `json:"problems"`
 }
 
-type doctorOptions struct{ JSON bool }
-
-func doctorCommand(f *Factory) *cli.Command {
-	var o doctorOptions
-	return leaf(f, &cli.Command{
-		Name:        "doctor",
-		Usage:       "show what gem enforces on this machine, its paths, and problems with installed extensions",
-		Description: "EXAMPLES\n  gem doctor\n  gem doctor --json | jq .sandbox",
-		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON object")},
-	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return doctor(s, o) })
+type doctorOptions struct {
+	JSON bool `flag:"json" usage:"print a JSON object"`
 }
 
-func doctor(s *session, o doctorOptions) error {
+func doctorCommand(f *Factory) *cli.Command {
+	return verb(f, "doctor", "show what gem enforces on this machine, its paths, and problems with installed extensions", doctor,
+		"gem doctor", "gem doctor --json | jq .sandbox")
+}
+
+func doctor(_ context.Context, s *session, o doctorOptions) error {
 	rep := doctorReport{Paths: doctorPaths(s), Sandbox: doctorSandboxReport()}
 	d := registry.Discover(s.env, registry.Providers)
 	rep.Trust.Folder = s.env.Cwd

@@ -12,35 +12,26 @@ import (
 )
 
 type extConfigOptions struct {
-	Name, Setting, Value string
-	ValueSet, Unset      bool
-	JSON                 bool
+	Name    string  `arg:"<name>" help:"an extension name"`
+	Setting string  `arg:"[setting]" help:"a setting"`
+	Value   *string `flag:"value" usage:"the value to set (else asked on a terminal, or read from stdin)"`
+	Unset   bool    `flag:"unset" usage:"remove the value"`
+	JSON    bool    `flag:"json" usage:"print the settings as JSON"`
 }
 
 func extConfigCommand(f *Factory) *cli.Command {
-	var o extConfigOptions
-	return leaf(f, &cli.Command{
-		Name:      "config",
-		Usage:     "show or set an extension's settings (sensitive values are stored encrypted)",
-		ArgsUsage: "<name> [setting]",
-		Description: "EXAMPLES\n" +
-			"  gem ext config weather                      # show the settings\n" +
-			"  gem ext config weather apiKey               # asked on the terminal, hidden\n" +
-			"  echo \"$KEY\" | gem ext config weather apiKey  # read from stdin\n" +
-			"  gem ext config weather units --value metric",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "value", Usage: "the value to set (else asked on a terminal, or read from stdin)", Destination: &o.Value,
-				Action: func(*cli.Context, string) error { o.ValueSet = true; return nil }},
-			&cli.BoolFlag{Name: "unset", Usage: "remove the value", Destination: &o.Unset},
-			jsonFlag(&o.JSON, "print the settings as JSON"),
-		},
-	}, between(1, 2, "an extension name and optionally a setting"), func(ctx context.Context, s *session, args []string) error {
-		o.Name, o.Setting = args[0], at(args, 1)
-		if o.Setting == "" {
-			return showSettings(s, o)
-		}
-		return setSetting(s, o)
-	})
+	return verb(f, "config", "show or set an extension's settings (sensitive values are stored encrypted)", extConfig,
+		"gem ext config weather                      # show the settings",
+		"gem ext config weather apiKey               # asked on the terminal, hidden",
+		`echo "$KEY" | gem ext config weather apiKey  # read from stdin`,
+		"gem ext config weather units --value metric")
+}
+
+func extConfig(_ context.Context, s *session, o extConfigOptions) error {
+	if o.Setting == "" {
+		return showSettings(s, o)
+	}
+	return setSetting(s, o)
 }
 
 func showSettings(s *session, o extConfigOptions) error {
@@ -81,8 +72,10 @@ func setSetting(s *session, o extConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	value := o.Value
-	if !o.Unset && !o.ValueSet {
+	var value string
+	if o.Value != nil {
+		value = *o.Value
+	} else if !o.Unset {
 		if value, err = readValue(s, st.Name, st.Sensitive); err != nil {
 			return err
 		}

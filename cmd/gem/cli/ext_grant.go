@@ -12,38 +12,24 @@ import (
 )
 
 type extGrantOptions struct {
-	Name                  string
-	Network, Revoke, JSON bool
-	Read, Write           cli.StringSlice
+	Name    string   `arg:"<name>" help:"an extension name"`
+	Network bool     `flag:"network" usage:"allow TCP (and UDP)"`
+	Read    []string `flag:"read" usage:"allow reading a folder (repeat the flag)"`
+	Write   []string `flag:"write" usage:"allow writing a folder (repeat the flag)"`
+	Revoke  bool     `flag:"revoke" usage:"remove everything granted"`
+	JSON    bool     `flag:"json" usage:"print the grant as JSON"`
 }
 
 func extGrantCommand(f *Factory) *cli.Command {
-	var o extGrantOptions
-	return leaf(f, &cli.Command{
-		Name:      "grant",
-		Usage:     "let an extension's programs reach more than its manifest asks for (network, folders)",
-		ArgsUsage: "<name>",
-		Description: "Most extensions written for Gemini CLI declare no sandbox; their MCP servers (npx, uvx)\n" +
-			"often need the network and a cache folder. Without flags it shows the grant; --revoke\n" +
-			"removes it. Grants live in $GEM_HOME/grants.json.\n\n" +
-			"EXAMPLES\n" +
-			"  gem ext grant context7 --network --write ~/.npm\n" +
-			"  gem ext grant context7\n" +
-			"  gem ext grant context7 --revoke",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "network", Usage: "allow TCP (and UDP)", Destination: &o.Network},
-			&cli.StringSliceFlag{Name: "read", Usage: "allow reading a folder (repeat the flag)", Destination: &o.Read},
-			&cli.StringSliceFlag{Name: "write", Usage: "allow writing a folder (repeat the flag)", Destination: &o.Write},
-			&cli.BoolFlag{Name: "revoke", Usage: "remove everything granted", Destination: &o.Revoke},
-			jsonFlag(&o.JSON, "print the grant as JSON"),
-		},
-	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
-		o.Name = args[0]
-		return extGrant(s, o)
-	})
+	cmd := verb(f, "grant", "let an extension's programs reach more than its manifest asks for (network, folders)", extGrant,
+		"gem ext grant context7 --network --write ~/.npm", "gem ext grant context7", "gem ext grant context7 --revoke")
+	cmd.Description = "Most extensions written for Gemini CLI declare no sandbox; their MCP servers (npx, uvx)\n" +
+		"often need the network and a cache folder. Without flags it shows the grant; --revoke\n" +
+		"removes it. Grants live in $GEM_HOME/grants.json.\n\n" + cmd.Description
+	return cmd
 }
 
-func extGrant(s *session, o extGrantOptions) error {
+func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 	if _, err := registry.Discover(s.env, registry.Providers).Get(o.Name); err != nil {
 		return err
 	}
@@ -56,13 +42,13 @@ func extGrant(s *session, o extGrantOptions) error {
 		g = registry.Grant{}
 	}
 	g.Network = g.Network || o.Network
-	if g.Read, err = addFolders(s, g.Read, o.Read.Value()); err != nil {
+	if g.Read, err = addFolders(s, g.Read, o.Read); err != nil {
 		return err
 	}
-	if g.Write, err = addFolders(s, g.Write, o.Write.Value()); err != nil {
+	if g.Write, err = addFolders(s, g.Write, o.Write); err != nil {
 		return err
 	}
-	if o.Revoke || o.Network || len(o.Read.Value()) > 0 || len(o.Write.Value()) > 0 {
+	if o.Revoke || o.Network || len(o.Read) > 0 || len(o.Write) > 0 {
 		if err := registry.SetGrant(s.env, o.Name, g); err != nil {
 			return err
 		}

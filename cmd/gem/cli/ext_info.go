@@ -21,28 +21,16 @@ import (
 )
 
 type extInfoOptions struct {
-	Name          string
-	JSON, Verbose bool
+	Name    string `arg:"<name>" help:"an extension name"`
+	JSON    bool   `flag:"json" usage:"print a JSON object"`
+	Verbose bool   `flag:"verbose,v" usage:"show which platform naming matched each binary"`
 }
 
 func extInfoCommand(f *Factory) *cli.Command {
-	var o extInfoOptions
-	return leaf(f, &cli.Command{
-		Name:        "info",
-		Usage:       "show everything known about one extension",
-		ArgsUsage:   "<name>",
-		Description: "EXAMPLES\n  gem ext info hello\n  gem ext info hello --json | jq .consent",
-		Flags: []cli.Flag{
-			jsonFlag(&o.JSON, "print a JSON object"),
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show which platform naming matched each binary", Destination: &o.Verbose},
-		},
-	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
-		o.Name = args[0]
-		return extInfoRun(s, o)
-	})
+	return verb(f, "info", "show everything known about one extension", extInfoRun, "gem ext info hello", "gem ext info hello --json | jq .consent")
 }
 
-func extInfoRun(s *session, o extInfoOptions) error {
+func extInfoRun(_ context.Context, s *session, o extInfoOptions) error {
 	d := registry.Discover(s.env, registry.Providers)
 	for _, w := range d.Warnings {
 		s.warn("%s", w)

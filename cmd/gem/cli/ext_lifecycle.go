@@ -28,11 +28,6 @@ func newInstaller(s *session, consent bool) *install.Installer {
 	}
 }
 
-// scopeFlag is --scope of install and link, bound to dest.
-func scopeFlag(dest *string, usage string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "scope", Value: "user", Usage: usage, Destination: dest}
-}
-
 func scopeLevel(scope string) (registry.Level, error) {
 	switch scope {
 	case "", "user":
@@ -45,34 +40,21 @@ func scopeLevel(scope string) (registry.Level, error) {
 }
 
 type extInstallOptions struct {
-	Source, Ref, Scope                     string
-	Consent, AutoUpdate, PreRelease, Force bool
-	JSON                                   bool
+	Source     string `arg:"<source>" help:"a source"`
+	Ref        string `flag:"ref" usage:"git branch, tag or commit; GitHub release tag"`
+	Scope      string `flag:"scope" usage:"user (~/.gemini/extensions) or project (./.gemini/extensions)"`
+	Consent    bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	AutoUpdate bool   `flag:"auto-update" usage:"record that this extension updates automatically"`
+	PreRelease bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
+	Force      bool   `flag:"force" usage:"replace an installed extension of the same name"`
+	JSON       bool   `flag:"json" usage:"print the result as JSON"`
 }
 
+func (o *extInstallOptions) setDefaults() { o.Scope = "user" }
+
 func extInstallCommand(f *Factory) *cli.Command {
-	var o extInstallOptions
-	return leaf(f, &cli.Command{
-		Name:      "install",
-		Usage:     "install an extension from a folder, git URL, GitHub owner/repo or archive",
-		ArgsUsage: "<source>",
-		Description: "EXAMPLES\n" +
-			"  gem ext install https://github.com/owner/repo\n" +
-			"  gem ext install owner/repo --ref v1.2.0\n" +
-			"  gem ext install ./my-ext.tar.gz --consent",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "ref", Usage: "git branch, tag or commit; GitHub release tag", Destination: &o.Ref},
-			scopeFlag(&o.Scope, "user (~/.gemini/extensions) or project (./.gemini/extensions)"),
-			consentFlag(&o.Consent),
-			&cli.BoolFlag{Name: "auto-update", Usage: "record that this extension updates automatically", Destination: &o.AutoUpdate},
-			&cli.BoolFlag{Name: "pre-release", Usage: "allow GitHub pre-releases", Destination: &o.PreRelease},
-			&cli.BoolFlag{Name: "force", Usage: "replace an installed extension of the same name", Destination: &o.Force},
-			jsonFlag(&o.JSON, "print the result as JSON"),
-		},
-	}, exactly(1, "a source"), func(ctx context.Context, s *session, args []string) error {
-		o.Source = args[0]
-		return extInstall(ctx, s, o)
-	})
+	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo or archive", extInstall,
+		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent")
 }
 
 func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
@@ -98,25 +80,16 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 }
 
 type extUninstallOptions struct {
-	Targets []string
-	All     bool
+	Targets []string `arg:"[name|source]..."`
+	All     bool     `flag:"all" usage:"remove every installed extension"`
 }
 
 func extUninstallCommand(f *Factory) *cli.Command {
-	var o extUninstallOptions
-	return leaf(f, &cli.Command{
-		Name:        "uninstall",
-		Usage:       "remove extensions by name or by the source they were installed from",
-		ArgsUsage:   "<name|source>...",
-		Description: "EXAMPLES\n  gem ext uninstall hello\n  gem ext uninstall --all",
-		Flags:       []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "remove every installed extension", Destination: &o.All}},
-	}, argRule{0, -1, ""}, func(ctx context.Context, s *session, args []string) error {
-		o.Targets = args
-		return extUninstall(s, o)
-	})
+	return verb(f, "uninstall", "remove extensions by name or by the source they were installed from", extUninstall,
+		"gem ext uninstall hello", "gem ext uninstall --all")
 }
 
-func extUninstall(s *session, o extUninstallOptions) error {
+func extUninstall(_ context.Context, s *session, o extUninstallOptions) error {
 	if len(o.Targets) == 0 && !o.All {
 		return usagef("uninstall needs extension names or sources, or --all")
 	}
@@ -132,29 +105,24 @@ func extUninstall(s *session, o extUninstallOptions) error {
 }
 
 type enableOptions struct {
-	Name, Scope string
-	Enable      bool
+	Name   string `arg:"<name>" help:"an extension name"`
+	Scope  string `flag:"scope" usage:"user or workspace"`
+	Enable bool
 }
 
 func extEnableCommand(f *Factory, enable bool) *cli.Command {
-	o := enableOptions{Enable: enable}
 	name, usage := "enable", "enable an extension (without --scope: everywhere, removing disables that apply here)"
 	if !enable {
 		name, usage = "disable", "disable an extension (default scope: user)"
 	}
-	return leaf(f, &cli.Command{
-		Name:        name,
-		Usage:       usage,
-		ArgsUsage:   "<name>",
-		Description: "EXAMPLES\n  gem ext " + name + " hello\n  gem ext " + name + " hello --scope workspace",
-		Flags:       []cli.Flag{&cli.StringFlag{Name: "scope", Usage: "user or workspace", Destination: &o.Scope}},
-	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
-		o.Name = args[0]
-		return extEnable(s, o)
-	})
+	run := func(ctx context.Context, s *session, o enableOptions) error {
+		o.Enable = enable
+		return extEnable(ctx, s, o)
+	}
+	return verb(f, name, usage, run, "gem ext "+name+" hello", "gem ext "+name+" hello --scope workspace")
 }
 
-func extEnable(s *session, o enableOptions) error {
+func extEnable(_ context.Context, s *session, o enableOptions) error {
 	if o.Scope != "" && o.Scope != "user" && o.Scope != "workspace" {
 		return usagef("--scope %q: use user or workspace", o.Scope)
 	}
@@ -171,29 +139,20 @@ func extEnable(s *session, o enableOptions) error {
 }
 
 type extLinkOptions struct {
-	Path, Scope    string
-	Consent, Force bool
+	Path    string `arg:"<path>" help:"the extension folder"`
+	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Scope   string `flag:"scope" usage:"user or project"`
+	Force   bool   `flag:"force" usage:"replace an installed extension of the same name"`
 }
+
+func (o *extLinkOptions) setDefaults() { o.Scope = "user" }
 
 func extLinkCommand(f *Factory) *cli.Command {
-	var o extLinkOptions
-	return leaf(f, &cli.Command{
-		Name:        "link",
-		Usage:       "install a folder by reference: changes in the folder take effect at once",
-		ArgsUsage:   "<path>",
-		Description: "EXAMPLES\n  gem ext link ./my-ext\n  gem ext link ./my-ext --scope project --consent",
-		Flags: []cli.Flag{
-			consentFlag(&o.Consent),
-			scopeFlag(&o.Scope, "user or project"),
-			&cli.BoolFlag{Name: "force", Usage: "replace an installed extension of the same name", Destination: &o.Force},
-		},
-	}, exactly(1, "the extension folder"), func(ctx context.Context, s *session, args []string) error {
-		o.Path = args[0]
-		return extLink(s, o)
-	})
+	return verb(f, "link", "install a folder by reference: changes in the folder take effect at once", extLink,
+		"gem ext link ./my-ext", "gem ext link ./my-ext --scope project --consent")
 }
 
-func extLink(s *session, o extLinkOptions) error {
+func extLink(_ context.Context, s *session, o extLinkOptions) error {
 	scope, err := scopeLevel(o.Scope)
 	if err != nil {
 		return err
@@ -207,25 +166,16 @@ func extLink(s *session, o extLinkOptions) error {
 }
 
 type extVerifyOptions struct {
-	Name string
-	JSON bool
+	Name string `arg:"<name>" help:"an extension name"`
+	JSON bool   `flag:"json" usage:"print the result as JSON"`
 }
 
 func extVerifyCommand(f *Factory) *cli.Command {
-	var o extVerifyOptions
-	return leaf(f, &cli.Command{
-		Name:        "verify",
-		Usage:       "check that an installed extension's files still match the hashes recorded at install",
-		ArgsUsage:   "<name>",
-		Description: "EXAMPLES\n  gem ext verify hello\n  gem ext verify hello --json",
-		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print the result as JSON")},
-	}, exactly(1, "an extension name"), func(ctx context.Context, s *session, args []string) error {
-		o.Name = args[0]
-		return extVerify(s, o)
-	})
+	return verb(f, "verify", "check that an installed extension's files still match the hashes recorded at install", extVerify,
+		"gem ext verify hello", "gem ext verify hello --json")
 }
 
-func extVerify(s *session, o extVerifyOptions) error {
+func extVerify(_ context.Context, s *session, o extVerifyOptions) error {
 	changed, missing, added, err := install.Verify(s.env, o.Name)
 	if err != nil {
 		return err

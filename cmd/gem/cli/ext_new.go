@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -10,30 +11,23 @@ import (
 	"github.com/gemhost/gem/registry/install"
 )
 
-type extNewOptions struct{ Path, Template string }
-
-func extNewCommand(f *Factory) *cli.Command {
-	usage := "create an extension from a template:"
-	var names []string
-	for n := range install.Templates {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		usage += "\n  " + n + ": " + install.Templates[n]
-	}
-	usage += "\n\nEXAMPLES\n  gem ext new ./my-ext command\n  gem ext new ./my-tools plugin"
-	return leaf(f, &cli.Command{
-		Name:        "new",
-		Usage:       "create an extension from a template (command, context, mcp, plugin)",
-		Description: usage,
-		ArgsUsage:   "<path> [template]",
-	}, between(1, 2, "a folder and optionally a template"), func(ctx context.Context, s *session, args []string) error {
-		return extNew(s, extNewOptions{Path: args[0], Template: at(args, 1)})
-	})
+type extNewOptions struct {
+	Path     string `arg:"<path>" help:"a folder"`
+	Template string `arg:"[template]" help:"a template"`
 }
 
-func extNew(s *session, opts extNewOptions) error {
+func extNewCommand(f *Factory) *cli.Command {
+	cmd := verb(f, "new", "create an extension from a template (command, context, mcp, plugin)", extNew,
+		"gem ext new ./my-ext command", "gem ext new ./my-tools plugin")
+	about := "create an extension from a template:"
+	for _, n := range slices.Sorted(maps.Keys(install.Templates)) {
+		about += "\n  " + n + ": " + install.Templates[n]
+	}
+	cmd.Description = about + "\n\n" + cmd.Description
+	return cmd
+}
+
+func extNew(_ context.Context, s *session, opts extNewOptions) error {
 	files, err := install.New(opts.Path, opts.Template)
 	if err != nil {
 		return err
@@ -48,12 +42,4 @@ func extNew(s *session, opts extNewOptions) error {
 		fmt.Fprintf(s.stdout, "Next: gem ext validate %s, then gem ext link %s\n", opts.Path, opts.Path)
 	}
 	return nil
-}
-
-// at is args[i], or "" past the end.
-func at(args []string, i int) string {
-	if i < len(args) {
-		return args[i]
-	}
-	return ""
 }

@@ -10,32 +10,18 @@ import (
 )
 
 type extUpdateOptions struct {
-	Names                                      []string
-	All, Auto, DryRun, Rollback, Consent, JSON bool
+	Names    []string `arg:"[name]..."`
+	All      bool     `flag:"all" usage:"update every installed extension"`
+	Auto     bool     `flag:"auto" usage:"update the extensions installed with --auto-update, without asking (for cron or shell start-up); one whose consent changed is skipped"`
+	DryRun   bool     `flag:"dry-run" usage:"only say what would be updated"`
+	Rollback bool     `flag:"rollback" usage:"put back the version the last update replaced"`
+	Consent  bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	JSON     bool     `flag:"json" usage:"print the results as JSON"`
 }
 
 func extUpdateCommand(f *Factory) *cli.Command {
-	var o extUpdateOptions
-	return leaf(f, &cli.Command{
-		Name:      "update",
-		Usage:     "update extensions from their sources (the installed version stays until the new one is in place)",
-		ArgsUsage: "[<name>...]",
-		Description: "EXAMPLES\n" +
-			"  gem ext update hello\n" +
-			"  gem ext update --all --dry-run\n" +
-			"  gem ext update hello --rollback",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "update every installed extension", Destination: &o.All},
-			&cli.BoolFlag{Name: "auto", Usage: "update the extensions installed with --auto-update, without asking (for cron or shell start-up); one whose consent changed is skipped", Destination: &o.Auto},
-			&cli.BoolFlag{Name: "dry-run", Usage: "only say what would be updated", Destination: &o.DryRun},
-			&cli.BoolFlag{Name: "rollback", Usage: "put back the version the last update replaced", Destination: &o.Rollback},
-			consentFlag(&o.Consent),
-			jsonFlag(&o.JSON, "print the results as JSON"),
-		},
-	}, argRule{0, -1, ""}, func(ctx context.Context, s *session, args []string) error {
-		o.Names = args
-		return extUpdate(ctx, s, o)
-	})
+	return verb(f, "update", "update extensions from their sources (the installed version stays until the new one is in place)", extUpdate,
+		"gem ext update hello", "gem ext update --all --dry-run", "gem ext update hello --rollback")
 }
 
 func extUpdate(ctx context.Context, s *session, o extUpdateOptions) error {

@@ -12,25 +12,16 @@ import (
 )
 
 type extValidateOptions struct {
-	Path string
-	JSON bool
+	Path string `arg:"<path>" help:"the extension folder"`
+	JSON bool   `flag:"json" usage:"print the problems as JSON"`
 }
 
 func extValidateCommand(f *Factory) *cli.Command {
-	var opts extValidateOptions
-	return leaf(f, &cli.Command{
-		Name:        "validate",
-		Usage:       "check an extension folder and report every problem at once",
-		ArgsUsage:   "<path>",
-		Description: "EXAMPLES\n  gem ext validate ./my-ext\n  gem ext validate ./my-ext --json",
-		Flags:       []cli.Flag{jsonFlag(&opts.JSON, "print the problems as JSON")},
-	}, exactly(1, "the extension folder"), func(ctx context.Context, s *session, args []string) error {
-		opts.Path = args[0]
-		return extValidate(s, opts)
-	})
+	return verb(f, "validate", "check an extension folder and report every problem at once", extValidate,
+		"gem ext validate ./my-ext", "gem ext validate ./my-ext --json")
 }
 
-func extValidate(s *session, opts extValidateOptions) error {
+func extValidate(_ context.Context, s *session, opts extValidateOptions) error {
 	x, err := registry.LoadFolder(opts.Path)
 	if err != nil {
 		return err

@@ -46,16 +46,13 @@ type mcpServerRow struct {
 	Error     string `json:"error,omitempty"`
 }
 
-type mcpListOptions struct{ JSON bool }
+type mcpListOptions struct {
+	JSON bool `flag:"json" usage:"print a JSON array"`
+}
 
 func mcpListCommand(f *Factory) *cli.Command {
-	var o mcpListOptions
-	return leaf(f, &cli.Command{
-		Name:        "list",
-		Usage:       "start every MCP server of the enabled extensions and show its state and tools",
-		Description: "EXAMPLES\n  gem mcp list\n  gem mcp list --json | jq '.[] | select(.error)'",
-		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON array")},
-	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return mcpList(ctx, s, o) })
+	return verb(f, "list", "start every MCP server of the enabled extensions and show its state and tools", mcpList,
+		"gem mcp list", "gem mcp list --json | jq '.[] | select(.error)'")
 }
 
 func mcpList(ctx context.Context, s *session, o mcpListOptions) error {
@@ -97,22 +94,12 @@ func mcpList(ctx context.Context, s *session, o mcpListOptions) error {
 }
 
 type mcpToolsOptions struct {
-	Server string
-	JSON   bool
+	Server string `arg:"<server>" help:"a server name"`
+	JSON   bool   `flag:"json" usage:"print a JSON array"`
 }
 
 func mcpToolsCommand(f *Factory) *cli.Command {
-	var o mcpToolsOptions
-	return leaf(f, &cli.Command{
-		Name:        "tools",
-		Usage:       "list the tools of one MCP server, as gem names them",
-		ArgsUsage:   "<server>",
-		Description: "EXAMPLES\n  gem mcp tools notes",
-		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON array")},
-	}, exactly(1, "a server name"), func(ctx context.Context, s *session, args []string) error {
-		o.Server = args[0]
-		return mcpTools(ctx, s, o)
-	})
+	return verb(f, "tools", "list the tools of one MCP server, as gem names them", mcpTools, "gem mcp tools notes")
 }
 
 func mcpTools(ctx context.Context, s *session, o mcpToolsOptions) error {
@@ -142,54 +129,50 @@ func mcpTools(ctx context.Context, s *session, o mcpToolsOptions) error {
 }
 
 type mcpResourcesOptions struct {
-	Server string
-	JSON   bool
+	Server string `arg:"<server>" help:"a server name"`
+	JSON   bool   `flag:"json" usage:"print a JSON array"`
 }
 
 func mcpResourcesCommand(f *Factory) *cli.Command {
-	var o mcpResourcesOptions
-	return leaf(f, &cli.Command{
-		Name:        "resources",
-		Usage:       "list an MCP server's resources and resource templates",
-		ArgsUsage:   "<server>",
-		Description: "EXAMPLES\n  gem mcp resources notes",
-		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON array")},
-	}, exactly(1, "a server name"), func(ctx context.Context, s *session, args []string) error {
-		o.Server = args[0]
-		return withMCPServer(ctx, s, o.Server, func(srv *mcphost.Server) error {
-			list, err := srv.Resources(ctx)
-			if err != nil {
-				return err
+	return verb(f, "resources", "list an MCP server's resources and resource templates", mcpResources, "gem mcp resources notes")
+}
+
+func mcpResources(ctx context.Context, s *session, o mcpResourcesOptions) error {
+	return withMCPServer(ctx, s, o.Server, func(srv *mcphost.Server) error {
+		list, err := srv.Resources(ctx)
+		if err != nil {
+			return err
+		}
+		return render(s, o.JSON, orEmpty(list), func() error {
+			var table [][]string
+			for _, x := range list {
+				table = append(table, []string{x.URI, x.Name, x.Description})
 			}
-			return render(s, o.JSON, orEmpty(list), func() error {
-				var table [][]string
-				for _, x := range list {
-					table = append(table, []string{x.URI, x.Name, x.Description})
-				}
-				return printTable(s.stdout, []string{"URI", "NAME", "DESCRIPTION"}, table)
-			})
+			return printTable(s.stdout, []string{"URI", "NAME", "DESCRIPTION"}, table)
 		})
 	})
 }
 
+type mcpReadOptions struct {
+	Server string `arg:"<server>" help:"a server name"`
+	URI    string `arg:"<uri>" help:"a resource URI"`
+}
+
 func mcpReadCommand(f *Factory) *cli.Command {
-	return leaf(f, &cli.Command{
-		Name:        "read",
-		Usage:       "print a resource of an MCP server",
-		ArgsUsage:   "<server> <uri>",
-		Description: "EXAMPLES\n  gem mcp read notes notes://all",
-	}, exactly(2, "a server name and a resource URI"), func(ctx context.Context, s *session, args []string) error {
-		return withMCPServer(ctx, s, args[0], func(srv *mcphost.Server) error {
-			text, err := srv.ReadResource(ctx, args[1])
-			if err != nil {
-				return err
-			}
-			if !strings.HasSuffix(text, "\n") {
-				text += "\n"
-			}
-			_, err = fmt.Fprint(s.stdout, text)
+	return verb(f, "read", "print a resource of an MCP server", mcpRead, "gem mcp read notes notes://all")
+}
+
+func mcpRead(ctx context.Context, s *session, o mcpReadOptions) error {
+	return withMCPServer(ctx, s, o.Server, func(srv *mcphost.Server) error {
+		text, err := srv.ReadResource(ctx, o.URI)
+		if err != nil {
 			return err
-		})
+		}
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		_, err = fmt.Fprint(s.stdout, text)
+		return err
 	})
 }
 
@@ -209,27 +192,21 @@ func withMCPServer(ctx context.Context, s *session, name string, fn func(*mcphos
 
 type mcpServeOptions struct {
 	callFlags
-	HTTP string
+	HTTP string `flag:"http" usage:"serve streamable HTTP on this loopback address (host:port)"`
 }
 
 func mcpServeCommand(f *Factory) *cli.Command {
-	var o mcpServeOptions
-	return leaf(f, &cli.Command{
-		Name:  "serve",
-		Usage: "serve every enabled tool (plugins and MCP servers) over MCP: stdio, or streamable HTTP with --http",
-		Description: "Over stdio (the default) an MCP host starts `gem mcp serve` itself; stdout carries the\n" +
-			"protocol and warnings go to stderr. With --http 127.0.0.1:PORT gem serves streamable HTTP\n" +
-			"at http://127.0.0.1:PORT/mcp and prints that URL on stdout (PORT 0 picks a free one).\n" +
-			"Only loopback addresses are served, and only to clients that send the bearer token gem\n" +
-			"prints on stderr and writes to $GEM_HOME/mcp-serve/PORT.token (0600): tools run with your\n" +
-			"permissions, and any local user can reach a loopback port.\n\n" +
-			"EXAMPLES\n" +
-			"  gem mcp serve                       # for an MCP host's config: {\"command\": \"gem\", \"args\": [\"mcp\", \"serve\"]}\n" +
-			"  gem mcp serve --http 127.0.0.1:0",
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on this loopback address (host:port)", Destination: &o.HTTP},
-		}, o.callFlags.flags("approve confirmations when the client cannot be asked (no elicitation)")...),
-	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return mcpServe(ctx, s, o) })
+	cmd := verb(f, "serve", "serve every enabled tool (plugins and MCP servers) over MCP: stdio, or streamable HTTP with --http", mcpServe,
+		`gem mcp serve                       # for an MCP host's config: {"command": "gem", "args": ["mcp", "serve"]}`,
+		"gem mcp serve --http 127.0.0.1:0")
+	cmd.Description = "Over stdio (the default) an MCP host starts `gem mcp serve` itself; stdout carries the\n" +
+		"protocol and warnings go to stderr. With --http 127.0.0.1:PORT gem serves streamable HTTP\n" +
+		"at http://127.0.0.1:PORT/mcp and prints that URL on stdout (PORT 0 picks a free one).\n" +
+		"Only loopback addresses are served, and only to clients that send the bearer token gem\n" +
+		"prints on stderr and writes to $GEM_HOME/mcp-serve/PORT.token (0600): tools run with your\n" +
+		"permissions, and any local user can reach a loopback port. --yes approves confirmations\n" +
+		"when the client cannot be asked (no elicitation).\n\n" + cmd.Description
+	return cmd
 }
 
 func mcpServe(ctx context.Context, s *session, o mcpServeOptions) error {

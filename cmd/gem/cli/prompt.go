@@ -4,14 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 )
-
-// consentFlag is --consent of the verbs that ask for consent, bound to dest.
-func consentFlag(dest *bool) *cli.BoolFlag {
-	return &cli.BoolFlag{Name: "consent", Usage: "agree to the consent text without being asked (for scripts)", Destination: dest}
-}
 
 // consentAsker returns the Asker for install/update/link: --consent answers yes; without a
 // terminal it fails at once naming --consent (gem never waits on a closed stdin).

@@ -28,17 +28,17 @@ import (
 )
 
 func shellCommand(f *Factory) *cli.Command {
-	var o agentOptions
+	opts := optionsOf[agentOptions]()
 	return &cli.Command{
 		Name:        "shell",
 		Usage:       "the interactive shell: slash commands, and text for the model (also: gem with no arguments on a terminal)",
 		Description: "EXAMPLES\n  gem shell\n  gem shell --resume latest",
-		Flags:       o.flags(false),
+		Flags:       opts.flags(),
 		Action: func(c *cli.Context) error {
 			if err := noArgs().check(c); err != nil {
 				return err
 			}
-			return runShell(f, o)
+			return runShell(f, opts.from(c))
 		},
 	}
 }

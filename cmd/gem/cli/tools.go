@@ -23,18 +23,12 @@ import (
 // callFlags are the flags of the verbs that call tools: a time limit, --yes, and the
 // approval mode.
 type callFlags struct {
-	Timeout      time.Duration
-	Yes          bool
-	ApprovalMode string
+	Timeout      time.Duration `flag:"timeout" usage:"per-call time limit (default 10m)"`
+	Yes          bool          `flag:"yes,y" usage:"approve what the policy asks about and what tools ask to confirm"`
+	ApprovalMode string        `flag:"approval-mode" usage:"default (ask before edit, delete, move, execute), autoEdit, yolo (trusted folders only) or plan (no changes)"`
 }
 
-func (o *callFlags) flags(yesUsage string) []cli.Flag {
-	return []cli.Flag{
-		&cli.DurationFlag{Name: "timeout", Usage: "per-call time limit (default 10m)", Destination: &o.Timeout},
-		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: yesUsage, Destination: &o.Yes},
-		approvalModeFlag(&o.ApprovalMode),
-	}
-}
+func (o *callFlags) setDefaults() { o.ApprovalMode = "default" }
 
 func toolsCommand(f *Factory) *cli.Command {
 	return &cli.Command{
@@ -44,16 +38,12 @@ func toolsCommand(f *Factory) *cli.Command {
 	}
 }
 
-type toolsListOptions struct{ JSON bool }
+type toolsListOptions struct {
+	JSON bool `flag:"json" usage:"print a JSON array"`
+}
 
 func toolsListCommand(f *Factory) *cli.Command {
-	var o toolsListOptions
-	return leaf(f, &cli.Command{
-		Name:        "list",
-		Usage:       "list the tools (name, extension, kind, description)",
-		Description: "EXAMPLES\n  gem tools list\n  gem tools list --json | jq '.[].name'",
-		Flags:       []cli.Flag{jsonFlag(&o.JSON, "print a JSON array")},
-	}, noArgs(), func(ctx context.Context, s *session, _ []string) error { return toolsList(ctx, s, o) })
+	return verb(f, "list", "list the tools (name, extension, kind, description)", toolsList, "gem tools list", "gem tools list --json | jq '.[].name'")
 }
 
 // toolRow is one tool in gem tools list --json.
@@ -87,62 +77,55 @@ func toolsList(ctx context.Context, s *session, o toolsListOptions) error {
 	})
 }
 
+type toolsSchemaOptions struct {
+	Tool string `arg:"<tool>" help:"a tool name"`
+}
+
 func toolsSchemaCommand(f *Factory) *cli.Command {
-	return leaf(f, &cli.Command{
-		Name:        "schema",
-		Usage:       "print a tool's JSON Schema",
-		ArgsUsage:   "<tool>",
-		Description: "EXAMPLES\n  gem tools schema notes_add",
-	}, exactly(1, "a tool name"), func(ctx context.Context, s *session, args []string) error {
-		reg, err := s.openTools(ctx, s.cliServices(false), callFlags{})
-		if err != nil {
-			return err
-		}
-		defer reg.Close()
-		t, ok := reg.Find(ctx, args[0])
-		if !ok {
-			return &tools.UnknownToolError{Name: args[0]}
-		}
-		return printJSON(s, t.Spec.InputSchema)
-	})
+	return verb(f, "schema", "print a tool's JSON Schema", toolsSchema, "gem tools schema notes_add")
+}
+
+func toolsSchema(ctx context.Context, s *session, o toolsSchemaOptions) error {
+	reg, err := s.openTools(ctx, s.cliServices(false), callFlags{})
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	t, ok := reg.Find(ctx, o.Tool)
+	if !ok {
+		return &tools.UnknownToolError{Name: o.Tool}
+	}
+	return printJSON(s, t.Spec.InputSchema)
 }
 
 type toolsCallOptions struct {
 	callFlags
-	Tool, Args  string
-	JSON, Batch bool
+	Tool  string `arg:"[tool]" help:"a tool name"`
+	Args  string `arg:"[json]" help:"JSON arguments"`
+	JSON  bool   `flag:"json" usage:"print the whole result object"`
+	Batch bool   `flag:"batch" usage:"read calls as JSON lines on stdin, write results as JSON lines"`
 }
 
 func toolsCallCommand(f *Factory) *cli.Command {
-	var o toolsCallOptions
-	return leaf(f, &cli.Command{
-		Name:      "call",
-		Usage:     "call a tool with JSON arguments and print its result (--batch: JSON lines on stdin)",
-		ArgsUsage: "<tool> ['<json>'] | --batch",
-		Description: "With --batch, each stdin line is {\"tool\": name, \"args\": {...}, \"id\": optional} and each\n" +
-			"stdout line is {\"id\", \"tool\", \"result\"} or {\"id\", \"tool\", \"error\"}, in order, all in one\n" +
-			"session (plugins keep their state between lines). The exit code is 1 when any line failed.\n\n" +
-			"EXAMPLES\n" +
-			"  gem tools call notes_add '{\"text\":\"buy milk\"}'\n" +
-			"  gem tools call notes_list --json\n" +
-			"  printf '{\"tool\":\"notes_list\"}\\n' | gem tools call --batch",
-		Flags: append([]cli.Flag{
-			jsonFlag(&o.JSON, "print the whole result object"),
-			&cli.BoolFlag{Name: "batch", Usage: "read calls as JSON lines on stdin, write results as JSON lines", Destination: &o.Batch},
-		}, o.callFlags.flags("approve what tools ask to confirm")...),
-	}, between(0, 2, "a tool name and optionally JSON arguments"), func(ctx context.Context, s *session, args []string) error {
-		o.Tool, o.Args = at(args, 0), at(args, 1)
-		if o.Batch {
-			if len(args) != 0 {
-				return usagef("tools call --batch reads its calls from stdin and takes no arguments")
-			}
-			return toolsBatch(ctx, s, o)
-		}
-		if o.Tool == "" {
-			return usagef("tools call needs a tool name and optionally JSON arguments: gem tools call <tool> '{\"k\":\"v\"}'")
-		}
-		return toolsCall(ctx, s, o)
-	})
+	cmd := verb(f, "call", "call a tool with JSON arguments and print its result (--batch: JSON lines on stdin)", toolsCallOrBatch,
+		`gem tools call notes_add '{"text":"buy milk"}'`, "gem tools call notes_list --json", `printf '{"tool":"notes_list"}\n' | gem tools call --batch`)
+	cmd.ArgsUsage = "<tool> ['<json>'] | --batch"
+	cmd.Description = "With --batch, each stdin line is {\"tool\": name, \"args\": {...}, \"id\": optional} and each\n" +
+		"stdout line is {\"id\", \"tool\", \"result\"} or {\"id\", \"tool\", \"error\"}, in order, all in one\n" +
+		"session (plugins keep their state between lines). The exit code is 1 when any line failed.\n\n" + cmd.Description
+	return cmd
+}
+
+func toolsCallOrBatch(ctx context.Context, s *session, o toolsCallOptions) error {
+	switch {
+	case o.Batch && o.Tool != "":
+		return usagef("tools call --batch reads its calls from stdin and takes no arguments")
+	case o.Batch:
+		return toolsBatch(ctx, s, o)
+	case o.Tool == "":
+		return usagef("tools call needs a tool name and optionally JSON arguments: gem tools call <tool> '{\"k\":\"v\"}'")
+	}
+	return toolsCall(ctx, s, o)
 }
 
 func toolsCall(ctx context.Context, s *session, o toolsCallOptions) error {
@@ -189,12 +172,6 @@ func (s *session) openTools(ctx context.Context, services *tools.Services, o cal
 		s.warn("%s", errorText(e))
 	}
 	return reg, nil
-}
-
-// approvalModeFlag is --approval-mode, for the verbs that call tools.
-func approvalModeFlag(dest *string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "approval-mode", Value: "default", Destination: dest,
-		Usage: "default (ask before edit, delete, move, execute), autoEdit, yolo (trusted folders only) or plan (no changes)"}
 }
 
 // loadPolicy builds the policy engine of a session: the user's, the workspace's and the

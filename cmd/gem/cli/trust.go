@@ -19,37 +19,30 @@ import (
 )
 
 type trustOptions struct {
-	Folder                     string
-	Parent, Revoke, List, JSON bool
+	Folder string `arg:"[folder]" help:"one folder"`
+	Parent bool   `flag:"parent" usage:"trust the folder's parent and everything below it"`
+	Revoke bool   `flag:"revoke" usage:"stop trusting the folder"`
+	List   bool   `flag:"list" usage:"list the trust rules"`
+	JSON   bool   `flag:"json" usage:"print JSON"`
 }
 
 func trustCommand(f *Factory) *cli.Command {
-	var opts trustOptions
-	return leaf(f, &cli.Command{
-		Name:      "trust",
-		Usage:     "trust a folder: its project extensions, policies and commands may run (shared with Gemini CLI)",
-		ArgsUsage: "[folder]",
-		Description: "In a folder you have not trusted, gem loads no project extensions (.gem/extensions,\n" +
-			".gemini/extensions), no allow rules of .gem/policies.toml and no project prompt commands\n" +
-			"that run shell commands. Trust is kept in ~/.gemini/trustedFolders.json, as Gemini CLI keeps it.\n\n" +
-			"EXAMPLES\n" +
-			"  gem trust                 # trust the current folder\n" +
-			"  gem trust --parent        # trust the current folder's parent and all below it\n" +
-			"  gem trust --revoke        # stop trusting the current folder\n" +
-			"  gem trust --list          # list the trust rules",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "parent", Usage: "trust the folder's parent and everything below it", Destination: &opts.Parent},
-			&cli.BoolFlag{Name: "revoke", Usage: "stop trusting the folder", Destination: &opts.Revoke},
-			&cli.BoolFlag{Name: "list", Usage: "list the trust rules", Destination: &opts.List},
-			jsonFlag(&opts.JSON, "print JSON"),
-		},
-	}, between(0, 1, "at most one folder"), func(ctx context.Context, s *session, args []string) error {
-		opts.Folder = at(args, 0)
-		if opts.List {
-			return listTrust(s, opts.JSON)
-		}
-		return setTrust(s, opts)
-	})
+	cmd := verb(f, "trust", "trust a folder: its project extensions, policies and commands may run (shared with Gemini CLI)", trust,
+		"gem trust                 # trust the current folder",
+		"gem trust --parent        # trust the current folder's parent and all below it",
+		"gem trust --revoke        # stop trusting the current folder",
+		"gem trust --list          # list the trust rules")
+	cmd.Description = "In a folder you have not trusted, gem loads no project extensions (.gem/extensions,\n" +
+		".gemini/extensions), no allow rules of .gem/policies.toml and no project prompt commands\n" +
+		"that run shell commands. Trust is kept in ~/.gemini/trustedFolders.json, as Gemini CLI keeps it.\n\n" + cmd.Description
+	return cmd
+}
+
+func trust(_ context.Context, s *session, o trustOptions) error {
+	if o.List {
+		return listTrust(s, o.JSON)
+	}
+	return setTrust(s, o)
 }
 
 func listTrust(s *session, asJSON bool) error {
@@ -103,30 +96,21 @@ func setTrust(s *session, opts trustOptions) error {
 }
 
 type extConsentOptions struct {
-	Target        string
-	Consent, JSON bool
+	Target  string `arg:"<name|folder>" help:"an extension name or folder"`
+	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	JSON    bool   `flag:"json" usage:"print the result as JSON"`
 }
 
 func extConsentCommand(f *Factory) *cli.Command {
-	var opts extConsentOptions
-	return leaf(f, &cli.Command{
-		Name:      "consent",
-		Usage:     "agree to an extension found here (a project extension, or one installed by Gemini CLI)",
-		ArgsUsage: "<name|folder>",
-		Description: "Shows what the extension brings and asks you to agree, as install does; gem then runs its\n" +
-			"programs with the permissions of the manifest you agreed to. When the manifest changed since,\n" +
-			"the difference is shown.\n\n" +
-			"EXAMPLES\n" +
-			"  gem ext consent ./.gemini/extensions/review\n" +
-			"  gem ext consent review --consent",
-		Flags: []cli.Flag{consentFlag(&opts.Consent), jsonFlag(&opts.JSON, "print the result as JSON")},
-	}, exactly(1, "an extension name or folder"), func(ctx context.Context, s *session, args []string) error {
-		opts.Target = args[0]
-		return extConsent(s, opts)
-	})
+	cmd := verb(f, "consent", "agree to an extension found here (a project extension, or one installed by Gemini CLI)", extConsent,
+		"gem ext consent ./.gemini/extensions/review", "gem ext consent review --consent")
+	cmd.Description = "Shows what the extension brings and asks you to agree, as install does; gem then runs its\n" +
+		"programs with the permissions of the manifest you agreed to. When the manifest changed since,\n" +
+		"the difference is shown.\n\n" + cmd.Description
+	return cmd
 }
 
-func extConsent(s *session, opts extConsentOptions) error {
+func extConsent(_ context.Context, s *session, opts extConsentOptions) error {
 	x, err := findForConsent(s, opts.Target)
 	if err != nil {
 		return err

@@ -20,9 +20,6 @@ type argRule struct {
 
 func noArgs() argRule                    { return argRule{0, 0, "no arguments"} }
 func exactly(n int, what string) argRule { return argRule{n, n, what} }
-func between(lo, hi int, what string) argRule {
-	return argRule{lo, hi, what}
-}
 
 func (a argRule) check(c *cli.Context) error {
 	n := c.NArg()
@@ -34,23 +31,6 @@ func (a argRule) check(c *cli.Context) error {
 		return usagef("%s takes no arguments (got %q)", name, c.Args().First())
 	}
 	return usagef("%s needs %s (got %d argument(s)): %s %s", name, a.what, n, name, c.Command.ArgsUsage)
-}
-
-// leaf finishes a verb's command: its Action checks the positional arguments, opens the
-// session and calls run with a context that SIGINT and SIGTERM cancel (the verb then
-// returns through its deferred clean-up, and gem exits 130; a second signal ends gem at once).
-func leaf(f *Factory, cmd *cli.Command, args argRule, run func(ctx context.Context, s *session, args []string) error) *cli.Command {
-	cmd.Action = func(c *cli.Context) error {
-		if err := args.check(c); err != nil {
-			return err
-		}
-		s, err := f.Session()
-		if err != nil {
-			return err
-		}
-		return runCancellable(c.Context, func(ctx context.Context) error { return run(ctx, s, c.Args().Slice()) })
-	}
-	return cmd
 }
 
 // runCancellable runs fn with a context SIGINT and SIGTERM cancel; a run ended that way is
@@ -70,11 +50,6 @@ func runCancellable(parent context.Context, fn func(ctx context.Context) error) 
 		return exitError{code: 130, msg: ""}
 	}
 	return err
-}
-
-// jsonFlag is the --json flag of a verb, bound to dest.
-func jsonFlag(dest *bool, usage string) *cli.BoolFlag {
-	return &cli.BoolFlag{Name: "json", Usage: usage, Destination: dest}
 }
 
 // newJSONEncoder is gem's one JSON encoder: no HTML escaping ("<folder>", not
