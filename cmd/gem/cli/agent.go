@@ -315,7 +315,7 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 }
 
 type sessionsOptions struct {
-	JSON bool `flag:"json" usage:"print a JSON array"`
+	jsonOutput
 }
 
 func sessionsCommand(f *Factory) *cli.Command {

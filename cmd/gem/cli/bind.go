@@ -198,3 +198,17 @@ func bindValues(fields []binding, o reflect.Value, c *cli.Context) {
 		}
 	}
 }
+
+// jsonOutput is the --json flag of every verb that prints a result.
+type jsonOutput struct {
+	JSON bool `flag:"json" usage:"print the result as JSON"`
+}
+
+// placement are the flags of the verbs that place an extension: install and link.
+type placement struct {
+	Scope   string `flag:"scope" usage:"user (~/.gemini/extensions) or project (./.gemini/extensions)"`
+	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Force   bool   `flag:"force" usage:"replace an installed extension of the same name"`
+}
+
+func (o *placement) setDefaults() { o.Scope = "user" }

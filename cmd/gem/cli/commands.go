@@ -48,7 +48,7 @@ func commandRows(s *session, t *commands.Table) []commandJSON {
 }
 
 type commandsOptions struct {
-	JSON bool `flag:"json" usage:"print a JSON array"`
+	jsonOutput
 }
 
 func commandsCommand(f *Factory) *cli.Command {

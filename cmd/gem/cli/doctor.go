@@ -58,7 +58,7 @@ type doctorExtension struct {
 }
 
 type doctorOptions struct {
-	JSON bool `flag:"json" usage:"print a JSON object"`
+	jsonOutput
 }
 
 func doctorCommand(f *Factory) *cli.Command {

@@ -16,7 +16,7 @@ type extConfigOptions struct {
 	Setting string  `arg:"[setting]" help:"a setting"`
 	Value   *string `flag:"value" usage:"the value to set (else asked on a terminal, or read from stdin)"`
 	Unset   bool    `flag:"unset" usage:"remove the value"`
-	JSON    bool    `flag:"json" usage:"print the settings as JSON"`
+	jsonOutput
 }
 
 func extConfigCommand(f *Factory) *cli.Command {

@@ -17,7 +17,7 @@ type extGrantOptions struct {
 	Read    []string `flag:"read" usage:"allow reading a folder (repeat the flag)"`
 	Write   []string `flag:"write" usage:"allow writing a folder (repeat the flag)"`
 	Revoke  bool     `flag:"revoke" usage:"remove everything granted"`
-	JSON    bool     `flag:"json" usage:"print the grant as JSON"`
+	jsonOutput
 }
 
 func extGrantCommand(f *Factory) *cli.Command {

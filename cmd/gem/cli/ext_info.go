@@ -21,9 +21,9 @@ import (
 )
 
 type extInfoOptions struct {
-	Name    string `arg:"<name>" help:"an extension name"`
-	JSON    bool   `flag:"json" usage:"print a JSON object"`
-	Verbose bool   `flag:"verbose,v" usage:"show which platform naming matched each binary"`
+	Name string `arg:"<name>" help:"an extension name"`
+	jsonOutput
+	Verbose bool `flag:"verbose,v" usage:"show which platform naming matched each binary"`
 }
 
 func extInfoCommand(f *Factory) *cli.Command {

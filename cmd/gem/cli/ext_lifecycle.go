@@ -42,15 +42,11 @@ func scopeLevel(scope string) (registry.Level, error) {
 type extInstallOptions struct {
 	Source     string `arg:"<source>" help:"a source"`
 	Ref        string `flag:"ref" usage:"git branch, tag or commit; GitHub release tag"`
-	Scope      string `flag:"scope" usage:"user (~/.gemini/extensions) or project (./.gemini/extensions)"`
-	Consent    bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
 	AutoUpdate bool   `flag:"auto-update" usage:"record that this extension updates automatically"`
 	PreRelease bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
-	Force      bool   `flag:"force" usage:"replace an installed extension of the same name"`
-	JSON       bool   `flag:"json" usage:"print the result as JSON"`
+	placement
+	jsonOutput
 }
-
-func (o *extInstallOptions) setDefaults() { o.Scope = "user" }
 
 func extInstallCommand(f *Factory) *cli.Command {
 	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo or archive", extInstall,
@@ -139,13 +135,9 @@ func extEnable(_ context.Context, s *session, o enableOptions) error {
 }
 
 type extLinkOptions struct {
-	Path    string `arg:"<path>" help:"the extension folder"`
-	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
-	Scope   string `flag:"scope" usage:"user or project"`
-	Force   bool   `flag:"force" usage:"replace an installed extension of the same name"`
+	Path string `arg:"<path>" help:"the extension folder"`
+	placement
 }
-
-func (o *extLinkOptions) setDefaults() { o.Scope = "user" }
 
 func extLinkCommand(f *Factory) *cli.Command {
 	return verb(f, "link", "install a folder by reference: changes in the folder take effect at once", extLink,
@@ -167,7 +159,7 @@ func extLink(_ context.Context, s *session, o extLinkOptions) error {
 
 type extVerifyOptions struct {
 	Name string `arg:"<name>" help:"an extension name"`
-	JSON bool   `flag:"json" usage:"print the result as JSON"`
+	jsonOutput
 }
 
 func extVerifyCommand(f *Factory) *cli.Command {

@@ -10,8 +10,8 @@ import (
 )
 
 type extListOptions struct {
-	JSON bool `flag:"json" usage:"print a JSON array"`
-	All  bool `flag:"all,a" usage:"include shadowed extensions"`
+	jsonOutput
+	All bool `flag:"all,a" usage:"include shadowed extensions"`
 }
 
 func extListCommand(f *Factory) *cli.Command {

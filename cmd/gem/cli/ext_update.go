@@ -16,7 +16,7 @@ type extUpdateOptions struct {
 	DryRun   bool     `flag:"dry-run" usage:"only say what would be updated"`
 	Rollback bool     `flag:"rollback" usage:"put back the version the last update replaced"`
 	Consent  bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
-	JSON     bool     `flag:"json" usage:"print the results as JSON"`
+	jsonOutput
 }
 
 func extUpdateCommand(f *Factory) *cli.Command {

@@ -13,7 +13,7 @@ import (
 
 type extValidateOptions struct {
 	Path string `arg:"<path>" help:"the extension folder"`
-	JSON bool   `flag:"json" usage:"print the problems as JSON"`
+	jsonOutput
 }
 
 func extValidateCommand(f *Factory) *cli.Command {

@@ -47,7 +47,7 @@ type mcpServerRow struct {
 }
 
 type mcpListOptions struct {
-	JSON bool `flag:"json" usage:"print a JSON array"`
+	jsonOutput
 }
 
 func mcpListCommand(f *Factory) *cli.Command {
@@ -95,7 +95,7 @@ func mcpList(ctx context.Context, s *session, o mcpListOptions) error {
 
 type mcpToolsOptions struct {
 	Server string `arg:"<server>" help:"a server name"`
-	JSON   bool   `flag:"json" usage:"print a JSON array"`
+	jsonOutput
 }
 
 func mcpToolsCommand(f *Factory) *cli.Command {
@@ -130,7 +130,7 @@ func mcpTools(ctx context.Context, s *session, o mcpToolsOptions) error {
 
 type mcpResourcesOptions struct {
 	Server string `arg:"<server>" help:"a server name"`
-	JSON   bool   `flag:"json" usage:"print a JSON array"`
+	jsonOutput
 }
 
 func mcpResourcesCommand(f *Factory) *cli.Command {

@@ -39,7 +39,7 @@ func toolsCommand(f *Factory) *cli.Command {
 }
 
 type toolsListOptions struct {
-	JSON bool `flag:"json" usage:"print a JSON array"`
+	jsonOutput
 }
 
 func toolsListCommand(f *Factory) *cli.Command {
@@ -100,10 +100,10 @@ func toolsSchema(ctx context.Context, s *session, o toolsSchemaOptions) error {
 
 type toolsCallOptions struct {
 	callFlags
-	Tool  string `arg:"[tool]" help:"a tool name"`
-	Args  string `arg:"[json]" help:"JSON arguments"`
-	JSON  bool   `flag:"json" usage:"print the whole result object"`
-	Batch bool   `flag:"batch" usage:"read calls as JSON lines on stdin, write results as JSON lines"`
+	Tool string `arg:"[tool]" help:"a tool name"`
+	Args string `arg:"[json]" help:"JSON arguments"`
+	jsonOutput
+	Batch bool `flag:"batch" usage:"read calls as JSON lines on stdin, write results as JSON lines"`
 }
 
 func toolsCallCommand(f *Factory) *cli.Command {

@@ -23,7 +23,7 @@ type trustOptions struct {
 	Parent bool   `flag:"parent" usage:"trust the folder's parent and everything below it"`
 	Revoke bool   `flag:"revoke" usage:"stop trusting the folder"`
 	List   bool   `flag:"list" usage:"list the trust rules"`
-	JSON   bool   `flag:"json" usage:"print JSON"`
+	jsonOutput
 }
 
 func trustCommand(f *Factory) *cli.Command {
@@ -98,7 +98,7 @@ func setTrust(s *session, opts trustOptions) error {
 type extConsentOptions struct {
 	Target  string `arg:"<name|folder>" help:"an extension name or folder"`
 	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
-	JSON    bool   `flag:"json" usage:"print the result as JSON"`
+	jsonOutput
 }
 
 func extConsentCommand(f *Factory) *cli.Command {
