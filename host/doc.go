@@ -16,9 +16,9 @@
 //   - [github.com/gemhost/gem/host/plugins]: go-plugin tool plugins — start, sessions, crash
 //     restart, timeouts, host services.
 //   - [github.com/gemhost/gem/host/mcp]: the MCP servers extensions declare, as clients.
-//   - [github.com/gemhost/gem/host/tools]: the tool registry over plugins and MCP servers —
+//   - [github.com/gemhost/gem/host/tools]: the tool catalog over plugins and MCP servers —
 //     names, conflicts, validation, policy, the tool cache; tools/genaiconv converts to genai.
-//   - [github.com/gemhost/gem/host/mcpserve]: the registry served over MCP (gem mcp serve).
+//   - [github.com/gemhost/gem/host/mcpserve]: the tool catalog served over MCP (gem mcp serve).
 //   - [github.com/gemhost/gem/host/agent]: the model loop, sessions, context files, skills,
 //     prompt commands, hooks.
 //   - [github.com/gemhost/gem/host/binfmt]: naming a binary's platform for clear exec errors.

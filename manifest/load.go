@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // KnownFields are the top-level fields gem understands (Gemini CLI's and gem's own).
@@ -67,10 +69,7 @@ func Load(raw any) (*Manifest, Problems) {
 				continue
 			}
 			var s Setting
-			s.Name, _ = l.str(so, "name", p+".name")
-			s.Description, _ = l.str(so, "description", p+".description")
-			s.EnvVar, _ = l.str(so, "envVar", p+".envVar")
-			s.Sensitive, _ = l.boolean(so, "sensitive", p+".sensitive")
+			l.fields(so, p, &s)
 			m.Settings = append(m.Settings, s)
 		}
 	}
@@ -83,26 +82,7 @@ func Load(raw any) (*Manifest, Problems) {
 				continue
 			}
 			s := MCPServer{Name: name}
-			s.Command, _ = l.str(so, "command", p+".command")
-			s.Args = l.strList(so, "args", p+".args")
-			s.Env = l.strMap(so, "env", p+".env")
-			s.Cwd, _ = l.str(so, "cwd", p+".cwd")
-			s.URL, _ = l.str(so, "url", p+".url")
-			s.HTTPURL, _ = l.str(so, "httpUrl", p+".httpUrl")
-			s.Headers = l.strMap(so, "headers", p+".headers")
-			s.TCP, _ = l.str(so, "tcp", p+".tcp")
-			s.Type, _ = l.str(so, "type", p+".type")
-			s.Timeout, _ = l.number(so, "timeout", p+".timeout")
-			s.Trust, _ = l.boolean(so, "trust", p+".trust")
-			s.Description, _ = l.str(so, "description", p+".description")
-			s.IncludeTools = l.strList(so, "includeTools", p+".includeTools")
-			s.ExcludeTools = l.strList(so, "excludeTools", p+".excludeTools")
-			if v, ok := so["oauth"]; ok {
-				s.OAuth = rawJSON(v)
-			}
-			s.AuthProviderType, _ = l.str(so, "authProviderType", p+".authProviderType")
-			s.TargetAudience, _ = l.str(so, "targetAudience", p+".targetAudience")
-			s.TargetServiceAccount, _ = l.str(so, "targetServiceAccount", p+".targetServiceAccount")
+			l.fields(so, p, &s)
 			m.MCPServers = append(m.MCPServers, s)
 		}
 	}
@@ -115,13 +95,7 @@ func Load(raw any) (*Manifest, Problems) {
 				continue
 			}
 			c := Command{Name: name}
-			c.Type, _ = l.str(co, "type", p+".type")
-			c.Binary, _ = l.str(co, "binary", p+".binary")
-			c.Description, _ = l.str(co, "description", p+".description")
-			c.Subcommands = l.strList(co, "subcommands", p+".subcommands")
-			c.RequireConfirm, _ = l.boolean(co, "requireConfirm", p+".requireConfirm")
-			c.Env = l.strMap(co, "env", p+".env")
-			c.SHA256 = l.strMap(co, "sha256", p+".sha256")
+			l.fields(co, p, &c)
 			m.Commands = append(m.Commands, c)
 		}
 	}
@@ -134,11 +108,7 @@ func Load(raw any) (*Manifest, Problems) {
 				continue
 			}
 			pl := Plugin{ID: id}
-			pl.Binary, _ = l.str(po, "binary", p+".binary")
-			pl.Description, _ = l.str(po, "description", p+".description")
-			pl.SHA256 = l.strMap(po, "sha256", p+".sha256")
-			pl.Env = l.strMap(po, "env", p+".env")
-			pl.Sandbox = l.sandbox(po, "sandbox", p+".sandbox")
+			l.fields(po, p, &pl)
 			m.Plugins = append(m.Plugins, pl)
 		}
 	}
@@ -151,6 +121,81 @@ func Load(raw any) (*Manifest, Problems) {
 
 type loader struct {
 	problems Problems
+}
+
+// The field tables: the manifest:"key" tags of Setting, MCPServer, Command and Plugin name
+// each field's key; its Go type says how it is read and what a wrong value is told. The
+// plan of each type is made once.
+type fieldPlan struct {
+	index int
+	key   string
+	read  func(l *loader, obj map[string]any, key, path string, dst any) // dst: the field's address
+}
+
+var fieldPlans sync.Map // reflect.Type -> []fieldPlan
+
+func planOf(t reflect.Type) []fieldPlan {
+	if p, ok := fieldPlans.Load(t); ok {
+		return p.([]fieldPlan)
+	}
+	var plan []fieldPlan
+	for i := range t.NumField() {
+		key := t.Field(i).Tag.Get("manifest")
+		if key == "" {
+			continue
+		}
+		plan = append(plan, fieldPlan{i, key, readerFor(t.Field(i).Type)})
+	}
+	fieldPlans.Store(t, plan)
+	return plan
+}
+
+func readerFor(t reflect.Type) func(l *loader, obj map[string]any, key, path string, dst any) {
+	switch t {
+	case reflect.TypeFor[string]():
+		return func(l *loader, obj map[string]any, key, path string, dst any) {
+			*dst.(*string), _ = l.str(obj, key, path)
+		}
+	case reflect.TypeFor[bool]():
+		return func(l *loader, obj map[string]any, key, path string, dst any) {
+			*dst.(*bool), _ = l.boolean(obj, key, path)
+		}
+	case reflect.TypeFor[float64]():
+		return func(l *loader, obj map[string]any, key, path string, dst any) {
+			*dst.(*float64), _ = l.number(obj, key, path)
+		}
+	case reflect.TypeFor[[]string]():
+		return func(l *loader, obj map[string]any, key, path string, dst any) {
+			*dst.(*[]string) = l.strList(obj, key, path)
+		}
+	case reflect.TypeFor[[]KV]():
+		return func(l *loader, obj map[string]any, key, path string, dst any) {
+			*dst.(*[]KV) = l.strMap(obj, key, path)
+		}
+	case reflect.TypeFor[*Sandbox]():
+		return func(l *loader, obj map[string]any, key, path string, dst any) {
+			*dst.(**Sandbox) = l.sandbox(obj, key, path)
+		}
+	case reflect.TypeFor[json.RawMessage]():
+		return func(l *loader, obj map[string]any, key, path string, dst any) {
+			if raw, ok := obj[key]; ok {
+				*dst.(*json.RawMessage) = rawJSON(raw)
+			}
+		}
+	}
+	panic("manifest: no reader for " + t.String()) // a tag on a new type: caught by every test
+}
+
+// fields reads the tagged fields of the struct dst points to from obj, in their order,
+// naming each problem path.key.
+func (l *loader) fields(obj map[string]any, path string, dst any) {
+	v := reflect.ValueOf(dst).Elem()
+	for _, f := range planOf(v.Type()) {
+		if _, present := obj[f.key]; !present && f.key != "sandbox" {
+			continue // absent: the zero value (sandbox reads its own absence)
+		}
+		f.read(l, obj, f.key, path+"."+f.key, v.Field(f.index).Addr().Interface())
+	}
 }
 
 func (l *loader) add(path string, v any, want string) {

@@ -53,24 +53,24 @@ type Manifest struct {
 // MCPServer is one entry of mcpServers.
 type MCPServer struct {
 	Name                 string
-	Command              string
-	Args                 []string
-	Env                  []KV
-	Cwd                  string
-	URL                  string
-	HTTPURL              string
-	Headers              []KV
-	TCP                  string
-	Type                 string
-	Timeout              float64 // milliseconds; 0 means the default (600000)
-	Trust                bool
-	Description          string
-	IncludeTools         []string
-	ExcludeTools         []string
-	OAuth                json.RawMessage
-	AuthProviderType     string
-	TargetAudience       string
-	TargetServiceAccount string
+	Command              string          `manifest:"command"`
+	Args                 []string        `manifest:"args"`
+	Env                  []KV            `manifest:"env"`
+	Cwd                  string          `manifest:"cwd"`
+	URL                  string          `manifest:"url"`
+	HTTPURL              string          `manifest:"httpUrl"`
+	Headers              []KV            `manifest:"headers"`
+	TCP                  string          `manifest:"tcp"`
+	Type                 string          `manifest:"type"`
+	Timeout              float64         `manifest:"timeout"` // milliseconds; 0 means the default (600000)
+	Trust                bool            `manifest:"trust"`
+	Description          string          `manifest:"description"`
+	IncludeTools         []string        `manifest:"includeTools"`
+	ExcludeTools         []string        `manifest:"excludeTools"`
+	OAuth                json.RawMessage `manifest:"oauth"`
+	AuthProviderType     string          `manifest:"authProviderType"`
+	TargetAudience       string          `manifest:"targetAudience"`
+	TargetServiceAccount string          `manifest:"targetServiceAccount"`
 }
 
 // DefaultMCPTimeoutMillis is Gemini CLI's default MCP request timeout.
@@ -83,32 +83,32 @@ type KV struct {
 
 // Setting is a value the user supplies at install (`gem ext config`).
 type Setting struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	EnvVar      string `json:"envVar"`
-	Sensitive   bool   `json:"sensitive"`
+	Name        string `json:"name" manifest:"name"`
+	Description string `json:"description" manifest:"description"`
+	EnvVar      string `json:"envVar" manifest:"envVar"`
+	Sensitive   bool   `json:"sensitive" manifest:"sensitive"`
 }
 
 // Command is an executable slash command (gem's `commands` field).
 type Command struct {
 	Name           string
-	Type           string
-	Binary         string
-	Description    string
-	Subcommands    []string
-	RequireConfirm bool
-	Env            []KV
-	SHA256         []KV // "platform/arch" -> hex digest
+	Type           string   `manifest:"type"`
+	Binary         string   `manifest:"binary"`
+	Description    string   `manifest:"description"`
+	Subcommands    []string `manifest:"subcommands"`
+	RequireConfirm bool     `manifest:"requireConfirm"`
+	Env            []KV     `manifest:"env"`
+	SHA256         []KV     `manifest:"sha256"` // "platform/arch" -> hex digest
 }
 
 // Plugin is a go-plugin tool plugin (gem's `plugins` field).
 type Plugin struct {
 	ID          string
-	Binary      string
-	Description string
-	SHA256      []KV
-	Env         []KV
-	Sandbox     *Sandbox
+	Binary      string   `manifest:"binary"`
+	Description string   `manifest:"description"`
+	SHA256      []KV     `manifest:"sha256"`
+	Env         []KV     `manifest:"env"`
+	Sandbox     *Sandbox `manifest:"sandbox"`
 }
 
 // Sandbox is what an extension's subprocesses may reach beyond the defaults.

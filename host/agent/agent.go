@@ -1,7 +1,7 @@
 // Package agent owns the model loop: a session's history sent to a Gemini model with the
-// registry's tools as function declarations (ParametersJsonSchema) and the extensions'
+// catalog's tools as function declarations (ParametersJsonSchema) and the extensions'
 // context as the system instruction; text streamed to the caller; the model's function calls
-// run through the registry (argument validation, policy and confirmation, sandboxed tool)
+// run through the catalog (argument validation, policy and confirmation, sandboxed tool)
 // with BeforeTool/AfterTool hooks around them; their FunctionResponses sent back, until the
 // model answers without a call or the step limit is hit. Sessions persist as JSON under
 // $GEM_HOME/sessions and can be resumed.
@@ -47,7 +47,7 @@ type Events struct {
 type Agent struct {
 	Client   *genai.Client
 	Model    string
-	Registry *tools.Registry
+	Tools    *tools.Catalog
 	System   string // the system instruction (context files, skills)
 	Hooks    *Hooks // nil runs none
 	MaxSteps int
@@ -81,7 +81,7 @@ var ErrStepLimit = errors.New("the model was still calling tools at the step lim
 func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
 	var st Stats
 	s.History = append(s.History, genai.NewContentFromText(prompt, genai.RoleUser))
-	decls := genaiconv.Declarations(a.Registry)
+	decls := genaiconv.Declarations(a.Tools)
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
 	if a.System != "" {
 		config.SystemInstruction = genai.NewContentFromText(a.System, genai.RoleUser)
@@ -231,7 +231,7 @@ func describeAPIError(err error) error {
 	return fmt.Errorf("talking to the Gemini API: %w", err)
 }
 
-// runCall runs one function call: BeforeTool hook, registry (validation, policy, tool),
+// runCall runs one function call: BeforeTool hook, catalog (validation, policy, tool),
 // AfterTool hook; every outcome becomes a FunctionResponse.
 func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats) *genai.FunctionResponse {
 	st.ToolCalls++
@@ -252,7 +252,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		}
 		return genaiconv.Response(call.ID, call.Name, nil, err)
 	}
-	res, err := a.Registry.Call(ctx, call.Name, args, a.CallOptions)
+	res, err := a.Tools.Call(ctx, call.Name, args, a.CallOptions)
 	if err != nil || (res != nil && res.Error != nil) {
 		st.Failed++
 	}

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 type world struct {
 	env registry.Env
 	d   *registry.Discovery
-	reg *tools.Registry
+	reg *tools.Catalog
 }
 
 func newWorld(t testing.TB, hooksJSON string, rules string) *world {
@@ -86,7 +86,7 @@ func (w *world) agent(t *testing.T, replies []fakegemini.Reply) (*Agent, *fakege
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	return &Agent{Client: client, Model: "gemini-test", Registry: w.reg, Hooks: hooks,
+	return &Agent{Client: client, Model: "gemini-test", Tools: w.reg, Hooks: hooks,
 		System: SystemInstruction(files, nil)}, srv
 }
 
@@ -264,9 +264,9 @@ func TestPromptCommandExpansion(t *testing.T) {
 }
 
 // BenchmarkToolCallOverhead: the loop's own cost per tool call, without the model: the time
-// a turn spends on a call (arguments decoded, hooks, registry with validation and policy,
+// a turn spends on a call (arguments decoded, hooks, catalog with validation and policy,
 // plugin round trip, FunctionResponse built) against the same call made straight on the
-// registry, interleaved; p50 of each and the difference.
+// catalog, interleaved; p50 of each and the difference.
 func BenchmarkToolCallOverhead(b *testing.B) {
 	w := newWorld(b, "", "")
 	var replies []fakegemini.Reply
@@ -279,7 +279,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	}
 	defer srv.Close()
 	client, _ := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
-	a := &Agent{Client: client, Model: "m", Registry: w.reg}
+	a := &Agent{Client: client, Model: "m", Tools: w.reg}
 	ctx := context.Background()
 	if _, err := w.reg.Call(ctx, "echo", json.RawMessage(`{"text":"x"}`), a.CallOptions); err != nil {
 		b.Fatal(err)

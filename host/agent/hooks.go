@@ -43,7 +43,7 @@ type Hook struct {
 	Matcher   *regexp.Regexp // nil matches every tool
 	Command   string
 	Timeout   time.Duration
-	spec      sandbox.Spec
+	spec      sandbox.Program
 }
 
 // Hooks are the hooks of a session.
@@ -141,7 +141,7 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 					}
 					cmd := exp.Expand(hk.Command)
 					h.List = append(h.List, &Hook{Extension: x.Name, Event: event, Matcher: re, Command: cmd, Timeout: timeout,
-						spec: sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Policy: policy}})
+						spec: sandbox.Program{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Policy: policy}})
 				}
 			}
 		}

@@ -43,7 +43,7 @@ func (e *BlockedError) Error() string { return "/" + e.Command + ": " + e.Extens
 // Prepared is a command ready to run.
 type Prepared struct {
 	Entry          *Entry
-	Spec           sandbox.Spec
+	Spec           sandbox.Program
 	RequireConfirm bool
 	Binary         *registry.Binary
 	Manifest       *manifest.Command
@@ -111,7 +111,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	}
 	return &Prepared{
 		Entry: e, Binary: bin, Manifest: c, RequireConfirm: c.RequireConfirm,
-		Spec: sandbox.Spec{Path: bin.Path, Binary: file, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy},
+		Spec: sandbox.Program{Path: bin.Path, Binary: file, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy},
 	}, nil
 }
 
@@ -246,7 +246,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 			}
 		}
 	}
-	pol := sandbox.ForExtension(x.Path, root, data, temp, read, write, network)
+	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, Data: data, Temp: temp, Read: read, Write: write, Network: network})
 	return &pol, nil
 }
 
@@ -280,7 +280,7 @@ func (e *TamperedError) Error() string {
 
 // OpenVerified opens a program's binary once and checks, on that descriptor, the SHA-256
 // its manifest pins for platform p, else the one recorded when gem installed x. The caller
-// executes the returned file (sandbox.Spec.Binary), not the path, so the binary cannot be
+// executes the returned file (sandbox.Program.Binary), not the path, so the binary cannot be
 // swapped between the check and the exec. A match is cached by file identity (inode, size,
 // times), so the full hash runs only when the file changed. It returns nil, nil when no
 // hash is known.

@@ -94,11 +94,11 @@ type Config struct {
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
 	// OnToolsChanged runs (in its own goroutine) after the tool list changed.
-	OnToolsChanged func(*Server)
+	OnToolsChanged func(*Client)
 }
 
-// Server is one MCP server of a session.
-type Server struct {
+// Client is one MCP server of a session.
+type Client struct {
 	Config
 	Transport Transport
 
@@ -121,7 +121,7 @@ type Server struct {
 }
 
 // New prepares a server; nothing starts until Start or Call.
-func New(c Config) (*Server, error) {
+func New(c Config) (*Client, error) {
 	t, err := TransportOf(c.Server)
 	if err != nil {
 		return nil, fmt.Errorf("mcp server %s of %s: %w", c.Name, c.Extension, err)
@@ -129,11 +129,11 @@ func New(c Config) (*Server, error) {
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()
 	}
-	return &Server{Config: c, Transport: t, state: Stopped, progress: map[string]func(string, float64){}, backoff: sandbox.Backoff{First: 500 * time.Millisecond}}, nil
+	return &Client{Config: c, Transport: t, state: Stopped, progress: map[string]func(string, float64){}, backoff: sandbox.Backoff{First: 500 * time.Millisecond}}, nil
 }
 
 // Timeout is the server's request timeout.
-func (s *Server) Timeout() time.Duration {
+func (s *Client) Timeout() time.Duration {
 	ms := s.Server.Timeout
 	if ms <= 0 {
 		ms = manifest.DefaultMCPTimeoutMillis
@@ -142,7 +142,7 @@ func (s *Server) Timeout() time.Duration {
 }
 
 // Endpoint is what the server runs or where it is: the command line or the URL.
-func (s *Server) Endpoint() string {
+func (s *Client) Endpoint() string {
 	switch s.Transport {
 	case Stdio:
 		return strings.Join(append([]string{s.Server.Command}, s.Server.Args...), " ")
@@ -155,21 +155,21 @@ func (s *Server) Endpoint() string {
 }
 
 // State reports the state and, when failed, why.
-func (s *Server) State() (State, error) {
+func (s *Client) State() (State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state, s.err
 }
 
 // Tools is the server's tool list after includeTools/excludeTools (nil before it started).
-func (s *Server) Tools() []*sdk.Tool {
+func (s *Client) Tools() []*sdk.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tools
 }
 
 // Pid is a stdio server's process id, 0 when none runs.
-func (s *Server) Pid() int {
+func (s *Client) Pid() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc == nil {
@@ -180,7 +180,7 @@ func (s *Server) Pid() int {
 
 // Start connects (starting a stdio server's process) and lists the tools. It returns at once
 // when the server is ready, and the last failure while a restart backoff runs.
-func (s *Server) Start(ctx context.Context) error {
+func (s *Client) Start(ctx context.Context) error {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	s.mu.Lock()
@@ -214,7 +214,7 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) failLocked(err error) {
+func (s *Client) failLocked(err error) {
 	s.state, s.err = Failed, err
 	s.backoff.Failed()
 }
@@ -226,7 +226,7 @@ func (s *Server) failLocked(err error) {
 const DefaultStartTimeout = 30 * time.Second
 
 // StartTimeout bounds the server's start.
-func (s *Server) StartTimeout() time.Duration {
+func (s *Client) StartTimeout() time.Duration {
 	limit := s.Config.StartTimeout
 	if limit <= 0 {
 		limit = DefaultStartTimeout
@@ -234,7 +234,7 @@ func (s *Server) StartTimeout() time.Duration {
 	return min(limit, s.Timeout())
 }
 
-func (s *Server) connect(ctx context.Context) error {
+func (s *Client) connect(ctx context.Context) error {
 	timeout := s.StartTimeout()
 	// The session's context outlives this call (HTTP transports keep a stream open with it);
 	// the timeout and the caller's cancellation bound only the connection.
@@ -299,7 +299,7 @@ func (s *Server) connect(ctx context.Context) error {
 }
 
 // describe wraps a failure with what explains it: the timeout, the exit, the stderr tail.
-func (s *Server) describe(what string, timedOut bool, err error, proc *sandbox.Process) error {
+func (s *Client) describe(what string, timedOut bool, err error, proc *sandbox.Process) error {
 	prefix := fmt.Sprintf("mcp server %s of %s %s", s.Name, s.Extension, what)
 	if timedOut && what == "did not start" && s.StartTimeout() < s.Timeout() {
 		err = fmt.Errorf("no answer within %s while starting (gem's start limit; GEM_MCP_START_TIMEOUT changes it)", s.StartTimeout())
@@ -318,14 +318,14 @@ func (s *Server) describe(what string, timedOut bool, err error, proc *sandbox.P
 }
 
 // watch marks the server failed when its process ends while gem still needs it.
-func (s *Server) watch(session *sdk.ClientSession, proc *sandbox.Process) {
+func (s *Client) watch(session *sdk.ClientSession, proc *sandbox.Process) {
 	<-proc.Done()
 	s.ended(session, proc)
 }
 
 // ended records that the process of session ended: the server is failed until a restart.
 // Both the watcher and a call that saw the process die call it; the first one counts.
-func (s *Server) ended(session *sdk.ClientSession, proc *sandbox.Process) {
+func (s *Client) ended(session *sdk.ClientSession, proc *sandbox.Process) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session != session || s.closed {
@@ -341,7 +341,7 @@ func (s *Server) ended(session *sdk.ClientSession, proc *sandbox.Process) {
 	s.Logger.Warn("mcp server exited", "server", s.Name, "extension", s.Extension, "error", proc.ExitWithin(0))
 }
 
-func (s *Server) listTools(ctx context.Context) error {
+func (s *Client) listTools(ctx context.Context) error {
 	s.mu.Lock()
 	session := s.session
 	s.mu.Unlock()
@@ -365,7 +365,7 @@ func (s *Server) listTools(ctx context.Context) error {
 
 // enabled applies includeTools and excludeTools as Gemini CLI does: excluded names are out;
 // with includeTools set, only names listed (alone or as "name(…)") are in.
-func (s *Server) enabled(tool string) bool {
+func (s *Client) enabled(tool string) bool {
 	if slices.Contains(s.Server.ExcludeTools, tool) {
 		return false
 	}
@@ -380,7 +380,7 @@ func (s *Server) enabled(tool string) bool {
 	return false
 }
 
-func (s *Server) refresh() {
+func (s *Client) refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.Timeout())
 	defer cancel()
 	if err := s.listTools(ctx); err != nil {
@@ -406,7 +406,7 @@ type CallOptions struct {
 // Call runs a tool with JSON arguments, starting the server if needed. An error means the
 // call did not complete (the server failed, timed out, or refused the request); the tool's
 // own failure is a result with IsError.
-func (s *Server) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*sdk.CallToolResult, error) {
+func (s *Client) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*sdk.CallToolResult, error) {
 	if err := s.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -452,7 +452,7 @@ func (s *Server) Call(ctx context.Context, tool string, args json.RawMessage, op
 	return res, nil
 }
 
-func (s *Server) onProgress(p *sdk.ProgressNotificationParams) {
+func (s *Client) onProgress(p *sdk.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}
@@ -470,14 +470,14 @@ func (s *Server) onProgress(p *sdk.ProgressNotificationParams) {
 }
 
 // Close ends the session and stops a stdio server's process group.
-func (s *Server) Close() {
+func (s *Client) Close() {
 	s.mu.Lock()
 	s.closed = true
 	s.stopLocked()
 	s.mu.Unlock()
 }
 
-func (s *Server) stopLocked() {
+func (s *Client) stopLocked() {
 	session, proc, cancel := s.session, s.proc, s.cancelSession
 	s.session, s.proc, s.cancelSession = nil, nil, nil
 	if session != nil {
@@ -495,7 +495,7 @@ func (s *Server) stopLocked() {
 }
 
 // httpClient sends the declared headers with every request.
-func (s *Server) httpClient() *http.Client {
+func (s *Client) httpClient() *http.Client {
 	if len(s.Server.Headers) == 0 {
 		return &http.Client{}
 	}
@@ -519,7 +519,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // SIGTERM (half each), before its group is killed.
 const stopGrace = 2 * time.Second
 
-func (s *Server) startProcess() (*sandbox.Process, sdk.Transport, error) {
+func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 	path := s.Server.Command
 	if !strings.ContainsRune(path, filepath.Separator) {
 		found, err := exec.LookPath(path)
@@ -545,7 +545,7 @@ func (s *Server) startProcess() (*sandbox.Process, sdk.Transport, error) {
 		inW.Close()
 		return nil, nil, err
 	}
-	spec := sandbox.Spec{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy}
+	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy}
 	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, Stdout: outW, StdinWriter: inW})
 	inR.Close()
 	outW.Close()
@@ -573,7 +573,7 @@ type Resource struct {
 }
 
 // Resources lists the server's resources and resource templates (all pages).
-func (s *Server) Resources(ctx context.Context) ([]Resource, error) {
+func (s *Client) Resources(ctx context.Context) ([]Resource, error) {
 	if err := s.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -604,7 +604,7 @@ func (s *Server) Resources(ctx context.Context) ([]Resource, error) {
 }
 
 // ReadResource returns the text of a resource (binary contents are described, not printed).
-func (s *Server) ReadResource(ctx context.Context, uri string) (string, error) {
+func (s *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 	if err := s.Start(ctx); err != nil {
 		return "", err
 	}

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	testbins.Main(m, map[*string]string{&testServer: "./testdata/testserver"})
 }
 
-func stdioServer(t *testing.T, mode string, edit func(*manifest.MCPServer)) *Server {
+func stdioServer(t *testing.T, mode string, edit func(*manifest.MCPServer)) *Client {
 	t.Helper()
 	ms := manifest.MCPServer{Name: "test", Command: testServer, Args: []string{"-mode", mode}}
 	if edit != nil {
@@ -42,7 +42,7 @@ func stdioServer(t *testing.T, mode string, edit func(*manifest.MCPServer)) *Ser
 	return s
 }
 
-func toolNames(s *Server) []string {
+func toolNames(s *Client) []string {
 	var names []string
 	for _, t := range s.Tools() {
 		names = append(names, t.Name)
@@ -146,7 +146,7 @@ func TestToolFilters(t *testing.T) {
 func TestListChangedRefreshesTools(t *testing.T) {
 	changed := make(chan []string, 4)
 	s := stdioServer(t, "ok", nil)
-	s.OnToolsChanged = func(s *Server) { changed <- toolNames(s) }
+	s.OnToolsChanged = func(s *Client) { changed <- toolNames(s) }
 	if _, err := s.Call(context.Background(), "grow", json.RawMessage(`{"text":"sprout"}`), CallOptions{}); err != nil {
 		t.Fatal(err)
 	}

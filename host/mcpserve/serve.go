@@ -1,7 +1,7 @@
 // Package mcpserve owns gem's side as an MCP server (`gem mcp serve`): every tool of the
-// registry (go-plugin tools and the tools of extensions' MCP servers) is offered under its
-// registry name with its JSON Schema, and calls go through the registry, with its argument
-// validation and, in the sandbox issue, its policy.
+// catalog (go-plugin tools and the tools of extensions' MCP servers) is offered under its
+// catalog name with its JSON Schema, and calls go through the catalog, with its argument
+// validation and its policy.
 //
 // Mapping (chosen where the spec is silent):
 //   - A call that fails before or outside the tool (invalid arguments, a crashed plugin, a
@@ -16,7 +16,7 @@
 //     unanswered one cancels the call after 10 minutes; a client without elicitation gets
 //     the confirmation approved only when the server runs with Approve (gem mcp serve
 //     --yes), refused otherwise.
-//   - The tool list follows the registry: MCP servers' list-changed notifications reach the
+//   - The tool list follows the catalog: MCP servers' list-changed notifications reach the
 //     client as list-changed notifications of its own.
 //   - Read-only kinds (read, search, think) carry readOnlyHint; delete and execute carry
 //     destructiveHint.
@@ -45,8 +45,8 @@ type Options struct {
 	Logger  hclog.Logger
 }
 
-// New makes an MCP server over the registry's tools, kept in step with the registry.
-func New(reg *tools.Registry, opts Options) *sdk.Server {
+// New makes an MCP server over the catalog's tools, kept in step with the catalog.
+func New(reg *tools.Catalog, opts Options) *sdk.Server {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
@@ -60,7 +60,7 @@ func New(reg *tools.Registry, opts Options) *sdk.Server {
 }
 
 type bridge struct {
-	reg       *tools.Registry
+	reg       *tools.Catalog
 	srv       *sdk.Server
 	opts      Options
 	mu        sync.Mutex
@@ -69,7 +69,7 @@ type bridge struct {
 	nextState atomic.Uint64
 }
 
-// sync offers the registry's tools and withdraws the ones that left.
+// sync offers the catalog's tools and withdraws the ones that left.
 func (b *bridge) sync() {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 
 // registryWithTools is a hermetic home with one extension bringing the echo plugin and the
 // test MCP server, loaded with every MCP server started.
-func registryWithTools(t *testing.T) *tools.Registry {
+func registryWithTools(t *testing.T) *tools.Catalog {
 	t.Helper()
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj") // the workspace: never the home itself

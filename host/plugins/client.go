@@ -42,8 +42,8 @@ import (
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
-// Spec says how to start a plugin.
-type Spec struct {
+// Config says how to start a plugin.
+type Config struct {
 	Name      string // the plugin's id in its manifest
 	Extension string
 	Path      string   // resolved, checked binary
@@ -68,7 +68,7 @@ type Client struct {
 
 // Start launches the plugin binary with exactly spec.Env, performs the handshake and lists
 // its tools.
-func Start(ctx context.Context, spec Spec) (*Client, error) {
+func Start(ctx context.Context, spec Config) (*Client, error) {
 	logger := spec.Logger
 	if logger == nil {
 		logger = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
@@ -86,7 +86,7 @@ func Start(ctx context.Context, spec Spec) (*Client, error) {
 		cp.Write = append(slices.Clone(cp.Write), sockDir)
 		pol = &cp
 	}
-	sspec := sandbox.Spec{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: pol}
+	sspec := sandbox.Program{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: pol}
 	cmd, err := sandbox.Command(sspec)
 	if err != nil {
 		os.RemoveAll(sockDir)

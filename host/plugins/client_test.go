@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 
 func TestPluginRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	c, err := Start(ctx, Spec{Name: "echo", Path: echoBin, Env: []string{"PATH=/usr/bin:/bin"}})
+	c, err := Start(ctx, Config{Name: "echo", Path: echoBin, Env: []string{"PATH=/usr/bin:/bin"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestTemplatePlugin(t *testing.T) {
 	if out, err := test.CombinedOutput(); err != nil {
 		t.Fatalf("the template's tests fail: %v\n%s", err, out)
 	}
-	c, err := Start(context.Background(), Spec{Name: "tmplplug", Path: bin})
+	c, err := Start(context.Background(), Config{Name: "tmplplug", Path: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestTemplatePlugin(t *testing.T) {
 
 // hostProcess is a host that starts a plugin, prints its pid and waits to be killed.
 func hostProcess(bin string) {
-	c, err := Start(context.Background(), Spec{Name: "echo", Path: bin})
+	c, err := Start(context.Background(), Config{Name: "echo", Path: bin})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -171,7 +171,7 @@ func TestHostKilledLeavesNoPlugin(t *testing.T) {
 // binary (which prints go-plugin's "not meant to be executed" and exits), interleaved in
 // one loop so both see the same machine; reports the medians and their ratio. Stopping the
 // plugin is outside the timed part: a session pays it at exit, not before its first call.
-func BenchmarkColdStart(b *testing.B) { coldStart(b, Spec{Name: "echo", Path: echoBin}, "plugin-ms") }
+func BenchmarkColdStart(b *testing.B) { coldStart(b, Config{Name: "echo", Path: echoBin}, "plugin-ms") }
 
 // BenchmarkColdStartSandboxed: BenchmarkColdStart with the plugin under the default
 // extension sandbox, started through the helper named by GEM_SANDBOX_HELPER (gem's front,
@@ -181,13 +181,13 @@ func BenchmarkColdStartSandboxed(b *testing.B) {
 		b.Skip("set GEM_SANDBOX_HELPER to gem's front (bin/gem)")
 	}
 	dir := b.TempDir()
-	pol := sandbox.ForExtension(filepath.Dir(echoBin), dir, dir, dir, nil, nil, false)
-	coldStart(b, Spec{Name: "echo", Path: echoBin, Env: []string{"TMPDIR=" + dir}, Policy: &pol}, "sandboxed-plugin-ms")
+	pol := sandbox.ForExtension(sandbox.Access{Extension: filepath.Dir(echoBin), Workspace: dir, Data: dir, Temp: dir})
+	coldStart(b, Config{Name: "echo", Path: echoBin, Env: []string{"TMPDIR=" + dir}, Policy: &pol}, "sandboxed-plugin-ms")
 }
 
 // coldStart measures starting spec (launch, handshake, ListTools) against a plain fork/exec
 // of the same binary, interleaved; medians and their ratio.
-func coldStart(b *testing.B, spec Spec, metric string) {
+func coldStart(b *testing.B, spec Config, metric string) {
 	var starts, forks []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
@@ -212,7 +212,7 @@ func coldStart(b *testing.B, spec Spec, metric string) {
 // BenchmarkWarmCall: a warm unary tool call round trip through a session Plugin, with p50
 // and p99 (the host-path figures, with validation and the registry, are in host/tools).
 func BenchmarkWarmCall(b *testing.B) {
-	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin, Env: strings.Fields(os.Getenv("BENCH_PLUGIN_ENV"))}}
+	p := &Plugin{Config: Config{Name: "echo", Path: echoBin, Env: strings.Fields(os.Getenv("BENCH_PLUGIN_ENV"))}}
 	defer p.Close()
 	var lat []time.Duration
 	for b.Loop() {

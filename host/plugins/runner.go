@@ -16,14 +16,14 @@ import (
 // (UnixSocketConfig.TempDir) and passes it to the plugin and to its own broker.
 type cmdRunner struct {
 	cmd            *exec.Cmd
-	spec           sandbox.Spec
+	spec           sandbox.Program
 	proc           *sandbox.Process // once started
 	stdout, stderr io.ReadCloser
 }
 
 var _ runner.Runner = (*cmdRunner)(nil)
 
-func newCmdRunner(cmd *exec.Cmd, spec sandbox.Spec) (*cmdRunner, error) {
+func newCmdRunner(cmd *exec.Cmd, spec sandbox.Program) (*cmdRunner, error) {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ const backoffFirst = 250 * time.Millisecond
 // Plugin is a plugin of a host session: started on first use, kept warm, restarted after a
 // crash (with backoff), closed with the session. Safe for concurrent use.
 type Plugin struct {
-	Spec
+	Config
 	CallTimeout time.Duration       // 0: DefaultCallTimeout
 	Host        pluginhost.Services // for requests outside a call's own CallOptions.Host
 	OnStart     func(*Client)       // called after each (re)start, e.g. to refresh a tool cache
@@ -59,7 +59,7 @@ func (p *Plugin) Client(ctx context.Context) (*Client, error) {
 			return nil, fmt.Errorf("plugin %s: waiting %v to restart after a crash: %w (last: %v)", p.Name, wait.Round(time.Millisecond), ctx.Err(), p.lastErr)
 		}
 	}
-	c, err := Start(ctx, p.Spec)
+	c, err := Start(ctx, p.Config)
 	if err != nil {
 		p.backoff.Failed()
 		p.lastErr = err

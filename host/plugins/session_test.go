@@ -17,7 +17,7 @@ import (
 // backoff, with fresh state.
 func TestSessionLazyCrashRestart(t *testing.T) {
 	ctx := context.Background()
-	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}}
+	p := &Plugin{Config: Config{Name: "echo", Path: echoBin}}
 	defer p.Close()
 	if p.Running() {
 		t.Fatal("a Plugin must not start before its first call")
@@ -61,7 +61,7 @@ func TestSessionLazyCrashRestart(t *testing.T) {
 // TestSessionKilledBetweenCalls: a plugin killed while idle is noticed at the next call,
 // which restarts it.
 func TestSessionKilledBetweenCalls(t *testing.T) {
-	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}}
+	p := &Plugin{Config: Config{Name: "echo", Path: echoBin}}
 	defer p.Close()
 	c, err := p.Client(context.Background())
 	if err != nil {
@@ -81,7 +81,7 @@ func TestSessionKilledBetweenCalls(t *testing.T) {
 // TestSessionTimeout: the call timeout cancels the tool, names the limit, and the plugin
 // stays warm.
 func TestSessionTimeout(t *testing.T) {
-	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}, CallTimeout: 100 * time.Millisecond}
+	p := &Plugin{Config: Config{Name: "echo", Path: echoBin}, CallTimeout: 100 * time.Millisecond}
 	defer p.Close()
 	_, err := p.Call(context.Background(), "slow", `{"steps":1000}`, pluginhost.CallOptions{})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out after 100ms") {
@@ -96,7 +96,7 @@ func TestSessionTimeout(t *testing.T) {
 // TestHostServices: a tool's Confirm, Progress and Log reach the host services of its call
 // over go-plugin's broker; a call without them is refused confirmation.
 func TestHostServices(t *testing.T) {
-	p := &Plugin{Spec: Spec{Name: "echo", Path: echoBin}}
+	p := &Plugin{Config: Config{Name: "echo", Path: echoBin}}
 	defer p.Close()
 	tests := []struct {
 		host *plugintest.Host

@@ -16,8 +16,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Spec is a program to start.
-type Spec struct {
+// Program is a program to start.
+type Program struct {
 	Path string   // absolute path of the program
 	Args []string // arguments, without the program name
 	Env  []string
@@ -33,7 +33,7 @@ type Spec struct {
 // ExecInPlace replaces the gem process with the program (no second process: signals,
 // stdin, stdout, stderr and the exit status are the program's own). It returns only on
 // failure, with an error that says what failed and what to do.
-func ExecInPlace(s Spec) error {
+func ExecInPlace(s Program) error {
 	if s.Dir != "" {
 		if err := os.Chdir(s.Dir); err != nil {
 			return fmt.Errorf("%s: cannot enter the working folder %s: %w", s.Name, s.Dir, err)
@@ -78,7 +78,7 @@ var DescribeBinary func(path string) string
 // ErrExecFormat wraps every exec format error.
 var ErrExecFormat = syscall.ENOEXEC
 
-func execError(s Spec, err error) error {
+func execError(s Program, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOEXEC):
 		built := "another platform"
@@ -97,7 +97,7 @@ func execError(s Spec, err error) error {
 // Run runs the program in the foreground (`gem run`): a Process in its own process group
 // within gem's session, with the terminal's streams; SIGINT and SIGTERM are forwarded to
 // the group. It returns the exit code (128+n for signal n); nothing it started is left running.
-func Run(s Spec, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd, err := Command(s)
 	if err != nil {
 		return 126, err
@@ -132,7 +132,7 @@ func Run(s Spec, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 // Command prepares the program as a long-lived child (a plugin, an MCP server): exactly
 // s.Env (never the host's environment), its own process group so it and whatever it starts
 // can be killed together (KillGroup), and killed if gem dies. The caller wires its streams.
-func Command(s Spec) (*exec.Cmd, error) {
+func Command(s Program) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	if s.Policy != nil && !Disabled() {
 		helper := helperPath()
@@ -171,7 +171,7 @@ func Command(s Spec) (*exec.Cmd, error) {
 }
 
 // effectivePolicy is the spec's policy with the user's GEM_SANDBOX_STRICT applied.
-func (s Spec) effectivePolicy() Policy {
+func (s Program) effectivePolicy() Policy {
 	p := *s.Policy
 	p.Strict = p.Strict || Strict()
 	return p

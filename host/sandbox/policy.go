@@ -60,14 +60,26 @@ var SystemRead = []string{
 // namespace would hide workspaces and extensions that live under /tmp.)
 var SystemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", "/tmp", "/var/tmp"}
 
+// Access is what one extension's program may reach: its folders, and what the manifest and
+// the user's grants add.
+type Access struct {
+	Extension string   // the extension's folder (read)
+	Workspace string   // the project (read and write)
+	Data      string   // the extension's data folder (PrivateDirs; read and write)
+	Temp      string   // its temporary folder (PrivateDirs; read and write)
+	Read      []string // more folders to read
+	Write     []string // more folders to write
+	Network   bool
+}
+
 // ForExtension is the default policy of one extension's program: read the system, the
 // extension folder and the workspace; write the workspace, the extension's data folder and
-// its temporary folder; plus the manifest's read/write paths; network only when asked.
-func ForExtension(extensionDir, workspace, dataDir, tempDir string, read, write []string, network bool) Policy {
-	p := Policy{Network: network, Limits: DefaultLimits, Workspace: workspace}
-	p.Read = append(append(append(p.Read, SystemRead...), extensionDir), read...)
-	p.Write = append(append(p.Write, SystemWrite...), workspace, dataDir, tempDir)
-	p.Write = append(p.Write, write...)
+// its temporary folder; plus a's read/write paths; network only when asked.
+func ForExtension(a Access) Policy {
+	p := Policy{Network: a.Network, Limits: DefaultLimits, Workspace: a.Workspace}
+	p.Read = append(append(append(p.Read, SystemRead...), a.Extension), a.Read...)
+	p.Write = append(append(p.Write, SystemWrite...), a.Workspace, a.Data, a.Temp)
+	p.Write = append(p.Write, a.Write...)
 	return p
 }
 

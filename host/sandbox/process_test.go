@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-func shSpec(script string) Spec {
-	return Spec{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Name: "test"}
+func shSpec(script string) Program {
+	return Program{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Name: "test"}
 }
 
 // TestRunContext: exit codes as a shell reports them, output captured, and a context that

@@ -38,7 +38,7 @@ type Process struct {
 }
 
 // StartProcess starts s (sandboxed by s.Policy, see Command) with streams.
-func StartProcess(s Spec, streams Streams) (*Process, error) {
+func StartProcess(s Program, streams Streams) (*Process, error) {
 	cmd, err := Command(s)
 	if err != nil {
 		return nil, err
@@ -48,11 +48,11 @@ func StartProcess(s Spec, streams Streams) (*Process, error) {
 
 // StartCommand supervises cmd, made by Command and not yet started; streams the caller set
 // on cmd are kept. For callers that must see the exec.Cmd first (go-plugin's runner).
-func StartCommand(cmd *exec.Cmd, s Spec) (*Process, error) {
+func StartCommand(cmd *exec.Cmd, s Program) (*Process, error) {
 	return start(cmd, s, Streams{Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr})
 }
 
-func start(cmd *exec.Cmd, s Spec, streams Streams) (*Process, error) {
+func start(cmd *exec.Cmd, s Program, streams Streams) (*Process, error) {
 	p := &Process{cmd: cmd, stdin: streams.StdinWriter, done: make(chan struct{})}
 	if streams.Stderr == nil {
 		p.Tail = &StderrTail{}
@@ -280,7 +280,7 @@ func (p *Process) StopWhenDone(ctx context.Context, grace time.Duration) (cancel
 // RunContext runs s to its end with streams and returns its exit code; when ctx ends first
 // the child is stopped (Stop(grace)) and ctx's error returned. Nothing it started is left
 // running.
-func RunContext(ctx context.Context, s Spec, streams Streams, grace time.Duration) (int, error) {
+func RunContext(ctx context.Context, s Program, streams Streams, grace time.Duration) (int, error) {
 	p, err := StartProcess(s, streams)
 	if err != nil {
 		return -1, err

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // run starts sh -c script under pol through Command and returns its combined output.
 func run(t *testing.T, pol *Policy, dir, script string) (string, error) {
 	t.Helper()
-	cmd, err := Command(Spec{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir, Name: "test", Policy: pol})
+	cmd, err := Command(Program{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir, Name: "test", Policy: pol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestPolicyIsEnforced(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pol := ForExtension(ext, ws, data, tmp, nil, c.write, c.network)
+			pol := ForExtension(Access{Extension: ext, Workspace: ws, Data: data, Temp: tmp, Write: c.write, Network: c.network})
 			out, err := run(t, &pol, ws, c.script)
 			if (err == nil) != c.wantOK {
 				t.Errorf("ok=%v, want %v: %s", err == nil, c.wantOK, out)
@@ -147,7 +147,7 @@ func TestHelperRejectsBadInput(t *testing.T) {
 }
 
 func TestPolicyJSONRoundTrip(t *testing.T) {
-	p := ForExtension("/e", "/w", "/d", "/t", []string{"/r"}, []string{"/x"}, true)
+	p := ForExtension(Access{Extension: "/e", Workspace: "/w", Data: "/d", Temp: "/t", Read: []string{"/r"}, Write: []string{"/x"}, Network: true})
 	data, _ := json.Marshal(p)
 	var q Policy
 	if err := json.Unmarshal(data, &q); err != nil || len(q.Read) != len(p.Read) || !q.Network || q.Limits != DefaultLimits {
@@ -160,10 +160,10 @@ func TestPolicyJSONRoundTrip(t *testing.T) {
 // a plain fork/exec, interleaved; medians and their ratio.
 func BenchmarkSandboxStart(b *testing.B) {
 	ws := b.TempDir()
-	pol := ForExtension(ws, ws, ws, ws, nil, nil, false)
+	pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: ws, Temp: ws})
 	var boxed, plain []float64
 	for b.Loop() {
-		cmd, err := Command(Spec{Path: "/bin/true", Env: []string{}, Name: "true", Policy: &pol})
+		cmd, err := Command(Program{Path: "/bin/true", Env: []string{}, Name: "true", Policy: &pol})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func TestViewKeepsBusyFiles(t *testing.T) {
 	}
 	defer func() { running.Process.Kill(); running.Wait() }()
 	os.WriteFile(filepath.Join(ws, "f"), []byte("visible"), 0o644)
-	pol := ForExtension(ext, ws, ws, ws, []string{bin}, nil, false)
+	pol := ForExtension(Access{Extension: ext, Workspace: ws, Data: ws, Temp: ws, Read: []string{bin}})
 	out, err := run(t, &pol, ws, "cat "+filepath.Join(ws, "f"))
 	if err != nil || !strings.Contains(out, "visible") {
 		t.Errorf("the workspace is not visible: %v %s", err, out)

@@ -8,7 +8,7 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-// The tool cache lets `gem tools list` and a session's registry know a plugin's tools without
+// The tool cache lets `gem tools list` and a session's catalog know a plugin's tools without
 // starting it: one file per plugin binary under $GEM_HOME/cache/tools, keyed by the binary's
 // path and valid while its size and modification time are those recorded. Written on every
 // start of the plugin, so a changed binary refreshes it.

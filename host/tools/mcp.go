@@ -21,10 +21,10 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-// mcpServer is an MCP server of the registry with its tools converted once per list; it is
+// mcpServer is an MCP server of the catalog with its tools converted once per list; it is
 // their backend.
 type mcpServer struct {
-	*mcphost.Server
+	*mcphost.Client
 	services *Services // progress of calls without their own host
 	mu       sync.Mutex
 	from     []*sdk.Tool // the list the conversion was made from
@@ -44,7 +44,7 @@ type MCPServer struct {
 }
 
 // Servers describes the MCP servers of the session, in discovery order.
-func (r *Registry) Servers() []MCPServer {
+func (r *Catalog) Servers() []MCPServer {
 	out := make([]MCPServer, 0, len(r.servers))
 	for _, s := range r.servers {
 		st, err := s.State()
@@ -53,8 +53,8 @@ func (r *Registry) Servers() []MCPServer {
 	return out
 }
 
-// ServerTools lists the registry's tools served by one MCP server (after starting it).
-func (r *Registry) ServerTools(ctx context.Context, server string) ([]*Tool, error) {
+// ServerTools lists the catalog's tools served by one MCP server (after starting it).
+func (r *Catalog) ServerTools(ctx context.Context, server string) ([]*Tool, error) {
 	for _, s := range r.servers {
 		if s.Name != server {
 			continue
@@ -73,7 +73,7 @@ func (r *Registry) ServerTools(ctx context.Context, server string) ([]*Tool, err
 	return nil, &UnknownServerError{Name: server}
 }
 
-func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *manifest.Manifest, i int, environ []string, opts Options) (*mcpServer, error) {
+func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *manifest.Manifest, i int, environ []string, opts Options) (*mcpServer, error) {
 	raw := m.MCPServers[i]
 	for j, a := range append([]string{raw.Command}, raw.Args...) {
 		field := fmt.Sprintf("%s: mcpServers.%s.args[%d]", x.ManifestPath, raw.Name, j-1)
@@ -108,17 +108,17 @@ func (r *Registry) prepareServer(env registry.Env, x *registry.Extension, m *man
 	srv, err := mcphost.New(mcphost.Config{
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
 		StartTimeout:   mcpStartTimeout(env),
-		OnToolsChanged: func(*mcphost.Server) { r.index() },
+		OnToolsChanged: func(*mcphost.Client) { r.index() },
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &mcpServer{Server: srv, services: opts.Services}, nil
+	return &mcpServer{Client: srv, services: opts.Services}, nil
 }
 
 // StartMCP starts the named MCP servers (every one when none is named) in parallel and
 // adds their tools; each server that fails is one error, and the others go on.
-func (r *Registry) StartMCP(ctx context.Context, names ...string) []error {
+func (r *Catalog) StartMCP(ctx context.Context, names ...string) []error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -143,7 +143,7 @@ func (r *Registry) StartMCP(ctx context.Context, names ...string) []error {
 
 // serversFor names the servers whose tools an mcp_ name can be: those whose prefix it has,
 // or every server when the name was shortened ("...") or no prefix fits.
-func (r *Registry) serversFor(name string) []string {
+func (r *Catalog) serversFor(name string) []string {
 	var out []string
 	if !strings.Contains(name, "...") {
 		for _, s := range r.servers {
@@ -218,7 +218,7 @@ func (s *mcpServer) call(ctx context.Context, declared string, args json.RawMess
 	if host != nil {
 		copts.OnProgress = func(message string, fraction float64) { host.Progress(ctx, message, fraction) }
 	}
-	res, err := s.Server.Call(ctx, declared, args, copts)
+	res, err := s.Client.Call(ctx, declared, args, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -260,10 +260,10 @@ func fromMCP(res *sdk.CallToolResult) *Result {
 }
 
 // MCPServerByName returns an MCP server of the session.
-func (r *Registry) MCPServerByName(name string) (*mcphost.Server, error) {
+func (r *Catalog) MCPServerByName(name string) (*mcphost.Client, error) {
 	for _, s := range r.servers {
 		if s.Name == name {
-			return s.Server, nil
+			return s.Client, nil
 		}
 	}
 	return nil, &UnknownServerError{Name: name}

@@ -55,7 +55,7 @@ const (
 // contract, and MCP tools get the same.
 type HostServices = pluginhost.Services
 
-// CallOptions are per-call hooks of Registry.Call, whatever the tool's source.
+// CallOptions are per-call hooks of [Catalog.Call], whatever the tool's source.
 type CallOptions struct {
 	OnUpdate func(text string) // streamed output updates; may be nil
 	Host     HostServices      // confirmation and progress for this call; nil: the session's Services

@@ -46,7 +46,7 @@ type rootOptions struct {
 // agentSession is the model side of one CLI session.
 type agentSession struct {
 	s        *session
-	reg      *tools.Registry
+	reg      *tools.Catalog
 	agent    *agent.Agent
 	session  *agent.Session
 	cmds     []*agent.PromptCommand
@@ -75,7 +75,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	hooks.Warn = func(msg string) { s.warn("%s", msg) }
 	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks}
 	a.agent = &agent.Agent{
-		Client: client, Model: o.Model, Registry: reg, Hooks: hooks,
+		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,
 		System: agent.SystemInstruction(files, agent.Skills(d)),
 	}
 	a.expander = agent.Expander{Root: commands.Workspace(s.env), Shell: a.shellInjection}
@@ -138,12 +138,12 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 		if err != nil {
 			return "", 0, err
 		}
-		p := sandbox.ForExtension(root, root, data, temp, nil, nil, false)
+		p := sandbox.ForExtension(sandbox.Access{Extension: root, Workspace: root, Data: data, Temp: temp})
 		pol = &p
 		env = sandbox.Env(a.s.environ, nil, "GEM_WORKSPACE="+root, "TMPDIR="+temp)
 	}
 	out := &limits.Buffer{Max: limits.ShellOutput}
-	spec := sandbox.Spec{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol}
+	spec := sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol}
 	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdout: out, Stderr: out}, 500*time.Millisecond)
 	if err != nil {
 		return "", 0, err

@@ -138,7 +138,7 @@ func mcpResourcesCommand(f *Factory) *cli.Command {
 }
 
 func mcpResources(ctx context.Context, s *session, o mcpResourcesOptions) error {
-	return withMCPServer(ctx, s, o.Server, func(srv *mcphost.Server) error {
+	return withMCPServer(ctx, s, o.Server, func(srv *mcphost.Client) error {
 		list, err := srv.Resources(ctx)
 		if err != nil {
 			return err
@@ -163,7 +163,7 @@ func mcpReadCommand(f *Factory) *cli.Command {
 }
 
 func mcpRead(ctx context.Context, s *session, o mcpReadOptions) error {
-	return withMCPServer(ctx, s, o.Server, func(srv *mcphost.Server) error {
+	return withMCPServer(ctx, s, o.Server, func(srv *mcphost.Client) error {
 		text, err := srv.ReadResource(ctx, o.URI)
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func mcpRead(ctx context.Context, s *session, o mcpReadOptions) error {
 }
 
 // withMCPServer opens the invocation's tools, finds the named MCP server and calls fn.
-func withMCPServer(ctx context.Context, s *session, name string, fn func(*mcphost.Server) error) error {
+func withMCPServer(ctx context.Context, s *session, name string, fn func(*mcphost.Client) error) error {
 	reg, err := s.openTools(ctx, nil, callFlags{})
 	if err != nil {
 		return err

@@ -159,7 +159,7 @@ func toolsCall(ctx context.Context, s *session, o toolsCallOptions) error {
 }
 
 // openTools loads the tools of the enabled extensions for one invocation, with its policy.
-func (s *session) openTools(ctx context.Context, services *tools.Services, o callFlags) (*tools.Registry, error) {
+func (s *session) openTools(ctx context.Context, services *tools.Services, o callFlags) (*tools.Catalog, error) {
 	d := s.discover()
 	engine, err := s.loadPolicy(d, o.ApprovalMode)
 	if err != nil {
@@ -211,7 +211,7 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 }
 
 // startMCP starts every MCP server, warning about each that fails.
-func (s *session) startMCP(ctx context.Context, reg *tools.Registry) {
+func (s *session) startMCP(ctx context.Context, reg *tools.Catalog) {
 	for _, err := range reg.StartMCP(ctx) {
 		s.warn("%s", errorText(err))
 	}

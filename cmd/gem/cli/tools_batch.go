@@ -88,7 +88,7 @@ func toolsBatch(ctx context.Context, s *session, o toolsCallOptions) error {
 }
 
 // batchCall runs line n of a batch.
-func batchCall(ctx context.Context, reg *tools.Registry, n int, line string) batchOut {
+func batchCall(ctx context.Context, reg *tools.Catalog, n int, line string) batchOut {
 	var call batchLine
 	if err := json.Unmarshal([]byte(line), &call); err != nil || call.Tool == "" {
 		msg := fmt.Sprintf("line %d: want {\"tool\": name, \"args\": {...}}", n)

@@ -14,7 +14,7 @@ import (
 	"github.com/gemhost/gem/host/tools"
 )
 
-// Declaration is the FunctionDeclaration of t, under its registry name.
+// Declaration is the FunctionDeclaration of t, under its catalog name.
 func Declaration(t *tools.Tool) *genai.FunctionDeclaration {
 	var schema any
 	if err := json.Unmarshal(t.Spec.InputSchema, &schema); err != nil || schema == nil {
@@ -23,8 +23,8 @@ func Declaration(t *tools.Tool) *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{Name: t.Name, Description: t.Spec.Description, ParametersJsonSchema: schema}
 }
 
-// Declarations converts every tool of r, in the registry's order.
-func Declarations(r *tools.Registry) []*genai.FunctionDeclaration {
+// Declarations converts every tool of r, in the catalog's order.
+func Declarations(r *tools.Catalog) []*genai.FunctionDeclaration {
 	list := r.List()
 	out := make([]*genai.FunctionDeclaration, 0, len(list))
 	for _, t := range list {
@@ -58,7 +58,7 @@ func Response(id, name string, res *tools.Result, callErr error) *genai.Function
 	return &genai.FunctionResponse{ID: id, Name: name, Response: resp}
 }
 
-// Args decodes a FunctionCall's arguments back to the JSON the registry validates.
+// Args decodes a FunctionCall's arguments back to the JSON the catalog validates.
 func Args(call *genai.FunctionCall) (json.RawMessage, error) {
 	if call.Args == nil {
 		return json.RawMessage("{}"), nil

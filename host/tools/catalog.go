@@ -1,11 +1,12 @@
-// Package tools owns the host's tool registry: the tools of enabled extensions' go-plugin
-// plugins and MCP servers, their names after the conflict rule, the manifests'
+// Package tools owns the host's tool catalog (Catalog): the tools of enabled extensions'
+// go-plugin plugins and MCP servers, described alike (Spec, Kind) and called alike (a
+// backend per source, CallOptions, Result; protobuf only in plugin.go), their names after the conflict rule, the manifests'
 // excludeTools, argument validation against each tool's JSON Schema (every violation
 // reported), and calls.
 //
 // Names: plugin tools keep their declared names, MCP tools are mcp_<server>_<tool> (package
 // host/mcp); a name two sources share becomes <extension>_<name> on both sides.
-// excludeTools entries without arguments ("tool") hide a tool of that name (registry or
+// excludeTools entries without arguments ("tool") hide a tool of that name (catalog or
 // declared name) from every source, as Gemini CLI applies an extension's excludeTools to the
 // whole session; entries with arguments ("run_shell_command(rm -rf)") restrict commands and
 // are left to the policy engine.
@@ -16,7 +17,7 @@
 //
 // Plugins start lazily: a plugin whose binary has a valid entry in the tool cache
 // ($GEM_HOME/cache/tools, see cache.go) is listed from it and started on its first call; one
-// without is started when the registry loads, and stays warm for the session. Each start
+// without is started when the catalog loads, and stays warm for the session. Each start
 // rewrites the cache, so a changed binary is picked up.
 package tools
 
@@ -43,7 +44,7 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-// Tool is one tool in the registry.
+// Tool is one tool in the catalog.
 type Tool struct {
 	Name      string // as the model sees it
 	Declared  string // as its source declares it (Spec.Name)
@@ -85,8 +86,8 @@ type Options struct {
 	Audit       *policy.Audit  // where decisions are logged; nil logs none
 }
 
-// Registry holds the tools of one session. It is safe for concurrent use.
-type Registry struct {
+// Catalog holds the tools of one session. It is safe for concurrent use.
+type Catalog struct {
 	indexMu     sync.Mutex // one index at a time, so the last published is the newest
 	mu          sync.RWMutex
 	tools       []*Tool
@@ -105,8 +106,8 @@ type Registry struct {
 
 // Load collects the tools of the enabled extensions' plugins of d. A plugin that fails is
 // reported in the errors and does not stop the others.
-func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Options) (*Registry, []error) {
-	r := &Registry{byName: map[string]*Tool{}, excluded: map[string]string{}, services: opts.Services, logger: opts.Logger, policy: opts.Policy, audit: opts.Audit}
+func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Options) (*Catalog, []error) {
+	r := &Catalog{byName: map[string]*Tool{}, excluded: map[string]string{}, services: opts.Services, logger: opts.Logger, policy: opts.Policy, audit: opts.Audit}
 	if r.logger == nil {
 		r.logger = hclog.NewNullLogger()
 	}
@@ -190,7 +191,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}
 	pl := &plugins.Plugin{
-		Spec:        plugins.Spec{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy, SocketBase: env.RunDir()},
+		Config:      plugins.Config{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy, SocketBase: env.RunDir()},
 		CallTimeout: opts.CallTimeout,
 	}
 	if opts.Services != nil {
@@ -221,7 +222,7 @@ func newTool(ext, plugin string, spec Spec, pl *plugins.Plugin) (*Tool, error) {
 // index rebuilds the tool list from the plugins' tools and the started MCP servers' tools:
 // excludeTools applied, the conflict rule (a name two sources share: both become
 // <extension>_<name>), sorted by name.
-func (r *Registry) index() {
+func (r *Catalog) index() {
 	for _, fn := range r.publishIndex() {
 		fn()
 	}
@@ -229,7 +230,7 @@ func (r *Registry) index() {
 
 // publishIndex builds and publishes the tool list under indexMu: two servers that finish
 // starting at once cannot publish out of order. It returns the change callbacks to run.
-func (r *Registry) publishIndex() []func() {
+func (r *Catalog) publishIndex() []func() {
 	r.indexMu.Lock()
 	defer r.indexMu.Unlock()
 	all := append([]*Tool{}, r.pluginTools...)
@@ -269,7 +270,7 @@ func (r *Registry) publishIndex() []func() {
 }
 
 // List returns the tools, sorted by name.
-func (r *Registry) List() []*Tool {
+func (r *Catalog) List() []*Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.tools
@@ -277,14 +278,14 @@ func (r *Registry) List() []*Tool {
 
 // OnChange registers fn to run after the tool list changed (an MCP server started or sent
 // a list-changed notification).
-func (r *Registry) OnChange(fn func()) {
+func (r *Catalog) OnChange(fn func()) {
 	r.mu.Lock()
 	r.onChange = append(r.onChange, fn)
 	r.mu.Unlock()
 }
 
 // Lookup finds a tool among those listed now (it starts nothing).
-func (r *Registry) Lookup(name string) (*Tool, bool) {
+func (r *Catalog) Lookup(name string) (*Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	t, ok := r.byName[name]
@@ -292,7 +293,7 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 }
 
 // Find is Lookup that first starts the MCP servers an mcp_ name can belong to.
-func (r *Registry) Find(ctx context.Context, name string) (*Tool, bool) {
+func (r *Catalog) Find(ctx context.Context, name string) (*Tool, bool) {
 	if t, ok := r.Lookup(name); ok || !strings.HasPrefix(name, "mcp_") {
 		return t, ok
 	}
@@ -303,7 +304,7 @@ func (r *Registry) Find(ctx context.Context, name string) (*Tool, bool) {
 // authorize asks the policy engine about a call, asks the user when it says ask_user (the
 // call's own host first: an MCP client of gem mcp serve; else the session's services), logs
 // the decision, and returns ErrDenied when the call must not run.
-func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage, opts CallOptions) error {
+func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, opts CallOptions) error {
 	if r.policy == nil {
 		return nil
 	}
@@ -354,7 +355,7 @@ func (r *Registry) authorize(ctx context.Context, t *Tool, args json.RawMessage,
 // policyKind is the kind the policy decides a call of t by. An MCP tool's kind comes from
 // annotations its server chose, which can only make it stricter: unless the user's own
 // settings trust the server, it counts as execute (asked in default mode, denied in plan).
-func (r *Registry) policyKind(t *Tool) string {
+func (r *Catalog) policyKind(t *Tool) string {
 	if t.Server != "" && !r.trusted[t.Server] {
 		if k := t.Kind(); k == KindDelete || k == KindMove || k == KindEdit {
 			return string(k)
@@ -366,7 +367,7 @@ func (r *Registry) policyKind(t *Tool) string {
 
 // AuthorizeShell decides a shell command a prompt command wants to run (!{…}) as Gemini
 // CLI does: as a run_shell_command call of kind execute, under the same rules and questions.
-func (r *Registry) AuthorizeShell(ctx context.Context, extension, command string, opts CallOptions) error {
+func (r *Catalog) AuthorizeShell(ctx context.Context, extension, command string, opts CallOptions) error {
 	t := &Tool{Name: "run_shell_command", Declared: "run_shell_command", Extension: extension, Spec: Spec{Kind: KindExecute}}
 	args, err := json.Marshal(map[string]string{"command": command})
 	if err != nil {
@@ -420,7 +421,7 @@ func (r *Result) DisplayText() string {
 // Call validates args against the tool's schema and runs it. An error means the call did not
 // happen or did not finish (unknown tool, invalid arguments, the plugin crashed, timeout);
 // a tool's own failure is the Result's Error.
-func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (*Result, error) {
+func (r *Catalog) Call(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (*Result, error) {
 	t, ok := r.Find(ctx, name)
 	if !ok {
 		return nil, &UnknownToolError{Name: name}
@@ -501,7 +502,7 @@ func (t *Tool) violations(v any) []string {
 }
 
 // Running counts the plugin and MCP server processes up now.
-func (r *Registry) Running() int {
+func (r *Catalog) Running() int {
 	n := 0
 	for _, p := range r.plugins {
 		if p.Running() {
@@ -517,7 +518,7 @@ func (r *Registry) Running() int {
 }
 
 // Close stops every plugin and MCP server, in parallel.
-func (r *Registry) Close() {
+func (r *Catalog) Close() {
 	var wg sync.WaitGroup
 	for _, p := range r.plugins {
 		wg.Go(p.Close)

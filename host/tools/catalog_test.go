@@ -55,7 +55,7 @@ func withExtensions(t testing.TB, names ...string) registry.Env {
 	return env
 }
 
-func load(t testing.TB, env registry.Env, opts Options) *Registry {
+func load(t testing.TB, env registry.Env, opts Options) *Catalog {
 	t.Helper()
 	opts.Environ = []string{"PATH=/usr/bin:/bin"}
 	r, errs := Load(context.Background(), env, registry.Discover(env, registry.Providers), opts)
@@ -66,7 +66,7 @@ func load(t testing.TB, env registry.Env, opts Options) *Registry {
 	return r
 }
 
-func names(r *Registry) string {
+func names(r *Catalog) string {
 	var out []string
 	for _, t := range r.List() {
 		out = append(out, t.Name+"/"+string(t.Kind()))
@@ -193,7 +193,7 @@ func (l *lockedBuilder) String() string {
 	return l.b.String()
 }
 
-// TestRegistryMCP: MCP servers join the registry lazily under Gemini CLI's names, beside
+// TestRegistryMCP: MCP servers join the catalog lazily under Gemini CLI's names, beside
 // plugin tools; excludeTools hides tools; a second server of the same name is skipped with
 // a warning naming both; MCP calls are validated, report progress and convert results.
 func TestRegistryMCP(t *testing.T) {
@@ -241,7 +241,7 @@ func TestRegistryMCP(t *testing.T) {
 	if servers := r.Servers(); len(servers) != 1 || servers[0].State != "ready" || servers[0].Tools != 6 || servers[0].Transport != "stdio" {
 		t.Errorf("servers: %+v", servers)
 	}
-	// A list-changed notification refreshes the registry.
+	// A list-changed notification refreshes the catalog.
 	changed := make(chan struct{}, 1)
 	r.OnChange(func() {
 		select {
@@ -267,7 +267,7 @@ func TestRegistryMCP(t *testing.T) {
 	}
 }
 
-// BenchmarkHostCall: a warm call through the whole host path (registry lookup, schema
+// BenchmarkHostCall: a warm call through the whole host path (catalog lookup, schema
 // validation, session plugin, gRPC, result conversion), with p50 and p99.
 func BenchmarkHostCall(b *testing.B) {
 	r := load(b, withExtensions(b, "one"), Options{})
@@ -290,7 +290,7 @@ func BenchmarkHostCall(b *testing.B) {
 }
 
 // BenchmarkMCPHostCall: a warm call of an MCP server's tool through the whole host path
-// (registry lookup, schema validation, MCP session over stdio, result conversion).
+// (catalog lookup, schema validation, MCP session over stdio, result conversion).
 func BenchmarkMCPHostCall(b *testing.B) {
 	env := withExtensions(b)
 	writeExtension(b, env, "kit", `{"name":"kit","version":"1.0.0","mcpServers":{"test":{"command":"`+mcpServerBin+`"}}}`)
@@ -316,7 +316,7 @@ func BenchmarkMCPHostCall(b *testing.B) {
 // TestIndexConcurrent: indexes built at once (MCP servers finishing their start together)
 // publish one after the other, each complete, and every change callback runs.
 func TestIndexConcurrent(t *testing.T) {
-	r := &Registry{byName: map[string]*Tool{}, excluded: map[string]string{"hidden": "x"}, logger: hclog.NewNullLogger()}
+	r := &Catalog{byName: map[string]*Tool{}, excluded: map[string]string{"hidden": "x"}, logger: hclog.NewNullLogger()}
 	for i := range 40 {
 		r.pluginTools = append(r.pluginTools, &Tool{base: fmt.Sprintf("t%02d", i), Declared: fmt.Sprintf("t%02d", i), Extension: "x", Spec: Spec{}})
 	}
