@@ -15,6 +15,7 @@ import (
 	"github.com/gemhost/gem/cmd/gem/cli"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/iostreams"
+	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -33,18 +34,7 @@ func TestScripts(t *testing.T) {
 	// $WORK lives outside /tmp: the sandbox lets extensions write /tmp , so
 	// a HOME under /tmp could not show that they cannot write the user's files. Nor inside
 	// this repository, whose .git would make it every script's workspace.
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = "/var/cache" // no HOME: a system cache folder, still outside /tmp
-	}
-	if err := os.MkdirAll(filepath.Join(cache, "gem-testwork"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.MkdirTemp(filepath.Join(cache, "gem-testwork"), "run-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root := testhome.Dir(t, "run-")
 	testscript.Run(t, testscript.Params{
 		Dir:         "testdata/script",
 		WorkdirRoot: root,

@@ -16,6 +16,7 @@ import (
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fakegemini"
+	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 
 	"github.com/gemhost/gem/internal/testbins"
@@ -36,20 +37,12 @@ type world struct {
 
 func newWorld(t testing.TB, hooksJSON string, rules string) *world {
 	t.Helper()
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj") // the workspace: never the home itself
-	os.MkdirAll(proj, 0o755)
-	env := registry.NewEnv(home, proj, func(string) string { return "" })
-	dir := filepath.Join(env.GeminiExtensionsDir(), "kit")
-	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
-	data, _ := os.ReadFile(echoBin)
-	os.WriteFile(filepath.Join(dir, "bin", "echo"), data, 0o755)
-	os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(`{"name":"kit","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}}}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "GEMINI.md"), []byte("Kit knows how to echo."), 0o644)
+	env := testhome.Env(t, nil)
+	files := map[string][]byte{"bin/echo": testhome.Binary(t, echoBin), "GEMINI.md": []byte("Kit knows how to echo.")}
 	if hooksJSON != "" {
-		os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
-		os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), []byte(hooksJSON), 0o644)
+		files["hooks/hooks.json"] = []byte(hooksJSON)
 	}
+	testhome.Extension(t, env, "kit", `{"name":"kit","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}}}`, files)
 	d := registry.Discover(env, registry.Providers)
 	engine := &policy.Engine{Mode: policy.ModeYolo, Trusted: true}
 	if rules != "" {

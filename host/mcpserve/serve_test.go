@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 	"github.com/gemhost/gem/registry"
 
 	"github.com/gemhost/gem/internal/testbins"
+	"github.com/gemhost/gem/internal/testhome"
 )
 
 var echoBin, mcpServerBin string
@@ -30,21 +29,10 @@ func TestMain(m *testing.M) {
 // test MCP server, loaded with every MCP server started.
 func registryWithTools(t *testing.T) *tools.Catalog {
 	t.Helper()
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj") // the workspace: never the home itself
-	os.MkdirAll(proj, 0o755)
-	env := registry.NewEnv(home, proj, func(string) string { return "" })
-	dir := filepath.Join(env.GeminiExtensionsDir(), "kit")
-	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(echoBin)
-	os.WriteFile(filepath.Join(dir, "bin", "echo"), data, 0o755)
+	env := testhome.Env(t, nil)
 	m := `{"name":"kit","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}},
 		"mcpServers":{"test":{"command":"` + mcpServerBin + `"}}}`
-	if err := os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(m), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testhome.Extension(t, env, "kit", m, map[string][]byte{"bin/echo": testhome.Binary(t, echoBin)})
 	reg, errs := tools.Load(context.Background(), env, registry.Discover(env, registry.Providers), tools.Options{Environ: []string{"PATH=/usr/bin:/bin"}})
 	if len(errs) > 0 {
 		t.Fatal(errs)

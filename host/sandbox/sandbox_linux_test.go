@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemhost/gem/internal/testhome"
 	"golang.org/x/sys/unix"
 )
 
@@ -96,20 +97,7 @@ func TestPolicyIsEnforced(t *testing.T) {
 }
 
 // outsideTmp is a temporary folder outside /tmp, which every policy may write.
-func outsideTmp(t *testing.T) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Skip("no cache folder outside /tmp:", err)
-	}
-	os.MkdirAll(cache, 0o755)
-	d, err := os.MkdirTemp(cache, "gem-sandbox-test-")
-	if err != nil {
-		t.Skip("no folder outside /tmp:", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
+func outsideTmp(t *testing.T) string { return testhome.Dir(t, "sandbox-") }
 
 func TestLimits(t *testing.T) {
 	pol := Policy{Read: []string{"/"}, Limits: Limits{OpenFiles: 64, CPUSeconds: 7, AddressSpace: 3 << 30}}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/internal/testbins"
+	"github.com/gemhost/gem/internal/testhome"
 )
 
 var echoBin, mcpServerBin string
@@ -31,26 +32,11 @@ func TestMain(m *testing.M) {
 // plugin, and returns its Env.
 func withExtensions(t testing.TB, names ...string) registry.Env {
 	t.Helper()
-	home := t.TempDir()
-	proj := filepath.Join(home, "proj") // the workspace: never the home itself
-	os.MkdirAll(proj, 0o755)
-	env := registry.NewEnv(home, proj, func(string) string { return "" })
-	data, err := os.ReadFile(echoBin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := testhome.Env(t, nil)
+	bin := testhome.Binary(t, echoBin)
 	for _, name := range names {
-		dir := filepath.Join(env.GeminiExtensionsDir(), name)
-		if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "bin", "echo"), data, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		m := `{"name":"` + name + `","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}}}`
-		if err := os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(m), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testhome.Extension(t, env, name, m, map[string][]byte{"bin/echo": bin})
 	}
 	return env
 }

@@ -40,6 +40,13 @@ func dropStaging(dir string) {
 	os.Remove(filepath.Dir(dir)) // fails, harmlessly, while others are in use
 }
 
+// stage removes what failed installs left in root's staging parent and makes a fresh
+// staging folder.
+func stage(root string) (string, error) {
+	cleanStale(root)
+	return newStaging(root)
+}
+
 // newStaging makes a fresh staging folder for root.
 func newStaging(root string) (string, error) {
 	dir := filepath.Join(stagingDir(root), randomSuffix())

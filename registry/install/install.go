@@ -113,6 +113,24 @@ func cleanStale(root string) {
 
 // checkStaged validates a fetched tree as install requires: manifest, binaries for this
 // platform inside the folder, engines.gem.
+// fetchChecked fetches source into staging and checks what came: no link leaves it, and it
+// is an extension (the crash point after the fetch is named for tests).
+func (in *Installer) fetchChecked(ctx context.Context, source string, opt Options, staging, point string) (*fetched, *registry.Extension, manifest.Problems, error) {
+	f, err := in.Fetch.fetch(ctx, source, opt, staging)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	crashPoint(point)
+	if err := CheckLinks(f.dir); err != nil {
+		return nil, nil, nil, sourcePaths(err, f)
+	}
+	x, problems, err := in.checkStaged(f.dir)
+	if err != nil {
+		return nil, nil, nil, sourcePaths(err, f)
+	}
+	return f, x, problems, nil
+}
+
 func (in *Installer) checkStaged(dir string) (*registry.Extension, manifest.Problems, error) {
 	x, err := registry.LoadFolder(dir)
 	if err != nil {
@@ -143,24 +161,15 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	}
 	defer l.Release()
 	root := in.root(opt.Scope)
-	cleanStale(root)
-	staging, err := newStaging(root)
+	staging, err := stage(root)
 	if err != nil {
 		return nil, err
 	}
 	defer dropStaging(staging)
 
-	f, err := in.Fetch.fetch(ctx, source, opt, staging)
+	f, x, problems, err := in.fetchChecked(ctx, source, opt, staging, "fetched")
 	if err != nil {
 		return nil, err
-	}
-	crashPoint("fetched")
-	if err := CheckLinks(f.dir); err != nil {
-		return nil, sourcePaths(err, f)
-	}
-	x, problems, err := in.checkStaged(f.dir)
-	if err != nil {
-		return nil, sourcePaths(err, f)
 	}
 	dest := filepath.Join(root, x.Name)
 	_, existsErr := os.Lstat(dest)

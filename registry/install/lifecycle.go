@@ -63,8 +63,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return res, nil
 	}
 	root := filepath.Dir(x.Dir)
-	cleanStale(root)
-	staging, err := newStaging(root)
+	staging, err := stage(root)
 	if err != nil {
 		return nil, err
 	}
@@ -72,17 +71,9 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	fopt := opt
 	fopt.Ref = meta.Ref
 	fopt.PreRelease = meta.AllowPreRelease != nil && *meta.AllowPreRelease
-	f, err := in.Fetch.fetch(ctx, meta.Source, fopt, staging)
+	f, nx, problems, err := in.fetchChecked(ctx, meta.Source, fopt, staging, "update-fetched")
 	if err != nil {
 		return nil, err
-	}
-	crashPoint("update-fetched")
-	if err := CheckLinks(f.dir); err != nil {
-		return nil, sourcePaths(err, f)
-	}
-	nx, problems, err := in.checkStaged(f.dir)
-	if err != nil {
-		return nil, sourcePaths(err, f)
 	}
 	if nx.Name != x.Name {
 		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
@@ -294,8 +285,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if ok, err := in.Ask(text); err != nil || !ok {
 		return nil, orDeclined(err)
 	}
-	cleanStale(root)
-	staging, err := newStaging(root)
+	staging, err := stage(root)
 	if err != nil {
 		return nil, err
 	}
@@ -378,8 +368,7 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 		return nil, fmt.Errorf("no previous version of %q to roll back to (updates keep one in %s)", x.Name, backup)
 	}
 	root := filepath.Dir(x.Dir)
-	cleanStale(root)
-	staging, err := newStaging(root)
+	staging, err := stage(root)
 	if err != nil {
 		return nil, err
 	}

@@ -9,27 +9,13 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/internal/iostreams"
+	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 )
 
 // testHome makes a home outside /tmp (the sandbox opens /tmp; see the README's testing
 // notes), removed after the test.
-func testHome(t *testing.T) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = "/var/cache"
-	}
-	if err := os.MkdirAll(filepath.Join(cache, "gem-testwork"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(filepath.Join(cache, "gem-testwork"), "cli-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
+func testHome(t *testing.T) string { return testhome.Dir(t, "cli-") }
 
 // verbRun is one invocation of the app with test streams.
 type verbRun struct {
