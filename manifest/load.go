@@ -73,45 +73,26 @@ func Load(raw any) (*Manifest, Problems) {
 			m.Settings = append(m.Settings, s)
 		}
 	}
-	if servers, ok := l.object(obj, "mcpServers", "mcpServers"); ok {
-		for _, name := range sortedKeys(servers) {
-			p := "mcpServers." + name
-			so, ok := servers[name].(map[string]any)
-			if !ok {
-				l.add(p, servers[name], "must be an object with command (stdio), httpUrl or url")
-				continue
-			}
+	l.named(obj, "mcpServers", func(string) string { return "must be an object with command (stdio), httpUrl or url" },
+		func(name, p string, o map[string]any) {
 			s := MCPServer{Name: name}
-			l.fields(so, p, &s)
+			l.fields(o, p, &s)
 			m.MCPServers = append(m.MCPServers, s)
-		}
-	}
-	if cmds, ok := l.object(obj, "commands", "commands"); ok {
-		for _, name := range sortedKeys(cmds) {
-			p := "commands." + name
-			co, ok := cmds[name].(map[string]any)
-			if !ok {
-				l.add(p, cmds[name], "must be an object like {\"type\": \"executable\", \"binary\": \"${extensionPath}/bin/${platform}/${arch}/"+name+"\"}")
-				continue
-			}
-			c := Command{Name: name}
-			l.fields(co, p, &c)
-			m.Commands = append(m.Commands, c)
-		}
-	}
-	if plugins, ok := l.object(obj, "plugins", "plugins"); ok {
-		for _, id := range sortedKeys(plugins) {
-			p := "plugins." + id
-			po, ok := plugins[id].(map[string]any)
-			if !ok {
-				l.add(p, plugins[id], "must be an object like {\"binary\": \"${extensionPath}/bin/${platform}/${arch}/"+id+"\"}")
-				continue
-			}
-			pl := Plugin{ID: id}
-			l.fields(po, p, &pl)
-			m.Plugins = append(m.Plugins, pl)
-		}
-	}
+		})
+	l.named(obj, "commands", func(name string) string {
+		return "must be an object like {\"type\": \"executable\", \"binary\": \"${extensionPath}/bin/${platform}/${arch}/" + name + "\"}"
+	}, func(name, p string, o map[string]any) {
+		c := Command{Name: name}
+		l.fields(o, p, &c)
+		m.Commands = append(m.Commands, c)
+	})
+	l.named(obj, "plugins", func(id string) string {
+		return "must be an object like {\"binary\": \"${extensionPath}/bin/${platform}/${arch}/" + id + "\"}"
+	}, func(id, p string, o map[string]any) {
+		pl := Plugin{ID: id}
+		l.fields(o, p, &pl)
+		m.Plugins = append(m.Plugins, pl)
+	})
 	m.Sandbox = l.sandbox(obj, "sandbox", "sandbox")
 	if eng, ok := l.object(obj, "engines", "engines"); ok {
 		m.Engines.Gem, _ = l.str(eng, "gem", "engines.gem")
@@ -184,6 +165,24 @@ func readerFor(t reflect.Type) func(l *loader, obj map[string]any, key, path str
 		}
 	}
 	panic("manifest: no reader for " + t.String()) // a tag on a new type: caught by every test
+}
+
+// named reads an object of objects keyed by name (mcpServers, commands, plugins) in key
+// order; an entry that is not an object is a problem told with want(name).
+func (l *loader) named(obj map[string]any, key string, want func(name string) string, each func(name, path string, o map[string]any)) {
+	entries, ok := l.object(obj, key, key)
+	if !ok {
+		return
+	}
+	for _, name := range sortedKeys(entries) {
+		path := key + "." + name
+		o, ok := entries[name].(map[string]any)
+		if !ok {
+			l.add(path, entries[name], want(name))
+			continue
+		}
+		each(name, path, o)
+	}
 }
 
 // fields reads the tagged fields of the struct dst points to from obj, in their order,

@@ -26,17 +26,14 @@ runs=${RUNS:-200}
 
 # median wall time in ms of each command, from hyperfine's JSON export
 median() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("%s\t%.2f" % (r["command"], r["median"]*1000)) for r in d["results"]]' "$1"; }
+# ratio FILE LABEL TARGET: the second command's median over the first's.
+ratio() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print("ratio %s: %.2fx (target <= %s)" % (sys.argv[2], r[1]["median"]/r[0]["median"], sys.argv[3]))' "$@"; }
 
 echo "== gem ext list --json on 1,000 extensions vs gem --version (median wall, $runs runs each)"
 hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/list.json" \
   "$gem --version" "$gem ext list --json" >/dev/null
 median "$work/list.json" | tee "$work/list.txt"
-python3 - "$work/list.json" <<'PY'
-import json, sys
-r = {x["command"].split("/")[-1]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
-ratio = r["gem ext list --json"] / r["gem --version"]
-print("ratio list/version: %.2fx (target <= 3x)" % ratio)
-PY
+ratio "$work/list.json" "list/version" 3x
 
 echo
 echo "== start-up: the light front (gem) vs the full engine (gem-engine)"
@@ -75,21 +72,13 @@ HOME=$rhome GEM_HOME=$rhome/.gem "$gem" ext list >/dev/null
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run.json" \
   "$hello world" "$gem run hello world" >/dev/null)
 median "$work/run.json"
-python3 - "$work/run.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print("ratio gem run/direct: %.2fx (target <= 2.5x)" % (r[1]["median"] / r[0]["median"]))
-PY
+ratio "$work/run.json" "gem run/direct" 2.5x
 echo "-- against a bare Go exec trampoline (Go's start-up and one execve; target <= 1.5x)"
 (cd "$OLDPWD" && go build -trimpath -ldflags '-s -w' -o "$work/trampoline" ./scripts/trampoline)
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-tramp.json" \
   "$work/trampoline $hello world" "$gem run hello world" >/dev/null)
 median "$work/run-tramp.json"
-python3 - "$work/run-tramp.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print("ratio gem run/trampoline: %.2fx (target <= 1.5x)" % (r[1]["median"] / r[0]["median"]))
-PY
+ratio "$work/run-tramp.json" "gem run/trampoline" 1.5x
 echo "-- the same with the sandbox off (GEM_SANDBOX=off): the sandbox's own cost on gem run"
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem GEM_SANDBOX=off hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-nosandbox.json" \
   "$hello world" "$gem run hello world" >/dev/null)
