@@ -30,6 +30,8 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 		switch {
 		case a == "--yes" || a == "-y" || a == "-yes":
 			r.Yes = true
+		case a == "--help" || a == "-h" || a == "-help":
+			return r, ErrHelp
 		case a == "--":
 			if i+1 >= len(args) {
 				return r, ErrUsage
@@ -45,6 +47,9 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 	}
 	return r, ErrUsage
 }
+
+// ErrHelp: `gem run --help` (before the command's name: after it, --help is the command's).
+var ErrHelp = errors.New("help asked for")
 
 // NoTerminalError is a question that could not be asked: stdin is not a terminal.
 type NoTerminalError struct{ Question string }

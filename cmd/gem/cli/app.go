@@ -76,6 +76,15 @@ func rootAction(f *Factory, c *cli.Context, root rootOptions) error {
 	return cli.ShowAppHelp(c)
 }
 
+// helpPath turns `gem help ext install` into `gem ext install --help` (urfave's help
+// command shows only the first word's help).
+func helpPath(args []string) []string {
+	if len(args) > 2 && args[1] == "help" {
+		return append(append([]string{args[0]}, args[2:]...), "--help")
+	}
+	return args
+}
+
 func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = func(c *cli.Context, err error, isSub bool) error { return usageError{err.Error()} }
@@ -87,5 +96,5 @@ func setUsageErrors(cmds []*cli.Command) {
 func Main(ios *iostreams.IOStreams, args []string) int {
 	hideProcess()
 	app := NewApp(NewFactory(ios))
-	return printError(ios.ErrOut, app.Run(interspersed(app, args)))
+	return printError(ios.ErrOut, app.Run(interspersed(app, helpPath(args))))
 }

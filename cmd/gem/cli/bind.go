@@ -150,7 +150,7 @@ func flagsOf(fields []binding, defaults reflect.Value) []cli.Flag {
 		case b.typ == durationType:
 			out = append(out, &cli.DurationFlag{Name: b.flag, Aliases: aliases, Usage: b.usage, Value: time.Duration(def.Int())})
 		case b.typ.Kind() == reflect.Bool:
-			out = append(out, &cli.BoolFlag{Name: b.flag, Aliases: aliases, Usage: b.usage})
+			out = append(out, &cli.BoolFlag{Name: b.flag, Aliases: aliases, Usage: b.usage, DisableDefaultText: true})
 		case b.typ.Kind() == reflect.String:
 			out = append(out, &cli.StringFlag{Name: b.flag, Aliases: aliases, Usage: b.usage, Value: def.String()})
 		case b.typ.Kind() == reflect.Pointer && b.typ.Elem().Kind() == reflect.String:

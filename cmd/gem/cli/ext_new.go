@@ -17,7 +17,7 @@ type extNewOptions struct {
 }
 
 func extNewCommand(f *Factory) *cli.Command {
-	cmd := verb(f, "new", "create an extension from a template (command, context, mcp, plugin)", extNew,
+	cmd := verb(f, "new", "create an extension from a template (default: context)", extNew,
 		"gem ext new ./my-ext command", "gem ext new ./my-tools plugin")
 	about := "create an extension from a template:"
 	for _, n := range slices.Sorted(maps.Keys(install.Templates)) {

@@ -34,6 +34,9 @@ func runCommand(f *Factory) *cli.Command {
 			"EXAMPLES\n  gem run hello world\n  gem run --yes deploy prod",
 		Action: func(c *cli.Context) error {
 			ra, err := commands.ParseRunArgs(c.Args().Slice())
+			if errors.Is(err, commands.ErrHelp) {
+				return cli.ShowCommandHelp(c.Lineage()[1], c.Command.Name)
+			}
 			if err != nil {
 				return usageError{advice.Text(err)}
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
@@ -23,12 +24,12 @@ import (
 // callFlags are the flags of the verbs that call tools: a time limit, --yes, and the
 // approval mode.
 type callFlags struct {
-	Timeout      time.Duration `flag:"timeout" usage:"per-call time limit (default 10m)"`
+	Timeout      time.Duration `flag:"timeout" usage:"per-call time limit"`
 	Yes          bool          `flag:"yes,y" usage:"approve what the policy asks about and what tools ask to confirm"`
 	ApprovalMode string        `flag:"approval-mode" usage:"default (ask before edit, delete, move, execute), autoEdit, yolo (trusted folders only) or plan (no changes)"`
 }
 
-func (o *callFlags) setDefaults() { o.ApprovalMode = "default" }
+func (o *callFlags) setDefaults() { o.Timeout, o.ApprovalMode = plugins.DefaultCallTimeout, "default" }
 
 func toolsCommand(f *Factory) *cli.Command {
 	return &cli.Command{

@@ -11,6 +11,7 @@ import (
 	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/urfave/cli/v2"
 )
 
 // testHome makes a home outside /tmp (the sandbox opens /tmp; see the README's testing
@@ -35,7 +36,7 @@ func runVerb(t *testing.T, env registry.Env, r verbRun) (int, string, string) {
 	f := &Factory{IO: ios, Env: func() (registry.Env, error) { return env, nil }, Environ: func() []string { return []string{"PATH=/usr/bin:/bin"} }}
 	app := NewApp(f)
 	args := append([]string{"gem"}, strings.Fields(r.args)...)
-	code := printError(ios.ErrOut, app.Run(interspersed(app, args)))
+	code := printError(ios.ErrOut, app.Run(interspersed(app, helpPath(args))))
 	return code, out.String(), errOut.String()
 }
 
@@ -185,6 +186,44 @@ func TestPrintError(t *testing.T) {
 		var b bytes.Buffer
 		if code := printError(&b, tt.err); code != tt.code || b.String() != tt.want {
 			t.Errorf("%v: exit %d, %q; want %d, %q", tt.err, code, b.String(), tt.code, tt.want)
+		}
+	}
+}
+
+// leafPaths lists every leaf command's path below cmds ("ext install", "run", …).
+func leafPaths(prefix string, cmds []*cli.Command) []string {
+	var out []string
+	for _, c := range cmds {
+		if c.Name == "help" {
+			continue
+		}
+		path := strings.TrimSpace(prefix + " " + c.Name)
+		if len(c.Subcommands) == 0 {
+			out = append(out, path)
+		}
+		out = append(out, leafPaths(path, c.Subcommands)...)
+	}
+	return out
+}
+
+// TestHelpOnEveryVerb: -h, --help and `gem help <path…>` show each verb's own help with its
+// full path, EXAMPLES, and no default stated twice; exit 0.
+func TestHelpOnEveryVerb(t *testing.T) {
+	env := registry.NewEnv(testHome(t), "/", func(string) string { return "" })
+	ios, _, _, _ := iostreams.Test()
+	paths := leafPaths("", NewApp(&Factory{IO: ios}).Commands)
+	if len(paths) < 29 {
+		t.Fatalf("only %d verbs: %v", len(paths), paths)
+	}
+	for _, path := range paths {
+		for _, args := range []string{path + " --help", path + " -h", "help " + path} {
+			code, out, errOut := runVerb(t, env, verbRun{args: args})
+			if code != 0 || !strings.Contains(out, "USAGE:\n   gem "+path) || !strings.Contains(out, "EXAMPLES") {
+				t.Errorf("gem %s: exit %d\n%s%s", args, code, out, errOut)
+			}
+			if strings.Contains(out, "(default: false)") || regexp.MustCompile(`default \S+\).*\(default`).MatchString(out) {
+				t.Errorf("gem %s: a default said twice or about a switch:\n%s", args, out)
+			}
 		}
 	}
 }
