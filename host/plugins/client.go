@@ -175,9 +175,24 @@ func (c *Client) failure(tool string, err error) error {
 		}
 	}
 	if c.Exited() {
+		c.awaitStderr()
 		return &CrashError{Plugin: c.Name, Tool: tool, Stderr: c.stderr.Describe(), Err: err}
 	}
 	return fmt.Errorf("plugin %s: tool %s: %w", c.Name, tool, err)
+}
+
+// awaitStderr waits (a second at most) until what the ended plugin wrote to stderr is in
+// the tail, so a crash report carries its panic.
+func (c *Client) awaitStderr() {
+	if c.runner == nil {
+		return
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-c.runner.stderrRead():
+	case <-t.C:
+	}
 }
 
 // Exited reports whether the plugin process has ended.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/hashicorp/go-plugin/runner"
@@ -15,10 +17,12 @@ import (
 // a runner (RunnerFunc) so that go-plugin makes the plugin's socket folder where gem says
 // (UnixSocketConfig.TempDir) and passes it to the plugin and to its own broker.
 type cmdRunner struct {
-	cmd            *exec.Cmd
-	spec           sandbox.Program
-	proc           *sandbox.Process // once started
-	stdout, stderr io.ReadCloser
+	cmd         *exec.Cmd
+	spec        sandbox.Program
+	proc        *sandbox.Process // once started
+	stdout      io.ReadCloser
+	stderr      *eofReader
+	stderrChild *os.File // the plugin's end, closed in gem once it started
 }
 
 var _ runner.Runner = (*cmdRunner)(nil)
@@ -28,18 +32,44 @@ func newCmdRunner(cmd *exec.Cmd, spec sandbox.Program) (*cmdRunner, error) {
 	if err != nil {
 		return nil, err
 	}
-	stderr, err := cmd.StderrPipe()
+	// stderr is a pipe of gem's own (exec's StderrPipe is closed by Wait, which can drop a
+	// crashing plugin's last lines before go-plugin has read them): it ends when every
+	// holder has closed it, and it says when (stderrRead).
+	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	return &cmdRunner{cmd: cmd, spec: spec, stdout: stdout, stderr: stderr}, nil
+	cmd.Stderr = w
+	return &cmdRunner{cmd: cmd, spec: spec, stdout: stdout, stderr: &eofReader{r: r, done: make(chan struct{})}, stderrChild: w}, nil
 }
 
 func (r *cmdRunner) Start(context.Context) error {
 	p, err := sandbox.StartCommand(r.cmd, r.spec)
+	r.stderrChild.Close()
 	r.proc = p
 	return err
 }
+
+// stderrRead is closed once everything the plugin wrote to stderr has been read (go-plugin
+// has handed it to the tail).
+func (r *cmdRunner) stderrRead() <-chan struct{} { return r.stderr.done }
+
+// eofReader reads r and closes done at its end.
+type eofReader struct {
+	r    *os.File
+	done chan struct{}
+	once sync.Once
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.done) })
+	}
+	return n, err
+}
+
+func (e *eofReader) Close() error { return e.r.Close() }
 
 func (r *cmdRunner) Wait(context.Context) error {
 	if r.proc == nil {

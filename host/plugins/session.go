@@ -45,6 +45,7 @@ func (p *Plugin) Client(ctx context.Context) (*Client, error) {
 		return nil, fmt.Errorf("plugin %s: %w", p.Name, ErrNotRunning)
 	}
 	if p.client != nil && p.client.Exited() {
+		p.client.awaitStderr()
 		p.crashedLocked(&CrashError{Plugin: p.Name, Stderr: p.client.stderr.Describe(), Err: errors.New("the process ended between calls")})
 	}
 	if p.client != nil {
