@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -178,8 +179,9 @@ func (d *Discovery) Effective() []*Extension {
 	return out
 }
 
-// NotFoundError: no effective extension has that name here.
-type NotFoundError struct{ Name string }
+// NotFoundError: no effective extension has that name here. Similar is the name the user
+// probably meant, or "".
+type NotFoundError struct{ Name, Similar string }
 
 func (e *NotFoundError) Error() string { return fmt.Sprintf("no extension named %q here", e.Name) }
 
@@ -188,7 +190,11 @@ func (d *Discovery) Get(name string) (*Extension, error) {
 	if x := d.Find(name); x != nil {
 		return x, nil
 	}
-	return nil, &NotFoundError{Name: name}
+	var names []string
+	for _, x := range d.Effective() {
+		names = append(names, x.Name)
+	}
+	return nil, &NotFoundError{Name: name, Similar: suggest.Closest(name, names)}
 }
 
 // Find returns the effective extension with that name, or nil.

@@ -57,7 +57,7 @@ func fast(std stdio, args []string) (code int, handled bool) {
 			return 0, true
 		}
 	}
-	if len(args) >= 3 && args[1] == "ext" && args[2] == "list" {
+	if len(args) >= 3 && (args[1] == "ext" || args[1] == "extensions") && (args[2] == "list" || args[2] == "ls") {
 		return extList(std, args[3:])
 	}
 	if len(args) >= 3 && args[1] == "run" {

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -88,11 +89,15 @@ func (t *Table) Disabled(name string) *registry.Extension { return t.disabled[na
 
 // Suggest returns table names that start like name, for "did you mean".
 func (t *Table) Suggest(name string) []string {
-	var out []string
+	var out, names []string
 	for _, e := range t.Entries {
+		names = append(names, e.Name)
 		if strings.HasPrefix(e.Name, name) || strings.HasPrefix(name, e.Declared) || strings.Contains(e.Name, name) {
 			out = append(out, e.Name)
 		}
+	}
+	if near := suggest.Closest(name, names); len(out) == 0 && near != "" {
+		out = append(out, near)
 	}
 	return out
 }

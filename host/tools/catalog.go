@@ -32,6 +32,7 @@ import (
 
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/limits"
+	"github.com/gemhost/gem/internal/suggest"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
@@ -424,7 +425,7 @@ func (r *Result) DisplayText() string {
 func (r *Catalog) Call(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (*Result, error) {
 	t, ok := r.Find(ctx, name)
 	if !ok {
-		return nil, &UnknownToolError{Name: name}
+		return nil, r.unknownTool(name)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -451,6 +452,18 @@ func (r *Catalog) Call(ctx context.Context, name string, args json.RawMessage, o
 	}
 	return res.capped(), nil
 }
+
+// unknownTool is the error for a name no tool has, with the one probably meant.
+func (r *Catalog) unknownTool(name string) *UnknownToolError {
+	var names []string
+	for _, t := range r.List() {
+		names = append(names, t.Name)
+	}
+	return &UnknownToolError{Name: name, Similar: suggest.Closest(name, names)}
+}
+
+// UnknownTool is the error for a name no tool of the catalog has.
+func (r *Catalog) UnknownTool(name string) error { return r.unknownTool(name) }
 
 // capped cuts the result's texts to limits.ToolResult, saying so in them.
 func (r *Result) capped() *Result {

@@ -131,7 +131,10 @@ func TestRegistryConflictsAndValidation(t *testing.T) {
 		}
 	}
 	var unknown *UnknownToolError
-	if _, err := r.Call(context.Background(), "nosuch", nil, CallOptions{}); !errors.As(err, &unknown) || unknown.Name != "nosuch" {
+	if _, err := r.Call(context.Background(), "alpha_ecoh", nil, CallOptions{}); !errors.As(err, &unknown) || unknown.Similar != "alpha_echo" {
+		t.Errorf("a near name: %v", err)
+	}
+	if _, err := r.Call(context.Background(), "nosuch", nil, CallOptions{}); !errors.As(err, &unknown) || unknown.Name != "nosuch" || unknown.Similar != "" {
 		t.Fatalf("unknown tool: %v", err)
 	}
 }

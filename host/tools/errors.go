@@ -15,13 +15,15 @@ var ErrDenied = errors.New("not allowed")
 // ErrInvalidArguments is what every ArgumentsError is (errors.Is).
 var ErrInvalidArguments = errors.New("invalid arguments")
 
-// UnknownToolError: no enabled extension has a tool of that name.
-type UnknownToolError struct{ Name string }
+// UnknownToolError: no enabled extension has a tool of that name. Similar is the tool the
+// user probably meant, or "".
+type UnknownToolError struct{ Name, Similar string }
 
 func (e *UnknownToolError) Error() string { return fmt.Sprintf("no tool %q", e.Name) }
 
-// UnknownServerError: no enabled extension declares an MCP server of that name.
-type UnknownServerError struct{ Name string }
+// UnknownServerError: no enabled extension declares an MCP server of that name. Similar is
+// the server the user probably meant, or "".
+type UnknownServerError struct{ Name, Similar string }
 
 func (e *UnknownServerError) Error() string {
 	return fmt.Sprintf("no mcp server %q among enabled extensions", e.Name)

@@ -17,6 +17,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -70,7 +71,7 @@ func (r *Catalog) ServerTools(ctx context.Context, server string) ([]*Tool, erro
 		}
 		return out, nil
 	}
-	return nil, &UnknownServerError{Name: server}
+	return nil, r.unknownServer(server)
 }
 
 func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *manifest.Manifest, i int, environ []string, opts Options) (*mcpServer, error) {
@@ -266,7 +267,16 @@ func (r *Catalog) MCPServerByName(name string) (*mcphost.Client, error) {
 			return s.Client, nil
 		}
 	}
-	return nil, &UnknownServerError{Name: name}
+	return nil, r.unknownServer(name)
+}
+
+// unknownServer is the error for a name no MCP server has, with the one probably meant.
+func (r *Catalog) unknownServer(name string) *UnknownServerError {
+	var names []string
+	for _, s := range r.servers {
+		names = append(names, s.Name)
+	}
+	return &UnknownServerError{Name: name, Similar: suggest.Closest(name, names)}
 }
 
 // mcpStartTimeout is GEM_MCP_START_TIMEOUT (a Go duration), or 0 for the default.

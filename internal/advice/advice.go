@@ -48,6 +48,8 @@ func For(err error) string {
 		return "add --yes to agree"
 	case errors.As(err, &failure):
 		return sandboxFix(failure)
+	case errors.As(err, &notFound) && notFound.Similar != "":
+		return fmt.Sprintf("did you mean %q? gem ext list --all shows what gem finds", notFound.Similar)
 	case errors.As(err, &notFound):
 		return "gem ext list --all shows what gem finds"
 	case errors.Is(err, commands.ErrUsage):

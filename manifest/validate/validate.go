@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/version"
 )
@@ -116,7 +117,7 @@ func (v *validator) unknownFields(obj map[string]any) {
 			continue
 		}
 		want := "is not a field gem or Gemini CLI knows; it is ignored"
-		if near := closest(k, manifest.KnownFields); near != "" {
+		if near := suggest.Closest(k, manifest.KnownFields); near != "" {
 			want += " (did you mean \"" + near + "\"?)"
 		}
 		v.warn(k, "", want)
@@ -279,40 +280,4 @@ func (v *validator) sandbox(field string, s *manifest.Sandbox) {
 			}
 		}
 	}
-}
-
-// closest returns the candidate within edit distance 2 of s (case-insensitive), if any.
-func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	ls := strings.ToLower(s)
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		if len(ls) >= 4 && (strings.HasPrefix(lc, ls) || strings.HasPrefix(ls, lc)) {
-			return c
-		}
-		if d := distance(ls, lc); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

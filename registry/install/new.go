@@ -25,7 +25,13 @@ var Templates = map[string]string{
 	"context": "a context file only (GEMINI.md)",
 	"mcp":     "an MCP server in Go with the official SDK (make builds bin/<name>)",
 	"plugin":  "a go-plugin tool plugin in Go with pluginsdk (make builds bin/<platform>/<arch>/)",
+
+	"custom-commands": "prompt commands (commands/*.toml), as Gemini CLI's template",
+	"exclude-tools":   "a manifest that hides tools from the model, as Gemini CLI's template",
 }
+
+// TemplateAliases are Gemini CLI's template names for gem's own.
+var TemplateAliases = map[string]string{"mcp-server": "mcp"}
 
 var extName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 
@@ -34,6 +40,9 @@ var extName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 func New(dir, tmpl string) ([]string, error) {
 	if tmpl == "" {
 		tmpl = "context"
+	}
+	if own, ok := TemplateAliases[tmpl]; ok {
+		tmpl = own
 	}
 	if _, ok := Templates[tmpl]; !ok {
 		var names []string

@@ -68,7 +68,7 @@ func rootAction(f *Factory, c *cli.Context, root rootOptions) error {
 		return runPrompt(f, o)
 	}
 	if c.NArg() > 0 {
-		return usagef("unknown command %q; run 'gem help' to see them", c.Args().First())
+		return unknownCommand(c.Args().First(), "gem", c.App.Commands)
 	}
 	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
 		return runShell(f, o)

@@ -72,8 +72,12 @@ func hintFor(err error) string {
 		denied        *tools.DeniedError
 	)
 	switch {
+	case errors.As(err, &unknownTool) && unknownTool.Similar != "":
+		return fmt.Sprintf("did you mean %q? gem tools list shows the tools of enabled extensions", unknownTool.Similar)
 	case errors.As(err, &unknownTool):
 		return "gem tools list shows the tools of enabled extensions"
+	case errors.As(err, &unknownServer) && unknownServer.Similar != "":
+		return fmt.Sprintf("did you mean %q? gem mcp list shows them", unknownServer.Similar)
 	case errors.As(err, &unknownServer):
 		return "gem mcp list shows them"
 	case errors.As(err, &badArgs):

@@ -26,13 +26,8 @@ import (
 )
 
 func mcpCommand(f *Factory) *cli.Command {
-	return &cli.Command{
-		Name:  "mcp",
-		Usage: "the MCP servers extensions declare, and gem as an MCP server",
-		Subcommands: []*cli.Command{
-			mcpListCommand(f), mcpToolsCommand(f), mcpResourcesCommand(f), mcpReadCommand(f), mcpServeCommand(f),
-		},
-	}
+	return group("mcp", "the MCP servers extensions declare, and gem as an MCP server", nil,
+		aliased(mcpListCommand(f), "ls"), mcpToolsCommand(f), mcpResourcesCommand(f), mcpReadCommand(f), mcpServeCommand(f))
 }
 
 // mcpServerRow is one server in gem mcp list --json.

@@ -32,11 +32,8 @@ type callFlags struct {
 func (o *callFlags) setDefaults() { o.Timeout, o.ApprovalMode = plugins.DefaultCallTimeout, "default" }
 
 func toolsCommand(f *Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "tools",
-		Usage:       "list, describe and call the tools of enabled extensions (plugins and MCP servers)",
-		Subcommands: []*cli.Command{toolsListCommand(f), toolsSchemaCommand(f), toolsCallCommand(f)},
-	}
+	return group("tools", "list, describe and call the tools of enabled extensions (plugins and MCP servers)", nil,
+		aliased(toolsListCommand(f), "ls"), toolsSchemaCommand(f), toolsCallCommand(f))
 }
 
 type toolsListOptions struct {
@@ -94,7 +91,7 @@ func toolsSchema(ctx context.Context, s *session, o toolsSchemaOptions) error {
 	defer reg.Close()
 	t, ok := reg.Find(ctx, o.Tool)
 	if !ok {
-		return &tools.UnknownToolError{Name: o.Tool}
+		return reg.UnknownTool(o.Tool)
 	}
 	return printJSON(s, t.Spec.InputSchema)
 }
