@@ -88,7 +88,7 @@ func LoadFolder(dir string) (*Extension, error) {
 		return nil, err
 	}
 	if err := x.setHead(data, filepath.Base(abs)); err != nil {
-		return nil, errors.New("Invalid JSON in " + x.ManifestPath + ": " + err.Error())
+		return nil, errors.New("invalid JSON in " + x.ManifestPath + ": " + err.Error())
 	}
 	return x, nil
 }

@@ -182,14 +182,21 @@ func (in *Installer) hasUpdate(ctx context.Context, x *registry.Extension, meta 
 }
 
 // Uninstall removes extensions by name or by source. It returns the names removed.
-func (in *Installer) Uninstall(targets []string) ([]string, error) {
+// Removed is one extension Uninstall took away: its name, scope and folder.
+type Removed struct {
+	Name  string         `json:"name"`
+	Scope registry.Level `json:"scope"`
+	Dir   string         `json:"dir"`
+}
+
+func (in *Installer) Uninstall(targets []string) ([]Removed, error) {
 	l, err := in.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
 	d := registry.Discover(in.Env, registry.Providers)
-	var removed []string
+	var removed []Removed
 	var errs []error
 	for _, t := range targets {
 		x := d.Find(t)
@@ -209,7 +216,7 @@ func (in *Installer) Uninstall(targets []string) ([]string, error) {
 			errs = append(errs, err)
 			continue
 		}
-		removed = append(removed, x.Name)
+		removed = append(removed, Removed{Name: x.Name, Scope: x.Level, Dir: x.Dir})
 	}
 	return removed, errors.Join(errs...)
 }

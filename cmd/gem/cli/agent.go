@@ -189,9 +189,11 @@ func runPrompt(f *Factory, o agentOptions) error {
 	}
 	s, err := f.Session()
 	if err != nil {
-		return err
+		return promptFailure(f.IO.Out, o.OutputFormat, err)
 	}
-	return runCancellable(context.Background(), func(ctx context.Context) error {
+	out := &countingWriter{w: s.stdout}
+	s.stdout = out
+	err = runCancellable(context.Background(), func(ctx context.Context) error {
 		a, err := openAgent(ctx, s, s.cliServices(o.Yes), o)
 		if err != nil {
 			return err
@@ -203,11 +205,30 @@ func runPrompt(f *Factory, o agentOptions) error {
 				prompt = strings.TrimSpace(string(data)) + "\n\n" + prompt
 			}
 		}
-		out := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true)}
-		a.agent.Events = out.events(a, prompt)
+		po := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true)}
+		a.agent.Events = po.events(a, prompt)
 		text, st, err := a.turn(ctx, prompt)
-		return out.finish(a, text, st, err)
+		return po.finish(a, text, st, err)
 	})
+	if out.n > 0 {
+		return err // the output format carried the failure
+	}
+	return promptFailure(out, o.OutputFormat, err)
+}
+
+// promptFailure reports a gem -p that failed before it printed anything in its output
+// format: json gets {"error": {...}}, stream-json a result event with status error.
+func promptFailure(w io.Writer, format string, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch format {
+	case "json":
+		newJSONEncoder(w, false).Encode(errorJSON(err))
+	case "stream-json":
+		newJSONEncoder(w, true).Encode(map[string]any{"type": "result", "status": "error", "error": errorJSON(err).Error})
+	}
+	return err
 }
 
 // promptOutput prints one gem -p turn in its output format.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"time"
@@ -32,17 +33,51 @@ func verb[O any](f *Factory, name, usage string, run func(ctx context.Context, s
 		cmd.Description = "EXAMPLES\n  " + strings.Join(examples, "\n  ")
 	}
 	cmd.Action = func(c *cli.Context) error {
-		if err := rule.check(c); err != nil {
-			return err
-		}
 		o := opts.from(c)
+		if err := rule.check(c); err != nil {
+			return jsonFailure(f.IO.Out, wantsJSON(o), err)
+		}
 		s, err := f.Session()
 		if err != nil {
-			return err
+			return jsonFailure(f.IO.Out, wantsJSON(o), err)
 		}
-		return runCancellable(c.Context, func(ctx context.Context) error { return run(ctx, s, o) })
+		out := &countingWriter{w: s.stdout}
+		s.stdout = out
+		err = runCancellable(c.Context, func(ctx context.Context) error { return run(ctx, s, o) })
+		return jsonFailure(out, wantsJSON(o) && out.n == 0, err)
 	}
 	return cmd
+}
+
+// wantsJSON reports whether o's --json is set.
+func wantsJSON(o any) bool {
+	v := reflect.ValueOf(o)
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	f := v.FieldByName("JSON")
+	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
+}
+
+// jsonFailure prints a failed verb's error as JSON on stdout when asked (a verb that printed
+// its own JSON before failing is not asked), and returns err for stderr and the exit code.
+func jsonFailure(w io.Writer, asJSON bool, err error) error {
+	if err != nil && asJSON {
+		newJSONEncoder(w, false).Encode(errorJSON(err))
+	}
+	return err
+}
+
+// countingWriter counts what a verb wrote.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 // options are the flags and arguments of an options struct O, with their defaults.

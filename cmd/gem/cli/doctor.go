@@ -93,20 +93,27 @@ func doctor(_ context.Context, s *session, o doctorOptions) error {
 	return err
 }
 
+// doctorPathKeys are the paths doctor shows, in order: the JSON key and the human label.
+var doctorPathKeys = [][2]string{
+	{"platform", "platform"}, {"gemHome", "GEM_HOME"}, {"geminiExtensions", "gemini extensions"},
+	{"gemEngine", "gem-engine"}, {"log", "log"}, {"auditLog", "audit log"}, {"userPolicy", "user policy"},
+	{"workspacePolicy", "workspace policy"}, {"extensionData", "extension data"}, {"trustedFolders", "trusted folders"},
+}
+
 func doctorPaths(s *session) map[string]string {
 	paths := map[string]string{
-		"GEM_HOME":          s.env.GemHome,
-		"gemini extensions": s.env.GeminiExtensionsDir(),
-		"log":               filepath.Join(s.env.LogDir(), "gem.log"),
-		"audit log":         s.env.AuditLog(),
-		"user policy":       s.env.UserPolicies(),
-		"workspace policy":  filepath.Join(commands.Workspace(s.env), ".gem", "policies.toml"),
-		"extension data":    filepath.Dir(s.env.DataDir("x")),
-		"trusted folders":   filepath.Join(s.env.GeminiHome, ".gemini", "trustedFolders.json"),
-		"platform":          goruntime.GOOS + "/" + goruntime.GOARCH,
+		"gemHome":          s.env.GemHome,
+		"geminiExtensions": s.env.GeminiExtensionsDir(),
+		"log":              filepath.Join(s.env.LogDir(), "gem.log"),
+		"auditLog":         s.env.AuditLog(),
+		"userPolicy":       s.env.UserPolicies(),
+		"workspacePolicy":  filepath.Join(commands.Workspace(s.env), ".gem", "policies.toml"),
+		"extensionData":    filepath.Dir(s.env.DataDir("x")),
+		"trustedFolders":   filepath.Join(s.env.GeminiHome, ".gemini", "trustedFolders.json"),
+		"platform":         goruntime.GOOS + "/" + goruntime.GOARCH,
 	}
 	if self, err := os.Executable(); err == nil {
-		paths["gem-engine"] = self
+		paths["gemEngine"] = self
 	}
 	return paths
 }
@@ -131,9 +138,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "  skipped: %s\n", sk.Fix)
 	}
 	fmt.Fprintln(w, "\nPaths")
-	for _, k := range []string{"platform", "GEM_HOME", "gemini extensions", "gem-engine", "log", "audit log", "user policy", "workspace policy", "extension data", "trusted folders"} {
-		if v, ok := rep.Paths[k]; ok {
-			fmt.Fprintf(w, "  %-18s %s\n", k, v)
+	for _, k := range doctorPathKeys {
+		if v, ok := rep.Paths[k[0]]; ok {
+			fmt.Fprintf(w, "  %-18s %s\n", k[1], v)
 		}
 	}
 	fmt.Fprintln(w, "\nExtensions")

@@ -48,6 +48,30 @@ func printError(w io.Writer, err error) int {
 	}
 }
 
+// failureJSON is a failure as --json prints it on stdout.
+type failureJSON struct {
+	Error struct {
+		Message  string `json:"message"`
+		Hint     string `json:"hint,omitempty"`
+		ExitCode int    `json:"exitCode"`
+	} `json:"error"`
+}
+
+// errorJSON is err as --json shows it: {"error": {"message", "hint", "exitCode"}}.
+func errorJSON(err error) failureJSON {
+	var f failureJSON
+	f.Error.Message, f.Error.ExitCode = err.Error(), printError(io.Discard, err)
+	var x exitError
+	if errors.As(err, &x) && x.code == 130 {
+		f.Error.Message = "interrupted"
+	}
+	var u usageError
+	if !errors.As(err, &u) {
+		f.Error.Hint = hintFor(err)
+	}
+	return f
+}
+
 // errorText is err's message with its hint, for a JSON field or a warning line.
 func errorText(err error) string {
 	if hint := hintFor(err); hint != "" {

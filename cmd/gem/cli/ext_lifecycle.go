@@ -78,6 +78,7 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 type extUninstallOptions struct {
 	Targets []string `arg:"[name|source]..."`
 	All     bool     `flag:"all" usage:"remove every installed extension"`
+	jsonOutput
 }
 
 func extUninstallCommand(f *Factory) *cli.Command {
@@ -94,8 +95,14 @@ func extUninstall(_ context.Context, s *session, o extUninstallOptions) error {
 		o.Targets = in.All()
 	}
 	removed, err := in.Uninstall(o.Targets)
-	for _, n := range removed {
-		fmt.Fprintf(s.stdout, "Extension %q uninstalled.\n", n)
+	if o.JSON && (len(removed) > 0 || err == nil) {
+		if jerr := printJSON(s, orEmpty(removed)); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	for _, r := range removed {
+		fmt.Fprintf(s.stdout, "Extension %q uninstalled (%s scope: %s).\n", r.Name, r.Scope, registry.Tilde(s.env.Home, r.Dir))
 	}
 	return err
 }
@@ -104,6 +111,7 @@ type enableOptions struct {
 	Name   string `arg:"<name>" help:"an extension name"`
 	Scope  string `flag:"scope" usage:"user or workspace"`
 	Enable bool
+	jsonOutput
 }
 
 func extEnableCommand(f *Factory, enable bool) *cli.Command {
@@ -130,13 +138,16 @@ func extEnable(_ context.Context, s *session, o enableOptions) error {
 	if !o.Enable {
 		verb = "disabled"
 	}
-	fmt.Fprintf(s.stdout, "Extension %q %s %s.\n", o.Name, verb, where)
-	return nil
+	return render(s, o.JSON, map[string]any{"name": o.Name, "enabled": o.Enable, "where": where}, func() error {
+		_, err := fmt.Fprintf(s.stdout, "Extension %q %s %s.\n", o.Name, verb, where)
+		return err
+	})
 }
 
 type extLinkOptions struct {
 	Path string `arg:"<path>" help:"the extension folder"`
 	placement
+	jsonOutput
 }
 
 func extLinkCommand(f *Factory) *cli.Command {
@@ -153,8 +164,10 @@ func extLink(_ context.Context, s *session, o extLinkOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "Extension %q linked to %s.\n", res.Name, res.Path)
-	return nil
+	return render(s, o.JSON, res, func() error {
+		_, err := fmt.Fprintf(s.stdout, "Extension %q linked to %s.\n", res.Name, res.Path)
+		return err
+	})
 }
 
 type extVerifyOptions struct {

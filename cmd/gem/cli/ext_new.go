@@ -14,6 +14,7 @@ import (
 type extNewOptions struct {
 	Path     string `arg:"<path>" help:"a folder"`
 	Template string `arg:"[template]" help:"a template"`
+	jsonOutput
 }
 
 func extNewCommand(f *Factory) *cli.Command {
@@ -32,14 +33,16 @@ func extNew(_ context.Context, s *session, opts extNewOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		fmt.Fprintln(s.stdout, "created", f)
-	}
+	next := fmt.Sprintf("gem ext validate %s, then gem ext link %s", opts.Path, opts.Path)
 	switch opts.Template {
-	case "command", "mcp", "plugin":
-		fmt.Fprintf(s.stdout, "Next: make -C %s, then gem ext validate %s and gem ext link %s\n", opts.Path, opts.Path, opts.Path)
-	default:
-		fmt.Fprintf(s.stdout, "Next: gem ext validate %s, then gem ext link %s\n", opts.Path, opts.Path)
+	case "command", "mcp", "mcp-server", "plugin":
+		next = fmt.Sprintf("make -C %s, then gem ext validate %s and gem ext link %s", opts.Path, opts.Path, opts.Path)
 	}
-	return nil
+	return render(s, opts.JSON, map[string]any{"path": opts.Path, "files": files, "next": next}, func() error {
+		for _, f := range files {
+			fmt.Fprintln(s.stdout, "created", f)
+		}
+		_, err := fmt.Fprintf(s.stdout, "Next: %s\n", next)
+		return err
+	})
 }
