@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,14 +55,11 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		res.Status = StatusUpToDate
 		return res, nil
 	}
-	if opt.DryRun {
-		res.Status = StatusWouldUpdate
-		if latest != "" {
-			res.Version = latest
-		}
-		res.Previous = x.Version
+	if opt.DryRun && latest != "" {
+		res.Status, res.Version, res.Previous = StatusWouldUpdate, latest, x.Version
 		return res, nil
 	}
+	// A git head or an archive says no version before it is fetched: fetch it, then compare.
 	root := filepath.Dir(x.Dir)
 	staging, err := stage(root)
 	if err != nil {
@@ -77,6 +75,19 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	}
 	if nx.Name != x.Name {
 		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
+	}
+	newMeta := *meta
+	newMeta.ReleaseTag = f.meta.ReleaseTag
+	if err := writeMetadata(f.dir, newMeta); err != nil {
+		return nil, err
+	}
+	if in.sameAsInstalled(x, nx, f.dir) {
+		res.Status = StatusUpToDate
+		return res, nil
+	}
+	if opt.DryRun {
+		res.Status, res.Version, res.Previous = StatusWouldUpdate, nx.Version, x.Version
+		return res, nil
 	}
 	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, in.needs(nx))
 	if rec, err := ReadRecord(in.Env, x.Name); err != nil || rec.Consent == "" {
@@ -97,11 +108,6 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 			return nil, orDeclined(err)
 		}
 	}
-	newMeta := *meta
-	newMeta.ReleaseTag = f.meta.ReleaseTag
-	if err := writeMetadata(f.dir, newMeta); err != nil {
-		return nil, err
-	}
 	crashPoint("update-staged")
 	if err := exchange(f.dir, x.Dir); err != nil {
 		return nil, fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
@@ -116,6 +122,17 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	}
 	res.Previous, res.Version, res.Install, res.Status, res.Problems = x.Version, nx.Version, newMeta, StatusUpdated, problems
 	return res, nil
+}
+
+// sameAsInstalled reports whether the fetched tree at dir is what x's install record holds:
+// the same version and the same files (an archive URL or a git head that changed nothing).
+func (in *Installer) sameAsInstalled(x, nx *registry.Extension, dir string) bool {
+	rec, err := ReadRecord(in.Env, x.Name)
+	if err != nil || nx.Version != x.Version || len(rec.Files) == 0 {
+		return false
+	}
+	now, err := HashTree(dir)
+	return err == nil && maps.Equal(now, rec.Files)
 }
 
 func orDeclined(err error) error {
@@ -146,7 +163,7 @@ func (in *Installer) hasUpdate(ctx context.Context, x *registry.Extension, meta 
 	switch meta.Type {
 	case "local":
 		if IsArchive(meta.Source) {
-			return true, "", nil // an archive carries no version to compare before unpacking
+			return true, "", nil // an archive says its version once unpacked: Update compares then
 		}
 		src, err := registry.LoadFolder(meta.Source)
 		if err != nil {
@@ -181,7 +198,6 @@ func (in *Installer) hasUpdate(ctx context.Context, x *registry.Extension, meta 
 	return false, "", fmt.Errorf("extension %q has install type %q, which gem cannot update", x.Name, meta.Type)
 }
 
-// Uninstall removes extensions by name or by source. It returns the names removed.
 // Removed is one extension Uninstall took away: its name, scope and folder.
 type Removed struct {
 	Name  string         `json:"name"`
@@ -189,6 +205,7 @@ type Removed struct {
 	Dir   string         `json:"dir"`
 }
 
+// Uninstall removes extensions by name or by source, and says what it removed.
 func (in *Installer) Uninstall(targets []string) ([]Removed, error) {
 	l, err := in.lock()
 	if err != nil {
