@@ -18,6 +18,7 @@ import (
 	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/install"
 )
 
 type doctorReport struct {
@@ -75,7 +76,7 @@ func doctor(_ context.Context, s *session, o doctorOptions) error {
 		rep.Trust.Skipped = append(rep.Trust.Skipped, doctorSkipped{Name: x.Name, Path: x.Dir, Reason: x.Blocked, Fix: advice.Explain(x)})
 	}
 	for _, x := range d.Effective() {
-		ps := append(folderProblems(s, x), binaryProblems(s, x)...)
+		ps := append(append(folderProblems(s, x), binaryProblems(s, x)...), changedFiles(s, x)...)
 		rep.Extensions = append(rep.Extensions, doctorExtension{Name: x.Name, Path: x.Path, Enabled: x.Enabled, Problems: ps})
 		for _, p := range ps {
 			if p.Severity == manifest.Error {
@@ -193,6 +194,25 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 	for _, m := range s.Missing {
 		fmt.Fprintf(w, "  missing: %s\n", m)
 	}
+}
+
+// changedFiles is a problem when an installed extension's files differ from those its
+// install record hashed (any file: a script, a context file, not only declared binaries).
+// Linked and hand-placed extensions have no record and are not checked.
+func changedFiles(s *session, x *registry.Extension) manifest.Problems {
+	if m := x.Install(); m == nil || m.Type == "link" {
+		return nil
+	}
+	changed, missing, _, err := install.Verify(s.env, x.Name)
+	if err != nil || len(changed)+len(missing) == 0 {
+		return nil
+	}
+	what := append(changed, missing...)
+	if len(what) > 5 {
+		what = append(what[:5], fmt.Sprintf("and %d more", len(what)-5))
+	}
+	return manifest.Problems{{Severity: manifest.Error, Path: "files", Value: strings.Join(what, ", "),
+		Want: "the same files as at install: they changed since (gem ext verify " + x.Name + " lists them; reinstalling restores them)"}}.WithFile(x.ManifestPath)
 }
 
 // binaryProblems finds what only running would show: binaries built for another machine,

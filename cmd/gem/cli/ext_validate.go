@@ -26,7 +26,7 @@ func extValidate(_ context.Context, s *session, opts extValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	problems := folderProblems(s, x)
+	problems := append(folderProblems(s, x), binaryProblems(s, x)...)
 	doc := map[string]any{"path": x.Path, "name": x.Name, "valid": !problems.HasErrors(), "problems": orEmpty(problems)}
 	err = render(s, opts.JSON, doc, func() error {
 		errs := len(problems.Errors())
