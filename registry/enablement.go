@@ -117,13 +117,32 @@ func applyEnablement(env Env, items []*Extension) (warnings []string) {
 			path := env.Dir(x.Provider.Enablement)
 			var err error
 			if en, err = ReadEnablement(path); err != nil {
-				warnings = append(warnings, fmt.Sprintf("Ignoring %s: %v; fix or delete the file (every extension counts as enabled meanwhile)", path, err))
+				en, warnings = enablementFallback(path, err, warnings)
 			}
 			cache[x.Provider] = en
 		}
 		x.Enabled, x.EnabledBy = en.Decide(x.Name, env.Cwd)
 	}
 	return warnings
+}
+
+// enablementFallback is what counts when the enablement file at path cannot be read: the
+// last good copy gem kept (so an extension the user disabled stays disabled), else nothing
+// (every extension enabled, as Gemini CLI does). Either way every verb warns.
+func enablementFallback(path string, err error, warnings []string) (Enablement, []string) {
+	if data, rerr := readFile(lastGood(path)); rerr == nil {
+		var e Enablement
+		if json.Unmarshal(data, &e) == nil && e != nil {
+			return e, append(warnings, fmt.Sprintf("Ignoring %s: %v; using the last good copy gem kept (%s) until it is fixed or deleted", path, err, lastGood(path)))
+		}
+	}
+	return Enablement{}, append(warnings, fmt.Sprintf("Ignoring %s: %v; fix or delete the file (every extension counts as enabled meanwhile)", path, err))
+}
+
+// lastGood is where WriteEnablement keeps a copy of what it wrote: a dot file beside it,
+// which neither gem's nor Gemini CLI's discovery takes for an extension.
+func lastGood(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".last-good")
 }
 
 // Add appends rule for name after removing the rules it supersedes: those for the same
@@ -178,7 +197,10 @@ func WriteEnablement(path string, e Enablement) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, data, 0o644)
+	if err := WriteFileAtomic(path, data, 0o644); err != nil {
+		return err
+	}
+	return WriteFileAtomic(lastGood(path), data, 0o644)
 }
 
 // WriteFileAtomic writes data to a temporary file beside path, syncs it, and renames it into

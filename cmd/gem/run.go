@@ -29,6 +29,9 @@ func run(std stdio, args []string) (int, bool) {
 	if t.NeedsEngine(ra.Name) {
 		return 0, false
 	}
+	for _, w := range t.Warnings {
+		fmt.Fprintln(std.err, "warning:", w)
+	}
 	confirm := commands.TerminalConfirm(term.IsTerminal(int(std.in.Fd())), std.in, std.err)
 	err = commands.Exec(env, t, std.environ, ra, confirm, nil, nil)
 	if errors.Is(err, commands.ErrNeedsEngine) || errors.Is(err, sandbox.ErrExecFormat) {

@@ -39,6 +39,7 @@ func (e *Entry) Qualified() string { return e.Extension.Name + ":" + e.Declared 
 
 // Table is the command table of one discovery.
 type Table struct {
+	Warnings []string          // discovery's (an unreadable manifest or enablement file)
 	Entries  []*Entry          // sorted by name
 	byName   map[string]*Entry // names and qualified names
 	disabled map[string]*registry.Extension
@@ -47,7 +48,7 @@ type Table struct {
 // NewTable builds the table from the effective, enabled extensions of d. Command names come
 // from discovery's head (or index); no manifest is parsed.
 func NewTable(d *registry.Discovery) *Table {
-	t := &Table{byName: map[string]*Entry{}, disabled: map[string]*registry.Extension{}}
+	t := &Table{Warnings: d.Warnings, byName: map[string]*Entry{}, disabled: map[string]*registry.Extension{}}
 	owners := map[string]int{}
 	var exts []*registry.Extension
 	for _, x := range d.Effective() {

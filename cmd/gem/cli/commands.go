@@ -58,9 +58,6 @@ func commandsCommand(f *Factory) *cli.Command {
 
 func listCommands(_ context.Context, s *session, opts commandsOptions) error {
 	d := s.discover()
-	for _, w := range d.Warnings {
-		s.warn("%s", w)
-	}
 	rows := commandRows(s, commands.NewTable(d))
 	for _, row := range rows {
 		if row.Error != "" {

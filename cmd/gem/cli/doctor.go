@@ -69,7 +69,7 @@ func doctorCommand(f *Factory) *cli.Command {
 
 func doctor(_ context.Context, s *session, o doctorOptions) error {
 	rep := doctorReport{Paths: doctorPaths(s), Sandbox: doctorSandboxReport()}
-	d := registry.Discover(s.env, registry.Providers)
+	d := s.warnDiscovery(registry.Discover(s.env, registry.Providers))
 	rep.Trust.Folder = s.env.Cwd
 	rep.Trust.Trusted, rep.Trust.Rule = s.env.FolderTrust(s.env.Cwd)
 	for _, x := range d.Skipped() {

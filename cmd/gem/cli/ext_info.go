@@ -31,10 +31,7 @@ func extInfoCommand(f *Factory) *cli.Command {
 }
 
 func extInfoRun(_ context.Context, s *session, o extInfoOptions) error {
-	d := registry.Discover(s.env, registry.Providers)
-	for _, w := range d.Warnings {
-		s.warn("%s", w)
-	}
+	d := s.warnDiscovery(registry.Discover(s.env, registry.Providers))
 	x, err := d.Get(o.Name)
 	if err != nil {
 		return err

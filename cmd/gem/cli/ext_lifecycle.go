@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -70,9 +71,31 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 		s.warn("%s", p.String())
 	}
 	return render(s, o.JSON, res, func() error {
-		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (enabled).\n", res.Name, res.Version, res.Path)
+		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (%s).\n", res.Name, res.Version, res.Path, effectHere(s, res.Path))
 		return err
 	})
+}
+
+// effectHere says whether the extension just placed in dir is in effect in this folder: a
+// user extension of the same name wins over a project one, a project extension of an
+// untrusted folder waits for trust, a disable rule may apply.
+func effectHere(s *session, dir string) string {
+	d := registry.Discover(s.env, registry.Providers)
+	for _, x := range d.All {
+		if x.Dir != dir {
+			continue
+		}
+		switch {
+		case x.Shadowed && x.ShadowedBy != nil:
+			return fmt.Sprintf("not in effect here: %s %s in %s takes precedence", x.ShadowedBy.Level, x.ShadowedBy.Name, registry.Tilde(s.env.Home, x.ShadowedBy.Dir))
+		case x.Blocked != registry.BlockNone:
+			return "not in effect here: " + advice.Explain(x)
+		case !x.Enabled:
+			return "disabled here by " + x.EnabledBy
+		}
+		return "enabled"
+	}
+	return "enabled"
 }
 
 type extUninstallOptions struct {

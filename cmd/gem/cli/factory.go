@@ -45,8 +45,9 @@ type session struct {
 	stdout  io.Writer
 	stderr  io.Writer
 
-	in      *bufio.Reader // stdin, shared by every question of the invocation
-	noticed bool          // discover has said what it skipped
+	in      *bufio.Reader   // stdin, shared by every question of the invocation
+	noticed bool            // discover has said what it skipped
+	warned  map[string]bool // discovery warnings said (each once per invocation)
 }
 
 // Session opens the invocation's session (once).

@@ -181,8 +181,23 @@ func askConsent(s *session, x *registry.Extension, ask install.Asker) error {
 // says once, on stderr, what it skipped and how to allow it. On a terminal it asks: whether
 // to trust an untrusted folder that has something to skip (the first time only), and
 // whether to agree to each project extension not agreed to yet.
+// warnDiscovery says d's warnings (an unreadable manifest or enablement file), each once per
+// invocation, and returns d.
+func (s *session) warnDiscovery(d *registry.Discovery) *registry.Discovery {
+	for _, w := range d.Warnings {
+		if !s.warned[w] {
+			if s.warned == nil {
+				s.warned = map[string]bool{}
+			}
+			s.warned[w] = true
+			s.warn("%s", w)
+		}
+	}
+	return d
+}
+
 func (s *session) discover() *registry.Discovery {
-	d := registry.Discover(s.env, registry.Providers)
+	d := s.warnDiscovery(registry.Discover(s.env, registry.Providers))
 	if !s.noticed && s.io.Interactive() && s.askFirstUse(d) {
 		d = registry.Discover(s.env, registry.Providers)
 	}
