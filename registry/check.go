@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,6 +73,9 @@ func LoadFolder(dir string) (*Extension, error) {
 		return nil, err
 	}
 	fi, err := os.Stat(abs)
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("%s does not exist: check the path", abs)
+	}
 	if err != nil {
 		return nil, err
 	}

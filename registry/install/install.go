@@ -368,8 +368,11 @@ func HashTree(dir string) (map[string]string, error) {
 // missing and added files (sorted).
 func Verify(env registry.Env, name string) (changed, missing, added []string, err error) {
 	r, err := ReadRecord(env, name)
+	if os.IsNotExist(err) {
+		return nil, nil, nil, fmt.Errorf("no install record for %q: only extensions installed by gem have one; reinstall it to create one", name)
+	}
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("no install record for %q (%v): only extensions installed by gem have one; reinstall it to create one", name, err)
+		return nil, nil, nil, fmt.Errorf("the install record of %q is unreadable (%v): reinstall it to write a new one", name, err)
 	}
 	now, err := HashTree(r.Path)
 	if err != nil {

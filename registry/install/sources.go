@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gemhost/gem/internal/config"
@@ -264,7 +266,7 @@ func (f *Fetcher) getJSON(ctx context.Context, u string, v any) error {
 	f.authorize(req)
 	resp, err := f.client().Do(req)
 	if err != nil {
-		return fmt.Errorf("GitHub API: %w", err)
+		return fmt.Errorf("GitHub API: %w", unreachable(req.URL, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
@@ -372,7 +374,7 @@ func (f *Fetcher) download(ctx context.Context, u, file string) error {
 	f.authorize(req)
 	resp, err := f.client().Do(req)
 	if err != nil {
-		return fmt.Errorf("downloading %s: %w", u, err)
+		return fmt.Errorf("downloading %s: %w", u, unreachable(req.URL, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -423,4 +425,45 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 
 func (p *progressWriter) done() {
 	fmt.Fprintf(p.out, "\rdownloaded %s: %.1f MiB\x1b[K\n", p.name, float64(p.n)/(1<<20))
+}
+
+// NetworkError: a server could not be reached at all (no such host, refused, timed out, no
+// route): the machine may be offline or need a proxy.
+type NetworkError struct {
+	Host string
+	Err  error
+}
+
+func (e *NetworkError) Error() string {
+	return fmt.Sprintf("cannot reach %s (%s)", e.Host, networkCause(e.Err))
+}
+
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// unreachable turns a transport failure into a *NetworkError; other errors pass unchanged.
+func unreachable(u *url.URL, err error) error {
+	var dns *net.DNSError
+	var op *net.OpError
+	if errors.As(err, &dns) || errors.As(err, &op) || errors.Is(err, context.DeadlineExceeded) && u != nil {
+		return &NetworkError{Host: u.Host, Err: err}
+	}
+	return err
+}
+
+// networkCause is the short reason of a transport failure.
+func networkCause(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "no such host"
+	case errors.As(err, &dns):
+		return "the name could not be resolved"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ENETUNREACH) || errors.Is(err, syscall.EHOSTUNREACH):
+		return "no route to it"
+	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
+		return "timed out"
+	}
+	return err.Error()
 }

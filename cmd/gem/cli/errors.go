@@ -90,6 +90,7 @@ func hintFor(err error) string {
 		notInstalled  *install.NotInstalledError
 		noSource      *install.NoSourceError
 		timeout       *plugins.TimeoutError
+		network       *install.NetworkError
 		unknownTool   *tools.UnknownToolError
 		unknownServer *tools.UnknownServerError
 		badArgs       *tools.ArgumentsError
@@ -116,6 +117,8 @@ func hintFor(err error) string {
 		return "gem ext list shows them"
 	case errors.As(err, &noSource):
 		return "reinstall it with gem ext install <source> --force"
+	case errors.As(err, &network):
+		return "check the address; if it is right, this machine may be offline or need a proxy (HTTPS_PROXY)"
 	case errors.As(err, &timeout):
 		return "raise the limit with --timeout"
 	case errors.Is(err, install.ErrConsentNeeded):
