@@ -14,7 +14,12 @@ git init -q "$demo/project"
 export HOME=$demo/home GEM_HOME=$demo/home/.gem
 unset GEMINI_CLI_HOME
 
-say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+# Bold commands only on a terminal, and never with NO_COLOR (a log file gets plain text).
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+  say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+else
+  say() { printf '\n$ %s\n' "$*"; }
+fi
 
 cd "$demo/project"
 say gem ext install sample-extensions/gallery --consent

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"gem": func() { os.Exit(Main(processIO(), os.Args)) },
 		"gem-engine": func() {
-			os.Exit(cli.Main(iostreams.FromFiles(os.Stdin, os.Stdout, os.Stderr, os.Getenv("NO_COLOR") != ""), os.Args))
+			os.Exit(cli.Main(iostreams.FromFiles(os.Stdin, os.Stdout, os.Stderr, os.Getenv), os.Args))
 		},
 	})
 }

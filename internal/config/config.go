@@ -32,7 +32,8 @@ var Vars = []Var{
 	{"GEM_MCP_START_TIMEOUT", "how long an MCP server may take to start (launch, initialize, tool list); default `30s`"},
 	{"GEM_LOG", "the log level of `$GEM_HOME/logs/gem.log`: `debug`, `trace`, `info` (default), `warn`, `error`"},
 	{"PATH", "where launchers and toolchains are found; programs get it with the folders their sandbox cannot read left out"},
-	{"NO_COLOR", "set: no colour in gem's output"},
+	{"NO_COLOR", "set: no colour in gem's output (as `--no-color`)"},
+	{"CLICOLOR_FORCE", "set (and not `0`): colour even when stdout is not a terminal"},
 	{"GEM_TEST_CRASH_AT", "tests only: the install step at which gem stops as if it crashed"},
 }
 

@@ -1,5 +1,6 @@
 // Package iostreams owns a command's standard streams and what gem knows about them: which
-// are terminals, whether colour is wanted (only on a terminal, never with NO_COLOR), and how
+// are terminals, whether colour is wanted (on a terminal or with CLICOLOR_FORCE, never with
+// NO_COLOR or --no-color), and how
 // to reach the terminal for a question when stdin is taken (gem tools call --batch). Verbs
 // write through an IOStreams and never to os.Stdout; tests give them Test streams.
 package iostreams
@@ -20,19 +21,19 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	inTTY, outTTY, errTTY bool
-	noColor               bool
+	noColor, forceColor   bool
 	// OpenTTY opens the controlling terminal (for questions asked while stdin carries data);
 	// nil means there is none.
 	OpenTTY func() (io.ReadWriteCloser, error)
 }
 
-// FromFiles wraps a process's standard files, finding which are terminals. noColor is
-// whether NO_COLOR is set.
-func FromFiles(in, out, errOut *os.File, noColor bool) *IOStreams {
+// FromFiles wraps a process's standard files, finding which are terminals; getenv gives
+// NO_COLOR and CLICOLOR_FORCE.
+func FromFiles(in, out, errOut *os.File, getenv func(string) string) *IOStreams {
 	return &IOStreams{
 		In: in, Out: out, ErrOut: errOut,
 		inTTY: isTerminal(in), outTTY: isTerminal(out), errTTY: isTerminal(errOut),
-		noColor: noColor,
+		noColor: getenv("NO_COLOR") != "", forceColor: getenv("CLICOLOR_FORCE") != "" && getenv("CLICOLOR_FORCE") != "0",
 		OpenTTY: func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) },
 	}
 }
@@ -60,8 +61,12 @@ func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
 // Interactive reports whether gem may ask: stdin and stderr are both terminals.
 func (s *IOStreams) Interactive() bool { return s.inTTY && s.errTTY }
 
-// ColorEnabled reports whether stdout may carry colour: a terminal, and NO_COLOR unset.
-func (s *IOStreams) ColorEnabled() bool { return s.outTTY && !s.noColor }
+// ColorEnabled reports whether stdout may carry colour: a terminal (or CLICOLOR_FORCE), and
+// neither NO_COLOR nor --no-color.
+func (s *IOStreams) ColorEnabled() bool { return (s.outTTY || s.forceColor) && !s.noColor }
+
+// SetNoColor turns colour off (--no-color).
+func (s *IOStreams) SetNoColor() { s.noColor = true }
 
 // Progress is where progress goes: stderr on a terminal, else nowhere (nil).
 func (s *IOStreams) Progress() io.Writer {

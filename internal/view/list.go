@@ -47,8 +47,41 @@ func Extension(x *registry.Extension) ExtensionJSON {
 
 // ListOptions choose what `gem ext list` prints.
 type ListOptions struct {
-	JSON bool
-	All  bool // include shadowed extensions
+	JSON  bool
+	All   bool // include shadowed extensions
+	Color bool // colour the states (stdout is a terminal, or CLICOLOR_FORCE; not NO_COLOR)
+}
+
+// ANSI colours, all codes of the same length so that coloured cells stay aligned in a
+// tabwriter table.
+const (
+	Green  = "\x1b[32m"
+	Yellow = "\x1b[33m"
+	Red    = "\x1b[31m"
+	Gray   = "\x1b[90m"
+	reset  = "\x1b[0m"
+)
+
+// Paint wraps s in colour when on is true.
+func Paint(on bool, colour, s string) string {
+	if !on {
+		return s
+	}
+	return colour + s + reset
+}
+
+// StateColour is the colour of a State: enabled green, disabled yellow, shadowed and
+// conflict gray, blocked red.
+func StateColour(state string) string {
+	switch state {
+	case "enabled":
+		return Green
+	case "disabled":
+		return Yellow
+	case "shadowed", "conflict":
+		return Gray
+	}
+	return Red
 }
 
 // List prints the extensions of d to w (warnings go to errw).
@@ -91,7 +124,8 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tLEVEL\tPROVIDER\tPATH")
 	for _, x := range items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, dash(x.Version), State(x), x.Level, x.Provider.ID, x.Path)
+		st := State(x)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, dash(x.Version), Paint(opt.Color, StateColour(st), st), x.Level, x.Provider.ID, x.Path)
 	}
 	return tw.Flush()
 }

@@ -46,7 +46,7 @@ func NewApp(f *Factory) *cli.App {
 			sessionsCommand(f),
 			completionCommand(),
 		},
-		Flags:          root.flags(),
+		Flags:          append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),
 		Action:         func(c *cli.Context) error { return rootAction(f, c, root.from(c)) },
 		OnUsageError:   func(c *cli.Context, err error, isSub bool) error { return usageError{err.Error()} },
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -76,6 +76,23 @@ func rootAction(f *Factory, c *cli.Context, root rootOptions) error {
 	return cli.ShowAppHelp(c)
 }
 
+// noColorFlag takes --no-color out of args, wherever it stands, and turns colour off; gem
+// run's arguments (its command's own) and anything after "--" are left alone.
+func noColorFlag(ios *iostreams.IOStreams, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" || i == 1 && a == "run" {
+			return append(out, args[i:]...)
+		}
+		if a == "--no-color" {
+			ios.SetNoColor()
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // helpPath turns `gem help ext install` into `gem ext install --help` (urfave's help
 // command shows only the first word's help).
 func helpPath(args []string) []string {
@@ -95,6 +112,7 @@ func setUsageErrors(cmds []*cli.Command) {
 // Main runs the application on ios with args and returns the exit code.
 func Main(ios *iostreams.IOStreams, args []string) int {
 	hideProcess()
+	args = noColorFlag(ios, args)
 	app := NewApp(NewFactory(ios))
 	return printError(ios.ErrOut, app.Run(interspersed(app, helpPath(args))))
 }

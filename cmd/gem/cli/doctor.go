@@ -16,6 +16,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/advice"
+	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -85,7 +86,7 @@ func doctor(_ context.Context, s *session, o doctorOptions) error {
 		}
 	}
 	err := render(s, o.JSON, rep, func() error {
-		printDoctor(s.stdout, rep)
+		printDoctor(s.stdout, rep, s.io.ColorEnabled())
 		return nil
 	})
 	if err == nil && rep.Problems > 0 {
@@ -127,7 +128,7 @@ func doctorSandboxReport() doctorSandbox {
 	return sb
 }
 
-func printDoctor(w io.Writer, rep doctorReport) {
+func printDoctor(w io.Writer, rep doctorReport, color bool) {
 	printDoctorSandbox(w, rep.Sandbox)
 	fmt.Fprintln(w, "\nThis folder")
 	if rep.Trust.Trusted {
@@ -149,9 +150,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintln(w, "  none installed")
 	}
 	for _, x := range rep.Extensions {
-		state := "ok"
+		state := view.Paint(color, view.Green, "ok")
 		if len(x.Problems) > 0 {
-			state = fmt.Sprintf("%d problem(s)", len(x.Problems))
+			state = view.Paint(color, view.Red, fmt.Sprintf("%d problem(s)", len(x.Problems)))
 		}
 		fmt.Fprintf(w, "  %-20s %s\n", x.Name, state)
 		for _, p := range x.Problems {

@@ -20,5 +20,5 @@ func extListCommand(f *Factory) *cli.Command {
 
 func extList(_ context.Context, s *session, opts extListOptions) error {
 	d := registry.DiscoverWith(s.env, registry.Providers, registry.Options{CheckBinaries: true})
-	return view.List(s.stdout, s.stderr, d, view.ListOptions{JSON: opts.JSON, All: opts.All})
+	return view.List(s.stdout, s.stderr, d, view.ListOptions{JSON: opts.JSON, All: opts.All, Color: s.io.ColorEnabled()})
 }

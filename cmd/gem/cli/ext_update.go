@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/registry/install"
 )
 
@@ -69,11 +70,11 @@ func extUpdate(ctx context.Context, s *session, o extUpdateOptions) error {
 func printUpdate(s *session, res *install.Result) {
 	switch res.Status {
 	case install.StatusUpdated:
-		fmt.Fprintf(s.stdout, "%s: updated %s -> %s\n", res.Name, res.Previous, res.Version)
+		fmt.Fprintf(s.stdout, "%s: %s %s -> %s\n", res.Name, view.Paint(s.io.ColorEnabled(), view.Green, "updated"), res.Previous, res.Version)
 	case install.StatusRolledBack:
 		fmt.Fprintf(s.stdout, "%s: rolled back %s -> %s\n", res.Name, res.Previous, res.Version)
 	case install.StatusWouldUpdate:
-		fmt.Fprintf(s.stdout, "%s: update available (%s -> %s)\n", res.Name, res.Previous, res.Version)
+		fmt.Fprintf(s.stdout, "%s: %s (%s -> %s)\n", res.Name, view.Paint(s.io.ColorEnabled(), view.Yellow, "update available"), res.Previous, res.Version)
 	case install.StatusFailed:
 		fmt.Fprintf(s.stderr, "%s: update failed: %s\n", res.Name, res.Error)
 	default:
