@@ -118,7 +118,7 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 		return bw.Flush()
 	}
 	if len(items) == 0 {
-		_, err := fmt.Fprintln(w, "No extensions installed. Install one with: gem ext install <path|git-url|owner/repo>")
+		_, err := fmt.Fprintln(w, "No extensions installed: install one with gem ext install <path|git-url|owner/repo>.")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

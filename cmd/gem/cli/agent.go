@@ -369,6 +369,9 @@ func listSessions(_ context.Context, s *session, o sessionsOptions) error {
 		rows = append(rows, sessionRow{ss.ID, ss.Model, ss.Updated, len(ss.History), strings.ReplaceAll(first, "\n", " ")})
 	}
 	return render(s, o.JSON, rows, func() error {
+		if len(rows) == 0 {
+			fmt.Fprintln(s.stdout, "No saved sessions: gem -p and gem shell save each conversation (resume one with --resume).")
+		}
 		for _, x := range rows {
 			fmt.Fprintf(s.stdout, "%s  %s  %3d messages  %s\n", x.ID, x.Updated.Local().Format("2006-01-02 15:04"), x.Messages, x.First)
 		}

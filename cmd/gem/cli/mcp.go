@@ -68,7 +68,7 @@ func mcpList(ctx context.Context, s *session, o mcpListOptions) error {
 	}
 	err = render(s, o.JSON, rows, func() error {
 		if len(rows) == 0 {
-			_, err := fmt.Fprintln(s.stdout, "no MCP servers: no enabled extension declares mcpServers")
+			_, err := fmt.Fprintln(s.stdout, "No MCP servers: no enabled extension declares mcpServers.")
 			return err
 		}
 		var table [][]string
@@ -119,7 +119,8 @@ func mcpTools(ctx context.Context, s *session, o mcpToolsOptions) error {
 		table = append(table, []string{t.Name, t.Declared, string(t.Kind()), t.Spec.Description})
 	}
 	return render(s, o.JSON, rows, func() error {
-		return printTable(s.stdout, []string{"TOOL", "DECLARED", "KIND", "DESCRIPTION"}, table)
+		return printTableOr(s.stdout, []string{"TOOL", "DECLARED", "KIND", "DESCRIPTION"}, table,
+			fmt.Sprintf("No tools: MCP server %s lists none (or includeTools/excludeTools hide them).", o.Server))
 	})
 }
 
@@ -143,7 +144,7 @@ func mcpResources(ctx context.Context, s *session, o mcpResourcesOptions) error 
 			for _, x := range list {
 				table = append(table, []string{x.URI, x.Name, x.Description})
 			}
-			return printTable(s.stdout, []string{"URI", "NAME", "DESCRIPTION"}, table)
+			return printTableOr(s.stdout, []string{"URI", "NAME", "DESCRIPTION"}, table, fmt.Sprintf("No resources: MCP server %s offers none.", o.Server))
 		})
 	})
 }

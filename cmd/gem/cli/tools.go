@@ -71,7 +71,8 @@ func toolsList(ctx context.Context, s *session, o toolsListOptions) error {
 		table = append(table, []string{t.Name, t.Extension, string(t.Kind()), t.Spec.Description})
 	}
 	return render(s, o.JSON, rows, func() error {
-		return printTable(s.stdout, []string{"TOOL", "EXTENSION", "KIND", "DESCRIPTION"}, table)
+		return printTableOr(s.stdout, []string{"TOOL", "EXTENSION", "KIND", "DESCRIPTION"}, table,
+			"No tools: no enabled extension brings a plugin or an MCP server with tools (gem ext list shows what is installed).")
 	})
 }
 

@@ -126,7 +126,7 @@ func TestVerbs(t *testing.T) {
 		{args: "tools call", code: 2, stderr: `tools call needs a tool name`},
 		{args: "tools call --batch", stdin: `{"tool":"nosuch"}` + "\n", code: 1, stdout: `"type":"call_failed","message":"no tool \\"nosuch\\""`},
 		{args: "tools call --batch x", code: 2, stderr: `takes no arguments`},
-		{args: "mcp list", stdout: `no MCP servers`},
+		{args: "mcp list", stdout: `No MCP servers: `},
 		{args: "mcp tools nosuch", code: 1, stderr: `no mcp server "nosuch" among enabled extensions \(gem mcp list shows them\)`},
 		{args: "mcp resources nosuch", code: 1, stderr: `no mcp server "nosuch"`},
 		{args: "mcp read nosuch x://y", code: 1, stderr: `no mcp server "nosuch"`},
