@@ -15,6 +15,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,6 +74,17 @@ func rootAction(f *Factory, c *cli.Context, root rootOptions) error {
 	}
 	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
 		return runShell(f, o)
+	}
+	if !f.IO.IsStdinTTY() {
+		// Piped text and no arguments is the prompt, as with Gemini CLI: echo "…" | gem
+		data, err := io.ReadAll(io.LimitReader(f.IO.In, 8<<20))
+		if err != nil {
+			return err
+		}
+		if prompt := strings.TrimSpace(string(data)); prompt != "" {
+			o.Prompt = prompt
+			return runPrompt(f, o)
+		}
 	}
 	return cli.ShowAppHelp(c)
 }
