@@ -50,6 +50,9 @@ func Main(std stdio, args []string) int {
 
 // fast serves the invocations the front knows; handled is false for everything else.
 func fast(std stdio, args []string) (code int, handled bool) {
+	if args[len(args)-1] == "--generate-bash-completion" {
+		return 0, false // shell completion: gem-engine answers it, and runs nothing
+	}
 	if len(args) == 2 {
 		switch args[1] {
 		case "--version", "-v", "version":

@@ -82,6 +82,7 @@ type Options struct {
 	CallTimeout time.Duration  // per call; 0: plugins.DefaultCallTimeout
 	Services    *Services      // host services offered to plugins; nil offers none
 	NoCache     bool           // start every plugin now instead of trusting the tool cache
+	CachedOnly  bool           // start nothing: plugins without a tool cache entry list no tools (shell completion)
 	Environ     []string       // the host environment children derive theirs from; nil: the process environment
 	Policy      *policy.Engine // decides every call; nil allows all (library use, tests)
 	Audit       *policy.Audit  // where decisions are logged; nil logs none
@@ -151,6 +152,9 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			var specs []Spec
 			if !opts.NoCache {
 				specs = readToolCache(env, pl.Path)
+			}
+			if specs == nil && opts.CachedOnly {
+				continue
 			}
 			if specs == nil {
 				c, err := pl.Client(ctx)

@@ -10,8 +10,8 @@ import (
 // `gem ext install ./x --consent` works as users expect (urfave/cli v2 stops reading flags
 // at the first positional argument). Everything after "--" stays positional.
 func interspersed(app *cli.App, args []string) []string {
-	if len(args) < 2 {
-		return args
+	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
+		return args // completion: urfave takes the words as typed, its flag last
 	}
 	cmds := app.Commands
 	var leaf *cli.Command

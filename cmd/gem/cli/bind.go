@@ -28,7 +28,7 @@ import (
 func verb[O any](f *Factory, name, usage string, run func(ctx context.Context, s *session, o O) error, examples ...string) *cli.Command {
 	opts := optionsOf[O]()
 	rule, argsUsage := argRuleOf(opts.fields)
-	cmd := &cli.Command{Name: name, Usage: usage, ArgsUsage: argsUsage, Flags: opts.flags()}
+	cmd := &cli.Command{Name: name, Usage: usage, ArgsUsage: argsUsage, Flags: opts.flags(), BashComplete: completeArgs(f, opts.fields)}
 	if len(examples) > 0 {
 		cmd.Description = "EXAMPLES\n  " + strings.Join(examples, "\n  ")
 	}

@@ -33,6 +33,19 @@ _gem() {
 compdef _gem gem
 `
 
+const fishCompletion = `# fish completion for gem; load with: gem completion fish > ~/.config/fish/completions/gem.fish
+function __gem_complete
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    if string match -q -- '-*' $cur
+        $words $cur --generate-bash-completion 2>/dev/null
+    else
+        $words --generate-bash-completion 2>/dev/null
+    end
+end
+complete -c gem -f -a '(__gem_complete)'
+`
+
 func completionCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "completion",
@@ -60,7 +73,7 @@ func completionScript(app *cli.App, shell string) (string, error) {
 	case "zsh":
 		return zshCompletion, nil
 	case "fish":
-		return app.ToFishCompletion()
+		return fishCompletion, nil
 	}
 	return "", usagef("unknown shell %q: use bash, zsh or fish", shell)
 }

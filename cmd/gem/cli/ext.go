@@ -32,6 +32,9 @@ func group(name, usage string, aliases []string, subcommands ...*cli.Command) *c
 		Aliases:     aliases,
 		Usage:       usage,
 		Subcommands: subcommands,
+		// gem help <path…> shows a verb's help; a "help" subcommand would be offered
+		// everywhere completion lists subcommands.
+		HideHelpCommand: true,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return unknownCommand(c.Args().First(), "gem "+name, subcommands)

@@ -27,6 +27,7 @@ func runCommand(f *Factory) *cli.Command {
 		Usage:           "run an extension's executable command: gem run [--yes] <command> [args...]",
 		ArgsUsage:       "[--yes] <command> [args...]",
 		SkipFlagParsing: true,
+		BashComplete:    completeRun(f),
 		Description: "Runs the command's binary in place of gem, in the project root, with the sanitised\n" +
 			"environment, the extension's settings and GEMINI_CLI=1, GEM_EXTENSION_NAME,\n" +
 			"GEM_EXTENSION_PATH and GEM_WORKSPACE. Arguments pass through untouched; the exit\n" +
