@@ -8,13 +8,25 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/gemhost/gem/internal/buildinfo.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build test demo samples bench fuzz lint proto clean tools
+.PHONY: all build install dist test demo samples bench fuzz lint proto clean tools
+
+# Where make install puts gem and gem-engine (they must stay side by side).
+PREFIX ?= /usr/local
 
 all: build
 
 build:
-	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gem ./cmd/gem
-	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gem-engine ./cmd/gem-engine
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gem ./cmd/gem
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gem-engine ./cmd/gem-engine
+
+# Installs both binaries into $(PREFIX)/bin (gem execs gem-engine from beside itself).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN)/gem $(BIN)/gem-engine $(DESTDIR)$(PREFIX)/bin/
+
+# Release archives for linux and darwin, amd64 and arm64, with SHA256SUMS, in dist/.
+dist:
+	VERSION=$(VERSION) scripts/dist.sh dist
 
 samples:
 	@for d in sample-extensions/*/; do \
@@ -65,4 +77,4 @@ proto:
 	  --go-grpc_out=. --go-grpc_opt=paths=source_relative pluginsdk/proto/gemplugin1.proto
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

@@ -87,3 +87,4 @@ say "gem doctor | head -11"; "$gem" doctor | head -11
 say "gem ext list --json | head -15"; "$gem" ext list --json | head -15
 echo
 echo "Demo home: $demo (remove it with: rm -rf $demo)"
+echo "To use gem yourself: make install PREFIX=\$HOME/.local, put ~/.local/bin on PATH, and see README's quick start."
