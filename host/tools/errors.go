@@ -38,7 +38,7 @@ type ArgumentsError struct {
 
 func (e *ArgumentsError) Error() string {
 	if e.NotJSON {
-		return fmt.Sprintf("invalid arguments for %s: not JSON: %s", e.Tool, strings.Join(e.Problems, "; "))
+		return fmt.Sprintf("invalid arguments for %s: they must be a JSON object, and are not JSON (%s)", e.Tool, strings.Join(e.Problems, "; "))
 	}
 	return fmt.Sprintf("invalid arguments for %s: %s", e.Tool, strings.Join(e.Problems, "; "))
 }

@@ -105,6 +105,8 @@ func hintFor(err error) string {
 		return fmt.Sprintf("did you mean %q? gem mcp list shows them", unknownServer.Similar)
 	case errors.As(err, &unknownServer):
 		return "gem mcp list shows them"
+	case errors.As(err, &badArgs) && badArgs.NotJSON:
+		return fmt.Sprintf(`quote the JSON for the shell, like '{"key": "value"}'; gem tools schema %s shows what it takes`, badArgs.Tool)
 	case errors.As(err, &badArgs):
 		return fmt.Sprintf("gem tools schema %s shows what it takes", badArgs.Tool)
 	case errors.As(err, &denied) && denied.Rule == "":

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,6 +226,48 @@ func TestHelpOnEveryVerb(t *testing.T) {
 			if strings.Contains(out, "(default: false)") || regexp.MustCompile(`default \S+\).*\(default`).MatchString(out) {
 				t.Errorf("gem %s: a default said twice or about a switch:\n%s", args, out)
 			}
+		}
+	}
+}
+
+// TestJSONOnEveryVerb: every verb that reports a result has --json (the exceptions print
+// what is already machine-readable or nothing of their own), and a failure with --json is
+// a JSON error object on stdout.
+func TestJSONOnEveryVerb(t *testing.T) {
+	noJSON := map[string]string{
+		"run":          "the command's own output",
+		"shell":        "interactive",
+		"completion":   "a shell script",
+		"mcp serve":    "the MCP protocol itself",
+		"mcp read":     "the resource's own text",
+		"tools schema": "prints JSON already",
+	}
+	ios, _, _, _ := iostreams.Test()
+	app := NewApp(&Factory{IO: ios})
+	for _, path := range leafPaths("", app.Commands) {
+		cmd := app.Command(strings.Fields(path)[0])
+		for _, w := range strings.Fields(path)[1:] {
+			cmd = cmd.Command(w)
+		}
+		has := false
+		for _, f := range cmd.Flags {
+			has = has || slices.Contains(f.Names(), "json")
+		}
+		if _, exempt := noJSON[path]; has == exempt {
+			t.Errorf("gem %s: --json %v, exempt %v", path, has, exempt)
+		}
+	}
+	env := registry.NewEnv(testHome(t), "/", func(string) string { return "" })
+	for _, args := range []string{"ext info nosuch --json", "ext verify nosuch --json", "ext enable nosuch --json", "tools call nosuch --json", "ext uninstall nosuch --json"} {
+		code, out, _ := runVerb(t, env, verbRun{args: args})
+		var doc struct {
+			Error struct {
+				Message  string `json:"message"`
+				ExitCode int    `json:"exitCode"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code == 0 || doc.Error.Message == "" || doc.Error.ExitCode != code {
+			t.Errorf("gem %s: exit %d, stdout %q (%v)", args, code, out, err)
 		}
 	}
 }
