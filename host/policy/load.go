@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,6 +17,26 @@ type Sources struct {
 	UserFile      string            // ~/.gem/policies.toml ($GEM_HOME/policies.toml)
 	WorkspaceFile string            // <workspace>/.gem/policies.toml
 	Extensions    map[string]string // enabled extension name → its folder (policies/*.toml)
+	// Exclusions are the enabled extensions' excludeTools entries that carry arguments
+	// ("run_shell_command(rm -rf)"): extension name → entries. Each is a deny rule above every
+	// file's (Gemini CLI applies excludeTools to the whole session, whoever asks).
+	Exclusions map[string][]string
+}
+
+// ExclusionRule is the deny rule of an excludeTools entry with arguments, "tool(prefix)"
+// (false for an entry without them: the tool catalog hides those tools).
+func ExclusionRule(extension, entry string) (*Rule, bool) {
+	tool, args, ok := strings.Cut(entry, "(")
+	if !ok || !strings.HasSuffix(args, ")") {
+		return nil, false
+	}
+	prefix := strings.TrimSpace(strings.TrimSuffix(args, ")"))
+	r := &Rule{ToolName: strings.TrimSpace(tool), Decision: Deny, Priority: 999, Tier: TierUser,
+		Source: "excludeTools of " + extension + ": " + entry}
+	if prefix != "" {
+		r.CommandPrefix = stringOrArr{prefix}
+	}
+	return r, true
 }
 
 // Load builds an engine from the files of s, in mode. Problems in one file are errors;
@@ -61,6 +82,13 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 	if s.UserFile != "" {
 		if err := add(s.UserFile, TierUser); err != nil {
 			return nil, nil, err
+		}
+	}
+	for ext, entries := range s.Exclusions {
+		for _, entry := range entries {
+			if r, ok := ExclusionRule(ext, entry); ok {
+				e.Add(r)
+			}
 		}
 	}
 	return e, warnings, nil

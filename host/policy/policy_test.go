@@ -259,3 +259,35 @@ func TestDenyBypasses(t *testing.T) {
 		}
 	}
 }
+
+// TestExclusionRules: an extension's excludeTools entries with arguments deny those calls
+// for the whole session, above every policy file (an allow in the user's own file too);
+// entries without arguments make no rule (the catalog hides those tools).
+func TestExclusionRules(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "policies.toml")
+	os.WriteFile(user, []byte("[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"allow\"\npriority = 500\n"), 0o644)
+	e, _, err := Load(Sources{UserFile: user, Exclusions: map[string][]string{"kit": {"run_shell_command(rm -rf)", "plain_tool", "write_file()"}}}, ModeDefault, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tool, command string
+		want          Decision
+		source        string
+	}{
+		{"run_shell_command", "rm -rf /", Deny, "excludeTools of kit: run_shell_command(rm -rf)"},
+		{"run_shell_command", "sudo rm -rf /x", Deny, "excludeTools of kit"},
+		{"run_shell_command", "rm -r x", Allow, user},
+		{"run_shell_command", "ls", AskUser, "approval mode"},
+		{"write_file", "", Deny, "excludeTools of kit: write_file()"},
+		{"plain_tool", "", AskUser, "approval mode"},
+	}
+	for _, tt := range tests {
+		args, _ := json.Marshal(map[string]string{"command": tt.command})
+		v := e.Decide(Call{Tool: tt.tool, Kind: "execute", Args: args})
+		if v.Decision != tt.want || !strings.Contains(v.Rule.Source, tt.source) {
+			t.Errorf("%s %q: %s by %q, want %s by %q", tt.tool, tt.command, v.Decision, v.Rule.Source, tt.want, tt.source)
+		}
+	}
+}

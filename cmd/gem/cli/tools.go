@@ -190,9 +190,11 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 		WorkspaceFile: filepath.Join(root, ".gem", "policies.toml"),
 		Extensions:    map[string]string{},
 	}
+	src.Exclusions = map[string][]string{}
 	for _, x := range d.Effective() {
 		if x.Active() {
 			src.Extensions[x.Name] = x.Path
+			src.Exclusions[x.Name] = x.Manifest().ExcludeTools
 		}
 	}
 	trusted := s.env.FolderTrusted(s.env.Cwd)
