@@ -17,6 +17,7 @@ import "path/filepath"
 //	mcp-serve/<port>.token gem mcp serve --http's bearer tokens (ServeTokenDir)
 //	cache/discovery/       the discovery index (IndexFile)
 //	cache/tools/           plugins' tool lists (ToolCacheFile)
+//	cache/mcp-tools/       MCP servers' tool lists (MCPToolCacheFile)
 //	cache/binhash/         verified binaries by file identity (BinHashFile)
 //	logs/gem.log           gem's log (LogDir)
 //	audit.log              every policy decision (AuditLog)
@@ -67,6 +68,12 @@ func (e Env) IndexFile(root string) string {
 // ToolCacheFile is the cached tool list of a plugin binary.
 func (e Env) ToolCacheFile(bin string) string {
 	return filepath.Join(e.GemHome, "cache", "tools", PathKey(bin)+".json")
+}
+
+// MCPToolCacheFile is the cached tool list of an MCP server, by a key of what decides it
+// (host/tools: its command line, environment names, filters and binary).
+func (e Env) MCPToolCacheFile(key string) string {
+	return filepath.Join(e.GemHome, "cache", "mcp-tools", PathKey(key)+".json")
 }
 
 // BinHashFile records that a binary was verified, by its file identity.

@@ -93,7 +93,8 @@ type Config struct {
 	Logger    hclog.Logger
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
-	// OnToolsChanged runs (in its own goroutine) after the tool list changed.
+	// OnToolsChanged runs (in its own goroutine) after the tool list changed, and after each
+	// start (the first list).
 	OnToolsChanged func(*Client)
 }
 
@@ -211,6 +212,9 @@ func (s *Client) Start(ctx context.Context) error {
 		return fmt.Errorf("mcp server %s of %s: the session is closing", s.Name, s.Extension)
 	}
 	s.state, s.err = Ready, nil
+	if s.OnToolsChanged != nil {
+		go s.OnToolsChanged(s) // the first list: what a cache of it was has changed
+	}
 	return nil
 }
 

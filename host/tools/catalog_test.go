@@ -328,3 +328,61 @@ func TestIndexConcurrent(t *testing.T) {
 		t.Errorf("after 8 indexes: %d tools (%s…%s), %d callbacks", len(list), list[0].Name, list[len(list)-1].Name, calls.Load())
 	}
 }
+
+// TestMCPToolCache: a server's tool list is cached after it started; the next session
+// offers those tools before the server is up (Warm does not wait for a cached server), a
+// call to one waits for that server alone; a changed command line is another cache entry.
+func TestMCPToolCache(t *testing.T) {
+	env := testhome.Env(t, nil)
+	manifest := func(delay string) string {
+		return `{"name":"slowpoke","version":"1.0.0","mcpServers":{"test":{"command":"` + mcpServerBin + `","args":["-delay","` + delay + `"]}}}`
+	}
+	writeExtension(t, env, "slowpoke", manifest("1s"))
+	load := func() *Catalog {
+		r, errs := Load(context.Background(), env, registry.Discover(env, registry.Providers), Options{Environ: []string{"PATH=/usr/bin:/bin"}})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		return r
+	}
+	// first session: nothing cached, so Warm waits for the server, then the list is cached
+	r := load()
+	if errs := r.Warm(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, ok := r.Lookup("mcp_test_echo"); !ok {
+		t.Fatalf("tools after the first start: %s", names(r))
+	}
+	for deadline := time.Now().Add(5 * time.Second); readMCPCache(r.servers[0].cacheFile) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no cache written")
+		}
+	}
+	r.Close()
+
+	// second session: the cached list is offered at once, while the server boots (1 s)
+	r = load()
+	defer r.Close()
+	t0 := time.Now()
+	if errs := r.Warm(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if took := time.Since(t0); took > 500*time.Millisecond {
+		t.Errorf("Warm waited %v for a server whose list is cached", took)
+	}
+	if _, ok := r.Lookup("mcp_test_echo"); !ok {
+		t.Fatalf("cached tools not offered: %s", names(r))
+	}
+	res, err := r.Call(context.Background(), "mcp_test_echo", json.RawMessage(`{"text":"cached"}`), CallOptions{})
+	if err != nil || res.Text != "echo: cached" {
+		t.Fatalf("a call to a cached tool: %+v %v", res, err)
+	}
+
+	// another command line is another entry: nothing cached for it
+	writeExtension(t, env, "slowpoke", manifest("0s"))
+	r2 := load()
+	defer r2.Close()
+	if r2.servers[0].cached != nil {
+		t.Error("a changed command line reused the old cache")
+	}
+}

@@ -23,13 +23,15 @@ import (
 )
 
 // mcpServer is an MCP server of the catalog with its tools converted once per list; it is
-// their backend.
+// their backend. Until it has started, its tools are those of its cache (mcpcache.go).
 type mcpServer struct {
 	*mcphost.Client
-	services *Services // progress of calls without their own host
-	mu       sync.Mutex
-	from     []*sdk.Tool // the list the conversion was made from
-	tools    []*Tool
+	services  *Services // progress of calls without their own host
+	cacheFile string
+	cached    []*sdk.Tool // the list the cache held at load; nil: none
+	mu        sync.Mutex
+	from      []*sdk.Tool // the list the conversion was made from
+	tools     []*Tool
 }
 
 // MCPServer describes one server for `gem mcp list`.
@@ -106,15 +108,18 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 	}
-	srv, err := mcphost.New(mcphost.Config{
+	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
+	srv.cached = readMCPCache(srv.cacheFile)
+	c, err := mcphost.New(mcphost.Config{
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
 		StartTimeout:   mcpStartTimeout(env),
-		OnToolsChanged: func(*mcphost.Client) { r.index() },
+		OnToolsChanged: func(*mcphost.Client) { srv.saveCache(opts.Logger); r.index() },
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &mcpServer{Client: srv, services: opts.Services}, nil
+	srv.Client = c
+	return srv, nil
 }
 
 // StartMCP starts the named MCP servers (every one when none is named) in parallel and
@@ -164,6 +169,9 @@ func (r *Catalog) serversFor(name string) []string {
 // registryTools converts the server's current tool list (nothing before it started).
 func (s *mcpServer) registryTools(log hclog.Logger) []*Tool {
 	list := s.Tools()
+	if st, _ := s.State(); st != mcphost.Ready && len(list) == 0 {
+		list = s.cached
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(list) > 0 && len(s.from) == len(list) && &s.from[0] == &list[0] {

@@ -64,7 +64,11 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	if err != nil {
 		return nil, err
 	}
-	s.startMCP(ctx, reg)
+	// MCP servers whose tool list is cached start in the background: the first request
+	// does not wait for them (a call to one of their tools waits for that server alone).
+	for _, err := range reg.Warm(ctx) {
+		s.warn("%s", errorText(err))
+	}
 	d := s.discover()
 	hooks, errs := agent.LoadHooks(s.env, d, s.environ, secrets.Read, s.log)
 	cmds, cmdErrs := agent.PromptCommands(s.env, d)

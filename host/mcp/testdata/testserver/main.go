@@ -87,7 +87,9 @@ func main() {
 	mode := flag.String("mode", "ok", "ok, hang, garbage or die")
 	httpAddr := flag.String("http", "", "serve streamable HTTP at http://ADDR/mcp")
 	sseAddr := flag.String("sse", "", "serve SSE at http://ADDR/sse")
+	delay := flag.Duration("delay", 0, "wait this long before serving (a server slow to boot, as node or uvx are)")
 	flag.Parse()
+	time.Sleep(*delay)
 	switch *mode {
 	case "hang":
 		fmt.Fprintln(os.Stderr, "warming up forever")
