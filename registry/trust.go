@@ -2,10 +2,8 @@ package registry
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // TrustLevel is a value of Gemini CLI's ~/.gemini/trustedFolders.json.
@@ -104,43 +102,4 @@ func TrustRules(env Env) ([]TrustRule, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
-}
-
-// TrustedMCPServers are the MCP servers the user trusts in their own settings
-// (mcpServers.<name>.trust in ~/.gemini/settings.json, as Gemini CLI reads it, or in
-// $GEM_HOME/settings.json): their tools are not asked about. An extension's manifest cannot
-// trust its own servers; a project's settings are never read for this.
-func TrustedMCPServers(env Env) map[string]bool {
-	out := map[string]bool{}
-	for _, file := range []string{filepath.Join(env.GeminiHome, ".gemini", "settings.json"), env.SettingsFile()} {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			continue
-		}
-		var s struct {
-			MCPServers map[string]struct {
-				Trust bool `json:"trust"`
-			} `json:"mcpServers"`
-		}
-		if json.Unmarshal(stripLineComments(data), &s) != nil {
-			continue
-		}
-		for name, srv := range s.MCPServers {
-			if srv.Trust {
-				out[name] = true
-			}
-		}
-	}
-	return out
-}
-
-// stripLineComments drops whole-line // comments (settings files are JSON with comments).
-func stripLineComments(data []byte) []byte {
-	lines := strings.Split(string(data), "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "//") {
-			lines[i] = ""
-		}
-	}
-	return []byte(strings.Join(lines, "\n"))
 }

@@ -25,7 +25,10 @@ type ContextFile struct {
 // ContextFiles gathers, as Gemini CLI does: the user's ~/.gemini/GEMINI.md, the project's
 // GEMINI.md (at its root), then each enabled extension's contextFileName files (GEMINI.md
 // when it names none).
-func ContextFiles(env registry.Env, d *registry.Discovery) ([]ContextFile, []error) {
+func ContextFiles(env registry.Env, d *registry.Discovery, names ...string) ([]ContextFile, []error) {
+	if len(names) == 0 {
+		names = []string{"GEMINI.md"} // Gemini CLI's default; settings' context.fileName changes it
+	}
 	var out []ContextFile
 	var errs []error
 	add := func(root, rel, ext string) {
@@ -41,8 +44,12 @@ func ContextFiles(env registry.Env, d *registry.Discovery) ([]ContextFile, []err
 		}
 		out = append(out, ContextFile{Path: filepath.Join(root, rel), Extension: ext, Text: string(data)})
 	}
-	add(filepath.Join(env.GeminiHome, ".gemini"), "GEMINI.md", "")
-	add(commands.Workspace(env), "GEMINI.md", "")
+	for _, name := range names {
+		add(filepath.Join(env.GeminiHome, ".gemini"), name, "")
+	}
+	for _, name := range names {
+		add(commands.Workspace(env), name, "")
+	}
 	for _, x := range d.Effective() {
 		if !x.Active() {
 			continue

@@ -33,6 +33,7 @@ import (
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/internal/suggest"
+	"github.com/gemhost/gem/registry/settings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
@@ -78,6 +79,7 @@ func (t *Tool) Kind() Kind {
 // Options configure a registry.
 type Options struct {
 	ReadSecrets registry.SecretReader
+	Settings    *settings.Settings // the user's settings.json (trusted servers, tools.exclude); nil reads none
 	Logger      hclog.Logger
 	CallTimeout time.Duration  // per call; 0: plugins.DefaultCallTimeout
 	Services    *Services      // host services offered to plugins; nil offers none
@@ -113,7 +115,17 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 	if r.logger == nil {
 		r.logger = hclog.NewNullLogger()
 	}
-	r.trusted = registry.TrustedMCPServers(env)
+	r.trusted = map[string]bool{}
+	if st := opts.Settings; st != nil {
+		for _, name := range st.TrustedServers {
+			r.trusted[name] = true
+		}
+		for _, name := range st.ExcludeTools {
+			if !strings.Contains(name, "(") {
+				r.excluded[name] = "settings"
+			}
+		}
+	}
 	var errs []error
 	environ := opts.Environ
 	if environ == nil {

@@ -32,6 +32,7 @@ var Vars = []Var{
 	{"GEM_MCP_START_TIMEOUT", "how long an MCP server may take to start (launch, initialize, tool list); default `30s`"},
 	{"GEM_LOG", "the log level of `$GEM_HOME/logs/gem.log`: `debug`, `trace`, `info` (default), `warn`, `error`"},
 	{"PATH", "where launchers and toolchains are found; programs get it with the folders their sandbox cannot read left out"},
+	{"GEMINI_CLI_SYSTEM_SETTINGS_PATH", "Gemini CLI's system settings file (default `/etc/gemini-cli/settings.json`), read last by `gem settings` and the model side"},
 	{"NO_COLOR", "set: no colour in gem's output (as `--no-color`)"},
 	{"CLICOLOR_FORCE", "set (and not `0`): colour even when stdout is not a terminal"},
 	{"GEM_TEST_CRASH_AT", "tests only: the install step at which gem stops as if it crashed"},

@@ -72,12 +72,15 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	d := s.discover()
 	hooks, errs := agent.LoadHooks(s.env, d, s.environ, secrets.Read, s.log)
 	cmds, cmdErrs := agent.PromptCommands(s.env, d)
-	files, fileErrs := agent.ContextFiles(s.env, d)
+	files, fileErrs := agent.ContextFiles(s.env, d, s.settings().ContextFiles...)
 	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
 		s.warn("%s", errorText(e))
 	}
 	hooks.Warn = func(msg string) { s.warn("%s", msg) }
 	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks}
+	if st := s.settings(); o.Model == agent.DefaultModel && st.Model != "" {
+		o.Model = st.Model // settings' model.name, unless --model says otherwise
+	}
 	a.agent = &agent.Agent{
 		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,
 		System: agent.SystemInstruction(files, agent.Skills(d)),

@@ -46,6 +46,7 @@ func NewApp(f *Factory) *cli.App {
 			mcpCommand(f),
 			doctorCommand(f),
 			sessionsCommand(f),
+			settingsCommand(f),
 			completionCommand(),
 		},
 		Flags:          append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),

@@ -9,10 +9,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/gemhost/gem/internal/logging"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/settings"
 )
 
 // Factory gives the verbs what they share, made when first asked (model: cli/cli's
@@ -48,6 +50,7 @@ type session struct {
 	in      *bufio.Reader   // stdin, shared by every question of the invocation
 	noticed bool            // discover has said what it skipped
 	warned  map[string]bool // discovery warnings said (each once per invocation)
+	sets    *settings.Settings
 }
 
 // Session opens the invocation's session (once).
@@ -79,4 +82,15 @@ func (s *session) readLine() (string, error) {
 		s.in = bufio.NewReader(s.io.In)
 	}
 	return s.in.ReadString('\n')
+}
+
+// settings are the user's settings.json files merged (read once; their warnings said once).
+func (s *session) settings() *settings.Settings {
+	if s.sets == nil {
+		s.sets = settings.Load(s.env, commands.Workspace(s.env))
+		for _, w := range s.sets.Warnings {
+			s.warn("%s", w)
+		}
+	}
+	return s.sets
 }

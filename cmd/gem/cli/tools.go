@@ -165,7 +165,7 @@ func (s *session) openTools(ctx context.Context, services *tools.Services, o cal
 		return nil, err
 	}
 	opts := tools.Options{ReadSecrets: secrets.Read, Logger: s.log, Services: services, Policy: engine,
-		Audit: &policy.Audit{File: s.env.AuditLog()}, CallTimeout: o.Timeout, Environ: s.environ}
+		Audit: &policy.Audit{File: s.env.AuditLog()}, CallTimeout: o.Timeout, Environ: s.environ, Settings: s.settings()}
 	reg, errs := tools.Load(ctx, s.env, d, opts)
 	for _, e := range errs {
 		s.warn("%s", errorText(e))
@@ -190,7 +190,7 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 		WorkspaceFile: filepath.Join(root, ".gem", "policies.toml"),
 		Extensions:    map[string]string{},
 	}
-	src.Exclusions = map[string][]string{}
+	src.Exclusions = map[string][]string{"settings": s.settings().ExcludeTools}
 	for _, x := range d.Effective() {
 		if x.Active() {
 			src.Extensions[x.Name] = x.Path

@@ -1,0 +1,189 @@
+// Package settings reads Gemini CLI's settings.json files, as Gemini CLI does, for the keys gem
+// uses: the system file (GEMINI_CLI_SYSTEM_SETTINGS_PATH, else /etc/gemini-cli/settings.json),
+// the user's (~/.gemini/settings.json, then gem's own $GEM_HOME/settings.json) and the
+// workspace's (<workspace>/.gemini/settings.json — only in a trusted folder: a cloned
+// repository must not configure the user's tools). Later files win key by key, in Gemini CLI's
+// order: user, workspace, then system (an administrator's settings override). The files are
+// JSON with comments and trailing commas (github.com/tailscale/hujson); unknown keys are
+// ignored, and a key of the wrong type is a warning naming the file and the key.
+//
+// The keys gem reads: model.name (the default model), tools.exclude (tools hidden, or with
+// arguments refused, as excludeTools), tools.core and tools.allowed (kept for the policy and
+// the core tools), context.fileName (context file names), mcpServers.<name>.trust (tools of
+// servers the user trusts are not asked about). Older flat keys (excludeTools, coreTools,
+// contextFileName) are read too.
+package settings
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/gemhost/gem/registry"
+)
+
+// Settings is the merged view, with where each value came from.
+type Settings struct {
+	Model          string            `json:"model,omitempty"`
+	ExcludeTools   []string          `json:"excludeTools,omitempty"`
+	CoreTools      []string          `json:"coreTools,omitempty"`
+	AllowedTools   []string          `json:"allowedTools,omitempty"`
+	ContextFiles   []string          `json:"contextFileNames,omitempty"`
+	TrustedServers []string          `json:"trustedMcpServers,omitempty"`
+	Files          []File            `json:"files"`              // read, in order of precedence (last wins)
+	Origin         map[string]string `json:"origin"`             // key → the file that set it
+	Warnings       []string          `json:"warnings,omitempty"` // wrong types, unreadable files
+}
+
+// File is one settings file gem looked at.
+type File struct {
+	Scope string `json:"scope"` // user, gem, workspace, system
+	Path  string `json:"path"`
+	Found bool   `json:"found"`
+	// Skipped says why a file that exists was not read (an untrusted workspace).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// file is what gem reads of one settings file.
+type file struct {
+	Model struct {
+		Name *string `json:"name"`
+	} `json:"model"`
+	Tools struct {
+		Exclude *[]string `json:"exclude"`
+		Core    *[]string `json:"core"`
+		Allowed *[]string `json:"allowed"`
+	} `json:"tools"`
+	Context struct {
+		FileName json.RawMessage `json:"fileName"`
+	} `json:"context"`
+	MCPServers map[string]struct {
+		Trust bool `json:"trust"`
+	} `json:"mcpServers"`
+	// Gemini CLI's older flat keys.
+	ExcludeTools    *[]string       `json:"excludeTools"`
+	CoreTools       *[]string       `json:"coreTools"`
+	ContextFileName json.RawMessage `json:"contextFileName"`
+}
+
+// Paths are the settings files in precedence order (last wins), with their scope.
+func Paths(env registry.Env, workspace string) []File {
+	system := env.Getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+	if system == "" {
+		system = "/etc/gemini-cli/settings.json"
+	}
+	return []File{
+		{Scope: "user", Path: filepath.Join(env.GeminiHome, ".gemini", "settings.json")},
+		{Scope: "gem", Path: env.SettingsFile()},
+		{Scope: "workspace", Path: filepath.Join(workspace, ".gemini", "settings.json")},
+		{Scope: "system", Path: system},
+	}
+}
+
+// Load merges the settings files for env, the workspace being workspace.
+func Load(env registry.Env, workspace string) *Settings {
+	s := &Settings{Origin: map[string]string{}}
+	trusted := env.FolderTrusted(workspace)
+	servers := map[string]bool{}
+	for _, f := range Paths(env, workspace) {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			if !os.IsNotExist(err) {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v", f.Path, err))
+			}
+			s.Files = append(s.Files, f)
+			continue
+		}
+		f.Found = true
+		if f.Scope == "workspace" && !trusted {
+			f.Skipped = "this folder is not trusted (gem trust)"
+			s.Files = append(s.Files, f)
+			continue
+		}
+		s.Files = append(s.Files, f)
+		s.merge(f.Path, data, servers)
+	}
+	for name, on := range servers {
+		if on {
+			s.TrustedServers = append(s.TrustedServers, name)
+		}
+	}
+	sort.Strings(s.TrustedServers)
+	return s
+}
+
+func (s *Settings) merge(path string, data []byte, servers map[string]bool) {
+	std, err := hujson.Standardize(data)
+	if err != nil {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not valid JSON (%v): its settings are ignored; fix it", path, err))
+		return
+	}
+	var f file
+	if err := json.Unmarshal(std, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if ok := asTypeError(err, &te); ok {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be %s, not %s: its settings are ignored; fix it", path, te.Field, te.Type, te.Value))
+		} else {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v: its settings are ignored; fix it", path, err))
+		}
+		return
+	}
+	set := func(key string) { s.Origin[key] = path }
+	if f.Model.Name != nil {
+		s.Model = *f.Model.Name
+		set("model.name")
+	}
+	for _, v := range []struct {
+		key  string
+		from *[]string
+		to   *[]string
+	}{
+		{"excludeTools", f.ExcludeTools, &s.ExcludeTools}, {"tools.exclude", f.Tools.Exclude, &s.ExcludeTools},
+		{"coreTools", f.CoreTools, &s.CoreTools}, {"tools.core", f.Tools.Core, &s.CoreTools},
+		{"tools.allowed", f.Tools.Allowed, &s.AllowedTools},
+	} {
+		if v.from != nil {
+			*v.to = *v.from
+			set(v.key)
+		}
+	}
+	for key, raw := range map[string]json.RawMessage{"contextFileName": f.ContextFileName, "context.fileName": f.Context.FileName} {
+		if names, ok := stringOrList(raw); ok {
+			s.ContextFiles = names
+			set(key)
+		} else if len(raw) > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be a file name or a list of them", path, key))
+		}
+	}
+	for name, srv := range f.MCPServers {
+		servers[name] = srv.Trust
+		set("mcpServers." + name)
+	}
+}
+
+func stringOrList(raw json.RawMessage) ([]string, bool) {
+	if len(raw) == 0 {
+		return nil, false
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil && one != "" {
+		return []string{one}, true
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
+		return list, true
+	}
+	return nil, false
+}
+
+func asTypeError(err error, target **json.UnmarshalTypeError) bool {
+	te, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*target = te
+	}
+	return ok
+}
