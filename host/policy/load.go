@@ -16,6 +16,10 @@ import (
 type Sources struct {
 	UserFile      string            // ~/.gem/policies.toml ($GEM_HOME/policies.toml)
 	WorkspaceFile string            // <workspace>/.gem/policies.toml
+	// Gemini CLI's own policy files, read beside gem's at the same tiers: the user's
+	// ~/.gemini/policies/*.toml and the workspace's .gemini/policies.toml.
+	GeminiUserDir       string
+	GeminiWorkspaceFile string
 	Extensions    map[string]string // enabled extension name → its folder (policies/*.toml)
 	// Exclusions are the enabled extensions' excludeTools entries that carry arguments
 	// ("run_shell_command(rm -rf)"): extension name → entries. Each is a deny rule above every
@@ -61,8 +65,11 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 			}
 		}
 	}
-	if s.WorkspaceFile != "" {
-		rules, w, err := ParseFile(s.WorkspaceFile, TierWorkspace)
+	for _, file := range []string{s.GeminiWorkspaceFile, s.WorkspaceFile} {
+		if file == "" {
+			continue
+		}
+		rules, w, err := ParseFile(file, TierWorkspace)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -76,11 +83,18 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 			e.Add(r)
 		}
 		if dropped > 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: %d allow rule(s) ignored: this folder is not trusted", s.WorkspaceFile, dropped))
+			warnings = append(warnings, fmt.Sprintf("%s: %d allow rule(s) ignored: this folder is not trusted", file, dropped))
 		}
 	}
+	userFiles, _ := filepath.Glob(filepath.Join(s.GeminiUserDir, "*.toml"))
+	if s.GeminiUserDir == "" {
+		userFiles = nil
+	}
 	if s.UserFile != "" {
-		if err := add(s.UserFile, TierUser); err != nil {
+		userFiles = append(userFiles, s.UserFile)
+	}
+	for _, f := range userFiles {
+		if err := add(f, TierUser); err != nil {
 			return nil, nil, err
 		}
 	}

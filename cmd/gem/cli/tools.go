@@ -186,9 +186,11 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 	}
 	root := commands.Workspace(s.env)
 	src := policy.Sources{
-		UserFile:      s.env.UserPolicies(),
-		WorkspaceFile: filepath.Join(root, ".gem", "policies.toml"),
-		Extensions:    map[string]string{},
+		UserFile:            s.env.UserPolicies(),
+		WorkspaceFile:       filepath.Join(root, ".gem", "policies.toml"),
+		GeminiUserDir:       filepath.Join(s.env.GeminiHome, ".gemini", "policies"),
+		GeminiWorkspaceFile: filepath.Join(root, ".gemini", "policies.toml"),
+		Extensions:          map[string]string{},
 	}
 	src.Exclusions = map[string][]string{"settings": s.settings().ExcludeTools}
 	for _, x := range d.Effective() {
