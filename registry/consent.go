@@ -256,3 +256,15 @@ func (d *Discovery) Skipped() []*Extension {
 	}
 	return out
 }
+
+// Synthetic is an extension gem makes from what is not an extension folder: the mcpServers
+// the user wrote in a settings.json. Its manifest is m (text is what the user wrote, for the
+// host variables it may name), and it counts as agreed to: the user wrote it.
+func Synthetic(name, dir, manifestPath string, m *manifest.Manifest, text string) *Extension {
+	x := &Extension{Name: name, Version: m.Version, Dir: dir, Path: dir, ManifestPath: manifestPath, Level: LevelUser, Enabled: true, EnabledBy: "settings"}
+	st := &lazyState{consent: ConsentGiven, consented: m, agreedVars: manifest.ReferencedVars(text)}
+	st.manifestOnce.Do(func() { st.manifest = m })
+	st.installOnce.Do(func() {})
+	x.lazy.Store(st)
+	return x
+}

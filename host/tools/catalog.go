@@ -132,7 +132,11 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		environ = config.Environ()
 	}
 	serverOwner := map[string]string{}
-	for _, x := range d.Effective() {
+	exts := d.Effective()
+	if x := opts.Settings.Extension(env); x != nil {
+		exts = append([]*registry.Extension{x}, exts...) // the user's own servers first: their names win
+	}
+	for _, x := range exts {
 		if !x.Active() {
 			continue
 		}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -37,6 +38,46 @@ type Settings struct {
 	Files          []File            `json:"files"`              // read, in order of precedence (last wins)
 	Origin         map[string]string `json:"origin"`             // key → the file that set it
 	Warnings       []string          `json:"warnings,omitempty"` // wrong types, unreadable files
+
+	servers map[string]json.RawMessage // mcpServers, the last file's entry for each name
+	ext     *registry.Extension        // made once
+}
+
+// ServerNames are the MCP servers the settings declare, sorted.
+func (s *Settings) ServerNames() []string {
+	if s == nil {
+		return nil
+	}
+	names := make([]string, 0, len(s.servers))
+	for n := range s.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Extension is the user's own MCP servers (mcpServers of the settings) as an extension
+// named "settings", agreed to (the user wrote them), run like an extension's: sandboxed,
+// with the network (what such servers are for: npx and uvx fetch packages), in the
+// workspace; nil when the settings declare none. Problems in an entry are warnings.
+func (s *Settings) Extension(env registry.Env) *registry.Extension {
+	if s == nil || len(s.servers) == 0 {
+		return nil
+	}
+	if s.ext != nil {
+		return s.ext
+	}
+	doc := map[string]any{"name": "settings", "version": "0.0.0", "mcpServers": s.servers, "sandbox": map[string]any{"network": true}}
+	text, _ := json.Marshal(doc)
+	var raw any
+	json.Unmarshal(text, &raw)
+	m, problems := manifest.Load(raw)
+	for _, p := range problems.Errors() {
+		s.Warnings = append(s.Warnings, "settings: "+p.String())
+	}
+	dir := filepath.Join(env.GeminiHome, ".gemini")
+	s.ext = registry.Synthetic("settings", dir, filepath.Join(dir, "settings.json"), m, string(text))
+	return s.ext
 }
 
 // File is one settings file gem looked at.
@@ -61,9 +102,7 @@ type file struct {
 	Context struct {
 		FileName json.RawMessage `json:"fileName"`
 	} `json:"context"`
-	MCPServers map[string]struct {
-		Trust bool `json:"trust"`
-	} `json:"mcpServers"`
+	MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	// Gemini CLI's older flat keys.
 	ExcludeTools    *[]string       `json:"excludeTools"`
 	CoreTools       *[]string       `json:"coreTools"`
@@ -113,6 +152,7 @@ func Load(env registry.Env, workspace string) *Settings {
 		}
 	}
 	sort.Strings(s.TrustedServers)
+	s.Extension(env) // its problems join the warnings
 	return s
 }
 
@@ -159,8 +199,16 @@ func (s *Settings) merge(path string, data []byte, servers map[string]bool) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be a file name or a list of them", path, key))
 		}
 	}
-	for name, srv := range f.MCPServers {
+	for name, raw := range f.MCPServers {
+		var srv struct {
+			Trust bool `json:"trust"`
+		}
+		json.Unmarshal(raw, &srv)
 		servers[name] = srv.Trust
+		if s.servers == nil {
+			s.servers = map[string]json.RawMessage{}
+		}
+		s.servers[name] = raw
 		set("mcpServers." + name)
 	}
 }
