@@ -14,13 +14,13 @@ import (
 
 // Sources are the policy files of a session.
 type Sources struct {
-	UserFile      string            // ~/.gem/policies.toml ($GEM_HOME/policies.toml)
-	WorkspaceFile string            // <workspace>/.gem/policies.toml
+	UserFile      string // ~/.gem/policies.toml ($GEM_HOME/policies.toml)
+	WorkspaceFile string // <workspace>/.gem/policies.toml
 	// Gemini CLI's own policy files, read beside gem's at the same tiers: the user's
 	// ~/.gemini/policies/*.toml and the workspace's .gemini/policies.toml.
 	GeminiUserDir       string
 	GeminiWorkspaceFile string
-	Extensions    map[string]string // enabled extension name → its folder (policies/*.toml)
+	Extensions          map[string]string // enabled extension name → its folder (policies/*.toml)
 	// Exclusions are the enabled extensions' excludeTools entries that carry arguments
 	// ("run_shell_command(rm -rf)"): extension name → entries. Each is a deny rule above every
 	// file's (Gemini CLI applies excludeTools to the whole session, whoever asks).
