@@ -80,6 +80,10 @@ func (t *Tool) Kind() Kind {
 type Options struct {
 	ReadSecrets registry.SecretReader
 	Settings    *settings.Settings // the user's settings.json (trusted servers, tools.exclude); nil reads none
+	// CoreWorkspace, when set, offers the core file tools (core.go) confined to that folder:
+	// the model side (gem -p, the shell) sets it; gem tools and gem mcp serve do not.
+	// settings' tools.core, when set, names the ones offered.
+	CoreWorkspace string
 	Logger      hclog.Logger
 	CallTimeout time.Duration  // per call; 0: plugins.DefaultCallTimeout
 	Services    *Services      // host services offered to plugins; nil offers none
@@ -96,7 +100,8 @@ type Catalog struct {
 	mu          sync.RWMutex
 	tools       []*Tool
 	byName      map[string]*Tool
-	pluginTools []*Tool
+	pluginTools []*Tool // and the core tools
+	core        *coreBackend
 	plugins     []*plugins.Plugin
 	servers     []*mcpServer
 	excluded    map[string]string // tool name → the extension whose excludeTools hides it
@@ -189,6 +194,18 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 				}
 				r.pluginTools = append(r.pluginTools, t)
 			}
+		}
+	}
+	if opts.CoreWorkspace != "" {
+		var enabled []string
+		if opts.Settings != nil && len(opts.Settings.CoreTools) > 0 {
+			enabled = opts.Settings.CoreTools
+		}
+		core, c, err := coreTools(opts.CoreWorkspace, enabled)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			r.pluginTools, r.core = append(r.pluginTools, core...), c
 		}
 	}
 	r.index()
@@ -560,4 +577,7 @@ func (r *Catalog) Close() {
 		wg.Go(s.Close)
 	}
 	wg.Wait()
+	if r.core != nil {
+		r.core.close()
+	}
 }

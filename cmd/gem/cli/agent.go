@@ -60,7 +60,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	if err != nil {
 		return nil, err
 	}
-	reg, err := s.openTools(ctx, services, o.callFlags)
+	reg, err := s.openCatalog(ctx, services, o.callFlags, commands.Workspace(s.env))
 	if err != nil {
 		return nil, err
 	}

@@ -159,13 +159,19 @@ func toolsCall(ctx context.Context, s *session, o toolsCallOptions) error {
 
 // openTools loads the tools of the enabled extensions for one invocation, with its policy.
 func (s *session) openTools(ctx context.Context, services *tools.Services, o callFlags) (*tools.Catalog, error) {
+	return s.openCatalog(ctx, services, o, "")
+}
+
+// openCatalog opens the tool catalog; coreWorkspace, for the model side, adds the core file
+// tools confined to it.
+func (s *session) openCatalog(ctx context.Context, services *tools.Services, o callFlags, coreWorkspace string) (*tools.Catalog, error) {
 	d := s.discover()
 	engine, err := s.loadPolicy(d, o.ApprovalMode)
 	if err != nil {
 		return nil, err
 	}
 	opts := tools.Options{ReadSecrets: secrets.Read, Logger: s.log, Services: services, Policy: engine,
-		Audit: &policy.Audit{File: s.env.AuditLog()}, CallTimeout: o.Timeout, Environ: s.environ, Settings: s.settings()}
+		Audit: &policy.Audit{File: s.env.AuditLog()}, CallTimeout: o.Timeout, Environ: s.environ, Settings: s.settings(), CoreWorkspace: coreWorkspace}
 	reg, errs := tools.Load(ctx, s.env, d, opts)
 	for _, e := range errs {
 		s.warn("%s", errorText(e))

@@ -1,0 +1,477 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Core tools are the file tools Gemini CLI ships, under its names and parameters so prompts
+// and policies carry over: read_file, read_many_files, list_directory, glob,
+// search_file_content, write_file and replace. They run in gem's process, confined to the
+// workspace by an os.Root (no path, .. or symbolic link leads out of it; the kernel's
+// openat2 where there is one), and go through the same policy, confirmation, hooks and audit
+// as extension tools: reading and searching are kinds read and search, writing and replacing
+// kind edit (asked in the default mode). Their extension is "gem". Gemini CLI's shell,
+// web and memory tools are left to extensions (shell-tools) for now.
+
+// CoreTools are the core tools' names, for settings' tools.core.
+var CoreTools = []string{"glob", "list_directory", "read_file", "read_many_files", "replace", "search_file_content", "write_file"}
+
+// Caps on what a core tool reads or returns.
+const (
+	coreMaxFile    = 4 << 20 // a file read whole
+	coreMaxLines   = 2000    // read_file's default line limit, as Gemini CLI's
+	coreMaxMatches = 200     // search_file_content
+	coreMaxPaths   = 500     // glob, read_many_files
+)
+
+type (
+	readFileArgs struct {
+		AbsolutePath string `json:"absolute_path" jsonschema:"the file's absolute path, inside the workspace"`
+		Offset       int    `json:"offset,omitempty" jsonschema:"the first line to return, from 0"`
+		Limit        int    `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000)"`
+	}
+	readManyArgs struct {
+		Paths []string `json:"paths" jsonschema:"files or glob patterns (** for any depth), relative to the workspace or absolute inside it"`
+	}
+	listDirArgs struct {
+		Path   string   `json:"path" jsonschema:"the folder's absolute path, inside the workspace"`
+		Ignore []string `json:"ignore,omitempty" jsonschema:"glob patterns of names to leave out"`
+	}
+	globArgs struct {
+		Pattern string `json:"pattern" jsonschema:"a glob pattern, ** for any depth (src/**/*.go)"`
+		Path    string `json:"path,omitempty" jsonschema:"the folder to search in (default: the workspace)"`
+	}
+	searchArgs struct {
+		Pattern string `json:"pattern" jsonschema:"a regular expression (Go syntax) to find in file lines"`
+		Path    string `json:"path,omitempty" jsonschema:"the folder to search in (default: the workspace)"`
+		Include string `json:"include,omitempty" jsonschema:"a glob of the files to search (*.go, src/**)"`
+	}
+	writeFileArgs struct {
+		FilePath string `json:"file_path" jsonschema:"the file's absolute path, inside the workspace"`
+		Content  string `json:"content" jsonschema:"the whole new content"`
+	}
+	replaceArgs struct {
+		FilePath             string `json:"file_path" jsonschema:"the file's absolute path, inside the workspace"`
+		OldString            string `json:"old_string" jsonschema:"the exact text to replace (empty: create the file)"`
+		NewString            string `json:"new_string" jsonschema:"the text to put in its place"`
+		ExpectedReplacements int    `json:"expected_replacements,omitempty" jsonschema:"how many occurrences to replace (default 1)"`
+	}
+)
+
+// coreSpecs describe the core tools; coreRun runs them.
+var coreSpecs = []struct {
+	name, description string
+	kind              Kind
+	args              func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
+	run               func(c *coreBackend, raw json.RawMessage) (string, error)
+}{
+	{"read_file", "Reads a file of the workspace (text: lines offset..offset+limit; a binary file is described).", KindRead, jsonschema.For[readFileArgs], (*coreBackend).readFile},
+	{"read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, jsonschema.For[readManyArgs], (*coreBackend).readMany},
+	{"list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, jsonschema.For[listDirArgs], (*coreBackend).listDirectory},
+	{"glob", "Finds files of the workspace whose path matches a glob pattern (** for any depth).", KindSearch, jsonschema.For[globArgs], (*coreBackend).glob},
+	{"search_file_content", "Searches the workspace's files for a regular expression; answers path:line: text.", KindSearch, jsonschema.For[searchArgs], (*coreBackend).search},
+	{"write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, jsonschema.For[writeFileArgs], (*coreBackend).writeFile},
+	{"replace", "Replaces exact text in a file of the workspace (expected_replacements occurrences, default 1).", KindEdit, jsonschema.For[replaceArgs], (*coreBackend).replace},
+}
+
+// coreBackend runs the core tools in one workspace.
+type coreBackend struct {
+	dir  string // the workspace, absolute
+	root *os.Root
+}
+
+// coreTools makes the core tools named in enabled (every one when enabled is nil) for the
+// workspace dir.
+func coreTools(dir string, enabled []string) ([]*Tool, *coreBackend, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("core tools: the workspace %s: %w", dir, err)
+	}
+	c := &coreBackend{dir: dir, root: root}
+	var out []*Tool
+	for _, cs := range coreSpecs {
+		if enabled != nil && !slices.Contains(enabled, cs.name) {
+			continue
+		}
+		schema, err := cs.args(nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		raw, _ := json.Marshal(schema)
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		spec := Spec{Name: cs.name, Description: cs.description, Kind: cs.kind, InputSchema: raw}
+		out = append(out, &Tool{Name: cs.name, Declared: cs.name, base: cs.name, Extension: "gem", Spec: spec, schema: schema, resolved: resolved, backend: c})
+	}
+	return out, c, nil
+}
+
+func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMessage, _ CallOptions) (*Result, error) {
+	for _, cs := range coreSpecs {
+		if cs.name != declared {
+			continue
+		}
+		text, err := cs.run(c, args)
+		if err != nil {
+			typ := ErrorExecution
+			var pe *pathError
+			switch {
+			case errors.As(err, &pe):
+				typ = ErrorPermissionDenied
+			case errors.Is(err, fs.ErrNotExist):
+				typ = ErrorNotFound
+			}
+			return &Result{Text: err.Error(), Error: &ResultError{Type: typ, Message: err.Error()}}, nil
+		}
+		return &Result{Text: text}, nil
+	}
+	return nil, &UnknownToolError{Name: declared}
+}
+
+func (c *coreBackend) close() { c.root.Close() }
+
+// pathError: a path outside the workspace.
+type pathError struct{ path string }
+
+func (e *pathError) Error() string {
+	return fmt.Sprintf("%s is outside the workspace: core tools read and write inside it only", e.path)
+}
+
+// rel is p relative to the workspace (p absolute inside it, or relative to it); "" is the
+// workspace itself.
+func (c *coreBackend) rel(p string) (string, error) {
+	if p == "" {
+		return ".", nil
+	}
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(c.dir, filepath.Clean(p))
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return "", &pathError{p}
+		}
+		return r, nil
+	}
+	r := filepath.Clean(p)
+	if r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", &pathError{p}
+	}
+	return r, nil
+}
+
+// abs is the absolute path of rel in the workspace, as the tools answer with.
+func (c *coreBackend) abs(rel string) string { return filepath.Join(c.dir, rel) }
+
+func (c *coreBackend) read(rel string) ([]byte, error) {
+	f, err := c.root.Open(rel)
+	if err != nil {
+		return nil, c.fsError(rel, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder: list_directory lists it", c.abs(rel))
+	}
+	if st.Size() > coreMaxFile {
+		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", c.abs(rel), st.Size(), coreMaxFile)
+	}
+	data := make([]byte, st.Size())
+	_, err = f.ReadAt(data, 0)
+	if err != nil && st.Size() > 0 {
+		return nil, err
+	}
+	return data, nil
+}
+
+// fsError says what an os.Root refusal means: a path (or link) that leaves the workspace.
+func (c *coreBackend) fsError(rel string, err error) error {
+	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+		return &pathError{c.abs(rel)}
+	}
+	return err
+}
+
+func decode[T any](raw json.RawMessage) (T, error) {
+	var a T
+	err := json.Unmarshal(raw, &a)
+	return a, err
+}
+
+func (c *coreBackend) readFile(raw json.RawMessage) (string, error) {
+	a, err := decode[readFileArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	rel, err := c.rel(a.AbsolutePath)
+	if err != nil {
+		return "", err
+	}
+	data, err := c.read(rel)
+	if err != nil {
+		return "", err
+	}
+	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		return fmt.Sprintf("[binary file %s, %d bytes]", c.abs(rel), len(data)), nil
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	limit := a.Limit
+	if limit <= 0 {
+		limit = coreMaxLines
+	}
+	from := min(max(a.Offset, 0), len(lines))
+	to := min(from+limit, len(lines))
+	text := strings.Join(lines[from:to], "")
+	if from > 0 || to < len(lines) {
+		text = fmt.Sprintf("[lines %d-%d of %d; read more with offset and limit]\n", from, to, len(lines)) + text
+	}
+	return text, nil
+}
+
+func (c *coreBackend) readMany(raw json.RawMessage) (string, error) {
+	a, err := decode[readManyArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	var files []string
+	for _, p := range a.Paths {
+		rel, err := c.rel(p)
+		if err != nil {
+			return "", err
+		}
+		if !strings.ContainsAny(rel, "*?[{") {
+			files = append(files, rel)
+			continue
+		}
+		matches, err := c.globRel(rel)
+		if err != nil {
+			return "", err
+		}
+		files = append(files, matches...)
+	}
+	var b strings.Builder
+	for i, rel := range files {
+		if i == coreMaxPaths {
+			fmt.Fprintf(&b, "[%d more files left out]\n", len(files)-i)
+			break
+		}
+		data, err := c.read(rel)
+		fmt.Fprintf(&b, "--- %s ---\n", c.abs(rel))
+		switch {
+		case err != nil:
+			fmt.Fprintf(&b, "[not read: %v]\n", err)
+		case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
+			fmt.Fprintf(&b, "[binary file, %d bytes]\n", len(data))
+		default:
+			b.Write(data)
+			if len(data) > 0 && data[len(data)-1] != '\n' {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+func (c *coreBackend) listDirectory(raw json.RawMessage) (string, error) {
+	a, err := decode[listDirArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	rel, err := c.rel(a.Path)
+	if err != nil {
+		return "", err
+	}
+	entries, err := fs.ReadDir(c.root.FS(), filepath.ToSlash(rel))
+	if err != nil {
+		return "", c.fsError(rel, err)
+	}
+	var dirs, files []string
+	for _, e := range entries {
+		if slices.ContainsFunc(a.Ignore, func(p string) bool { ok, _ := doublestar.Match(p, e.Name()); return ok }) {
+			continue
+		}
+		if e.IsDir() {
+			dirs = append(dirs, "[DIR] "+e.Name())
+		} else {
+			files = append(files, e.Name())
+		}
+	}
+	if len(dirs)+len(files) == 0 {
+		return fmt.Sprintf("%s is empty", c.abs(rel)), nil
+	}
+	return fmt.Sprintf("%s:\n%s\n", c.abs(rel), strings.Join(append(dirs, files...), "\n")), nil
+}
+
+// globRel lists the files whose workspace-relative path matches pattern (.git left out).
+func (c *coreBackend) globRel(pattern string) ([]string, error) {
+	var out []string
+	err := doublestar.GlobWalk(c.root.FS(), filepath.ToSlash(pattern), func(p string, d fs.DirEntry) error {
+		if strings.HasPrefix(p, ".git/") || d.IsDir() {
+			return nil
+		}
+		out = append(out, filepath.FromSlash(p))
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+func (c *coreBackend) glob(raw json.RawMessage) (string, error) {
+	a, err := decode[globArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	base, err := c.rel(a.Path)
+	if err != nil {
+		return "", err
+	}
+	pattern := a.Pattern
+	if base != "." {
+		pattern = filepath.Join(base, pattern)
+	}
+	matches, err := c.globRel(pattern)
+	if err != nil {
+		return "", err
+	}
+	if len(matches) == 0 {
+		return fmt.Sprintf("no files match %s", a.Pattern), nil
+	}
+	var b strings.Builder
+	for i, m := range matches {
+		if i == coreMaxPaths {
+			fmt.Fprintf(&b, "[%d more left out]\n", len(matches)-i)
+			break
+		}
+		b.WriteString(c.abs(m) + "\n")
+	}
+	return b.String(), nil
+}
+
+func (c *coreBackend) search(raw json.RawMessage) (string, error) {
+	a, err := decode[searchArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return "", fmt.Errorf("pattern %q is not a regular expression: %v", a.Pattern, err)
+	}
+	base, err := c.rel(a.Path)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	found := 0
+	err = fs.WalkDir(c.root.FS(), filepath.ToSlash(base), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found >= coreMaxMatches {
+			return nil
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != filepath.ToSlash(base) && (name == ".git" || name == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if a.Include != "" {
+			if ok, _ := doublestar.Match(a.Include, p); !ok {
+				if ok, _ := doublestar.Match(a.Include, d.Name()); !ok {
+					return nil
+				}
+			}
+		}
+		data, err := c.read(filepath.FromSlash(p))
+		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+			return nil
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if re.MatchString(line) {
+				fmt.Fprintf(&b, "%s:%d: %s\n", c.abs(filepath.FromSlash(p)), i+1, line)
+				if found++; found >= coreMaxMatches {
+					fmt.Fprintf(&b, "[stopped at %d matches]\n", coreMaxMatches)
+					break
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if found == 0 {
+		return fmt.Sprintf("no match for %q", a.Pattern), nil
+	}
+	return b.String(), nil
+}
+
+func (c *coreBackend) writeFile(raw json.RawMessage) (string, error) {
+	a, err := decode[writeFileArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	rel, err := c.rel(a.FilePath)
+	if err != nil {
+		return "", err
+	}
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := c.root.MkdirAll(dir, 0o755); err != nil {
+			return "", c.fsError(rel, err)
+		}
+	}
+	if err := c.root.WriteFile(rel, []byte(a.Content), 0o644); err != nil {
+		return "", c.fsError(rel, err)
+	}
+	return fmt.Sprintf("wrote %s (%d bytes)", c.abs(rel), len(a.Content)), nil
+}
+
+func (c *coreBackend) replace(raw json.RawMessage) (string, error) {
+	a, err := decode[replaceArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	rel, err := c.rel(a.FilePath)
+	if err != nil {
+		return "", err
+	}
+	data, err := c.read(rel)
+	if errors.Is(err, fs.ErrNotExist) && a.OldString == "" {
+		return c.writeFile(mustJSON(writeFileArgs{FilePath: a.FilePath, Content: a.NewString}))
+	}
+	if err != nil {
+		return "", err
+	}
+	want := a.ExpectedReplacements
+	if want <= 0 {
+		want = 1
+	}
+	if a.OldString == "" {
+		return "", fmt.Errorf("old_string is empty but %s exists: give the text to replace", c.abs(rel))
+	}
+	if n := strings.Count(string(data), a.OldString); n != want {
+		return "", fmt.Errorf("old_string occurs %d time(s) in %s, expected %d: give more context, or expected_replacements", n, c.abs(rel), want)
+	}
+	text := strings.ReplaceAll(string(data), a.OldString, a.NewString)
+	if err := c.root.WriteFile(rel, []byte(text), 0o644); err != nil {
+		return "", c.fsError(rel, err)
+	}
+	return fmt.Sprintf("replaced %d occurrence(s) in %s", want, c.abs(rel)), nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	data, _ := json.Marshal(v)
+	return data
+}

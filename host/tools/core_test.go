@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gemhost/gem/internal/testhome"
+)
+
+// TestCoreTools: each core tool through the catalog, confined to the workspace: paths, ..
+// and links that lead out are refused (reads and writes), links inside are followed.
+func TestCoreTools(t *testing.T) {
+	env := testhome.Env(t, nil)
+	ws := env.Cwd
+	outside := filepath.Join(env.Home, "secret.txt")
+	os.WriteFile(outside, []byte("the user's secret"), 0o600)
+	os.MkdirAll(filepath.Join(ws, "src", "deep"), 0o755)
+	os.WriteFile(filepath.Join(ws, "src", "main.go"), []byte("package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "src", "deep", "util.go"), []byte("package main\n// TODO: more\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+	os.Symlink(outside, filepath.Join(ws, "escape"))
+	os.Symlink(env.Home, filepath.Join(ws, "homedir"))
+	os.Symlink("notes.txt", filepath.Join(ws, "inside"))
+
+	r := load(t, env, Options{CoreWorkspace: ws})
+	call := func(tool string, args any) *Result {
+		t.Helper()
+		data, _ := json.Marshal(args)
+		res, err := r.Call(context.Background(), tool, data, CallOptions{})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tool, data, err)
+		}
+		return res
+	}
+	abs := func(p string) string { return filepath.Join(ws, p) }
+	tests := []struct {
+		tool    string
+		args    any
+		want    string    // in the text
+		errType ErrorType // "" for success
+	}{
+		{"read_file", map[string]any{"absolute_path": abs("notes.txt")}, "one\ntwo\nthree\n", ""},
+		{"read_file", map[string]any{"absolute_path": abs("notes.txt"), "offset": 1, "limit": 1}, "[lines 1-2 of 4; read more with offset and limit]\ntwo\n", ""},
+		{"read_file", map[string]any{"absolute_path": "inside"}, "one", ""},
+		{"read_file", map[string]any{"absolute_path": outside}, "outside the workspace", ErrorPermissionDenied},
+		{"read_file", map[string]any{"absolute_path": abs("escape")}, "outside the workspace", ErrorPermissionDenied},
+		{"read_file", map[string]any{"absolute_path": "../secret.txt"}, "outside the workspace", ErrorPermissionDenied},
+		{"read_file", map[string]any{"absolute_path": abs("nope.txt")}, "", ErrorNotFound},
+		{"list_directory", map[string]any{"path": ws}, "[DIR] src\n", ""},
+		{"list_directory", map[string]any{"path": abs("homedir")}, "outside the workspace", ErrorPermissionDenied},
+		{"glob", map[string]any{"pattern": "**/*.go"}, abs("src/deep/util.go") + "\n" + abs("src/main.go") + "\n", ""},
+		{"glob", map[string]any{"pattern": "*.go", "path": abs("src")}, abs("src/main.go"), ""},
+		{"search_file_content", map[string]any{"pattern": "TODO|println", "include": "*.go"}, abs("src/deep/util.go") + ":2: // TODO: more", ""},
+		{"search_file_content", map[string]any{"pattern": "("}, "not a regular expression", ErrorExecution},
+		{"read_many_files", map[string]any{"paths": []string{"src/**/*.go", "notes.txt"}}, "--- " + abs("src/deep/util.go") + " ---\npackage main", ""},
+		{"write_file", map[string]any{"file_path": abs("out/new.txt"), "content": "fresh"}, "wrote " + abs("out/new.txt"), ""},
+		{"write_file", map[string]any{"file_path": abs("homedir/planted.txt"), "content": "x"}, "outside the workspace", ErrorPermissionDenied},
+		{"write_file", map[string]any{"file_path": filepath.Join(env.Home, "planted.txt"), "content": "x"}, "outside the workspace", ErrorPermissionDenied},
+		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "two", "new_string": "TWO"}, "replaced 1 occurrence(s)", ""},
+		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "e", "new_string": "E"}, "occurs 3 time(s)", ErrorExecution},
+		{"replace", map[string]any{"file_path": abs("made.txt"), "old_string": "", "new_string": "created"}, "wrote", ""},
+	}
+	for _, tt := range tests {
+		res := call(tt.tool, tt.args)
+		gotType := ErrorType("")
+		if res.Error != nil {
+			gotType = res.Error.Type
+		}
+		if gotType != tt.errType || !strings.Contains(res.Text, tt.want) {
+			t.Errorf("%s %v: %q (error %q), want %q (error %q)", tt.tool, tt.args, res.Text, gotType, tt.want, tt.errType)
+		}
+	}
+	if data, _ := os.ReadFile(abs("notes.txt")); string(data) != "one\nTWO\nthree\n" {
+		t.Errorf("replace wrote %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(env.Home, "planted.txt")); err == nil {
+		t.Error("a write left the workspace")
+	}
+	if data, _ := os.ReadFile(abs("made.txt")); string(data) != "created" {
+		t.Errorf("replace with an empty old_string made %q", data)
+	}
+	if tl, _ := r.Lookup("write_file"); tl == nil || tl.Kind() != KindEdit || tl.Extension != "gem" {
+		t.Errorf("write_file: %+v", tl)
+	}
+}
