@@ -84,14 +84,14 @@ type Options struct {
 	// the model side (gem -p, the shell) sets it; gem tools and gem mcp serve do not.
 	// settings' tools.core, when set, names the ones offered.
 	CoreWorkspace string
-	Logger      hclog.Logger
-	CallTimeout time.Duration  // per call; 0: plugins.DefaultCallTimeout
-	Services    *Services      // host services offered to plugins; nil offers none
-	NoCache     bool           // start every plugin now instead of trusting the tool cache
-	CachedOnly  bool           // start nothing: plugins without a tool cache entry list no tools (shell completion)
-	Environ     []string       // the host environment children derive theirs from; nil: the process environment
-	Policy      *policy.Engine // decides every call; nil allows all (library use, tests)
-	Audit       *policy.Audit  // where decisions are logged; nil logs none
+	Logger        hclog.Logger
+	CallTimeout   time.Duration  // per call; 0: plugins.DefaultCallTimeout
+	Services      *Services      // host services offered to plugins; nil offers none
+	NoCache       bool           // start every plugin now instead of trusting the tool cache
+	CachedOnly    bool           // start nothing: plugins without a tool cache entry list no tools (shell completion)
+	Environ       []string       // the host environment children derive theirs from; nil: the process environment
+	Policy        *policy.Engine // decides every call; nil allows all (library use, tests)
+	Audit         *policy.Audit  // where decisions are logged; nil logs none
 }
 
 // Catalog holds the tools of one session. It is safe for concurrent use.
