@@ -77,10 +77,34 @@ type Stats struct {
 // ErrStepLimit ends a turn whose model kept calling tools.
 var ErrStepLimit = errors.New("the model was still calling tools at the step limit")
 
-// Turn sends prompt and runs the loop; it returns the model's final text.
+// StoppedError is a turn a hook ended ("continue": false), with its stop reason.
+type StoppedError struct{ Reason string }
+
+func (e *StoppedError) Error() string { return "a hook ended the turn: " + e.Reason }
+
+// Turn sends prompt and runs the loop; it returns the model's final text. The BeforeAgent
+// hooks may block the prompt, end the turn, or add context to it; AfterAgent hooks run at
+// the end.
 func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
 	var st Stats
-	s.History = append(s.History, genai.NewContentFromText(prompt, genai.RoleUser))
+	before := a.Hooks.Run(ctx, "BeforeAgent", map[string]any{"session_id": s.ID, "prompt": prompt})
+	switch {
+	case before.Blocked != nil:
+		return "", st, fmt.Errorf("the prompt was blocked: %w", before.Blocked)
+	case before.Stopped:
+		return "", st, &StoppedError{Reason: before.Reason}
+	}
+	text, st, err := a.turn(ctx, s, prompt, before.Context, st)
+	a.Hooks.Run(ctx, "AfterAgent", map[string]any{"session_id": s.ID, "prompt": prompt, "prompt_response": text})
+	return text, st, err
+}
+
+func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []string, st Stats) (string, Stats, error) {
+	sent := prompt
+	if len(extra) > 0 {
+		sent += "\n\n" + strings.Join(extra, "\n")
+	}
+	s.History = append(s.History, genai.NewContentFromText(sent, genai.RoleUser))
 	decls := genaiconv.Declarations(a.Tools)
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
 	if a.System != "" {
@@ -122,16 +146,20 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 			return final.String(), st, nil
 		}
 		var parts []*genai.Part
+		stop := ""
 		for _, call := range calls {
 			if ctx.Err() != nil {
 				return final.String(), st, ctx.Err()
 			}
 			t0 := time.Now()
-			resp := a.runCall(ctx, s, call, &st)
+			resp := a.runCall(ctx, s, call, &st, &stop)
 			st.ToolTime += time.Since(t0)
 			parts = append(parts, &genai.Part{FunctionResponse: resp})
 		}
 		s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: parts})
+		if stop != "" {
+			return final.String(), st, &StoppedError{Reason: stop}
+		}
 	}
 	return final.String(), st, fmt.Errorf("%w (%d requests): ask again to let it go on", ErrStepLimit, max)
 }
@@ -233,7 +261,8 @@ func describeAPIError(err error) error {
 
 // runCall runs one function call: BeforeTool hook, catalog (validation, policy, tool),
 // AfterTool hook; every outcome becomes a FunctionResponse.
-func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats) *genai.FunctionResponse {
+// runCall runs one function call; a hook that ends the turn sets *stop to its reason.
+func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *string) *genai.FunctionResponse {
 	st.ToolCalls++
 	args, err := genaiconv.Args(call)
 	if err != nil {
@@ -244,9 +273,13 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		a.Events.ToolCall(call.ID, call.Name, args)
 	}
 	input := map[string]any{"session_id": s.ID, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
-	if blocked := a.Hooks.Run(ctx, "BeforeTool", input); blocked != nil {
+	if before := a.Hooks.Run(ctx, "BeforeTool", input); before.Blocked != nil || before.Stopped {
 		st.Failed++
-		err := fmt.Errorf("blocked by a hook: %w", blocked)
+		var err error = before.Blocked
+		if before.Stopped {
+			err, *stop = errors.New(before.Reason), before.Reason
+		}
+		err = fmt.Errorf("blocked by a hook: %w", err)
 		if a.Events.ToolResult != nil {
 			a.Events.ToolResult(call.ID, call.Name, nil, err)
 		}
@@ -265,7 +298,15 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	} else {
 		out["tool_response"] = res
 	}
-	a.Hooks.Run(ctx, "AfterTool", out)
+	after := a.Hooks.Run(ctx, "AfterTool", out)
+	if after.Stopped {
+		*stop = after.Reason
+	}
+	if len(after.Context) > 0 && res != nil {
+		r := *res // the hooks' additional context goes to the model with the result
+		r.Text += "\n\n" + strings.Join(after.Context, "\n")
+		res = &r
+	}
 	return genaiconv.Response(call.ID, call.Name, res, err)
 }
 

@@ -310,8 +310,8 @@ func TestHookEventsAndPayloads(t *testing.T) {
 	w := newWorld(t, hooks, "")
 	a, _ := w.agent(t, []fakegemini.Reply{chunks(call("echo", `{"text":"hi"}`)), chunks(text("done"))})
 	s := Sessions{Dir: t.TempDir()}.New("m")
-	if err := a.Hooks.Run(context.Background(), "SessionStart", map[string]any{"session_id": s.ID}); err != nil {
-		t.Errorf("only BeforeTool blocks: %v", err)
+	if out := a.Hooks.Run(context.Background(), "SessionStart", map[string]any{"session_id": s.ID}); out.Blocked != nil {
+		t.Errorf("only BeforeTool and BeforeAgent block: %v", out.Blocked)
 	}
 	if _, _, err := a.Turn(context.Background(), s, "go"); err != nil {
 		t.Fatal(err)
@@ -423,3 +423,59 @@ func TestFailingHookIsReported(t *testing.T) {
 		}
 	}
 }
+
+// TestHookOutputs: Gemini CLI's hook output fields change the turn: BeforeAgent's
+// additionalContext goes with the prompt and its systemMessage to the user; AfterTool's
+// additionalContext goes with the tool's result; "continue": false ends the turn with its
+// stopReason; a BeforeAgent block refuses the prompt; AfterAgent runs at the end.
+func TestHookOutputs(t *testing.T) {
+	say := func(json string) string { return "echo '" + json + "'" }
+	hooks := func(before, afterTool string) string {
+		return `{"hooks": {` +
+			`"BeforeAgent": [{"hooks": [{"type": "command", "command": ` + quote(say(before)) + `}]}],` +
+			`"AfterTool": [{"matcher": "echo", "hooks": [{"type": "command", "command": ` + quote(say(afterTool)) + `}]}],` +
+			`"AfterAgent": [{"hooks": [{"type": "command", "command": ` + quote(`cat > "$GEM_WORKSPACE/after.json"`) + `}]}]}}`
+	}
+	t.Run("context and messages", func(t *testing.T) {
+		w := newWorld(t, hooks(`{"systemMessage":"checked","hookSpecificOutput":{"additionalContext":"The user prefers short answers."}}`,
+			`{"hookSpecificOutput":{"additionalContext":"Note: echo output is trusted."}}`), "")
+		a, srv := w.agent(t, []fakegemini.Reply{chunks(call("echo", `{"text":"hi"}`)), chunks(text("done"))})
+		var said []string
+		a.Hooks.Say = func(m string) { said = append(said, m) }
+		s := Sessions{Dir: t.TempDir()}.New("m")
+		if _, _, err := a.Turn(context.Background(), s, "go"); err != nil {
+			t.Fatal(err)
+		}
+		if first := string(srv.Requests[0].Body); !strings.Contains(first, `go\n\nThe user prefers short answers.`) {
+			t.Errorf("BeforeAgent context not with the prompt: %s", first)
+		}
+		if second := string(srv.Requests[1].Body); !strings.Contains(second, `Note: echo output is trusted.`) {
+			t.Errorf("AfterTool context not with the result: %s", second)
+		}
+		if len(said) != 1 || !strings.Contains(said[0], "[BeforeAgent hook of kit] checked") {
+			t.Errorf("systemMessage: %q", said)
+		}
+		if data, _ := os.ReadFile(filepath.Join(w.env.Cwd, "after.json")); !strings.Contains(string(data), `"prompt_response":"done"`) {
+			t.Errorf("AfterAgent payload: %s", data)
+		}
+	})
+	t.Run("stop after a tool", func(t *testing.T) {
+		w := newWorld(t, hooks(`{}`, `{"continue":false,"stopReason":"enough for today"}`), "")
+		a, srv := w.agent(t, []fakegemini.Reply{chunks(call("echo", `{"text":"hi"}`)), chunks(text("never sent"))})
+		_, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "go")
+		var stopped *StoppedError
+		if !errors.As(err, &stopped) || stopped.Reason != "enough for today" || len(srv.Requests) != 1 {
+			t.Errorf("turn: %v, %d requests", err, len(srv.Requests))
+		}
+	})
+	t.Run("prompt blocked", func(t *testing.T) {
+		w := newWorld(t, hooks(`{"decision":"block","reason":"not on Sundays"}`, `{}`), "")
+		a, srv := w.agent(t, []fakegemini.Reply{chunks(text("never"))})
+		_, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "go")
+		if err == nil || !strings.Contains(err.Error(), "not on Sundays") || len(srv.Requests) != 0 {
+			t.Errorf("turn: %v, %d requests", err, len(srv.Requests))
+		}
+	})
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

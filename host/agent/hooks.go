@@ -24,7 +24,7 @@ import (
 )
 
 // Events hooks may attach to.
-var HookEvents = []string{"BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "SessionStart", "SessionEnd"}
+var HookEvents = []string{"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "SessionStart", "SessionEnd"}
 
 // Hook is one command hook of an extension's hooks/hooks.json (Gemini CLI's format):
 //
@@ -36,7 +36,11 @@ var HookEvents = []string{"BeforeTool", "AfterTool", "BeforeModel", "AfterModel"
 // (stdout may say {"decision": "block", "reason": …}); exit 2 blocks with stderr as the
 // reason; any other exit is a warning. The default timeout is 60 s; a hook that overruns is
 // killed and counts as a warning. Hooks run through the sandbox launcher with their
-// extension's policy. Only BeforeTool can block.
+// extension's policy. BeforeTool and BeforeAgent can block. Besides decision and reason, a
+// hook's stdout may carry Gemini CLI's other output fields: "continue": false ends the turn
+// ("stopReason" says why), "systemMessage" is shown to the user, and
+// "hookSpecificOutput": {"additionalContext": …} goes to the model (BeforeAgent: with the
+// prompt; AfterTool: with the tool's result).
 type Hook struct {
 	Extension string
 	Event     string
@@ -54,6 +58,8 @@ type Hooks struct {
 	// Warn tells the user about a hook that could not run, timed out or failed (they go to
 	// the log as well); nil tells the log only.
 	Warn func(msg string)
+	// Say shows a hook's systemMessage to the user; nil drops it.
+	Say func(msg string)
 }
 
 // warn logs a hook's trouble and tells the user.
@@ -159,11 +165,33 @@ func (e *BlockedError) Error() string {
 	return fmt.Sprintf("%s hook of %s: %s", e.Hook.Event, e.Hook.Extension, e.Reason)
 }
 
+// Outcome is what the hooks of one event said, in their order.
+type Outcome struct {
+	Blocked  *BlockedError // a hook blocked (BeforeTool, BeforeAgent)
+	Stopped  bool          // a hook said "continue": false: the turn ends
+	Reason   string        // its stopReason
+	Messages []string      // systemMessage lines, for the user
+	Context  []string      // additionalContext, for the model
+}
+
+// hookOutput is what a hook may print on stdout (Gemini CLI's fields).
+type hookOutput struct {
+	Continue      *bool  `json:"continue"`
+	StopReason    string `json:"stopReason"`
+	SystemMessage string `json:"systemMessage"`
+	Decision      string `json:"decision"`
+	Reason        string `json:"reason"`
+	Specific      struct {
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
 // Run runs the hooks of event (for tool events, those whose matcher fits input's
-// tool_name). It returns a *BlockedError when a hook blocked (BeforeTool only).
-func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) error {
+// tool_name) and returns what they said; it is never nil.
+func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) *Outcome {
+	out := &Outcome{}
 	if h == nil {
-		return nil
+		return out
 	}
 	tool, _ := input["tool_name"].(string)
 	for _, hk := range h.List {
@@ -174,45 +202,59 @@ func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) err
 		for k, v := range input {
 			payload[k] = v
 		}
-		reason, blocked := h.runOne(ctx, hk, payload)
-		if blocked && event == "BeforeTool" {
-			return &BlockedError{Hook: hk, Reason: reason}
+		said, reason, blocked := h.runOne(ctx, hk, payload)
+		if said.SystemMessage != "" {
+			out.Messages = append(out.Messages, said.SystemMessage)
+			if h.Say != nil {
+				h.Say(fmt.Sprintf("[%s hook of %s] %s", event, hk.Extension, said.SystemMessage))
+			}
+		}
+		if c := said.Specific.AdditionalContext; c != "" {
+			out.Context = append(out.Context, c)
+		}
+		if said.Continue != nil && !*said.Continue {
+			out.Stopped, out.Reason = true, said.StopReason
+			if out.Reason == "" {
+				out.Reason = fmt.Sprintf("the %s hook of %s ended the turn", event, hk.Extension)
+			}
+			return out
+		}
+		if blocked && (event == "BeforeTool" || event == "BeforeAgent") {
+			out.Blocked = &BlockedError{Hook: hk, Reason: reason}
+			return out
 		}
 	}
-	return nil
+	return out
 }
 
-func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (string, bool) {
+func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (hookOutput, string, bool) {
 	data, _ := json.Marshal(payload)
 	ctx, cancel := context.WithTimeout(ctx, hk.Timeout)
 	defer cancel()
 	stdout, stderr := &limits.Buffer{Max: limits.HookOutput}, &limits.Buffer{Max: limits.HookOutput}
 	code, err := sandbox.RunContext(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(data), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
+	var out hookOutput
 	switch {
 	case ctx.Err() != nil:
 		h.warn(hk, "timed out and was killed", "timeout", hk.Timeout)
-		return "", false
+		return out, "", false
 	case err != nil:
 		h.warn(hk, "did not run", "error", err)
-		return "", false
+		return out, "", false
 	}
 	switch code {
 	case 0:
-		var out struct {
-			Decision string `json:"decision"`
-			Reason   string `json:"reason"`
-		}
 		if json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out) == nil && (out.Decision == "block" || out.Decision == "deny") {
-			return out.Reason, true
+			return out, out.Reason, true
 		}
-		return "", false
+		return out, "", false
 	case 2:
 		reason := strings.TrimSpace(stderr.String())
 		if reason == "" {
 			reason = "blocked (exit 2)"
 		}
-		return reason, true
+		return out, reason, true
 	}
 	h.warn(hk, "failed", "exit status", code, "stderr", strings.TrimSpace(stderr.String()))
-	return "", false
+	return out, "", false
 }

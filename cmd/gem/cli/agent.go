@@ -77,6 +77,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 		s.warn("%s", errorText(e))
 	}
 	hooks.Warn = func(msg string) { s.warn("%s", msg) }
+	hooks.Say = func(msg string) { fmt.Fprintln(s.stderr, msg) }
 	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks}
 	if st := s.settings(); o.Model == agent.DefaultModel && st.Model != "" {
 		o.Model = st.Model // settings' model.name, unless --model says otherwise
