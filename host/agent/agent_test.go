@@ -479,3 +479,46 @@ func TestHookOutputs(t *testing.T) {
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestExpandAtPaths: @file and @folder add the project's files after the prompt; an e-mail
+// address, a missing path and a file outside the project add nothing (outside: an error).
+func TestExpandAtPaths(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("the notes"), 0o644)
+	os.WriteFile(filepath.Join(root, "my file.txt"), []byte("spaced"), 0o644)
+	os.WriteFile(filepath.Join(root, "src", "a.go"), []byte("package a"), 0o644)
+	os.WriteFile(filepath.Join(root, "src", ".hidden"), []byte("no"), 0o644)
+	outside := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(outside, []byte("secret"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "link"))
+	e := Expander{Root: root}
+	tests := []struct {
+		prompt   string
+		contains []string
+		absent   []string
+		errs     int
+	}{
+		{"explain @notes.txt please", []string{"Content from @notes.txt:\nthe notes", "--- Content from referenced files ---"}, nil, 0},
+		{"look at @src", []string{"Content from @src/a.go:\npackage a"}, []string{"no"}, 0},
+		{`read @my\ file.txt`, []string{"spaced"}, nil, 0},
+		{"mail me@example.com and @missing.txt", nil, []string{"Content from"}, 0},
+		{"read @link", nil, []string{"secret"}, 1},
+	}
+	for _, tt := range tests {
+		got, errs := e.ExpandAtPaths(tt.prompt)
+		if !strings.HasPrefix(got, tt.prompt) || len(errs) != tt.errs {
+			t.Errorf("%q: %q %v", tt.prompt, got, errs)
+		}
+		for _, c := range tt.contains {
+			if !strings.Contains(got, c) {
+				t.Errorf("%q lacks %q: %q", tt.prompt, c, got)
+			}
+		}
+		for _, a := range tt.absent {
+			if strings.Contains(strings.TrimPrefix(got, tt.prompt), a) {
+				t.Errorf("%q has %q: %q", tt.prompt, a, got)
+			}
+		}
+	}
+}

@@ -182,6 +182,12 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 			return "", agent.Stats{}, err
 		}
 		prompt = p
+	} else {
+		var errs []error
+		prompt, errs = a.expander.ExpandAtPaths(input) // @file and @folder of the project
+		for _, e := range errs {
+			a.s.warn("%s", errorText(e))
+		}
 	}
 	text, st, err := a.agent.Turn(ctx, a.session, prompt)
 	if serr := a.session.Save(); serr != nil {
