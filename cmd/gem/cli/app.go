@@ -94,10 +94,12 @@ func rootAction(f *Factory, c *cli.Context, root rootOptions) error {
 // run's arguments (its command's own) and anything after "--" are left alone.
 func noColorFlag(ios *iostreams.IOStreams, args []string) []string {
 	out := make([]string, 0, len(args))
+	verbSeen := false
 	for i, a := range args {
-		if a == "--" || i == 1 && a == "run" {
+		if a == "--" || !verbSeen && i > 0 && a == "run" {
 			return append(out, args[i:]...)
 		}
+		verbSeen = verbSeen || i > 0 && !strings.HasPrefix(a, "-")
 		if a == "--no-color" {
 			ios.SetNoColor()
 			continue

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/urfave/cli/v2"
 )
 
@@ -84,6 +86,22 @@ func TestArgRuleOf(t *testing.T) {
 		rule, usage := argRuleOf(tt.fields)
 		if rule.min != tt.wantRule.min || rule.max != tt.wantRule.max || (tt.wantRule.max >= 0 && rule.what != tt.wantRule.what) || usage != tt.wantUsage {
 			t.Errorf("%s: %+v %q, want %+v %q", tt.name, rule, usage, tt.wantRule, tt.wantUsage)
+		}
+	}
+}
+
+func TestNoColorFlag(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"gem ext list --no-color", "gem ext list"},
+		{"gem --no-color doctor", "gem doctor"},
+		{"gem run hello --no-color", "gem run hello --no-color"},
+		{"gem --no-color run hello --no-color", "gem run hello --no-color"},
+		{"gem tools call x -- --no-color", "gem tools call x -- --no-color"},
+	}
+	for _, tt := range tests {
+		ios, _, _, _ := iostreams.Test()
+		if got := strings.Join(noColorFlag(ios, strings.Fields(tt.in)), " "); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
