@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,11 +46,15 @@ type Events struct {
 
 // Agent runs turns.
 type Agent struct {
-	Client   *genai.Client
-	Model    string
-	Tools    *tools.Catalog
-	System   string // the system instruction (context files, skills)
-	Hooks    *Hooks // nil runs none
+	Client *genai.Client
+	Model  string
+	Tools  *tools.Catalog
+	System string // the system instruction (context files, skills)
+	Hooks  *Hooks // nil runs none
+	// Skills the model may activate (activate_skill) or the user (/skill); an active skill's
+	// SKILL.md joins the system instruction from the next request on.
+	Skills   []Skill
+	active   []Skill
 	MaxSteps int
 	Events   Events
 	// CallOptions are passed to every tool call (host services).
@@ -106,10 +111,10 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 	}
 	s.History = append(s.History, genai.NewContentFromText(sent, genai.RoleUser))
 	decls := genaiconv.Declarations(a.Tools)
-	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
-	if a.System != "" {
-		config.SystemInstruction = genai.NewContentFromText(a.System, genai.RoleUser)
+	if len(a.Skills) > 0 {
+		decls = append(decls, activateSkillDecl)
 	}
+	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
 	if len(decls) > 0 {
 		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
@@ -123,6 +128,9 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 	}
 	var final strings.Builder
 	for step := 0; step < max; step++ {
+		if system := a.systemInstruction(); system != "" {
+			config.SystemInstruction = genai.NewContentFromText(system, genai.RoleUser)
+		}
 		a.Hooks.Run(ctx, "BeforeModel", map[string]any{"session_id": s.ID, "model": model, "prompt": prompt, "step": step + 1})
 		st.Requests++
 		content, err := a.generateWithRetry(ctx, model, s.History, config)
@@ -272,6 +280,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if a.Events.ToolCall != nil {
 		a.Events.ToolCall(call.ID, call.Name, args)
 	}
+	if call.Name == "activate_skill" && len(a.Skills) > 0 {
+		return a.activateSkillCall(call, args)
+	}
 	input := map[string]any{"session_id": s.ID, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
 	if before := a.Hooks.Run(ctx, "BeforeTool", input); before.Blocked != nil || before.Stopped {
 		st.Failed++
@@ -367,4 +378,52 @@ func (s *Session) Save() error {
 		return err
 	}
 	return registry.WriteFileAtomic(s.path, data, 0o600)
+}
+
+// activateSkillDecl is the tool the model activates a skill with, as in Gemini CLI.
+var activateSkillDecl = &genai.FunctionDeclaration{
+	Name:        "activate_skill",
+	Description: "Activates one of the skills listed in the system instruction: its instructions join the system instruction from the next step on, and are returned now.",
+	ParametersJsonSchema: map[string]any{"type": "object", "required": []string{"name"},
+		"properties": map[string]any{"name": map[string]any{"type": "string", "description": "the skill's name"}}},
+}
+
+// ActivateSkill makes the skill named name active; false when there is none.
+func (a *Agent) ActivateSkill(name string) (Skill, bool) {
+	for _, sk := range a.Skills {
+		if sk.Name != name {
+			continue
+		}
+		if !slices.ContainsFunc(a.active, func(x Skill) bool { return x.Name == name }) {
+			a.active = append(a.active, sk)
+		}
+		return sk, true
+	}
+	return Skill{}, false
+}
+
+func (a *Agent) activateSkillCall(call *genai.FunctionCall, args json.RawMessage) *genai.FunctionResponse {
+	var in struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(args, &in)
+	sk, ok := a.ActivateSkill(in.Name)
+	if !ok {
+		var names []string
+		for _, s := range a.Skills {
+			names = append(names, s.Name)
+		}
+		return genaiconv.Response(call.ID, call.Name, nil, fmt.Errorf("no skill %q: the skills are %s", in.Name, strings.Join(names, ", ")))
+	}
+	return genaiconv.Response(call.ID, call.Name, &tools.Result{Text: "Skill " + sk.Name + " is active. Its instructions:\n\n" + sk.Text}, nil)
+}
+
+// systemInstruction is System with the active skills' instructions.
+func (a *Agent) systemInstruction() string {
+	var b strings.Builder
+	b.WriteString(a.System)
+	for _, sk := range a.active {
+		fmt.Fprintf(&b, "\n\n--- Active skill: %s (%s) ---\n%s\n--- End of skill: %s ---", sk.Name, sk.Extension, strings.TrimRight(sk.Text, "\n"), sk.Name)
+	}
+	return b.String()
 }

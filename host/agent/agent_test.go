@@ -351,7 +351,7 @@ func TestSkillsAndSystemInstruction(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "plain"), 0o755)
 	os.WriteFile(filepath.Join(dir, "pdf", "SKILL.md"), []byte("---\nname: pdf\ndescription: Fill in PDF forms\n---\n# PDF\nsteps"), 0o644)
 	os.WriteFile(filepath.Join(dir, "plain", "SKILL.md"), []byte("# Plain\n\nDoes plain things.\n"), 0o644)
-	skills := Skills(registry.Discover(w.env, registry.Providers))
+	skills := Skills(w.env, registry.Discover(w.env, registry.Providers))
 	if len(skills) != 2 || skills[0].Description != "Fill in PDF forms" || skills[1].Description != "Does plain things." {
 		t.Fatalf("skills: %+v", skills)
 	}
@@ -520,5 +520,46 @@ func TestExpandAtPaths(t *testing.T) {
 				t.Errorf("%q has %q: %q", tt.prompt, a, got)
 			}
 		}
+	}
+}
+
+// TestSkillPrecedenceAndActivation: the workspace's skill (trusted folder only) wins over the
+// user's, which wins over an extension's; the front matter names a skill; the model
+// activates one with activate_skill, and its instructions join the system instruction of the
+// next request.
+func TestSkillPrecedenceAndActivation(t *testing.T) {
+	w := newWorld(t, "", "")
+	write := func(dir, body string) {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644)
+	}
+	write(filepath.Join(w.env.GeminiExtensionsDir(), "kit", "skills", "review"), "---\ndescription: the kit's review\n---\nKIT REVIEW")
+	write(filepath.Join(w.env.GeminiHome, ".gemini", "skills", "rev"), "---\nname: review\ndescription: my review\n---\nUSER REVIEW STEPS")
+	write(filepath.Join(w.env.Cwd, ".gemini", "skills", "review"), "---\ndescription: the project's review\n---\nPROJECT REVIEW")
+	write(filepath.Join(w.env.GeminiHome, ".gemini", "skills", "tidy"), "Tidies things.")
+	skills := Skills(w.env, w.d)
+	if len(skills) != 2 || skills[0].Name != "review" || skills[0].Extension != "user" || skills[1].Name != "tidy" {
+		t.Fatalf("untrusted folder: the user's review wins over the kit's, the project's is not read: %+v", skills)
+	}
+	if err := registry.SetFolderTrust(w.env, w.env.Cwd, registry.TrustFolder); err != nil {
+		t.Fatal(err)
+	}
+	if skills = Skills(w.env, w.d); skills[0].Extension != "workspace" || !strings.Contains(skills[0].Text, "PROJECT REVIEW") {
+		t.Fatalf("trusted folder: the project's review wins: %+v", skills)
+	}
+	registry.SetFolderTrust(w.env, w.env.Cwd, "")
+	skills = Skills(w.env, w.d)
+
+	a, srv := w.agent(t, []fakegemini.Reply{chunks(call("activate_skill", `{"name":"review"}`)), chunks(text("reviewed"))})
+	a.Skills = skills
+	if _, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "review this"); err != nil {
+		t.Fatal(err)
+	}
+	first, second := string(srv.Requests[0].Body), string(srv.Requests[1].Body)
+	if !strings.Contains(first, `"name":"activate_skill"`) || strings.Contains(first, "USER REVIEW STEPS") {
+		t.Errorf("first request: the tool, not yet the skill: %s", first)
+	}
+	if !strings.Contains(second, "--- Active skill: review (user) ---") || !strings.Contains(second, "USER REVIEW STEPS") {
+		t.Errorf("second request lacks the active skill: %s", second)
 	}
 }

@@ -77,7 +77,7 @@ func SystemInstruction(files []ContextFile, skills []Skill) string {
 		fmt.Fprintf(&b, "\n\n--- Context from: %s ---\n%s\n--- End of Context from: %s ---", f.Path, strings.TrimRight(f.Text, "\n"), f.Path)
 	}
 	if len(skills) > 0 {
-		b.WriteString("\n\nSkills you can ask the user to activate (/skill <name>):")
+		b.WriteString("\n\nSkills: when a task calls for one, activate it with the activate_skill tool; its instructions then join these.")
 		for _, s := range skills {
 			fmt.Fprintf(&b, "\n- %s (%s): %s", s.Name, s.Extension, s.Description)
 		}
@@ -94,43 +94,68 @@ type Skill struct {
 	Text        string // SKILL.md as read (inside the extension folder)
 }
 
-// Skills lists the skills of enabled extensions, by name. The description is the
-// front matter's description, else the first non-heading line.
-func Skills(d *registry.Discovery) []Skill {
-	var out []Skill
-	for _, x := range d.Effective() {
-		if !x.Active() {
-			continue
-		}
-		files, _ := filepath.Glob(filepath.Join(x.Path, "skills", "*", "SKILL.md"))
+// Skills lists the skills gem offers, by name, as Gemini CLI finds them: the workspace's
+// (.gemini/skills/<name>/SKILL.md, only in a trusted folder), the user's
+// (~/.gemini/skills/<name>/SKILL.md) and enabled extensions' (skills/<name>/SKILL.md); for
+// one name the workspace's wins over the user's, which wins over an extension's. A skill is
+// named by its front matter's name (else its folder) and described by its description (else
+// its first plain line). Files are read beneath their folder (a link out is no skill).
+func Skills(env registry.Env, d *registry.Discovery) []Skill {
+	byName := map[string]Skill{}
+	add := func(root, source string) {
+		files, _ := filepath.Glob(filepath.Join(root, "*", "SKILL.md"))
 		for _, f := range files {
-			rel, _ := filepath.Rel(x.Path, f)
-			data, err := registry.ReadBeneath(x.Path, rel, MaxContextFile)
+			rel, _ := filepath.Rel(root, f)
+			data, err := registry.ReadBeneath(root, rel, MaxContextFile)
 			if err != nil {
-				continue // a link out of the extension, or too large: not a skill
+				continue
 			}
-			s := Skill{Name: filepath.Base(filepath.Dir(f)), Extension: x.Name, Path: f, Text: string(data)}
-			s.Description = skillDescription(string(data))
-			out = append(out, s)
+			name := frontMatter(string(data), "name")
+			if name == "" {
+				name = filepath.Base(filepath.Dir(f))
+			}
+			byName[name] = Skill{Name: name, Extension: source, Path: f, Text: string(data), Description: skillDescription(string(data))}
 		}
+	}
+	for _, x := range d.Effective() {
+		if x.Active() {
+			add(filepath.Join(x.Path, "skills"), x.Name)
+		}
+	}
+	add(filepath.Join(env.GeminiHome, ".gemini", "skills"), "user")
+	if ws := commands.Workspace(env); env.FolderTrusted(ws) {
+		add(filepath.Join(ws, ".gemini", "skills"), "workspace")
+	}
+	out := make([]Skill, 0, len(byName))
+	for _, sk := range byName {
+		out = append(out, sk)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-func skillDescription(text string) string {
+// frontMatter is the value of key in text's front matter ("---" lines), or "".
+func frontMatter(text, key string) string {
 	lines := strings.Split(text, "\n")
-	if len(lines) > 0 && strings.TrimSpace(lines[0]) == "---" {
-		for _, l := range lines[1:] {
-			if strings.TrimSpace(l) == "---" {
-				break
-			}
-			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "description:"); ok {
-				return strings.Trim(strings.TrimSpace(v), `"'`)
-			}
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
+		return ""
+	}
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l) == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), key+":"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
 		}
 	}
-	for _, l := range lines {
+	return ""
+}
+
+func skillDescription(text string) string {
+	if d := frontMatter(text, "description"); d != "" {
+		return d
+	}
+	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSpace(l)
 		if l != "" && !strings.HasPrefix(l, "#") && l != "---" && !strings.Contains(l, ":") {
 			return l

@@ -73,6 +73,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	hooks, errs := agent.LoadHooks(s.env, d, s.environ, secrets.Read, s.log)
 	cmds, cmdErrs := agent.PromptCommands(s.env, d)
 	files, fileErrs := agent.ContextFiles(s.env, d, s.settings().ContextFiles...)
+	skills := agent.Skills(s.env, d)
 	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
 		s.warn("%s", errorText(e))
 	}
@@ -84,7 +85,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	}
 	a.agent = &agent.Agent{
 		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,
-		System: agent.SystemInstruction(files, agent.Skills(d)),
+		System: agent.SystemInstruction(files, skills), Skills: skills,
 	}
 	a.expander = agent.Expander{Root: commands.Workspace(s.env), Shell: a.shellInjection}
 	store := agent.Sessions{Dir: s.env.SessionsDir()}

@@ -206,7 +206,7 @@ func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info 
 			info.Prompts = append(info.Prompts, "/"+c.Name)
 		}
 	}
-	for _, sk := range agent.Skills(d) {
+	for _, sk := range agent.Skills(s.env, d) {
 		if sk.Extension == x.Name {
 			info.Skills = append(info.Skills, sk.Name)
 		}

@@ -357,9 +357,9 @@ func (s *shell) ask(input string) {
 }
 
 func (s *shell) skills(w io.Writer) {
-	list := agent.Skills(registry.Discover(s.sess.env, registry.Providers))
+	list := agent.Skills(s.sess.env, registry.Discover(s.sess.env, registry.Providers))
 	if len(list) == 0 {
-		fmt.Fprintln(w, "no skills: extensions bring them as skills/<name>/SKILL.md")
+		fmt.Fprintln(w, "No skills: ~/.gemini/skills/<name>/SKILL.md, .gemini/skills (trusted folders) and extensions bring them.")
 		return
 	}
 	for _, sk := range list {
@@ -367,17 +367,18 @@ func (s *shell) skills(w io.Writer) {
 	}
 }
 
-// activateSkill puts a skill's SKILL.md into the conversation.
+// activateSkill makes a skill active: its SKILL.md joins the system instruction.
 func (s *shell) activateSkill(args []string) {
 	if len(args) != 1 {
 		fmt.Fprintln(s.sess.stderr, "usage: /skill <name> (/skills lists them)")
 		return
 	}
-	for _, sk := range agent.Skills(registry.Discover(s.sess.env, registry.Providers)) {
-		if sk.Name == args[0] {
-			s.ask("Activate the skill " + sk.Name + " and follow its instructions from now on:\n\n" + sk.Text)
-			return
-		}
+	if !s.openAgent() {
+		return
+	}
+	if sk, ok := s.agent.agent.ActivateSkill(args[0]); ok {
+		fmt.Fprintf(s.sess.stderr, "Skill %s is active: its instructions join the model's from the next prompt on.\n", sk.Name)
+		return
 	}
 	fmt.Fprintf(s.sess.stderr, "no skill %q (/skills lists them)\n", args[0])
 }
