@@ -121,6 +121,19 @@ func geminiClient(ctx context.Context, s *session) (*genai.Client, error) {
 	return client, nil
 }
 
+// newSession ends the conversation (SessionEnd) and starts a new one (SessionStart), as
+// Gemini CLI's /clear does; active skills stay active.
+func (a *agentSession) newSession() {
+	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"session_id": a.session.ID, "reason": "clear"})
+	if len(a.session.History) > 0 {
+		if err := a.session.Save(); err != nil {
+			a.s.warn("saving the session: %v", err)
+		}
+	}
+	a.session = agent.Sessions{Dir: a.s.env.SessionsDir()}.New(a.agent.Model)
+	a.hooks.Run(context.Background(), "SessionStart", map[string]any{"session_id": a.session.ID, "source": "clear"})
+}
+
 func (a *agentSession) close() {
 	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"session_id": a.session.ID})
 	a.reg.Close()

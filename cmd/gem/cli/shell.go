@@ -60,7 +60,7 @@ var shellBuiltins = map[string]string{
 	"extensions": "list the extensions and their state",
 	"commands":   "list the extensions' commands",
 	"history":    "show the command history",
-	"clear":      "clear the screen",
+	"clear":      "clear the screen and start a new conversation (the old one stays saved)",
 	"quit":       "leave the shell (also /exit, Ctrl-D)",
 	"exit":       "leave the shell",
 }
@@ -156,7 +156,13 @@ func (s *shell) exec(input string, line *liner.State) bool {
 			fmt.Fprintf(w, "%4d  %s\n", i+1, h)
 		}
 	case "clear":
-		fmt.Fprint(w, "\x1b[H\x1b[2J")
+		if s.sess.io.ColorEnabled() {
+			fmt.Fprint(w, "\x1b[H\x1b[2J")
+		}
+		if s.agent != nil {
+			s.agent.newSession()
+			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.session.ID)
+		}
 	case "skills":
 		s.skills(w)
 	case "skill":
