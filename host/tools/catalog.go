@@ -25,6 +25,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -201,7 +202,11 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		if opts.Settings != nil && len(opts.Settings.CoreTools) > 0 {
 			enabled = opts.Settings.CoreTools
 		}
-		core, c, err := coreTools(opts.CoreWorkspace, enabled)
+		memory := filepath.Join(env.GeminiHome, ".gemini", "GEMINI.md")
+		if opts.Settings != nil && len(opts.Settings.ContextFiles) > 0 {
+			memory = filepath.Join(env.GeminiHome, ".gemini", opts.Settings.ContextFiles[0])
+		}
+		core, c, err := coreTools(opts.CoreWorkspace, memory, enabled)
 		if err != nil {
 			errs = append(errs, err)
 		} else {

@@ -12,22 +12,26 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/gemhost/gem/registry"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Core tools are the file tools Gemini CLI ships, under its names and parameters so prompts
-// and policies carry over: read_file, read_many_files, list_directory, glob,
-// search_file_content, write_file and replace. They run in gem's process, confined to the
-// workspace by an os.Root (no path, .. or symbolic link leads out of it; the kernel's
-// openat2 where there is one), and go through the same policy, confirmation, hooks and audit
-// as extension tools: reading and searching are kinds read and search, writing and replacing
-// kind edit (asked in the default mode). Their extension is "gem". Gemini CLI's shell,
-// web and memory tools are left to extensions (shell-tools) for now.
+// Core tools are the tools Gemini CLI ships, under its names and parameters so prompts and
+// policies carry over: read_file, read_many_files, list_directory, glob,
+// search_file_content, write_file and replace work on files, confined to the workspace by an
+// os.Root (no path, .. or symbolic link leads out of it; the kernel's openat2 where there is
+// one); save_memory appends a fact to the user's GEMINI.md (the one file outside the
+// workspace they write); write_todos keeps a plan. They run in gem's process and go through
+// the same policy, confirmation, hooks and audit as extension tools: reading and searching
+// are kinds read and search, writing, replacing and remembering kind edit (asked in the
+// default mode). Their extension is "gem". Gemini CLI's shell and web tools are left to
+// extensions (shell-tools) for now.
 
 // CoreTools are the core tools' names, for settings' tools.core.
-var CoreTools = []string{"glob", "list_directory", "read_file", "read_many_files", "replace", "search_file_content", "write_file"}
+var CoreTools = []string{"glob", "list_directory", "read_file", "read_many_files", "replace", "save_memory", "search_file_content", "write_file", "write_todos"}
 
 // Caps on what a core tool reads or returns.
 const (
@@ -63,6 +67,16 @@ type (
 		FilePath string `json:"file_path" jsonschema:"the file's absolute path, inside the workspace"`
 		Content  string `json:"content" jsonschema:"the whole new content"`
 	}
+	saveMemoryArgs struct {
+		Fact string `json:"fact" jsonschema:"a short fact to remember in every later session"`
+	}
+	todo struct {
+		Description string `json:"description" jsonschema:"what to do"`
+		Status      string `json:"status" jsonschema:"pending, in_progress, completed or cancelled"`
+	}
+	writeTodosArgs struct {
+		Todos []todo `json:"todos" jsonschema:"the whole list, replacing the last one"`
+	}
 	replaceArgs struct {
 		FilePath             string `json:"file_path" jsonschema:"the file's absolute path, inside the workspace"`
 		OldString            string `json:"old_string" jsonschema:"the exact text to replace (empty: create the file)"`
@@ -85,22 +99,27 @@ var coreSpecs = []struct {
 	{"search_file_content", "Searches the workspace's files for a regular expression; answers path:line: text.", KindSearch, jsonschema.For[searchArgs], (*coreBackend).search},
 	{"write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, jsonschema.For[writeFileArgs], (*coreBackend).writeFile},
 	{"replace", "Replaces exact text in a file of the workspace (expected_replacements occurrences, default 1).", KindEdit, jsonschema.For[replaceArgs], (*coreBackend).replace},
+	{"save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, jsonschema.For[saveMemoryArgs], (*coreBackend).saveMemory},
+	{"write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, jsonschema.For[writeTodosArgs], (*coreBackend).writeTodos},
 }
 
 // coreBackend runs the core tools in one workspace.
 type coreBackend struct {
-	dir  string // the workspace, absolute
-	root *os.Root
+	dir        string // the workspace, absolute
+	root       *os.Root
+	memoryFile string // the user's context file save_memory appends to
+	mu         sync.Mutex
+	todos      []todo
 }
 
 // coreTools makes the core tools named in enabled (every one when enabled is nil) for the
 // workspace dir.
-func coreTools(dir string, enabled []string) ([]*Tool, *coreBackend, error) {
+func coreTools(dir, memoryFile string, enabled []string) ([]*Tool, *coreBackend, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("core tools: the workspace %s: %w", dir, err)
 	}
-	c := &coreBackend{dir: dir, root: root}
+	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile}
 	var out []*Tool
 	for _, cs := range coreSpecs {
 		if enabled != nil && !slices.Contains(enabled, cs.name) {
@@ -469,6 +488,69 @@ func (c *coreBackend) replace(raw json.RawMessage) (string, error) {
 		return "", c.fsError(rel, err)
 	}
 	return fmt.Sprintf("replaced %d occurrence(s) in %s", want, c.abs(rel)), nil
+}
+
+// memoryHeader is Gemini CLI's section of remembered facts in the user's GEMINI.md.
+const memoryHeader = "## Gemini Added Memories"
+
+func (c *coreBackend) saveMemory(raw json.RawMessage) (string, error) {
+	a, err := decode[saveMemoryArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	fact := strings.TrimSpace(strings.ReplaceAll(a.Fact, "\n", " "))
+	if fact == "" {
+		return "", errors.New("fact is empty: give the fact to remember")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	data, err := os.ReadFile(c.memoryFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	text := string(data)
+	if !strings.Contains(text, memoryHeader) {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if text != "" {
+			text += "\n"
+		}
+		text += memoryHeader + "\n"
+	} else if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	text += "- " + fact + "\n"
+	if err := os.MkdirAll(filepath.Dir(c.memoryFile), 0o755); err != nil {
+		return "", err
+	}
+	if err := registry.WriteFileAtomic(c.memoryFile, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("remembered in %s: %s", c.memoryFile, fact), nil
+}
+
+func (c *coreBackend) writeTodos(raw json.RawMessage) (string, error) {
+	a, err := decode[writeTodosArgs](raw)
+	if err != nil {
+		return "", err
+	}
+	marks := map[string]string{"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "cancelled": "[-]"}
+	var b strings.Builder
+	for _, t := range a.Todos {
+		mark, ok := marks[t.Status]
+		if !ok {
+			return "", fmt.Errorf("todo %q: status %q: use pending, in_progress, completed or cancelled", t.Description, t.Status)
+		}
+		fmt.Fprintf(&b, "%s %s\n", mark, t.Description)
+	}
+	c.mu.Lock()
+	c.todos = a.Todos
+	c.mu.Unlock()
+	if b.Len() == 0 {
+		return "the todo list is empty", nil
+	}
+	return b.String(), nil
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -63,6 +63,10 @@ func TestCoreTools(t *testing.T) {
 		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "two", "new_string": "TWO"}, "replaced 1 occurrence(s)", ""},
 		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "e", "new_string": "E"}, "occurs 3 time(s)", ErrorExecution},
 		{"replace", map[string]any{"file_path": abs("made.txt"), "old_string": "", "new_string": "created"}, "wrote", ""},
+		{"save_memory", map[string]any{"fact": "the user likes tea"}, "remembered in " + filepath.Join(env.Home, ".gemini", "GEMINI.md"), ""},
+		{"save_memory", map[string]any{"fact": "and biscuits"}, "remembered", ""},
+		{"write_todos", map[string]any{"todos": []map[string]string{{"description": "read", "status": "completed"}, {"description": "write", "status": "in_progress"}}}, "[x] read\n[>] write\n", ""},
+		{"write_todos", map[string]any{"todos": []map[string]string{{"description": "x", "status": "someday"}}}, "use pending, in_progress", ErrorExecution},
 	}
 	for _, tt := range tests {
 		res := call(tt.tool, tt.args)
@@ -82,6 +86,9 @@ func TestCoreTools(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(abs("made.txt")); string(data) != "created" {
 		t.Errorf("replace with an empty old_string made %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(env.Home, ".gemini", "GEMINI.md")); string(data) != "## Gemini Added Memories\n- the user likes tea\n- and biscuits\n" {
+		t.Errorf("save_memory wrote %q", data)
 	}
 	if tl, _ := r.Lookup("write_file"); tl == nil || tl.Kind() != KindEdit || tl.Extension != "gem" {
 		t.Errorf("write_file: %+v", tl)
