@@ -25,6 +25,21 @@ type Sources struct {
 	// ("run_shell_command(rm -rf)"): extension name → entries. Each is a deny rule above every
 	// file's (Gemini CLI applies excludeTools to the whole session, whoever asks).
 	Exclusions map[string][]string
+	// Allowed are settings' tools.allowed entries ("tool", or "run_shell_command(git status)"):
+	// calls that need no confirmation, as Gemini CLI reads them (allow rules at the user tier).
+	Allowed []string
+}
+
+// AllowedRule is the allow rule of a tools.allowed entry: "tool" or "tool(prefix)".
+func AllowedRule(entry string) *Rule {
+	r := &Rule{ToolName: strings.TrimSpace(entry), Decision: Allow, Priority: 900, Tier: TierUser, Source: "settings tools.allowed: " + entry}
+	if tool, args, ok := strings.Cut(entry, "("); ok && strings.HasSuffix(args, ")") {
+		r.ToolName = strings.TrimSpace(tool)
+		if prefix := strings.TrimSpace(strings.TrimSuffix(args, ")")); prefix != "" {
+			r.CommandPrefix = stringOrArr{prefix}
+		}
+	}
+	return r
 }
 
 // ExclusionRule is the deny rule of an excludeTools entry with arguments, "tool(prefix)"
@@ -97,6 +112,9 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 		if err := add(f, TierUser); err != nil {
 			return nil, nil, err
 		}
+	}
+	for _, entry := range s.Allowed {
+		e.Add(AllowedRule(entry))
 	}
 	for ext, entries := range s.Exclusions {
 		for _, entry := range entries {

@@ -199,6 +199,7 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 		Extensions:          map[string]string{},
 	}
 	src.Exclusions = map[string][]string{"settings": s.settings().ExcludeTools}
+	src.Allowed = s.settings().AllowedTools
 	for _, x := range d.Effective() {
 		if x.Active() {
 			src.Extensions[x.Name] = x.Path
