@@ -8,8 +8,8 @@
 // ignored, and a key of the wrong type is a warning naming the file and the key.
 //
 // The keys gem reads: model.name (the default model), tools.exclude (tools hidden, or with
-// arguments refused, as excludeTools), tools.core and tools.allowed (kept for the policy and
-// the core tools), context.fileName (context file names), mcpServers.<name>.trust (tools of
+// arguments refused, as excludeTools), tools.core (the core tools offered), tools.allowed
+// (calls that need no confirmation: allow rules), context.fileName (context file names), mcpServers.<name>.trust (tools of
 // servers the user trusts are not asked about). Older flat keys (excludeTools, coreTools,
 // contextFileName) are read too.
 package settings
