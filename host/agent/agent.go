@@ -71,6 +71,9 @@ type Session struct {
 	path    string
 }
 
+// Path is the file the session is saved to (hooks get it as transcript_path).
+func (s *Session) Path() string { return s.path }
+
 // Stats count what a turn did.
 type Stats struct {
 	Requests  int           `json:"requests"`
@@ -92,7 +95,7 @@ func (e *StoppedError) Error() string { return "a hook ended the turn: " + e.Rea
 // the end.
 func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
 	var st Stats
-	before := a.Hooks.Run(ctx, "BeforeAgent", map[string]any{"session_id": s.ID, "prompt": prompt})
+	before := a.Hooks.Run(ctx, "BeforeAgent", map[string]any{"session_id": s.ID, "transcript_path": s.path, "prompt": prompt})
 	switch {
 	case before.Blocked != nil:
 		return "", st, fmt.Errorf("the prompt was blocked: %w", before.Blocked)
@@ -100,7 +103,7 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 		return "", st, &StoppedError{Reason: before.Reason}
 	}
 	text, st, err := a.turn(ctx, s, prompt, before.Context, st)
-	a.Hooks.Run(ctx, "AfterAgent", map[string]any{"session_id": s.ID, "prompt": prompt, "prompt_response": text})
+	a.Hooks.Run(ctx, "AfterAgent", map[string]any{"session_id": s.ID, "transcript_path": s.path, "prompt": prompt, "prompt_response": text})
 	return text, st, err
 }
 
@@ -131,7 +134,7 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 		if system := a.systemInstruction(); system != "" {
 			config.SystemInstruction = genai.NewContentFromText(system, genai.RoleUser)
 		}
-		a.Hooks.Run(ctx, "BeforeModel", map[string]any{"session_id": s.ID, "model": model, "prompt": prompt, "step": step + 1})
+		a.Hooks.Run(ctx, "BeforeModel", map[string]any{"session_id": s.ID, "transcript_path": s.path, "model": model, "prompt": prompt, "step": step + 1})
 		st.Requests++
 		content, err := a.generateWithRetry(ctx, model, s.History, config)
 		if content != nil && len(content.Parts) > 0 {
@@ -149,7 +152,7 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 				final.WriteString(p.Text)
 			}
 		}
-		a.Hooks.Run(ctx, "AfterModel", map[string]any{"session_id": s.ID, "model": model, "text": final.String(), "function_calls": len(calls)})
+		a.Hooks.Run(ctx, "AfterModel", map[string]any{"session_id": s.ID, "transcript_path": s.path, "model": model, "text": final.String(), "function_calls": len(calls)})
 		if len(calls) == 0 {
 			return final.String(), st, nil
 		}
@@ -283,7 +286,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if call.Name == "activate_skill" && len(a.Skills) > 0 {
 		return a.activateSkillCall(call, args)
 	}
-	input := map[string]any{"session_id": s.ID, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
+	input := map[string]any{"session_id": s.ID, "transcript_path": s.path, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
 	if before := a.Hooks.Run(ctx, "BeforeTool", input); before.Blocked != nil || before.Stopped {
 		st.Failed++
 		var err error = before.Blocked
@@ -303,7 +306,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if a.Events.ToolResult != nil {
 		a.Events.ToolResult(call.ID, call.Name, res, err)
 	}
-	out := map[string]any{"session_id": s.ID, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
+	out := map[string]any{"session_id": s.ID, "transcript_path": s.path, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
 	if err != nil {
 		out["error"] = err.Error()
 	} else {

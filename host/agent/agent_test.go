@@ -326,7 +326,7 @@ func TestHookEventsAndPayloads(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("hook input is not JSON: %q", line)
 		}
-		if e["session_id"] != s.ID || e["cwd"] == nil || e["timestamp"] == nil {
+		if e["session_id"] != s.ID || e["cwd"] == nil || e["timestamp"] == nil || e["transcript_path"] != s.Path() || !strings.HasSuffix(s.Path(), s.ID+".json") {
 			t.Errorf("payload: %v", e)
 		}
 		name := e["hook_event_name"].(string)

@@ -31,7 +31,8 @@ var HookEvents = []string{"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool"
 //	{"hooks": {"BeforeTool": [{"matcher": "run_shell_command|kill",
 //	   "hooks": [{"type": "command", "command": "${extensionPath}/hooks/check.sh", "timeout": 5000}]}]}}
 //
-// The hook gets the event as JSON on stdin (hook_event_name, session_id, cwd, timestamp and
+// The hook gets the event as JSON on stdin (hook_event_name, session_id, transcript_path (the
+// session's saved file), cwd, timestamp and
 // the event's fields: tool_name, tool_input, tool_response …). Exit 0 lets things go on
 // (stdout may say {"decision": "block", "reason": …}); exit 2 blocks with stderr as the
 // reason; any other exit is a warning. The default timeout is 60 s; a hook that overruns is

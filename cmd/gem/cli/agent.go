@@ -97,7 +97,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	} else {
 		a.session = store.New(a.agent.Model)
 	}
-	hooks.Run(ctx, "SessionStart", map[string]any{"session_id": a.session.ID})
+	hooks.Run(ctx, "SessionStart", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID})
 	return a, nil
 }
 
@@ -124,18 +124,18 @@ func geminiClient(ctx context.Context, s *session) (*genai.Client, error) {
 // newSession ends the conversation (SessionEnd) and starts a new one (SessionStart), as
 // Gemini CLI's /clear does; active skills stay active.
 func (a *agentSession) newSession() {
-	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"session_id": a.session.ID, "reason": "clear"})
+	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "reason": "clear"})
 	if len(a.session.History) > 0 {
 		if err := a.session.Save(); err != nil {
 			a.s.warn("saving the session: %v", err)
 		}
 	}
 	a.session = agent.Sessions{Dir: a.s.env.SessionsDir()}.New(a.agent.Model)
-	a.hooks.Run(context.Background(), "SessionStart", map[string]any{"session_id": a.session.ID, "source": "clear"})
+	a.hooks.Run(context.Background(), "SessionStart", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "source": "clear"})
 }
 
 func (a *agentSession) close() {
-	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"session_id": a.session.ID})
+	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID})
 	a.reg.Close()
 }
 
@@ -343,7 +343,7 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 		}
 		return err
 	case "json":
-		out := map[string]any{"session_id": a.session.ID, "response": text, "stats": stats}
+		out := map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "response": text, "stats": stats}
 		if err != nil {
 			out["error"] = map[string]any{"message": err.Error()}
 		}
