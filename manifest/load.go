@@ -73,25 +73,13 @@ func Load(raw any) (*Manifest, Problems) {
 			m.Settings = append(m.Settings, s)
 		}
 	}
-	l.named(obj, "mcpServers", func(string) string { return "must be an object with command (stdio), httpUrl or url" },
-		func(name, p string, o map[string]any) {
-			s := MCPServer{Name: name}
-			l.fields(o, p, &s)
-			m.MCPServers = append(m.MCPServers, s)
-		})
-	l.named(obj, "commands", func(name string) string {
+	m.MCPServers = named(l, obj, "mcpServers", func(name string) MCPServer { return MCPServer{Name: name} },
+		func(string) string { return "must be an object with command (stdio), httpUrl or url" })
+	m.Commands = named(l, obj, "commands", func(name string) Command { return Command{Name: name} }, func(name string) string {
 		return "must be an object like {\"type\": \"executable\", \"binary\": \"${extensionPath}/bin/${platform}/${arch}/" + name + "\"}"
-	}, func(name, p string, o map[string]any) {
-		c := Command{Name: name}
-		l.fields(o, p, &c)
-		m.Commands = append(m.Commands, c)
 	})
-	l.named(obj, "plugins", func(id string) string {
+	m.Plugins = named(l, obj, "plugins", func(id string) Plugin { return Plugin{ID: id} }, func(id string) string {
 		return "must be an object like {\"binary\": \"${extensionPath}/bin/${platform}/${arch}/" + id + "\"}"
-	}, func(id, p string, o map[string]any) {
-		pl := Plugin{ID: id}
-		l.fields(o, p, &pl)
-		m.Plugins = append(m.Plugins, pl)
 	})
 	m.Sandbox = l.sandbox(obj, "sandbox", "sandbox")
 	if eng, ok := l.object(obj, "engines", "engines"); ok {
@@ -168,12 +156,14 @@ func readerFor(t reflect.Type) func(l *loader, obj map[string]any, key, path str
 }
 
 // named reads an object of objects keyed by name (mcpServers, commands, plugins) in key
-// order; an entry that is not an object is a problem told with want(name).
-func (l *loader) named(obj map[string]any, key string, want func(name string) string, each func(name, path string, o map[string]any)) {
+// order: each entry is made by fresh(name) and its tagged fields read (fields); an entry
+// that is not an object is a problem told with want(name).
+func named[T any](l *loader, obj map[string]any, key string, fresh func(name string) T, want func(name string) string) []T {
 	entries, ok := l.object(obj, key, key)
 	if !ok {
-		return
+		return nil
 	}
+	var out []T
 	for _, name := range sortedKeys(entries) {
 		path := key + "." + name
 		o, ok := entries[name].(map[string]any)
@@ -181,8 +171,11 @@ func (l *loader) named(obj map[string]any, key string, want func(name string) st
 			l.add(path, entries[name], want(name))
 			continue
 		}
-		each(name, path, o)
+		v := fresh(name)
+		l.fields(o, path, &v)
+		out = append(out, v)
 	}
+	return out
 }
 
 // fields reads the tagged fields of the struct dst points to from obj, in their order,

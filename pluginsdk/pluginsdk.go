@@ -38,8 +38,10 @@
 // and each request carries the call's id so concurrent calls are told apart.
 //
 // A tool's failure is an error; a *ToolError (Errorf) gives it an ErrorType the model can act
-// on. Plugin.MaxProcs sets GOMAXPROCS when asked (1 halves a warm call's round trip for a
-// plugin that waits on I/O). Plugin.OnShutdown runs when the host stops the plugin gracefully.
+// on. Plugin.MaxProcs sets GOMAXPROCS when asked (1 makes a warm call about 1.4× quicker for
+// a plugin that waits on I/O: host/plugins BenchmarkWarmCall with and without
+// BENCH_PLUGIN_ENV=GOMAXPROCS=1). Plugin.OnShutdown runs when the host stops the plugin
+// gracefully.
 //
 // Package plugintest tests a plugin without gem: InProcess serves it over a real gRPC
 // connection in the test's process, Build and Start run the real binary as gem would; both

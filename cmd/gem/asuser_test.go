@@ -14,8 +14,8 @@ import (
 
 // attackScripts are the scripts that try attacks; they run as root (TestScripts) and again
 // as a normal user (TestAttackScriptsAsNormalUser), since the sandbox differs for the two
-// (network namespaces, RLIMIT_NPROC, /proc).
-const attackScripts = "trust|hostile|sandbox_boundary"
+// (network namespaces, RLIMIT_NPROC, /proc; file permissions for the core tools and settings).
+const attackScripts = "trust|hostile|sandbox_boundary|core_tools|settings"
 
 // TestAttackScriptsAsNormalUser re-runs the attack scripts as an unprivileged user when the
 // tests run as root: it creates the user gemtest if needed and runs this test binary as

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
+	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/registry"
 	"golang.org/x/term"
@@ -31,30 +31,12 @@ func extList(std stdio, flags []string) (int, bool) {
 		fmt.Fprintln(std.err, "gem:", err)
 		return 1, true
 	}
-	opt.Color = !noColor && colorWanted(std)
+	f, isFile := std.out.(*os.File)
+	opt.Color = !noColor && iostreams.ColorWanted(isFile && term.IsTerminal(int(f.Fd())), env.Getenv)
 	d := registry.DiscoverWith(env, registry.Providers, registry.Options{CheckBinaries: true})
 	if err := view.List(std.out, std.err, d, opt); err != nil {
 		fmt.Fprintln(std.err, "gem:", err)
 		return 1, true
 	}
 	return 0, true
-}
-
-// colorWanted is iostreams' rule without linking it: stdout a terminal or CLICOLOR_FORCE
-// set (not "0"), and NO_COLOR unset.
-func colorWanted(std stdio) bool {
-	get := func(name string) string {
-		for _, kv := range std.environ {
-			if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-				return v
-			}
-		}
-		return ""
-	}
-	if get("NO_COLOR") != "" {
-		return false
-	}
-	force := get("CLICOLOR_FORCE")
-	f, isFile := std.out.(*os.File)
-	return force != "" && force != "0" || isFile && term.IsTerminal(int(f.Fd()))
 }

@@ -45,15 +45,6 @@ var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shado
 // maskedDirs are folders replaced by an empty one.
 var maskedDirs = []string{"/etc/sudoers.d"}
 
-// ProtectedNames are the entries of a workspace a program may not change: what git, gem,
-// Gemini CLI, other agents, editors and direnv read and obey. Inside .git only what runs code
-// or redirects it is protected (hooks, config, info), so commits still work.
-var ProtectedNames = []string{
-	".git/hooks", ".git/config", ".git/info", ".gem", ".gemini", ".claude", ".cursor", ".vscode", ".idea",
-	"GEMINI.md", "AGENTS.md", "CLAUDE.md", ".envrc", ".env.local", ".bashrc", ".bash_profile", ".profile",
-	".zshrc", ".zprofile", ".gitmodules", ".gitattributes",
-}
-
 // Namespaces reports whether this machine lets gem give programs namespaces of their own
 // (user, mount, PID, network): root always can; another user needs unprivileged user
 // namespaces (not disabled by kernel.unprivileged_userns_clone, user.max_user_namespaces or

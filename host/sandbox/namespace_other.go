@@ -10,9 +10,6 @@ type View struct {
 	Protect []string `json:"protect,omitempty"`
 }
 
-// ProtectedNames: see the Linux build.
-var ProtectedNames []string
-
 // Namespaces: none here.
 func Namespaces() (bool, string) { return false, "namespaces are Linux's" }
 

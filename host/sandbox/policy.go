@@ -53,6 +53,17 @@ var SystemRead = []string{
 	"/nix", "/snap",
 }
 
+// ProtectedNames are the entries of a workspace a program may not change: what git, gem,
+// Gemini CLI, other agents, editors and direnv read and obey (the namespace layer mounts them
+// read-only for sandboxed programs; gem's own core tools refuse to write them). Inside .git
+// only what runs code or redirects it is protected (hooks, config, info), so commits still
+// work.
+var ProtectedNames = []string{
+	".git/hooks", ".git/config", ".git/info", ".gem", ".gemini", ".claude", ".cursor", ".vscode", ".idea",
+	"GEMINI.md", "AGENTS.md", "CLAUDE.md", ".envrc", ".env.local", ".bashrc", ".bash_profile", ".profile",
+	".zshrc", ".zprofile", ".gitmodules", ".gitattributes",
+}
+
 // SystemWrite are the places every sandboxed program may write: the null devices, its
 // terminal and pseudo-terminals, shared memory, and /tmp. /tmp is there because many tools
 // ignore TMPDIR (ed and everything using tmpfile(3)); it is writable by every local user

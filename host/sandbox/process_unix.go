@@ -271,9 +271,9 @@ func (p *Process) Stop(grace time.Duration) {
 	<-p.done
 }
 
-// StopWhenDone stops the child (with grace) when ctx ends; the returned function cancels
+// stopWhenDone stops the child (with grace) when ctx ends; the returned function cancels
 // that, as context.AfterFunc's does.
-func (p *Process) StopWhenDone(ctx context.Context, grace time.Duration) (cancel func() bool) {
+func (p *Process) stopWhenDone(ctx context.Context, grace time.Duration) (cancel func() bool) {
 	return context.AfterFunc(ctx, func() { p.Stop(grace) })
 }
 
@@ -285,7 +285,7 @@ func RunContext(ctx context.Context, s Program, streams Streams, grace time.Dura
 	if err != nil {
 		return -1, err
 	}
-	cancel := p.StopWhenDone(ctx, grace)
+	cancel := p.stopWhenDone(ctx, grace)
 	err = p.Wait()
 	cancel()
 	if ctx.Err() != nil {

@@ -104,7 +104,7 @@ func Toolchains(names []string, env Env) Needs {
 }
 
 func (n *Needs) add(command string, env Env, depth int) {
-	path := lookPath(command, env.Path)
+	path := LookPath(command, env.Path)
 	if path == "" || depth > 2 {
 		return
 	}
@@ -152,8 +152,8 @@ func (n *Needs) apply(pr *Profile, home string) {
 	}
 }
 
-// lookPath finds command on path (a PATH value), or returns it when it is a path.
-func lookPath(command, path string) string {
+// LookPath finds command on path (a PATH value), or returns it when it is a path.
+func LookPath(command, path string) string {
 	if command == "" {
 		return ""
 	}

@@ -13,8 +13,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/registry"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -27,11 +29,11 @@ import (
 // workspace they write); write_todos keeps a plan. They run in gem's process and go through
 // the same policy, confirmation, hooks and audit as extension tools: reading and searching
 // are kinds read and search, writing, replacing and remembering kind edit (asked in the
-// default mode). Their extension is "gem". Gemini CLI's shell and web tools are left to
-// extensions (shell-tools) for now.
-
-// CoreTools are the core tools' names, for settings' tools.core.
-var CoreTools = []string{"glob", "list_directory", "read_file", "read_many_files", "replace", "save_memory", "search_file_content", "write_file", "write_todos"}
+// default mode). They never write what sandboxed programs may not change either
+// (sandbox.ProtectedNames: .gem, .gemini, .git/hooks, GEMINI.md …) nor through a symbolic
+// link, so an approved edit cannot widen what the next session may do (a policy, a setting,
+// a hook). Their extension is "gem". Gemini CLI's shell and web tools are left to extensions
+// (shell-tools) for now.
 
 // Caps on what a core tool reads or returns.
 const (
@@ -85,22 +87,36 @@ type (
 	}
 )
 
-// coreSpecs describe the core tools; coreRun runs them.
-var coreSpecs = []struct {
+// coreSpec is one core tool: its description, and a run function taking its arguments
+// decoded (their JSON Schema is derived from the same type).
+type coreSpec struct {
 	name, description string
 	kind              Kind
 	args              func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
 	run               func(c *coreBackend, raw json.RawMessage) (string, error)
-}{
-	{"read_file", "Reads a file of the workspace (text: lines offset..offset+limit; a binary file is described).", KindRead, jsonschema.For[readFileArgs], (*coreBackend).readFile},
-	{"read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, jsonschema.For[readManyArgs], (*coreBackend).readMany},
-	{"list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, jsonschema.For[listDirArgs], (*coreBackend).listDirectory},
-	{"glob", "Finds files of the workspace whose path matches a glob pattern (** for any depth).", KindSearch, jsonschema.For[globArgs], (*coreBackend).glob},
-	{"search_file_content", "Searches the workspace's files for a regular expression; answers path:line: text.", KindSearch, jsonschema.For[searchArgs], (*coreBackend).search},
-	{"write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, jsonschema.For[writeFileArgs], (*coreBackend).writeFile},
-	{"replace", "Replaces exact text in a file of the workspace (expected_replacements occurrences, default 1).", KindEdit, jsonschema.For[replaceArgs], (*coreBackend).replace},
-	{"save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, jsonschema.For[saveMemoryArgs], (*coreBackend).saveMemory},
-	{"write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, jsonschema.For[writeTodosArgs], (*coreBackend).writeTodos},
+}
+
+func core[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, error)) coreSpec {
+	return coreSpec{name, description, kind, jsonschema.For[A], func(c *coreBackend, raw json.RawMessage) (string, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return "", err
+		}
+		return run(c, a)
+	}}
+}
+
+// coreSpecs are the core tools.
+var coreSpecs = []coreSpec{
+	core("read_file", "Reads a file of the workspace (text: lines offset..offset+limit; a binary file is described).", KindRead, (*coreBackend).readFile),
+	core("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, (*coreBackend).readMany),
+	core("list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, (*coreBackend).listDirectory),
+	core("glob", "Finds files of the workspace whose path matches a glob pattern (** for any depth).", KindSearch, (*coreBackend).glob),
+	core("search_file_content", "Searches the workspace's files for a regular expression; answers path:line: text.", KindSearch, (*coreBackend).search),
+	core("write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, (*coreBackend).writeFile),
+	core("replace", "Replaces exact text in a file of the workspace (expected_replacements occurrences, default 1).", KindEdit, (*coreBackend).replace),
+	core("save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, (*coreBackend).saveMemory),
+	core("write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, (*coreBackend).writeTodos),
 }
 
 // coreBackend runs the core tools in one workspace.
@@ -164,11 +180,32 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 
 func (c *coreBackend) close() { c.root.Close() }
 
-// pathError: a path outside the workspace.
-type pathError struct{ path string }
+// pathError: a path outside the workspace, or one the core tools may not write.
+type pathError struct{ path, why string }
 
 func (e *pathError) Error() string {
+	if e.why != "" {
+		return e.path + " " + e.why
+	}
 	return fmt.Sprintf("%s is outside the workspace: core tools read and write inside it only", e.path)
+}
+
+// writable refuses a write that could widen what programs may do next: an entry of
+// sandbox.ProtectedNames (gem's and Gemini CLI's configuration, git's hooks and config,
+// agents' and editors' settings — what sandboxed programs cannot change either), and a path
+// through a symbolic link (which could lead to one of them).
+func (c *coreBackend) writable(rel string) error {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		prefix := strings.Join(parts[:i+1], "/")
+		if slices.Contains(sandbox.ProtectedNames, prefix) {
+			return &pathError{c.abs(rel), "is protected (" + prefix + " configures gem, git or another tool): core tools do not write it; change it yourself"}
+		}
+		if st, err := c.root.Lstat(prefix); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return &pathError{c.abs(rel), "is reached through the symbolic link " + c.abs(prefix) + ": core tools do not write through links"}
+		}
+	}
+	return nil
 }
 
 // rel is p relative to the workspace (p absolute inside it, or relative to it); "" is the
@@ -180,13 +217,13 @@ func (c *coreBackend) rel(p string) (string, error) {
 	if filepath.IsAbs(p) {
 		r, err := filepath.Rel(c.dir, filepath.Clean(p))
 		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return "", &pathError{p}
+			return "", &pathError{path: p}
 		}
 		return r, nil
 	}
 	r := filepath.Clean(p)
 	if r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", &pathError{p}
+		return "", &pathError{path: p}
 	}
 	return r, nil
 }
@@ -221,22 +258,12 @@ func (c *coreBackend) read(rel string) ([]byte, error) {
 // fsError says what an os.Root refusal means: a path (or link) that leaves the workspace.
 func (c *coreBackend) fsError(rel string, err error) error {
 	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
-		return &pathError{c.abs(rel)}
+		return &pathError{path: c.abs(rel)}
 	}
 	return err
 }
 
-func decode[T any](raw json.RawMessage) (T, error) {
-	var a T
-	err := json.Unmarshal(raw, &a)
-	return a, err
-}
-
-func (c *coreBackend) readFile(raw json.RawMessage) (string, error) {
-	a, err := decode[readFileArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) readFile(a readFileArgs) (string, error) {
 	rel, err := c.rel(a.AbsolutePath)
 	if err != nil {
 		return "", err
@@ -262,11 +289,7 @@ func (c *coreBackend) readFile(raw json.RawMessage) (string, error) {
 	return text, nil
 }
 
-func (c *coreBackend) readMany(raw json.RawMessage) (string, error) {
-	a, err := decode[readManyArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 	var files []string
 	for _, p := range a.Paths {
 		rel, err := c.rel(p)
@@ -306,11 +329,7 @@ func (c *coreBackend) readMany(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-func (c *coreBackend) listDirectory(raw json.RawMessage) (string, error) {
-	a, err := decode[listDirArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) listDirectory(a listDirArgs) (string, error) {
 	rel, err := c.rel(a.Path)
 	if err != nil {
 		return "", err
@@ -350,11 +369,7 @@ func (c *coreBackend) globRel(pattern string) ([]string, error) {
 	return out, err
 }
 
-func (c *coreBackend) glob(raw json.RawMessage) (string, error) {
-	a, err := decode[globArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) glob(a globArgs) (string, error) {
 	base, err := c.rel(a.Path)
 	if err != nil {
 		return "", err
@@ -381,11 +396,7 @@ func (c *coreBackend) glob(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-func (c *coreBackend) search(raw json.RawMessage) (string, error) {
-	a, err := decode[searchArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) search(a searchArgs) (string, error) {
 	re, err := regexp.Compile(a.Pattern)
 	if err != nil {
 		return "", fmt.Errorf("pattern %q is not a regular expression: %v", a.Pattern, err)
@@ -437,13 +448,12 @@ func (c *coreBackend) search(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-func (c *coreBackend) writeFile(raw json.RawMessage) (string, error) {
-	a, err := decode[writeFileArgs](raw)
+func (c *coreBackend) writeFile(a writeFileArgs) (string, error) {
+	rel, err := c.rel(a.FilePath)
 	if err != nil {
 		return "", err
 	}
-	rel, err := c.rel(a.FilePath)
-	if err != nil {
+	if err := c.writable(rel); err != nil {
 		return "", err
 	}
 	if dir := filepath.Dir(rel); dir != "." {
@@ -451,24 +461,20 @@ func (c *coreBackend) writeFile(raw json.RawMessage) (string, error) {
 			return "", c.fsError(rel, err)
 		}
 	}
-	if err := c.root.WriteFile(rel, []byte(a.Content), 0o644); err != nil {
+	if err := c.writeAtomic(rel, []byte(a.Content)); err != nil {
 		return "", c.fsError(rel, err)
 	}
 	return fmt.Sprintf("wrote %s (%d bytes)", c.abs(rel), len(a.Content)), nil
 }
 
-func (c *coreBackend) replace(raw json.RawMessage) (string, error) {
-	a, err := decode[replaceArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) replace(a replaceArgs) (string, error) {
 	rel, err := c.rel(a.FilePath)
 	if err != nil {
 		return "", err
 	}
 	data, err := c.read(rel)
 	if errors.Is(err, fs.ErrNotExist) && a.OldString == "" {
-		return c.writeFile(mustJSON(writeFileArgs{FilePath: a.FilePath, Content: a.NewString}))
+		return c.writeFile(writeFileArgs{FilePath: a.FilePath, Content: a.NewString})
 	}
 	if err != nil {
 		return "", err
@@ -484,20 +490,52 @@ func (c *coreBackend) replace(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("old_string occurs %d time(s) in %s, expected %d: give more context, or expected_replacements", n, c.abs(rel), want)
 	}
 	text := strings.ReplaceAll(string(data), a.OldString, a.NewString)
-	if err := c.root.WriteFile(rel, []byte(text), 0o644); err != nil {
+	if err := c.writeAtomic(rel, []byte(text)); err != nil {
 		return "", c.fsError(rel, err)
 	}
 	return fmt.Sprintf("replaced %d occurrence(s) in %s", want, c.abs(rel)), nil
 }
 
+// writeAtomic replaces the workspace file rel with data: written beside it, then renamed
+// into place, so a gem that dies half-way leaves the old content or the new, never a part.
+// An existing file keeps its mode. What writable refuses is not written.
+func (c *coreBackend) writeAtomic(rel string, data []byte) error {
+	if err := c.writable(rel); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if st, err := c.root.Lstat(rel); err == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file: write_file and replace write files only", c.abs(rel))
+		}
+		mode = st.Mode().Perm()
+	}
+	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.gem-%d-%d", filepath.Base(rel), os.Getpid(), time.Now().UnixNano()))
+	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return c.fsError(rel, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = c.root.Rename(tmp, rel)
+	}
+	if err != nil {
+		c.root.Remove(tmp)
+		return c.fsError(rel, err)
+	}
+	return nil
+}
+
 // memoryHeader is Gemini CLI's section of remembered facts in the user's GEMINI.md.
 const memoryHeader = "## Gemini Added Memories"
 
-func (c *coreBackend) saveMemory(raw json.RawMessage) (string, error) {
-	a, err := decode[saveMemoryArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) saveMemory(a saveMemoryArgs) (string, error) {
 	fact := strings.TrimSpace(strings.ReplaceAll(a.Fact, "\n", " "))
 	if fact == "" {
 		return "", errors.New("fact is empty: give the fact to remember")
@@ -530,11 +568,7 @@ func (c *coreBackend) saveMemory(raw json.RawMessage) (string, error) {
 	return fmt.Sprintf("remembered in %s: %s", c.memoryFile, fact), nil
 }
 
-func (c *coreBackend) writeTodos(raw json.RawMessage) (string, error) {
-	a, err := decode[writeTodosArgs](raw)
-	if err != nil {
-		return "", err
-	}
+func (c *coreBackend) writeTodos(a writeTodosArgs) (string, error) {
 	marks := map[string]string{"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "cancelled": "[-]"}
 	var b strings.Builder
 	for _, t := range a.Todos {
@@ -551,9 +585,4 @@ func (c *coreBackend) writeTodos(raw json.RawMessage) (string, error) {
 		return "the todo list is empty", nil
 	}
 	return b.String(), nil
-}
-
-func mustJSON(v any) json.RawMessage {
-	data, _ := json.Marshal(v)
-	return data
 }

@@ -25,6 +25,8 @@ func TestCoreTools(t *testing.T) {
 	os.Symlink(outside, filepath.Join(ws, "escape"))
 	os.Symlink(env.Home, filepath.Join(ws, "homedir"))
 	os.Symlink("notes.txt", filepath.Join(ws, "inside"))
+	os.Symlink(".gemini", filepath.Join(ws, "cfg"))
+	os.WriteFile(filepath.Join(ws, "run.sh"), []byte("#!/bin/sh\necho old\n"), 0o755)
 
 	r := load(t, env, Options{CoreWorkspace: ws})
 	call := func(tool string, args any) *Result {
@@ -58,11 +60,19 @@ func TestCoreTools(t *testing.T) {
 		{"search_file_content", map[string]any{"pattern": "("}, "not a regular expression", ErrorExecution},
 		{"read_many_files", map[string]any{"paths": []string{"src/**/*.go", "notes.txt"}}, "--- " + abs("src/deep/util.go") + " ---\npackage main", ""},
 		{"write_file", map[string]any{"file_path": abs("out/new.txt"), "content": "fresh"}, "wrote " + abs("out/new.txt"), ""},
-		{"write_file", map[string]any{"file_path": abs("homedir/planted.txt"), "content": "x"}, "outside the workspace", ErrorPermissionDenied},
+		{"write_file", map[string]any{"file_path": abs("homedir/planted.txt"), "content": "x"}, "through the symbolic link " + abs("homedir"), ErrorPermissionDenied},
 		{"write_file", map[string]any{"file_path": filepath.Join(env.Home, "planted.txt"), "content": "x"}, "outside the workspace", ErrorPermissionDenied},
 		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "two", "new_string": "TWO"}, "replaced 1 occurrence(s)", ""},
 		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "e", "new_string": "E"}, "occurs 3 time(s)", ErrorExecution},
 		{"replace", map[string]any{"file_path": abs("made.txt"), "old_string": "", "new_string": "created"}, "wrote", ""},
+		{"replace", map[string]any{"file_path": abs("run.sh"), "old_string": "old", "new_string": "new"}, "replaced 1", ""},
+		// what sandboxed programs may not change, core tools do not write either
+		{"write_file", map[string]any{"file_path": abs(".gemini/settings.json"), "content": `{"tools":{"allowed":["run_shell_command"]}}`}, "is protected (.gemini configures", ErrorPermissionDenied},
+		{"write_file", map[string]any{"file_path": abs(".gem/policies.toml"), "content": "x"}, "is protected (.gem configures", ErrorPermissionDenied},
+		{"write_file", map[string]any{"file_path": abs(".git/hooks/pre-commit"), "content": "x"}, "is protected (.git/hooks", ErrorPermissionDenied},
+		{"replace", map[string]any{"file_path": abs("GEMINI.md"), "old_string": "", "new_string": "obey me"}, "is protected (GEMINI.md", ErrorPermissionDenied},
+		{"write_file", map[string]any{"file_path": abs("cfg/settings.json"), "content": "x"}, "through the symbolic link " + abs("cfg"), ErrorPermissionDenied},
+		{"write_file", map[string]any{"file_path": abs("inside"), "content": "x"}, "through the symbolic link", ErrorPermissionDenied},
 		{"save_memory", map[string]any{"fact": "the user likes tea"}, "remembered in " + filepath.Join(env.Home, ".gemini", "GEMINI.md"), ""},
 		{"save_memory", map[string]any{"fact": "and biscuits"}, "remembered", ""},
 		{"write_todos", map[string]any{"todos": []map[string]string{{"description": "read", "status": "completed"}, {"description": "write", "status": "in_progress"}}}, "[x] read\n[>] write\n", ""},
@@ -83,6 +93,18 @@ func TestCoreTools(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(env.Home, "planted.txt")); err == nil {
 		t.Error("a write left the workspace")
+	}
+	// writes are atomic (a temporary file renamed into place) and keep the file's mode
+	if st, err := os.Stat(abs("run.sh")); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("run.sh after replace: %v %v", st.Mode(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(ws, ".*.gem-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	for _, p := range []string{".gemini", ".gem", ".git", "GEMINI.md"} {
+		if _, err := os.Lstat(abs(p)); err == nil {
+			t.Errorf("%s was created by a refused write", p)
+		}
 	}
 	if data, _ := os.ReadFile(abs("made.txt")); string(data) != "created" {
 		t.Errorf("replace with an empty old_string made %q", data)

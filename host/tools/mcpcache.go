@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcphost "github.com/gemhost/gem/host/mcp"
+	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -46,8 +47,12 @@ func mcpCacheKey(extension string, s manifest.MCPServer, env []string, dir strin
 	identity := ""
 	if path := s.Command; path != "" {
 		if !filepath.IsAbs(path) {
-			if found, err := lookPath(path, env); err == nil {
-				path = found
+			for _, kv := range env {
+				if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+					if found := toolchain.LookPath(path, p); found != "" {
+						path = found
+					}
+				}
 			}
 		}
 		if st, err := os.Stat(path); err == nil {
@@ -56,20 +61,6 @@ func mcpCacheKey(extension string, s manifest.MCPServer, env []string, dir strin
 	}
 	key, _ := json.Marshal([]any{extension, s.Name, s.Command, s.Args, s.URL, s.HTTPURL, s.Cwd, dir, s.IncludeTools, s.ExcludeTools, names, identity})
 	return string(key)
-}
-
-// lookPath finds a command on the PATH the server gets.
-func lookPath(cmd string, env []string) (string, error) {
-	for _, kv := range env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			for _, dir := range filepath.SplitList(p) {
-				if st, err := os.Stat(filepath.Join(dir, cmd)); err == nil && !st.IsDir() {
-					return filepath.Join(dir, cmd), nil
-				}
-			}
-		}
-	}
-	return "", os.ErrNotExist
 }
 
 func readMCPCache(file string) []*sdk.Tool {

@@ -33,7 +33,7 @@ func FromFiles(in, out, errOut *os.File, getenv func(string) string) *IOStreams 
 	return &IOStreams{
 		In: in, Out: out, ErrOut: errOut,
 		inTTY: isTerminal(in), outTTY: isTerminal(out), errTTY: isTerminal(errOut),
-		noColor: getenv("NO_COLOR") != "", forceColor: getenv("CLICOLOR_FORCE") != "" && getenv("CLICOLOR_FORCE") != "0",
+		noColor: getenv("NO_COLOR") != "", forceColor: forced(getenv("CLICOLOR_FORCE")),
 		OpenTTY: func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) },
 	}
 }
@@ -64,6 +64,16 @@ func (s *IOStreams) Interactive() bool { return s.inTTY && s.errTTY }
 // ColorEnabled reports whether stdout may carry colour: a terminal (or CLICOLOR_FORCE), and
 // neither NO_COLOR nor --no-color.
 func (s *IOStreams) ColorEnabled() bool { return (s.outTTY || s.forceColor) && !s.noColor }
+
+// ColorWanted is gem's colour rule for a stream (isTerminal says whether it is one), for
+// callers without an IOStreams (the light front): a terminal or CLICOLOR_FORCE, and no
+// NO_COLOR.
+func ColorWanted(isTerminal bool, getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && (isTerminal || forced(getenv("CLICOLOR_FORCE")))
+}
+
+// forced reads CLICOLOR_FORCE: set and not "0".
+func forced(v string) bool { return v != "" && v != "0" }
 
 // SetNoColor turns colour off (--no-color).
 func (s *IOStreams) SetNoColor() { s.noColor = true }

@@ -16,6 +16,7 @@ package settings
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,19 +42,6 @@ type Settings struct {
 
 	servers map[string]json.RawMessage // mcpServers, the last file's entry for each name
 	ext     *registry.Extension        // made once
-}
-
-// ServerNames are the MCP servers the settings declare, sorted.
-func (s *Settings) ServerNames() []string {
-	if s == nil {
-		return nil
-	}
-	names := make([]string, 0, len(s.servers))
-	for n := range s.servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // Extension is the user's own MCP servers (mcpServers of the settings) as an extension
@@ -165,7 +153,7 @@ func (s *Settings) merge(path string, data []byte, servers map[string]bool) {
 	var f file
 	if err := json.Unmarshal(std, &f); err != nil {
 		var te *json.UnmarshalTypeError
-		if ok := asTypeError(err, &te); ok {
+		if errors.As(err, &te) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be %s, not %s: its settings are ignored; fix it", path, te.Field, te.Type, te.Value))
 		} else {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v: its settings are ignored; fix it", path, err))
@@ -226,12 +214,4 @@ func stringOrList(raw json.RawMessage) ([]string, bool) {
 		return list, true
 	}
 	return nil, false
-}
-
-func asTypeError(err error, target **json.UnmarshalTypeError) bool {
-	te, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = te
-	}
-	return ok
 }

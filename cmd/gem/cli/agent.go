@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,14 +27,14 @@ import (
 // agentOptions are the model flags of gem shell, and with the prompt those of gem -p.
 type agentOptions struct {
 	Prompt       string
-	Model        string `flag:"model,m" usage:"the Gemini model"`
+	Model        string `flag:"model,m" usage:"the Gemini model (default: settings' model.name, else gem's default model)"`
 	OutputFormat string `flag:"output-format,o" usage:"text, json or stream-json (with -p)"`
 	Resume       string `flag:"resume" usage:"continue a saved session (an id from gem sessions, or latest)"`
 	callFlags
 }
 
 func (o *agentOptions) setDefaults() {
-	o.Model, o.OutputFormat = agent.DefaultModel, "text"
+	o.OutputFormat = "text" // the model: --model, else settings' model.name, else agent.DefaultModel
 	o.callFlags.setDefaults()
 }
 
@@ -80,8 +81,8 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	hooks.Warn = func(msg string) { s.warn("%s", msg) }
 	hooks.Say = func(msg string) { fmt.Fprintln(s.stderr, msg) }
 	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks}
-	if st := s.settings(); o.Model == agent.DefaultModel && st.Model != "" {
-		o.Model = st.Model // settings' model.name, unless --model says otherwise
+	if o.Model == "" {
+		o.Model = cmp.Or(s.settings().Model, agent.DefaultModel)
 	}
 	a.agent = &agent.Agent{
 		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,

@@ -13,14 +13,14 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
-	"github.com/gemhost/gem/registry/secrets"
 )
 
 // Shell completion from live data: a verb's positional arguments complete from what they
 // name (an <name> argument the extensions found here, <tool> the tools of the tool cache,
 // <server> the MCP servers, [template] the templates, [setting] the extension's settings;
 // gem run its commands and their subcommands). Paths, sources and JSON are left to the
-// shell. Completion starts no plugin or server and asks nothing.
+// shell. Completion starts no plugin or server, decrypts no secret and asks nothing (a
+// plugin whose environment needs a secret setting is left out of tool names).
 
 // completionKind is what an argument shown as arg completes from ("" for the shell's own).
 func completionKind(arg string) string {
@@ -85,7 +85,7 @@ func completions(s *session, kind string, args []string) []string {
 			out = append(out, x.Name)
 		}
 	case "tools":
-		reg, _ := tools.Load(context.Background(), s.env, d, tools.Options{CachedOnly: true, ReadSecrets: secrets.Read, Environ: s.environ})
+		reg, _ := tools.Load(context.Background(), s.env, d, tools.Options{CachedOnly: true, Environ: s.environ, Settings: s.settings()})
 		if reg != nil {
 			for _, t := range reg.List() {
 				out = append(out, t.Name)
