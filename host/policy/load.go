@@ -26,13 +26,16 @@ type Sources struct {
 	// file's (Gemini CLI applies excludeTools to the whole session, whoever asks).
 	Exclusions map[string][]string
 	// Allowed are settings' tools.allowed entries ("tool", or "run_shell_command(git status)"):
-	// calls that need no confirmation, as Gemini CLI reads them (allow rules at the user tier).
-	Allowed []string
+	// calls that need no confirmation, as Gemini CLI reads them: allow rules of priority 0 at
+	// the tier of the file that set them (AllowedTier: the user's, or a trusted workspace's),
+	// so any explicit rule of that tier still decides.
+	Allowed     []string
+	AllowedTier Tier
 }
 
 // AllowedRule is the allow rule of a tools.allowed entry: "tool" or "tool(prefix)".
-func AllowedRule(entry string) *Rule {
-	r := &Rule{ToolName: strings.TrimSpace(entry), Decision: Allow, Priority: 900, Tier: TierUser, Source: "settings tools.allowed: " + entry}
+func AllowedRule(entry string, tier Tier) *Rule {
+	r := &Rule{ToolName: strings.TrimSpace(entry), Decision: Allow, Tier: tier, Source: "settings tools.allowed: " + entry}
 	if tool, args, ok := strings.Cut(entry, "("); ok && strings.HasSuffix(args, ")") {
 		r.ToolName = strings.TrimSpace(tool)
 		if prefix := strings.TrimSpace(strings.TrimSuffix(args, ")")); prefix != "" {
@@ -113,8 +116,12 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 			return nil, nil, err
 		}
 	}
+	tier := s.AllowedTier
+	if tier == TierMode {
+		tier = TierUser
+	}
 	for _, entry := range s.Allowed {
-		e.Add(AllowedRule(entry))
+		e.Add(AllowedRule(entry, tier))
 	}
 	for ext, entries := range s.Exclusions {
 		for _, entry := range entries {

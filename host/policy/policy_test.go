@@ -291,3 +291,32 @@ func TestExclusionRules(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowedRules: settings' tools.allowed entries need no confirmation, but any explicit
+// rule of their tier still decides (a user's deny of rm wins over allowed run_shell_command),
+// and a trusted workspace's entries sit at the workspace tier, below the user's rules.
+func TestAllowedRules(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "policies.toml")
+	os.WriteFile(user, []byte("[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\n"), 0o644)
+	tests := []struct {
+		tier    Tier
+		command string
+		want    Decision
+	}{
+		{TierUser, "git status", Allow},
+		{TierUser, "rm -rf x", Deny},
+		{TierWorkspace, "git status", Allow},
+		{TierWorkspace, "rm x", Deny},
+	}
+	for _, tt := range tests {
+		e, _, err := Load(Sources{UserFile: user, Allowed: []string{"run_shell_command"}, AllowedTier: tt.tier}, ModeDefault, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args, _ := json.Marshal(map[string]string{"command": tt.command})
+		if v := e.Decide(Call{Tool: "run_shell_command", Kind: "execute", Args: args}); v.Decision != tt.want {
+			t.Errorf("tier %d %q: %s by %s, want %s", tt.tier, tt.command, v.Decision, v.Rule.Source, tt.want)
+		}
+	}
+}

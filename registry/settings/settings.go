@@ -48,6 +48,17 @@ type Settings struct {
 // named "settings", agreed to (the user wrote them), run like an extension's: sandboxed,
 // with the network (what such servers are for: npx and uvx fetch packages), in the
 // workspace; nil when the settings declare none. Problems in an entry are warnings.
+// FromWorkspace reports whether the value of key came from the workspace's settings file
+// (a trusted project's): rules made from it belong to the workspace tier, not the user's.
+func (s *Settings) FromWorkspace(key string) bool {
+	for _, f := range s.Files {
+		if f.Scope == "workspace" && s.Origin[key] == f.Path {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	if s == nil || len(s.servers) == 0 {
 		return nil

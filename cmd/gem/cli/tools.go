@@ -199,7 +199,10 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 		Extensions:          map[string]string{},
 	}
 	src.Exclusions = map[string][]string{"settings": s.settings().ExcludeTools}
-	src.Allowed = s.settings().AllowedTools
+	src.Allowed, src.AllowedTier = s.settings().AllowedTools, policy.TierUser
+	if s.settings().FromWorkspace("tools.allowed") {
+		src.AllowedTier = policy.TierWorkspace
+	}
 	for _, x := range d.Effective() {
 		if x.Active() {
 			src.Extensions[x.Name] = x.Path
