@@ -42,6 +42,8 @@ type Events struct {
 	Text       func(delta string)
 	ToolCall   func(id, name string, args json.RawMessage)
 	ToolResult func(id, name string, res *tools.Result, err error)
+	// Compressed tells that the history was summarized: contents before and after.
+	Compressed func(before, after int)
 }
 
 // Agent runs turns.
@@ -59,6 +61,12 @@ type Agent struct {
 	Events   Events
 	// CallOptions are passed to every tool call (host services).
 	CallOptions tools.CallOptions
+	// NextContext goes with the next prompt (SessionStart hooks' additionalContext).
+	NextContext []string
+	// TokenLimit is the model's input limit (0: TokenLimitOf(Model)); the history is
+	// compressed before a request once the last prompt reached CompressAt of it.
+	TokenLimit int
+	CompressAt float64 // 0: DefaultCompressAt
 }
 
 // Session is a conversation.
@@ -68,11 +76,34 @@ type Session struct {
 	Created time.Time        `json:"created"`
 	Updated time.Time        `json:"updated"`
 	History []*genai.Content `json:"history"`
-	path    string
+	// LastPromptTokens is the size of the last request, as the API counted it.
+	LastPromptTokens int   `json:"lastPromptTokens,omitempty"`
+	Usage            Usage `json:"usage"`
+	path             string
 }
 
 // Path is the file the session is saved to (hooks get it as transcript_path).
 func (s *Session) Path() string { return s.path }
+
+// Usage counts tokens as the API reports them (usage metadata).
+type Usage struct {
+	Prompt   int `json:"prompt"`
+	Output   int `json:"output"`
+	Cached   int `json:"cached,omitempty"`
+	Thoughts int `json:"thoughts,omitempty"`
+	Total    int `json:"total"`
+}
+
+func (u *Usage) add(m *genai.GenerateContentResponseUsageMetadata) {
+	if m == nil {
+		return
+	}
+	u.Prompt += int(m.PromptTokenCount)
+	u.Output += int(m.CandidatesTokenCount)
+	u.Cached += int(m.CachedContentTokenCount)
+	u.Thoughts += int(m.ThoughtsTokenCount)
+	u.Total += int(m.TotalTokenCount)
+}
 
 // Stats count what a turn did.
 type Stats struct {
@@ -80,6 +111,7 @@ type Stats struct {
 	ToolCalls int           `json:"toolCalls"`
 	ToolTime  time.Duration `json:"toolTimeNs"`
 	Failed    int           `json:"failedToolCalls"`
+	Tokens    Usage         `json:"tokens"`
 }
 
 // ErrStepLimit ends a turn whose model kept calling tools.
@@ -90,89 +122,168 @@ type StoppedError struct{ Reason string }
 
 func (e *StoppedError) Error() string { return "a hook ended the turn: " + e.Reason }
 
+// base is the payload fields every hook of session s gets.
+func base(s *Session, kv ...any) map[string]any {
+	m := map[string]any{"session_id": s.ID, "transcript_path": s.path}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
 // Turn sends prompt and runs the loop; it returns the model's final text. The BeforeAgent
-// hooks may block the prompt, end the turn, or add context to it; AfterAgent hooks run at
-// the end.
+// hooks may refuse the prompt (it is not kept), end the turn (it is kept), or add context to
+// it; the AfterAgent hooks may refuse the answer (their reason goes to the model as a new
+// prompt, at most MaxAgentRetries times), end the turn or clear the history.
 func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
 	var st Stats
-	before := a.Hooks.Run(ctx, "BeforeAgent", map[string]any{"session_id": s.ID, "transcript_path": s.path, "prompt": prompt})
+	extra := a.NextContext
+	a.NextContext = nil
+	before := a.Hooks.Run(ctx, "BeforeAgent", base(s, "prompt", prompt))
 	switch {
 	case before.Blocked != nil:
 		return "", st, fmt.Errorf("the prompt was blocked: %w", before.Blocked)
 	case before.Stopped:
+		s.History = append(s.History, genai.NewContentFromText(prompt, genai.RoleUser))
 		return "", st, &StoppedError{Reason: before.Reason}
 	}
-	text, st, err := a.turn(ctx, s, prompt, before.Context, st)
-	a.Hooks.Run(ctx, "AfterAgent", map[string]any{"session_id": s.ID, "transcript_path": s.path, "prompt": prompt, "prompt_response": text})
-	return text, st, err
+	sent := prompt
+	for retry := 0; ; retry++ {
+		text, err := a.turn(ctx, s, sent, append(extra, before.Context...), &st)
+		after := a.Hooks.Run(ctx, "AfterAgent", base(s, "prompt", prompt, "prompt_response", text, "stop_hook_active", retry > 0))
+		if after.ClearContext {
+			s.History, s.LastPromptTokens = nil, 0
+		}
+		switch {
+		case err != nil:
+			return text, st, err
+		case after.Stopped:
+			return text, st, &StoppedError{Reason: after.Reason}
+		case after.Blocked != nil && retry < MaxAgentRetries:
+			sent, extra, before.Context = after.Blocked.Reason, nil, nil
+			continue
+		}
+		return text, st, nil
+	}
 }
 
-func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []string, st Stats) (string, Stats, error) {
+func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []string, st *Stats) (string, error) {
 	sent := prompt
 	if len(extra) > 0 {
 		sent += "\n\n" + strings.Join(extra, "\n")
 	}
 	s.History = append(s.History, genai.NewContentFromText(sent, genai.RoleUser))
-	decls := genaiconv.Declarations(a.Tools)
-	if len(a.Skills) > 0 {
-		decls = append(decls, activateSkillDecl)
-	}
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
-	if len(decls) > 0 {
+	if decls := a.declarations(); len(decls) > 0 {
 		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-	}
-	model := a.Model
-	if model == "" {
-		model = DefaultModel
 	}
 	max := a.MaxSteps
 	if max <= 0 {
 		max = DefaultMaxSteps
 	}
-	var final strings.Builder
+	var final string
 	for step := 0; step < max; step++ {
+		if a.needsCompression(s) {
+			if err := a.Compress(ctx, s, "auto"); err != nil {
+				return final, err
+			}
+		}
 		if system := a.systemInstruction(); system != "" {
 			config.SystemInstruction = genai.NewContentFromText(system, genai.RoleUser)
 		}
-		a.Hooks.Run(ctx, "BeforeModel", map[string]any{"session_id": s.ID, "transcript_path": s.path, "model": model, "prompt": prompt, "step": step + 1})
-		st.Requests++
-		content, err := a.generateWithRetry(ctx, model, s.History, config)
+		content, err := a.request(ctx, s, config, step, st)
 		if content != nil && len(content.Parts) > 0 {
 			s.History = append(s.History, content)
 		}
 		if err != nil {
-			return final.String(), st, err
+			return final, err
 		}
 		var calls []*genai.FunctionCall
-		final.Reset()
+		var text strings.Builder
 		for _, p := range content.Parts {
 			if p.FunctionCall != nil {
 				calls = append(calls, p.FunctionCall)
 			} else if p.Text != "" && !p.Thought {
-				final.WriteString(p.Text)
+				text.WriteString(p.Text)
 			}
 		}
-		a.Hooks.Run(ctx, "AfterModel", map[string]any{"session_id": s.ID, "transcript_path": s.path, "model": model, "text": final.String(), "function_calls": len(calls)})
+		final = text.String()
 		if len(calls) == 0 {
-			return final.String(), st, nil
+			return final, nil
 		}
 		var parts []*genai.Part
 		stop := ""
 		for _, call := range calls {
 			if ctx.Err() != nil {
-				return final.String(), st, ctx.Err()
+				return final, ctx.Err()
 			}
 			t0 := time.Now()
-			resp := a.runCall(ctx, s, call, &st, &stop)
+			resp := a.runCall(ctx, s, call, st, &stop)
 			st.ToolTime += time.Since(t0)
 			parts = append(parts, &genai.Part{FunctionResponse: resp})
 		}
 		s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: parts})
 		if stop != "" {
-			return final.String(), st, &StoppedError{Reason: stop}
+			return final, &StoppedError{Reason: stop}
 		}
 	}
-	return final.String(), st, fmt.Errorf("%w (%d requests): ask again to let it go on", ErrStepLimit, max)
+	return final, fmt.Errorf("%w (%d requests): ask again to let it go on", ErrStepLimit, max)
+}
+
+// model is the model of the agent's requests.
+func (a *Agent) model() string {
+	if a.Model == "" {
+		return DefaultModel
+	}
+	return a.Model
+}
+
+// request makes one model request with its hooks: BeforeToolSelection may narrow the
+// tools, BeforeModel may change the model and generation settings, answer in the model's
+// place, refuse or stop; AfterModel may replace the answer's text, refuse or stop.
+func (a *Agent) request(ctx context.Context, s *Session, base0 *genai.GenerateContentConfig, step int, st *Stats) (*genai.Content, error) {
+	model := a.model()
+	config := *base0
+	req := stableRequest(model, s.History, &config)
+	if sel := a.Hooks.Run(ctx, "BeforeToolSelection", base(s, "llm_request", req)); sel.ToolConfig != nil {
+		applyToolConfig(&config, sel.ToolConfig)
+		req = stableRequest(model, s.History, &config)
+	}
+	bm := a.Hooks.Run(ctx, "BeforeModel", base(s, "llm_request", req, "model", model, "step", step+1))
+	switch {
+	case bm.Stopped:
+		return nil, &StoppedError{Reason: bm.Reason}
+	case bm.Blocked != nil:
+		return nil, fmt.Errorf("the request was blocked: %w", bm.Blocked)
+	}
+	model = applyRequest(model, &config, bm.LLMRequest)
+	var content *genai.Content
+	if bm.LLMResponse != nil {
+		content = syntheticResponse(bm.LLMResponse)
+	} else {
+		st.Requests++
+		var usage *genai.GenerateContentResponseUsageMetadata
+		var err error
+		content, usage, err = a.generateWithRetry(ctx, model, s.History, &config)
+		st.Tokens.add(usage)
+		s.Usage.add(usage)
+		if usage != nil {
+			s.LastPromptTokens = int(usage.PromptTokenCount)
+		}
+		if err != nil {
+			return content, err
+		}
+	}
+	am := a.Hooks.Run(ctx, "AfterModel", base(s, "llm_request", req, "llm_response", stableResponse(content), "model", model, "text", textOf(content)))
+	switch {
+	case am.Stopped:
+		return content, &StoppedError{Reason: am.Reason}
+	case am.Blocked != nil:
+		return nil, fmt.Errorf("the response was refused: %w", am.Blocked)
+	case am.LLMResponse != nil:
+		content = replaceText(content, syntheticResponse(am.LLMResponse))
+	}
+	return content, nil
 }
 
 // Retries are the waits before retrying a request the API refused for load (429, 500, 503)
@@ -180,35 +291,40 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 var Retries = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
 
 // generateWithRetry is generate, retried on overload while nothing was received yet.
-func (a *Agent) generateWithRetry(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, error) {
+func (a *Agent) generateWithRetry(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, *genai.GenerateContentResponseUsageMetadata, error) {
 	for attempt := 0; ; attempt++ {
-		content, err := a.generate(ctx, model, history, config)
+		content, usage, err := a.generate(ctx, model, history, config)
 		var apiErr genai.APIError
 		retryable := err != nil && len(content.Parts) == 0 && errors.As(err, &apiErr) && (apiErr.Code == 429 || apiErr.Code == 500 || apiErr.Code == 503)
 		if !retryable || attempt >= len(Retries) {
 			if err != nil {
 				err = describeAPIError(err)
 			}
-			return content, err
+			return content, usage, err
 		}
 		select {
 		case <-time.After(Retries[attempt]):
 		case <-ctx.Done():
-			return content, ctx.Err()
+			return content, nil, ctx.Err()
 		}
 	}
 }
 
-// generate streams one model response, emitting text as it comes.
-func (a *Agent) generate(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, error) {
+// generate streams one model response, emitting text as it comes; it returns the
+// response's usage metadata (the last the stream sent).
+func (a *Agent) generate(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, *genai.GenerateContentResponseUsageMetadata, error) {
 	out := &genai.Content{Role: genai.RoleModel}
+	var usage *genai.GenerateContentResponseUsageMetadata
 	for resp, err := range a.Client.Models.GenerateContentStream(ctx, model, history, config) {
 		if err != nil {
-			return out, err
+			return out, usage, err
+		}
+		if resp.UsageMetadata != nil {
+			usage = resp.UsageMetadata
 		}
 		if len(resp.Candidates) == 0 {
 			if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
-				return out, fmt.Errorf("the model refused the prompt: %s %s", resp.PromptFeedback.BlockReason, resp.PromptFeedback.BlockReasonMessage)
+				return out, usage, fmt.Errorf("the model refused the prompt: %s %s", resp.PromptFeedback.BlockReason, resp.PromptFeedback.BlockReasonMessage)
 			}
 			continue
 		}
@@ -225,14 +341,14 @@ func (a *Agent) generate(ctx context.Context, model string, history []*genai.Con
 		case "", genai.FinishReasonStop, genai.FinishReasonMaxTokens, genai.FinishReasonUnspecified:
 		default:
 			if len(out.Parts) == 0 {
-				return out, fmt.Errorf("the model stopped without an answer (finish reason %s)", c.FinishReason)
+				return out, usage, fmt.Errorf("the model stopped without an answer (finish reason %s)", c.FinishReason)
 			}
 		}
 	}
 	if len(out.Parts) == 0 {
-		return out, errors.New("the model sent an empty response (no text and no function call); try again")
+		return out, usage, errors.New("the model sent an empty response (no text and no function call); try again")
 	}
-	return out, nil
+	return out, usage, nil
 }
 
 // appendPart merges consecutive text chunks into one part, as the API expects them back.
@@ -270,9 +386,10 @@ func describeAPIError(err error) error {
 	return fmt.Errorf("talking to the Gemini API: %w", err)
 }
 
-// runCall runs one function call: BeforeTool hook, catalog (validation, policy, tool),
-// AfterTool hook; every outcome becomes a FunctionResponse.
-// runCall runs one function call; a hook that ends the turn sets *stop to its reason.
+// runCall runs one function call: BeforeTool hooks (which may refuse it, rewrite its
+// arguments or end the turn: *stop gets the reason), the catalog (validation, policy, tool),
+// AfterTool hooks (which may replace or add to the result); every outcome becomes a
+// FunctionResponse.
 func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *string) *genai.FunctionResponse {
 	st.ToolCalls++
 	args, err := genaiconv.Args(call)
@@ -286,8 +403,8 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if call.Name == "activate_skill" && len(a.Skills) > 0 {
 		return a.activateSkillCall(call, args)
 	}
-	input := map[string]any{"session_id": s.ID, "transcript_path": s.path, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
-	if before := a.Hooks.Run(ctx, "BeforeTool", input); before.Blocked != nil || before.Stopped {
+	before := a.Hooks.Run(ctx, "BeforeTool", base(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)))
+	if before.Blocked != nil || before.Stopped {
 		st.Failed++
 		var err error = before.Blocked
 		if before.Stopped {
@@ -299,6 +416,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		}
 		return genaiconv.Response(call.ID, call.Name, nil, err)
 	}
+	if before.ToolInput != nil { // rewritten: validated and decided again by the catalog
+		args, _ = json.Marshal(before.ToolInput)
+	}
 	res, err := a.Tools.Call(ctx, call.Name, args, a.CallOptions)
 	if err != nil || (res != nil && res.Error != nil) {
 		st.Failed++
@@ -306,15 +426,20 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if a.Events.ToolResult != nil {
 		a.Events.ToolResult(call.ID, call.Name, res, err)
 	}
-	out := map[string]any{"session_id": s.ID, "transcript_path": s.path, "tool_name": call.Name, "tool_input": json.RawMessage(args)}
+	out := base(s, "tool_name", call.Name, "tool_input", json.RawMessage(args))
 	if err != nil {
 		out["error"] = err.Error()
 	} else {
 		out["tool_response"] = res
 	}
 	after := a.Hooks.Run(ctx, "AfterTool", out)
-	if after.Stopped {
+	switch {
+	case after.Stopped:
 		*stop = after.Reason
+	case after.Blocked != nil: // the reason replaces the result
+		res, err = &tools.Result{Text: after.Blocked.Reason}, nil
+	case after.ToolOutput != nil:
+		res, err = &tools.Result{Text: *after.ToolOutput}, nil
 	}
 	if len(after.Context) > 0 && res != nil {
 		r := *res // the hooks' additional context goes to the model with the result

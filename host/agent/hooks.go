@@ -11,44 +11,79 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/gemhost/gem/internal/limits"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/settings"
 )
 
-// Events hooks may attach to.
-var HookEvents = []string{"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "SessionStart", "SessionEnd"}
+// HookEvents are the events hooks may attach to: Gemini CLI's eleven.
+var HookEvents = []string{"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+	"BeforeToolSelection", "BeforeTool", "AfterTool", "Notification", "PreCompress"}
 
-// Hook is one command hook of an extension's hooks/hooks.json (Gemini CLI's format):
+// advisory events ignore flow control (continue, decision): they cannot stop or block.
+var advisory = []string{"SessionStart", "SessionEnd", "Notification", "PreCompress", "BeforeToolSelection"}
+
+// toolEvents match their matcher (a regular expression) against the tool's name; the other
+// events match it exactly against their trigger (source, reason, trigger, notification_type).
+var toolEvents = []string{"BeforeTool", "AfterTool"}
+
+// Hook is one command hook, from an extension's hooks/hooks.json or from a settings file's
+// "hooks" (Gemini CLI's format, the same in both):
 //
-//	{"hooks": {"BeforeTool": [{"matcher": "run_shell_command|kill",
-//	   "hooks": [{"type": "command", "command": "${extensionPath}/hooks/check.sh", "timeout": 5000}]}]}}
+//	{"hooks": {"BeforeTool": [{"matcher": "run_shell_command|kill", "sequential": false,
+//	   "hooks": [{"type": "command", "name": "check", "command": "${extensionPath}/hooks/check.sh", "timeout": 5000}]}]}}
 //
-// The hook gets the event as JSON on stdin (hook_event_name, session_id, transcript_path (the
-// session's saved file), cwd, timestamp and
-// the event's fields: tool_name, tool_input, tool_response …). Exit 0 lets things go on
-// (stdout may say {"decision": "block", "reason": …}); exit 2 blocks with stderr as the
-// reason; any other exit is a warning. The default timeout is 60 s; a hook that overruns is
-// killed and counts as a warning. Hooks run through the sandbox launcher with their
-// extension's policy. BeforeTool and BeforeAgent can block. Besides decision and reason, a
-// hook's stdout may carry Gemini CLI's other output fields: "continue": false ends the turn
-// ("stopReason" says why), "systemMessage" is shown to the user, and
-// "hookSpecificOutput": {"additionalContext": …} goes to the model (BeforeAgent: with the
-// prompt; AfterTool: with the tool's result).
+// The hook gets the event as JSON on stdin: hook_event_name, session_id, transcript_path (the
+// session's saved file), cwd, timestamp and the event's own fields (tool_name, tool_input,
+// tool_response, prompt, prompt_response, llm_request, llm_response, source, reason, trigger,
+// notification_type, message, details). Exit 0 lets things go on and stdout may carry
+// Gemini CLI's output fields (below); exit 2 is "decision": "deny" with stderr as the
+// reason; any other exit, an overrun of the timeout (default 60 s; the hook is killed) or
+// unparseable output is a warning, never a stop.
+//
+// Output fields honoured: "continue": false ends the turn (stopReason says why) — except in
+// the advisory events SessionStart, SessionEnd, Notification, PreCompress and
+// BeforeToolSelection; "systemMessage" is shown to the user; "suppressOutput" keeps the
+// hook's output out of gem's log; "decision": "deny" (or "block") with "reason" refuses the
+// prompt (BeforeAgent; it is not kept), the tool call (BeforeTool; the reason goes to the
+// model), the tool's result (AfterTool; the reason replaces it), the response (AfterAgent:
+// the reason is sent as a new prompt, at most MaxAgentRetries times) or the request
+// (BeforeModel, AfterModel: the turn ends); "hookSpecificOutput" carries additionalContext
+// (SessionStart: with the next prompt; BeforeAgent: with the prompt; AfterTool: with the
+// result), tool_input (BeforeTool: merged over the model's arguments, which are then
+// validated and decided by the policy again), tool_output (AfterTool: replaces the
+// result), llm_request (BeforeModel: model and generation settings of the request),
+// llm_response (BeforeModel: a synthetic response, the model is not asked; AfterModel:
+// replaces the response's text), toolConfig (BeforeToolSelection: mode AUTO, ANY or NONE,
+// allowedFunctionNames — the lists of several hooks are joined, NONE wins) and clearContext
+// (AfterAgent: the conversation's history is dropped).
+//
+// The hooks of one definition run in parallel unless it says "sequential": true; then each
+// sees the tool_input the one before rewrote. Definitions run in order, extensions' first,
+// then the user's settings, the workspace's (trusted folders only) and the system's.
+// hooksConfig.enabled false turns every hook off; hooksConfig.disabled names hooks (by
+// name or command) that do not run. An extension's hooks run in the sandbox of its
+// extension; settings' hooks in the project's sandbox (commands.UserProgram).
 type Hook struct {
-	Extension string
-	Event     string
-	Matcher   *regexp.Regexp // nil matches every tool
-	Command   string
-	Timeout   time.Duration
-	spec      sandbox.Program
+	Source     string // the extension, or "user settings", "workspace settings", "system settings"
+	File       string // where it is declared
+	Name       string
+	Event      string
+	Matcher    *regexp.Regexp // tool events; nil matches every tool
+	Exact      string         // other events; "" matches every trigger
+	Command    string
+	Timeout    time.Duration
+	Sequential bool
+	group      int // hooks of one definition share it
+	spec       sandbox.Program
 }
 
 // Hooks are the hooks of a session.
@@ -60,31 +95,46 @@ type Hooks struct {
 	// the log as well); nil tells the log only.
 	Warn func(msg string)
 	// Say shows a hook's systemMessage to the user; nil drops it.
-	Say func(msg string)
+	Say    func(msg string)
+	groups int
 }
+
+// MaxAgentRetries bounds the new prompts AfterAgent hooks may ask for in one turn.
+const MaxAgentRetries = 3
 
 // warn logs a hook's trouble and tells the user.
 func (h *Hooks) warn(hk *Hook, what string, args ...any) {
 	h.Logger.Warn("hook "+what, append([]any{"hook", hk.Command}, args...)...)
 	if h.Warn != nil {
-		msg := fmt.Sprintf("%s hook of %s %s", hk.Event, hk.Extension, what)
+		msg := fmt.Sprintf("%s hook of %s %s", hk.Event, hk.Source, what)
 		for i := 0; i+1 < len(args); i += 2 {
 			msg += fmt.Sprintf(" (%v: %v)", args[i], args[i+1])
 		}
-		h.Warn(msg + ": check " + hk.Extension + "'s hooks/hooks.json")
+		h.Warn(msg + ": check " + hk.hint())
 	}
 }
 
-type hooksFile struct {
-	Hooks map[string][]struct {
-		Matcher string `json:"matcher"`
-		Hooks   []struct {
-			Name    string  `json:"name"`
-			Type    string  `json:"type"`
-			Command string  `json:"command"`
-			Timeout float64 `json:"timeout"`
-		} `json:"hooks"`
+func (hk *Hook) hint() string {
+	if hk.File != "" && !strings.HasSuffix(hk.File, "hooks.json") {
+		return hk.File
+	}
+	return hk.Source + "'s hooks/hooks.json"
+}
+
+// hookGroup is one definition of an event.
+type hookGroup struct {
+	Matcher    string `json:"matcher"`
+	Sequential bool   `json:"sequential"`
+	Hooks      []struct {
+		Name    string  `json:"name"`
+		Type    string  `json:"type"`
+		Command string  `json:"command"`
+		Timeout float64 `json:"timeout"`
 	} `json:"hooks"`
+}
+
+type hooksFile struct {
+	Hooks map[string]json.RawMessage `json:"hooks"`
 }
 
 // LoadHooks reads the hooks of the enabled extensions of d.
@@ -120,142 +170,359 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 			errs = append(errs, fmt.Errorf("%s: %w", file, err))
 			continue
 		}
-		for event, groups := range hf.Hooks {
-			if !slices.Contains(HookEvents, event) {
-				errs = append(errs, fmt.Errorf("%s: unknown hook event %q (use %s)", file, event, strings.Join(HookEvents, ", ")))
-				continue
+		errs = append(errs, h.add(x.Name, file, hf.Hooks, func(event, command string) (sandbox.Program, error) {
+			if err := commands.CheckCommandLine(x, file+": "+event+" hook command", command); err != nil {
+				return sandbox.Program{}, err
 			}
-			for _, g := range groups {
-				var re *regexp.Regexp
-				if g.Matcher != "" && g.Matcher != "*" {
-					if re, err = regexp.Compile("^(?:" + g.Matcher + ")$"); err != nil {
-						errs = append(errs, fmt.Errorf("%s: %s matcher %q: %w", file, event, g.Matcher, err))
-						continue
-					}
-				}
-				for _, hk := range g.Hooks {
-					if hk.Type != "" && hk.Type != "command" {
-						errs = append(errs, fmt.Errorf("%s: %s hook type %q is not supported (only \"command\")", file, event, hk.Type))
-						continue
-					}
-					timeout := 60 * time.Second
-					if hk.Timeout > 0 {
-						timeout = time.Duration(hk.Timeout * float64(time.Millisecond))
-					}
-					if err := commands.CheckCommandLine(x, file+": "+event+" hook command", hk.Command); err != nil {
-						errs = append(errs, err)
-						continue
-					}
-					cmd := exp.Expand(hk.Command)
-					h.List = append(h.List, &Hook{Extension: x.Name, Event: event, Matcher: re, Command: cmd, Timeout: timeout,
-						spec: sandbox.Program{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Policy: policy}})
-				}
-			}
-		}
+			cmd := exp.Expand(command)
+			return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Policy: policy}, nil
+		})...)
 	}
 	return h, errs
 }
 
-// BlockedError is a hook that blocked.
+// AddSettings adds the hooks of the settings files (a workspace's are there only when the
+// folder is trusted) and applies hooksConfig: enabled false removes every hook, disabled
+// the hooks it names.
+func (h *Hooks) AddSettings(env registry.Env, st *settings.Settings, environ []string) []error {
+	if st == nil {
+		return nil
+	}
+	var errs []error
+	root := commands.Workspace(env)
+	for _, f := range st.Hooks {
+		source := f.Scope + " settings"
+		var scriptRoots []string
+		if f.Scope != "workspace" {
+			scriptRoots = []string{env.Home}
+		}
+		errs = append(errs, h.add(source, f.Path, f.Events, func(event, command string) (sandbox.Program, error) {
+			childEnv, policy, err := commands.UserProgram(env, root, "_hooks", command, environ, scriptRoots...)
+			if err != nil {
+				return sandbox.Program{}, err
+			}
+			return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + source, Policy: policy}, nil
+		})...)
+	}
+	if st.HooksOff {
+		h.List = nil
+	}
+	h.List = slices.DeleteFunc(h.List, func(hk *Hook) bool {
+		return slices.Contains(st.DisabledHooks, hk.Name) || slices.Contains(st.DisabledHooks, hk.Command)
+	})
+	return errs
+}
+
+// add parses the events of one file; program prepares one hook's command.
+func (h *Hooks) add(source, file string, events map[string]json.RawMessage, program func(event, command string) (sandbox.Program, error)) []error {
+	var errs []error
+	names := make([]string, 0, len(events))
+	for event := range events {
+		names = append(names, event)
+	}
+	slices.SortFunc(names, func(a, b string) int { return slices.Index(HookEvents, a) - slices.Index(HookEvents, b) })
+	for _, event := range names {
+		if !slices.Contains(HookEvents, event) {
+			errs = append(errs, fmt.Errorf("%s: unknown hook event %q (use %s)", file, event, strings.Join(HookEvents, ", ")))
+			continue
+		}
+		var groups []hookGroup
+		if err := json.Unmarshal(events[event], &groups); err != nil {
+			errs = append(errs, fmt.Errorf("%s: hooks.%s must be a list of {matcher, sequential, hooks}: %w", file, event, err))
+			continue
+		}
+		for _, g := range groups {
+			h.groups++
+			hook := Hook{Source: source, File: file, Event: event, Sequential: g.Sequential, group: h.groups}
+			if g.Matcher != "" && g.Matcher != "*" {
+				if !slices.Contains(toolEvents, event) {
+					hook.Exact = g.Matcher
+				} else if re, err := regexp.Compile("^(?:" + g.Matcher + ")$"); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %s matcher %q: %w", file, event, g.Matcher, err))
+					continue
+				} else {
+					hook.Matcher = re
+				}
+			}
+			for _, hk := range g.Hooks {
+				if hk.Type != "" && hk.Type != "command" {
+					errs = append(errs, fmt.Errorf("%s: %s hook type %q is not supported (only \"command\")", file, event, hk.Type))
+					continue
+				}
+				if strings.TrimSpace(hk.Command) == "" {
+					errs = append(errs, fmt.Errorf("%s: a %s hook has no command", file, event))
+					continue
+				}
+				spec, err := program(event, hk.Command)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				one := hook
+				one.Name, one.Command, one.spec, one.Timeout = hk.Name, spec.Args[len(spec.Args)-1], spec, 60*time.Second
+				if hk.Timeout > 0 {
+					one.Timeout = time.Duration(hk.Timeout * float64(time.Millisecond))
+				}
+				h.List = append(h.List, &one)
+			}
+		}
+	}
+	return errs
+}
+
+// BlockedError is a hook that said "decision": "deny" (or exited 2).
 type BlockedError struct {
 	Hook   *Hook
 	Reason string
 }
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("%s hook of %s: %s", e.Hook.Event, e.Hook.Extension, e.Reason)
+	return fmt.Sprintf("%s hook of %s: %s", e.Hook.Event, e.Hook.Source, e.Reason)
+}
+
+// ToolConfig is BeforeToolSelection's say over the tools of the next request.
+type ToolConfig struct {
+	Mode                 string   `json:"mode"` // AUTO, ANY or NONE
+	AllowedFunctionNames []string `json:"allowedFunctionNames"`
 }
 
 // Outcome is what the hooks of one event said, in their order.
 type Outcome struct {
-	Blocked  *BlockedError // a hook blocked (BeforeTool, BeforeAgent)
-	Stopped  bool          // a hook said "continue": false: the turn ends
-	Reason   string        // its stopReason
-	Messages []string      // systemMessage lines, for the user
-	Context  []string      // additionalContext, for the model
+	Blocked      *BlockedError // a hook denied (not in advisory events)
+	Stopped      bool          // a hook said "continue": false: the turn ends
+	Reason       string        // its stopReason
+	Messages     []string      // systemMessage lines, for the user
+	Context      []string      // additionalContext, for the model
+	ToolInput    map[string]any
+	ToolOutput   *string
+	LLMRequest   map[string]any
+	LLMResponse  json.RawMessage
+	ToolConfig   *ToolConfig
+	ClearContext bool
 }
 
 // hookOutput is what a hook may print on stdout (Gemini CLI's fields).
 type hookOutput struct {
-	Continue      *bool  `json:"continue"`
-	StopReason    string `json:"stopReason"`
-	SystemMessage string `json:"systemMessage"`
-	Decision      string `json:"decision"`
-	Reason        string `json:"reason"`
-	Specific      struct {
-		AdditionalContext string `json:"additionalContext"`
+	Continue       *bool  `json:"continue"`
+	StopReason     string `json:"stopReason"`
+	SystemMessage  string `json:"systemMessage"`
+	SuppressOutput bool   `json:"suppressOutput"`
+	Decision       string `json:"decision"`
+	Reason         string `json:"reason"`
+	Specific       struct {
+		AdditionalContext string          `json:"additionalContext"`
+		ToolInput         map[string]any  `json:"tool_input"`
+		ToolOutput        *string         `json:"tool_output"`
+		LLMRequest        map[string]any  `json:"llm_request"`
+		LLMResponse       json.RawMessage `json:"llm_response"`
+		ToolConfig        *ToolConfig     `json:"toolConfig"`
+		ClearContext      bool            `json:"clearContext"`
 	} `json:"hookSpecificOutput"`
 }
 
-// Run runs the hooks of event (for tool events, those whose matcher fits input's
-// tool_name) and returns what they said; it is never nil.
+// hookResult is one hook's run.
+type hookResult struct {
+	said    hookOutput
+	reason  string
+	blocked bool
+}
+
+// triggers are the payload fields the matcher of a lifecycle event is compared with.
+var triggers = []string{"source", "reason", "trigger", "notification_type"}
+
+func (hk *Hook) matches(event string, input map[string]any) bool {
+	if hk.Event != event {
+		return false
+	}
+	if hk.Matcher != nil {
+		tool, _ := input["tool_name"].(string)
+		return hk.Matcher.MatchString(tool)
+	}
+	if hk.Exact != "" {
+		for _, k := range triggers {
+			if v, _ := input[k].(string); v == hk.Exact {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// Run runs the hooks of event that match input and returns what they said; it is never nil.
+// The hooks of a definition run in parallel unless it is sequential; a hook that stops or
+// denies ends the run.
 func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) *Outcome {
 	out := &Outcome{}
 	if h == nil {
 		return out
 	}
-	tool, _ := input["tool_name"].(string)
+	payload := map[string]any{"hook_event_name": event, "cwd": h.Cwd}
+	for k, v := range input {
+		payload[k] = v
+	}
+	var matching []*Hook
 	for _, hk := range h.List {
-		if hk.Event != event || (hk.Matcher != nil && !hk.Matcher.MatchString(tool)) {
-			continue
+		if hk.matches(event, input) {
+			matching = append(matching, hk)
 		}
-		payload := map[string]any{"hook_event_name": event, "cwd": h.Cwd, "timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
-		for k, v := range input {
-			payload[k] = v
+	}
+	for i := 0; i < len(matching); {
+		j := i + 1
+		for !matching[i].Sequential && j < len(matching) && matching[j].group == matching[i].group {
+			j++
 		}
-		said, reason, blocked := h.runOne(ctx, hk, payload)
-		if said.SystemMessage != "" {
-			out.Messages = append(out.Messages, said.SystemMessage)
-			if h.Say != nil {
-				h.Say(fmt.Sprintf("[%s hook of %s] %s", event, hk.Extension, said.SystemMessage))
+		batch := matching[i:j]
+		results := make([]hookResult, len(batch))
+		var wg sync.WaitGroup
+		for k, hk := range batch {
+			payload["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+			data, _ := json.Marshal(payload)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[k] = h.runOne(ctx, hk, data)
+			}()
+		}
+		wg.Wait()
+		for k, r := range results {
+			if h.fold(out, batch[k], r, payload) {
+				return out
 			}
 		}
-		if c := said.Specific.AdditionalContext; c != "" {
-			out.Context = append(out.Context, c)
-		}
-		if said.Continue != nil && !*said.Continue {
-			out.Stopped, out.Reason = true, said.StopReason
-			if out.Reason == "" {
-				out.Reason = fmt.Sprintf("the %s hook of %s ended the turn", event, hk.Extension)
-			}
-			return out
-		}
-		if blocked && (event == "BeforeTool" || event == "BeforeAgent") {
-			out.Blocked = &BlockedError{Hook: hk, Reason: reason}
-			return out
-		}
+		i = j
 	}
 	return out
 }
 
-func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload map[string]any) (hookOutput, string, bool) {
-	data, _ := json.Marshal(payload)
+// fold adds one hook's result to out (and a rewritten tool_input to payload, for the hooks
+// after it); it reports whether the run ends here.
+func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]any) bool {
+	said, event := r.said, hk.Event
+	if !said.SuppressOutput {
+		h.Logger.Debug("hook ran", "event", event, "hook", hk.Command, "source", hk.Source, "decision", said.Decision, "blocked", r.blocked, "reason", r.reason)
+	}
+	if said.SystemMessage != "" && event != "BeforeToolSelection" {
+		out.Messages = append(out.Messages, said.SystemMessage)
+		if h.Say != nil {
+			h.Say(fmt.Sprintf("[%s hook of %s] %s", event, hk.Source, said.SystemMessage))
+		}
+	}
+	sp := said.Specific
+	if sp.AdditionalContext != "" {
+		out.Context = append(out.Context, sp.AdditionalContext)
+	}
+	if !slices.Contains(advisory, event) {
+		if said.Continue != nil && !*said.Continue {
+			out.Stopped, out.Reason = true, said.StopReason
+			if out.Reason == "" {
+				out.Reason = fmt.Sprintf("the %s hook of %s ended the turn", event, hk.Source)
+			}
+			return true
+		}
+		if r.blocked {
+			out.Blocked = &BlockedError{Hook: hk, Reason: r.reason}
+			return true
+		}
+	}
+	switch event {
+	case "BeforeTool":
+		if sp.ToolInput != nil {
+			args := map[string]any{}
+			if raw, ok := payload["tool_input"].(json.RawMessage); ok {
+				json.Unmarshal(raw, &args)
+			} else if m, ok := payload["tool_input"].(map[string]any); ok {
+				args = m
+			}
+			for k, v := range sp.ToolInput {
+				args[k] = v
+			}
+			payload["tool_input"], out.ToolInput = args, args
+		}
+	case "AfterTool":
+		if sp.ToolOutput != nil {
+			out.ToolOutput = sp.ToolOutput
+		}
+	case "BeforeModel", "AfterModel":
+		if sp.LLMRequest != nil && event == "BeforeModel" {
+			if out.LLMRequest == nil {
+				out.LLMRequest = map[string]any{}
+			}
+			for k, v := range sp.LLMRequest {
+				out.LLMRequest[k] = v
+			}
+		}
+		if len(sp.LLMResponse) > 0 && string(sp.LLMResponse) != "null" {
+			out.LLMResponse = sp.LLMResponse
+		}
+	case "BeforeToolSelection":
+		if tc := sp.ToolConfig; tc != nil {
+			out.ToolConfig = joinToolConfig(out.ToolConfig, tc)
+		}
+	case "AfterAgent":
+		out.ClearContext = out.ClearContext || sp.ClearContext
+	}
+	return false
+}
+
+// joinToolConfig joins two hooks' tool configs: NONE wins, then ANY; the allowed names are
+// the union.
+func joinToolConfig(a, b *ToolConfig) *ToolConfig {
+	if a == nil {
+		c := *b
+		c.Mode = strings.ToUpper(c.Mode)
+		return &c
+	}
+	rank := map[string]int{"": 0, "AUTO": 1, "ANY": 2, "NONE": 3}
+	if m := strings.ToUpper(b.Mode); rank[m] > rank[a.Mode] {
+		a.Mode = m
+	}
+	for _, n := range b.AllowedFunctionNames {
+		if !slices.Contains(a.AllowedFunctionNames, n) {
+			a.AllowedFunctionNames = append(a.AllowedFunctionNames, n)
+		}
+	}
+	return a
+}
+
+func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload []byte) hookResult {
 	ctx, cancel := context.WithTimeout(ctx, hk.Timeout)
 	defer cancel()
 	stdout, stderr := &limits.Buffer{Max: limits.HookOutput}, &limits.Buffer{Max: limits.HookOutput}
-	code, err := sandbox.RunContext(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(data), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
-	var out hookOutput
+	code, err := sandbox.RunContext(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
+	var r hookResult
 	switch {
 	case ctx.Err() != nil:
 		h.warn(hk, "timed out and was killed", "timeout", hk.Timeout)
-		return out, "", false
+		return r
 	case err != nil:
 		h.warn(hk, "did not run", "error", err)
-		return out, "", false
+		return r
 	}
 	switch code {
 	case 0:
-		if json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out) == nil && (out.Decision == "block" || out.Decision == "deny") {
-			return out, out.Reason, true
+		text := bytes.TrimSpace(stdout.Bytes())
+		if len(text) == 0 {
+			return r
 		}
-		return out, "", false
+		if err := json.Unmarshal(text, &r.said); err != nil {
+			h.warn(hk, "printed what is not JSON on stdout", "error", err)
+			return r
+		}
+		if d := strings.ToLower(r.said.Decision); d == "block" || d == "deny" {
+			r.reason, r.blocked = r.said.Reason, true
+			if r.reason == "" {
+				r.reason = "denied"
+			}
+		}
+		return r
 	case 2:
-		reason := strings.TrimSpace(stderr.String())
-		if reason == "" {
-			reason = "blocked (exit 2)"
+		r.reason, r.blocked = strings.TrimSpace(stderr.String()), true
+		if r.reason == "" {
+			r.reason = "blocked (exit 2)"
 		}
-		return out, reason, true
+		return r
 	}
 	h.warn(hk, "failed", "exit status", code, "stderr", strings.TrimSpace(stderr.String()))
-	return out, "", false
+	return r
 }

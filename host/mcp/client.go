@@ -644,3 +644,81 @@ type readCloser struct {
 
 func (rc readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
 func (rc readCloser) Close() error               { return rc.c.Close() }
+
+// Prompt is one of a server's prompts (templates the user runs as slash commands).
+type Prompt struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
+}
+
+// PromptArgument is one argument of a prompt.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// Prompts lists the server's prompts (all pages); none when it has no prompts capability.
+func (s *Client) Prompts(ctx context.Context) ([]Prompt, error) {
+	session, err := s.started(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Prompt
+	if caps := session.InitializeResult().Capabilities; caps == nil || caps.Prompts == nil {
+		return out, nil
+	}
+	for p, err := range session.Prompts(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %s: listing prompts: %w", s.Name, err)
+		}
+		pr := Prompt{Name: p.Name, Description: p.Description}
+		for _, a := range p.Arguments {
+			pr.Arguments = append(pr.Arguments, PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+		}
+		out = append(out, pr)
+	}
+	return out, nil
+}
+
+// GetPrompt fills in a prompt with args and returns its messages' text, joined.
+func (s *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
+	session, err := s.started(ctx)
+	if err != nil {
+		return "", err
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.Timeout())
+	defer cancel()
+	res, err := session.GetPrompt(cctx, &sdk.GetPromptParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", fmt.Errorf("mcp server %s: prompt %s: %w", s.Name, name, err)
+	}
+	var parts []string
+	for _, m := range res.Messages {
+		switch c := m.Content.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+		case *sdk.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				parts = append(parts, c.Resource.Text)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// started starts the server if need be and returns its session.
+func (s *Client) started(ctx context.Context) (*sdk.ClientSession, error) {
+	if err := s.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	session := s.session
+	s.mu.Unlock()
+	if session == nil {
+		_, err := s.State()
+		return nil, err
+	}
+	return session, nil
+}

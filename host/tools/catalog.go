@@ -25,7 +25,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -202,11 +201,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		if opts.Settings != nil && len(opts.Settings.CoreTools) > 0 {
 			enabled = opts.Settings.CoreTools
 		}
-		memory := filepath.Join(env.GeminiHome, ".gemini", "GEMINI.md")
-		if opts.Settings != nil && len(opts.Settings.ContextFiles) > 0 {
-			memory = filepath.Join(env.GeminiHome, ".gemini", opts.Settings.ContextFiles[0])
-		}
-		core, c, err := coreTools(opts.CoreWorkspace, memory, enabled)
+		core, c, err := coreTools(opts.CoreWorkspace, MemoryFile(env, opts.Settings), enabled)
 		if err != nil {
 			errs = append(errs, err)
 		} else {
@@ -374,7 +369,7 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 				answer = policy.AnswerYes
 			}
 		} else {
-			answer, err = r.services.ask(question)
+			answer, err = r.services.ask(question, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})
 		}
 		entry.Answer = string(answer)
 		if err != nil {

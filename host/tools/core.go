@@ -18,6 +18,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/settings"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -536,13 +537,31 @@ func (c *coreBackend) writeAtomic(rel string, data []byte) error {
 const memoryHeader = "## Gemini Added Memories"
 
 func (c *coreBackend) saveMemory(a saveMemoryArgs) (string, error) {
-	fact := strings.TrimSpace(strings.ReplaceAll(a.Fact, "\n", " "))
+	return SaveMemory(c.memoryFile, a.Fact)
+}
+
+// MemoryFile is the user's context file facts are remembered in: ~/.gemini/GEMINI.md, or
+// the first of the settings' context.fileName.
+func MemoryFile(env registry.Env, st *settings.Settings) string {
+	if st != nil && len(st.ContextFiles) > 0 {
+		return filepath.Join(env.GeminiHome, ".gemini", st.ContextFiles[0])
+	}
+	return filepath.Join(env.GeminiHome, ".gemini", "GEMINI.md")
+}
+
+// memoryMu makes the read-modify-write of the memory file one at a time within gem.
+var memoryMu sync.Mutex
+
+// SaveMemory adds fact under "## Gemini Added Memories" of the context file (the user's
+// GEMINI.md), as save_memory and /memory add do, and says what it did.
+func SaveMemory(file, fact string) (string, error) {
+	fact = strings.TrimSpace(strings.ReplaceAll(fact, "\n", " "))
 	if fact == "" {
 		return "", errors.New("fact is empty: give the fact to remember")
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	data, err := os.ReadFile(c.memoryFile)
+	memoryMu.Lock()
+	defer memoryMu.Unlock()
+	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
@@ -559,13 +578,13 @@ func (c *coreBackend) saveMemory(a saveMemoryArgs) (string, error) {
 		text += "\n"
 	}
 	text += "- " + fact + "\n"
-	if err := os.MkdirAll(filepath.Dir(c.memoryFile), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return "", err
 	}
-	if err := registry.WriteFileAtomic(c.memoryFile, []byte(text), 0o644); err != nil {
+	if err := registry.WriteFileAtomic(file, []byte(text), 0o644); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("remembered in %s: %s", c.memoryFile, fact), nil
+	return fmt.Sprintf("remembered in %s: %s", file, fact), nil
 }
 
 func (c *coreBackend) writeTodos(a writeTodosArgs) (string, error) {

@@ -17,7 +17,10 @@ type Services struct {
 	Confirm func(question string) (bool, error) // nil refuses every confirmation
 	// Ask answers the policy engine's questions (yes, no, always for the session, always
 	// and save); nil uses Confirm (yes or no).
-	Ask      func(question string) (policy.Answer, error)
+	Ask func(question string) (policy.Answer, error)
+	// Notify hears of what the user is asked, before they are (Notification hooks: kind
+	// "ToolPermission", the question, the tool's name and arguments); nil hears nothing.
+	Notify   func(kind, message string, details map[string]any)
 	Progress io.Writer    // nil drops progress
 	Logger   hclog.Logger // nil drops logs
 	Plugin   string       // names the plugin in logs and questions
@@ -40,10 +43,13 @@ func (s *Services) confirm(title, details string) (bool, error) {
 	return s.Confirm(q)
 }
 
-// ask puts a policy question.
-func (s *Services) ask(question string) (policy.Answer, error) {
+// ask puts a policy question about a call.
+func (s *Services) ask(question string, details map[string]any) (policy.Answer, error) {
 	if s == nil {
 		return policy.AnswerNo, nil
+	}
+	if s.Notify != nil {
+		s.Notify("ToolPermission", question, details)
 	}
 	if s.Ask != nil {
 		s.mu.Lock()

@@ -9,9 +9,12 @@
 //
 // The keys gem reads: model.name (the default model), tools.exclude (tools hidden, or with
 // arguments refused, as excludeTools), tools.core (the core tools offered), tools.allowed
-// (calls that need no confirmation: allow rules), context.fileName (context file names), mcpServers.<name>.trust (tools of
-// servers the user trusts are not asked about). Older flat keys (excludeTools, coreTools,
-// contextFileName) are read too.
+// (calls that need no confirmation: allow rules), context.fileName (context file names),
+// mcpServers (the user's own servers; .trust: their tools are not asked about), hooks (every
+// file's hooks run, not only the winning file's, as in Gemini CLI), hooksConfig.enabled and
+// .disabled, model.compressionThreshold (or the older
+// model.chatCompression.contextPercentageThreshold). Older flat keys (excludeTools,
+// coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
 package settings
 
 import (
@@ -30,15 +33,26 @@ import (
 
 // Settings is the merged view, with where each value came from.
 type Settings struct {
-	Model          string            `json:"model,omitempty"`
-	ExcludeTools   []string          `json:"excludeTools,omitempty"`
-	CoreTools      []string          `json:"coreTools,omitempty"`
-	AllowedTools   []string          `json:"allowedTools,omitempty"`
-	ContextFiles   []string          `json:"contextFileNames,omitempty"`
-	TrustedServers []string          `json:"trustedMcpServers,omitempty"`
-	Files          []File            `json:"files"`              // read, in order of precedence (last wins)
-	Origin         map[string]string `json:"origin"`             // key → the file that set it
-	Warnings       []string          `json:"warnings,omitempty"` // wrong types, unreadable files
+	Model string `json:"model,omitempty"`
+	// CompressionThreshold is model.compressionThreshold: the share of the model's input
+	// limit at which the conversation is compressed (0: gem's default).
+	CompressionThreshold float64  `json:"compressionThreshold,omitempty"`
+	ExcludeTools         []string `json:"excludeTools,omitempty"`
+	CoreTools            []string `json:"coreTools,omitempty"`
+	AllowedTools         []string `json:"allowedTools,omitempty"`
+	ContextFiles         []string `json:"contextFileNames,omitempty"`
+	TrustedServers       []string `json:"trustedMcpServers,omitempty"`
+	// Hooks are the hooks of each file that declares some (user, then workspace, then
+	// system: all run, a workspace's only in a trusted folder), events as Gemini CLI writes
+	// them: {"BeforeTool": [{"matcher": …, "sequential": …, "hooks": [{…}]}]}.
+	Hooks []HookFile `json:"hooks,omitempty"`
+	// HooksOff is hooksConfig.enabled false: no hook runs, an extension's neither.
+	HooksOff bool `json:"hooksOff,omitempty"`
+	// DisabledHooks are hooksConfig.disabled: hooks, by name or command, that do not run.
+	DisabledHooks []string          `json:"disabledHooks,omitempty"`
+	Files         []File            `json:"files"`              // read, in order of precedence (last wins)
+	Origin        map[string]string `json:"origin"`             // key → the file that set it
+	Warnings      []string          `json:"warnings,omitempty"` // wrong types, unreadable files
 
 	servers map[string]json.RawMessage // mcpServers, the last file's entry for each name
 	ext     *registry.Extension        // made once
@@ -79,6 +93,13 @@ func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	return s.ext
 }
 
+// HookFile is the hooks one settings file declares.
+type HookFile struct {
+	Scope  string                     `json:"scope"`
+	Path   string                     `json:"path"`
+	Events map[string]json.RawMessage `json:"events"`
+}
+
 // File is one settings file gem looked at.
 type File struct {
 	Scope string `json:"scope"` // user, gem, workspace, system
@@ -91,7 +112,11 @@ type File struct {
 // file is what gem reads of one settings file.
 type file struct {
 	Model struct {
-		Name *string `json:"name"`
+		Name                 *string  `json:"name"`
+		CompressionThreshold *float64 `json:"compressionThreshold"`
+		ChatCompression      struct {
+			ContextPercentageThreshold *float64 `json:"contextPercentageThreshold"`
+		} `json:"chatCompression"`
 	} `json:"model"`
 	Tools struct {
 		Exclude *[]string `json:"exclude"`
@@ -101,7 +126,12 @@ type file struct {
 	Context struct {
 		FileName json.RawMessage `json:"fileName"`
 	} `json:"context"`
-	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	MCPServers  map[string]json.RawMessage `json:"mcpServers"`
+	Hooks       map[string]json.RawMessage `json:"hooks"`
+	HooksConfig struct {
+		Enabled  *bool     `json:"enabled"`
+		Disabled *[]string `json:"disabled"`
+	} `json:"hooksConfig"`
 	// Gemini CLI's older flat keys.
 	ExcludeTools    *[]string       `json:"excludeTools"`
 	CoreTools       *[]string       `json:"coreTools"`
@@ -143,7 +173,7 @@ func Load(env registry.Env, workspace string) *Settings {
 			continue
 		}
 		s.Files = append(s.Files, f)
-		s.merge(f.Path, data, servers)
+		s.merge(f, data, servers)
 	}
 	for name, on := range servers {
 		if on {
@@ -155,7 +185,8 @@ func Load(env registry.Env, workspace string) *Settings {
 	return s
 }
 
-func (s *Settings) merge(path string, data []byte, servers map[string]bool) {
+func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
+	path := from.Path
 	std, err := hujson.Standardize(data)
 	if err != nil {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not valid JSON (%v): its settings are ignored; fix it", path, err))
@@ -175,6 +206,17 @@ func (s *Settings) merge(path string, data []byte, servers map[string]bool) {
 	if f.Model.Name != nil {
 		s.Model = *f.Model.Name
 		set("model.name")
+	}
+	for key, v := range map[string]*float64{"model.chatCompression.contextPercentageThreshold": f.Model.ChatCompression.ContextPercentageThreshold, "model.compressionThreshold": f.Model.CompressionThreshold} {
+		if v == nil {
+			continue
+		}
+		if *v <= 0 || *v > 1 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be between 0 and 1 (a share of the model's input limit), not %v", path, key, *v))
+			continue
+		}
+		s.CompressionThreshold = *v
+		set(key)
 	}
 	for _, v := range []struct {
 		key  string
@@ -198,6 +240,7 @@ func (s *Settings) merge(path string, data []byte, servers map[string]bool) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be a file name or a list of them", path, key))
 		}
 	}
+	s.mergeHooks(from, f)
 	for name, raw := range f.MCPServers {
 		var srv struct {
 			Trust bool `json:"trust"`
@@ -225,4 +268,34 @@ func stringOrList(raw json.RawMessage) ([]string, bool) {
 		return list, true
 	}
 	return nil, false
+}
+
+// mergeHooks adds the hooks of one file, and its hooksConfig (Gemini CLI's older layout, with
+// enabled and disabled inside hooks, is read too).
+func (s *Settings) mergeHooks(from File, f file) {
+	enabled, disabled := f.HooksConfig.Enabled, f.HooksConfig.Disabled
+	events := map[string]json.RawMessage{}
+	for key, raw := range f.Hooks {
+		switch key {
+		case "enabled":
+			json.Unmarshal(raw, &enabled)
+		case "disabled":
+			json.Unmarshal(raw, &disabled)
+		case "notifications":
+		default:
+			events[key] = raw
+		}
+	}
+	if enabled != nil {
+		s.HooksOff = !*enabled
+		s.Origin["hooksConfig.enabled"] = from.Path
+	}
+	if disabled != nil {
+		s.DisabledHooks = append(s.DisabledHooks, *disabled...)
+		s.Origin["hooksConfig.disabled"] = from.Path
+	}
+	if len(events) > 0 {
+		s.Hooks = append(s.Hooks, HookFile{Scope: from.Scope, Path: from.Path, Events: events})
+		s.Origin["hooks"] = from.Path
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,9 @@ type agentSession struct {
 	cmds     []*agent.PromptCommand
 	expander agent.Expander
 	hooks    *agent.Hooks
+	files    []agent.ContextFile
+	last     agent.Stats // the last turn's
+	prompts  *[]mcpPrompt
 }
 
 // openAgent connects to the Gemini API and loads tools, context, hooks and commands.
@@ -72,6 +76,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	}
 	d := s.discover()
 	hooks, errs := agent.LoadHooks(s.env, d, s.environ, secrets.Read, s.log)
+	errs = append(errs, hooks.AddSettings(s.env, s.settings(), s.environ)...)
 	cmds, cmdErrs := agent.PromptCommands(s.env, d)
 	files, fileErrs := agent.ContextFiles(s.env, d, s.settings().ContextFiles...)
 	skills := agent.Skills(s.env, d)
@@ -80,25 +85,37 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	}
 	hooks.Warn = func(msg string) { s.warn("%s", msg) }
 	hooks.Say = func(msg string) { fmt.Fprintln(s.stderr, msg) }
-	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks}
+	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks, files: files}
 	if o.Model == "" {
 		o.Model = cmp.Or(s.settings().Model, agent.DefaultModel)
 	}
 	a.agent = &agent.Agent{
 		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,
 		System: agent.SystemInstruction(files, skills), Skills: skills,
+		CompressAt: s.settings().CompressionThreshold,
+	}
+	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one,
+	// to see compression at work).
+	if n, err := strconv.Atoi(s.env.Getenv("GEM_MODEL_TOKEN_LIMIT")); err == nil && n > 0 {
+		a.agent.TokenLimit = n
+	}
+	services.Notify = func(kind, message string, details map[string]any) {
+		hooks.Run(ctx, "Notification", map[string]any{"session_id": a.session.ID, "transcript_path": a.session.Path(),
+			"notification_type": kind, "message": message, "details": details})
 	}
 	a.expander = agent.Expander{Root: commands.Workspace(s.env), Shell: a.shellInjection}
 	store := agent.Sessions{Dir: s.env.SessionsDir()}
+	source := "startup"
 	if o.Resume != "" {
 		if a.session, err = store.Load(o.Resume); err != nil {
 			reg.Close()
 			return nil, err
 		}
+		source = "resume"
 	} else {
 		a.session = store.New(a.agent.Model)
 	}
-	hooks.Run(ctx, "SessionStart", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID})
+	a.startSession(ctx, source)
 	return a, nil
 }
 
@@ -122,21 +139,33 @@ func geminiClient(ctx context.Context, s *session) (*genai.Client, error) {
 	return client, nil
 }
 
+// startSession runs the SessionStart hooks (source: startup, resume or clear): their
+// additionalContext goes with the next prompt.
+func (a *agentSession) startSession(ctx context.Context, source string) {
+	out := a.hooks.Run(ctx, "SessionStart", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "source": source})
+	a.agent.NextContext = out.Context
+}
+
+// endSession runs the SessionEnd hooks (reason: exit or clear).
+func (a *agentSession) endSession(reason string) {
+	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "reason": reason})
+}
+
 // newSession ends the conversation (SessionEnd) and starts a new one (SessionStart), as
 // Gemini CLI's /clear does; active skills stay active.
 func (a *agentSession) newSession() {
-	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "reason": "clear"})
+	a.endSession("clear")
 	if len(a.session.History) > 0 {
 		if err := a.session.Save(); err != nil {
 			a.s.warn("saving the session: %v", err)
 		}
 	}
 	a.session = agent.Sessions{Dir: a.s.env.SessionsDir()}.New(a.agent.Model)
-	a.hooks.Run(context.Background(), "SessionStart", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "source": "clear"})
+	a.startSession(context.Background(), "clear")
 }
 
 func (a *agentSession) close() {
-	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID})
+	a.endSession("exit")
 	a.reg.Close()
 }
 
@@ -197,6 +226,12 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 			return "", agent.Stats{}, err
 		}
 		prompt = p
+	} else if mp, args := a.mcpPromptFor(ctx, input); mp != nil {
+		p, err := mp.fill(ctx, a, args)
+		if err != nil {
+			return "", agent.Stats{}, err
+		}
+		prompt = p
 	} else {
 		var errs []error
 		prompt, errs = a.expander.ExpandAtPaths(input) // @file and @folder of the project
@@ -204,7 +239,13 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 			a.s.warn("%s", errorText(e))
 		}
 	}
+	if a.agent.Events.Compressed == nil {
+		a.agent.Events.Compressed = func(before, after int) {
+			fmt.Fprintf(a.s.stderr, "(the conversation neared the model's input limit: %d messages compressed to %d)\n", before, after)
+		}
+	}
 	text, st, err := a.agent.Turn(ctx, a.session, prompt)
+	a.last = st
 	if serr := a.session.Save(); serr != nil {
 		a.s.warn("saving the session: %v", serr)
 	}
@@ -336,7 +377,8 @@ func textEvents(s *session) agent.Events {
 // finish prints the end of the turn: the answer's last newline, the json document, or the
 // stream-json result line.
 func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err error) error {
-	stats := map[string]any{"requests": st.Requests, "tool_calls": st.ToolCalls, "failed_tool_calls": st.Failed, "tool_time_ms": st.ToolTime.Milliseconds()}
+	stats := map[string]any{"requests": st.Requests, "tool_calls": st.ToolCalls, "failed_tool_calls": st.Failed, "tool_time_ms": st.ToolTime.Milliseconds(),
+		"input_tokens": st.Tokens.Prompt, "output_tokens": st.Tokens.Output, "cached_tokens": st.Tokens.Cached, "thoughts_tokens": st.Tokens.Thoughts, "total_tokens": st.Tokens.Total}
 	switch p.format {
 	case "text":
 		if text != "" && !strings.HasSuffix(text, "\n") {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,8 +18,9 @@ func settingsCommand(f *Factory) *cli.Command {
 		"gem settings", "gem settings --json | jq .origin")
 	cmd.Description = "gem reads ~/.gemini/settings.json (then its own ~/.gem/settings.json), the workspace's\n" +
 		".gemini/settings.json in a trusted folder only, and the system file, later ones winning:\n" +
-		"model.name, tools.exclude, tools.core, tools.allowed, context.fileName and\n" +
-		"mcpServers.<name>.trust.\n\n" + cmd.Description
+		"model.name, model.compressionThreshold, tools.exclude, tools.core, tools.allowed,\n" +
+		"context.fileName, mcpServers (with trust), hooks and hooksConfig (hooks of every file\n" +
+		"run: the user's, a trusted workspace's, the system's).\n\n" + cmd.Description
 	return cmd
 }
 
@@ -53,7 +55,26 @@ func showSettingsFiles(_ context.Context, s *session, o settingsOptions) error {
 		row("tools.allowed", strings.Join(st.AllowedTools, ", "))
 		row("context.fileName", strings.Join(st.ContextFiles, ", "))
 		row("trusted servers", strings.Join(st.TrustedServers, ", "))
-		if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers) == 0 {
+		if st.CompressionThreshold > 0 {
+			key := "model.compressionThreshold"
+			if st.Origin[key] == "" {
+				key = "model.chatCompression.contextPercentageThreshold"
+			}
+			row(key, fmt.Sprint(st.CompressionThreshold))
+		}
+		for _, h := range st.Hooks {
+			var events []string
+			for e := range h.Events {
+				events = append(events, e)
+			}
+			sort.Strings(events)
+			fmt.Fprintf(s.stdout, "  %-18s %s  (%s)\n", "hooks", strings.Join(events, ", "), h.Path)
+		}
+		if st.HooksOff {
+			row("hooksConfig.enabled", "false (no hook runs)")
+		}
+		row("hooksConfig.disabled", strings.Join(st.DisabledHooks, ", "))
+		if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks) == 0 {
 			fmt.Fprintln(s.stdout, "  none set: gem's defaults apply")
 		}
 		return nil

@@ -168,7 +168,10 @@ func (s *shell) exec(input string, line *liner.State) bool {
 	case "skill":
 		s.activateSkill(args)
 	default:
-		if _, ok := s.table.Lookup(name); !ok && s.promptCommand(name) {
+		if s.sessionCommand(name, args) {
+			return false
+		}
+		if _, ok := s.table.Lookup(name); !ok && (s.promptCommand(name) || s.isMCPPrompt(input)) {
 			s.ask(input)
 			return false
 		}
@@ -314,6 +317,29 @@ func (s *shell) askPolicy(question string) (policy.Answer, error) {
 		return policy.AnswerNo, nil
 	}
 	return parseAnswer(answer), nil
+}
+
+// isMCPPrompt reports whether input runs a prompt of an MCP server (the model side is
+// opened, and the servers started, only when some extension declares one).
+func (s *shell) isMCPPrompt(input string) bool {
+	if !s.hasMCPServers() || !s.openAgent() {
+		return false
+	}
+	p, _ := s.agent.mcpPromptFor(context.Background(), input)
+	return p != nil
+}
+
+// hasMCPServers reports whether an enabled extension or the settings declare MCP servers.
+func (s *shell) hasMCPServers() bool {
+	if s.sess.settings().Extension(s.sess.env) != nil {
+		return true
+	}
+	for _, x := range s.disc.Effective() {
+		if x.Active() && len(x.Manifest().MCPServers) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // promptCommand reports whether name is a prompt command (commands/*.toml).

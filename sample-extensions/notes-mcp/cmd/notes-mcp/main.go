@@ -132,6 +132,21 @@ func newServer(store *notes.Store) *mcp.Server {
 			}
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: "# " + n.Title + "\n\n" + n.Body + "\n"}}}, nil
 		})
+	s.AddPrompt(&mcp.Prompt{Name: "review_notes", Description: "Asks the model to review the notes, optionally those with a tag",
+		Arguments: []*mcp.PromptArgument{{Name: "tag", Description: "only notes with this tag"}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			tag := req.Params.Arguments["tag"]
+			ns, err := store.List(tag)
+			if err != nil {
+				return nil, err
+			}
+			what := "my notes"
+			if tag != "" {
+				what = "my notes tagged " + tag
+			}
+			return &mcp.GetPromptResult{Description: "review " + what, Messages: []*mcp.PromptMessage{
+				{Role: "user", Content: &mcp.TextContent{Text: "Review " + what + " and suggest what to merge or drop:\n" + summary(ns)}}}}, nil
+		})
 	return s
 }
 

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/tools"
+)
+
+// The shell's conversation commands, as in Gemini CLI.
+var sessionBuiltins = map[string]string{
+	"chat":     "save, resume, list or delete conversations by tag: /chat save|resume|list|delete [tag]",
+	"model":    "show the model, or switch to another: /model <name>",
+	"tools":    "list the tools the model may call (/tools desc: with their descriptions)",
+	"mcp":      "list the MCP servers: state, tools and prompts",
+	"memory":   "the context the model gets: /memory show|add <fact>|refresh",
+	"stats":    "token counts of the last turn and of the conversation",
+	"compress": "replace the conversation by a summary of it, to save tokens",
+}
+
+// sessionCommand runs a conversation command; false when name is none.
+func (s *shell) sessionCommand(name string, args []string) bool {
+	if _, ok := sessionBuiltins[name]; !ok {
+		return false
+	}
+	if !s.openAgent() {
+		return true
+	}
+	w, a := s.sess.stdout, s.agent
+	var err error
+	switch name {
+	case "chat":
+		err = a.chat(w, args)
+	case "model":
+		if len(args) == 0 {
+			fmt.Fprintf(w, "Model: %s\n", a.agent.Model)
+		} else {
+			a.agent.Model, a.session.Model = args[0], args[0]
+			fmt.Fprintf(w, "Model: %s (from the next prompt on)\n", args[0])
+		}
+	case "tools":
+		a.listTools(w, len(args) > 0 && (args[0] == "desc" || args[0] == "descriptions"))
+	case "mcp":
+		a.listMCP(w)
+	case "memory":
+		err = a.memory(w, args)
+	case "stats":
+		a.stats(w)
+	case "compress":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		before := len(a.session.History)
+		if err = a.agent.Compress(ctx, a.session, "manual"); err == nil {
+			fmt.Fprintf(w, "Compressed the conversation: %d messages to %d.\n", before, len(a.session.History))
+			err = a.session.Save()
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(s.sess.stderr, errorText(err))
+	}
+	return true
+}
+
+// chat is /chat save|resume|list|delete.
+func (a *agentSession) chat(w io.Writer, args []string) error {
+	chats := agent.ChatsFor(a.s.env.GemHome, commands.Workspace(a.s.env))
+	verb := "list"
+	if len(args) > 0 {
+		verb = args[0]
+	}
+	if verb != "list" && len(args) != 2 {
+		return fmt.Errorf("usage: /chat %s <tag> (/chat list shows the saved ones)", verb)
+	}
+	switch verb {
+	case "list":
+		list, err := chats.List()
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(w, "No saved conversations in this project: /chat save <tag> saves this one.")
+			return nil
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, ch := range list {
+			fmt.Fprintf(tw, "  %s\t%d messages\t%s\t%s\n", ch.Tag, ch.Messages, ch.Model, ch.Saved.Local().Format("2006-01-02 15:04"))
+		}
+		return tw.Flush()
+	case "save":
+		if len(a.session.History) == 0 {
+			return errors.New("nothing to save yet: the conversation is empty")
+		}
+		replaced, err := chats.Save(args[1], a.session)
+		if err != nil {
+			return err
+		}
+		what := "saved"
+		if replaced {
+			what = "saved (replacing the conversation saved under it before)"
+		}
+		fmt.Fprintf(w, "Conversation %s as %q: /chat resume %s brings it back.\n", what, args[1], args[1])
+	case "resume", "load":
+		ch, err := chats.Load(args[1])
+		if err != nil {
+			return err
+		}
+		a.session.History, a.session.LastPromptTokens = ch.History, 0
+		fmt.Fprintf(w, "Resumed %q: %d messages.\n", args[1], len(ch.History))
+		return a.session.Save()
+	case "delete":
+		if err := chats.Delete(args[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "Deleted %q.\n", args[1])
+	default:
+		return fmt.Errorf("/chat %s: use save, resume, list or delete", verb)
+	}
+	return nil
+}
+
+func (a *agentSession) listTools(w io.Writer, descriptions bool) {
+	list := a.reg.List()
+	if len(list) == 0 {
+		fmt.Fprintln(w, "No tools: the model can only answer in text.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, t := range list {
+		if descriptions {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, t.Extension, firstLine(t.Spec.Description))
+		} else {
+			fmt.Fprintf(tw, "  %s\t%s\n", t.Name, t.Extension)
+		}
+	}
+	tw.Flush()
+}
+
+func (a *agentSession) listMCP(w io.Writer) {
+	servers := a.reg.Servers()
+	if len(servers) == 0 {
+		fmt.Fprintln(w, "No MCP servers: no enabled extension or settings file declares mcpServers.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, srv := range servers {
+		state := srv.State
+		if srv.Error != nil {
+			state += ": " + firstLine(errorText(srv.Error))
+		}
+		prompts := ""
+		if n := len(a.promptsOf(srv.Name)); n > 0 {
+			prompts = fmt.Sprintf(", %d prompts", n)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d tools%s\t%s\n", srv.Name, srv.Extension, srv.Tools, prompts, state)
+	}
+	tw.Flush()
+}
+
+// memory is /memory show|add|refresh.
+func (a *agentSession) memory(w io.Writer, args []string) error {
+	verb := "show"
+	if len(args) > 0 {
+		verb = args[0]
+	}
+	switch verb {
+	case "show":
+		if len(a.files) == 0 {
+			fmt.Fprintln(w, "No context files: GEMINI.md in ~/.gemini, the project or an extension adds one (/memory add <fact> starts yours).")
+			return nil
+		}
+		for _, f := range a.files {
+			fmt.Fprintf(w, "--- %s ---\n%s\n", f.Path, strings.TrimRight(f.Text, "\n"))
+		}
+	case "add":
+		fact := strings.Join(args[1:], " ")
+		msg, err := tools.SaveMemory(tools.MemoryFile(a.s.env, a.s.settings()), fact)
+		if err != nil {
+			return fmt.Errorf("/memory add: %w", err)
+		}
+		fmt.Fprintln(w, msg)
+		a.refreshContext()
+	case "refresh":
+		a.refreshContext()
+		fmt.Fprintf(w, "Context reloaded: %d file(s).\n", len(a.files))
+	default:
+		return fmt.Errorf("/memory %s: use show, add <fact> or refresh", verb)
+	}
+	return nil
+}
+
+// refreshContext reads the context files and skills again into the system instruction.
+func (a *agentSession) refreshContext() {
+	d := a.s.discover()
+	files, errs := agent.ContextFiles(a.s.env, d, a.s.settings().ContextFiles...)
+	for _, e := range errs {
+		a.s.warn("%s", errorText(e))
+	}
+	skills := agent.Skills(a.s.env, d)
+	a.files = files
+	a.agent.System, a.agent.Skills = agent.SystemInstruction(files, skills), skills
+}
+
+func (a *agentSession) stats(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tinput\toutput\tcached\tthoughts\ttotal\trequests\ttool calls")
+	l, u := a.last, a.session.Usage
+	fmt.Fprintf(tw, "last turn\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.Tokens.Prompt, l.Tokens.Output, l.Tokens.Cached, l.Tokens.Thoughts, l.Tokens.Total, l.Requests, l.ToolCalls)
+	fmt.Fprintf(tw, "conversation\t%d\t%d\t%d\t%d\t%d\t\t\n", u.Prompt, u.Output, u.Cached, u.Thoughts, u.Total)
+	tw.Flush()
+	limit := a.agent.TokenLimit
+	if limit <= 0 {
+		limit = agent.TokenLimitOf(a.agent.Model)
+	}
+	fmt.Fprintf(w, "The last request used %d of the model's %d input tokens.\n", a.session.LastPromptTokens, limit)
+}
+
+func init() {
+	for name, usage := range sessionBuiltins {
+		shellBuiltins[name] = usage
+	}
+}
