@@ -42,8 +42,9 @@ type Events struct {
 	Text       func(delta string)
 	ToolCall   func(id, name string, args json.RawMessage)
 	ToolResult func(id, name string, res *tools.Result, err error)
-	// Compressed tells that the history was summarized: contents before and after.
-	Compressed func(before, after int)
+	// Compressed tells that the history was summarized (trigger auto or manual): contents
+	// before and after.
+	Compressed func(trigger string, before, after int)
 }
 
 // Agent runs turns.

@@ -83,7 +83,7 @@ func (a *Agent) Compress(ctx context.Context, s *Session, trigger string) error 
 	}, kept...)
 	s.LastPromptTokens = 0
 	if a.Events.Compressed != nil {
-		a.Events.Compressed(before, len(s.History))
+		a.Events.Compressed(trigger, before, len(s.History))
 	}
 	return nil
 }

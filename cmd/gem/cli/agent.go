@@ -240,7 +240,10 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 		}
 	}
 	if a.agent.Events.Compressed == nil {
-		a.agent.Events.Compressed = func(before, after int) {
+		a.agent.Events.Compressed = func(trigger string, before, after int) {
+			if trigger != "auto" {
+				return // /compress says it itself
+			}
 			fmt.Fprintf(a.s.stderr, "(the conversation neared the model's input limit: %d messages compressed to %d)\n", before, after)
 		}
 	}

@@ -144,6 +144,7 @@ func (a *agentSession) listTools(w io.Writer, descriptions bool) {
 }
 
 func (a *agentSession) listMCP(w io.Writer) {
+	a.mcpPrompts(context.Background()) // starts the servers
 	servers := a.reg.Servers()
 	if len(servers) == 0 {
 		fmt.Fprintln(w, "No MCP servers: no enabled extension or settings file declares mcpServers.")
