@@ -68,6 +68,12 @@ type Agent struct {
 	// compressed before a request once the last prompt reached CompressAt of it.
 	TokenLimit int
 	CompressAt float64 // 0: DefaultCompressAt
+	// Subagents the model may hand tasks to (as tools of their names); Depth is this
+	// agent's nesting: 0 is the user's agent, 1 a subagent (which calls no subagents).
+	Subagents   []*Subagent
+	Depth       int
+	only        *Subagent // a subagent's own tool subset
+	temperature *float32
 }
 
 // Session is a conversation.
@@ -174,7 +180,7 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 		sent += "\n\n" + strings.Join(extra, "\n")
 	}
 	s.History = append(s.History, genai.NewContentFromText(sent, genai.RoleUser))
-	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
+	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
 	if decls := a.declarations(); len(decls) > 0 {
 		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
@@ -404,6 +410,14 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if call.Name == "activate_skill" && len(a.Skills) > 0 {
 		return a.activateSkillCall(call, args)
 	}
+	if a.only != nil && !a.only.allows(call.Name) {
+		st.Failed++
+		err := &SubagentError{Agent: a.only.Name, Tool: call.Name}
+		if a.Events.ToolResult != nil {
+			a.Events.ToolResult(call.ID, call.Name, nil, err)
+		}
+		return genaiconv.Response(call.ID, call.Name, nil, err)
+	}
 	before := a.Hooks.Run(ctx, "BeforeTool", base(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)))
 	if before.Blocked != nil || before.Stopped {
 		st.Failed++
@@ -420,7 +434,12 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if before.ToolInput != nil { // rewritten: validated and decided again by the catalog
 		args, _ = json.Marshal(before.ToolInput)
 	}
-	res, err := a.Tools.Call(ctx, call.Name, args, a.CallOptions)
+	var res *tools.Result
+	if sa := a.subagent(call.Name); sa != nil {
+		res, err = a.runSubagent(ctx, s, sa, args, st)
+	} else {
+		res, err = a.Tools.Call(ctx, call.Name, args, a.CallOptions)
+	}
 	if err != nil || (res != nil && res.Error != nil) {
 		st.Failed++
 	}

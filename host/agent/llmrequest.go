@@ -10,12 +10,20 @@ import (
 	"github.com/gemhost/gem/host/tools/genaiconv"
 )
 
-// declarations are the tools offered to the model: the catalog's, activate_skill when there
-// are skills.
+// declarations are the tools offered to the model: the catalog's (a subagent's: those its
+// list allows), activate_skill when there are skills, the subagents (not to a subagent).
 func (a *Agent) declarations() []*genai.FunctionDeclaration {
 	decls := genaiconv.Declarations(a.Tools)
+	if a.only != nil {
+		decls = slices.DeleteFunc(decls, func(d *genai.FunctionDeclaration) bool { return !a.only.allows(d.Name) })
+	}
 	if len(a.Skills) > 0 {
 		decls = append(decls, activateSkillDecl)
+	}
+	if a.Depth == 0 {
+		for _, sa := range a.Subagents {
+			decls = append(decls, sa.decl())
+		}
 	}
 	return decls
 }

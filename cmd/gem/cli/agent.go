@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +81,15 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	cmds, cmdErrs := agent.PromptCommands(s.env, d)
 	files, fileErrs := agent.ContextFiles(s.env, d, s.settings().ContextFiles...)
 	skills := agent.Skills(s.env, d)
+	subagents, subErrs := agent.Subagents(s.env, d)
+	errs = append(errs, subErrs...)
+	subagents = slices.DeleteFunc(subagents, func(sa *agent.Subagent) bool {
+		if _, taken := reg.Lookup(sa.Name); taken {
+			errs = append(errs, fmt.Errorf("%s: the agent name %s is a tool's name already: rename the agent", sa.Path, sa.Name))
+			return true
+		}
+		return false
+	})
 	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
 		s.warn("%s", errorText(e))
 	}
@@ -92,7 +102,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	a.agent = &agent.Agent{
 		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,
 		System: agent.SystemInstruction(files, skills), Skills: skills,
-		CompressAt: s.settings().CompressionThreshold,
+		CompressAt: s.settings().CompressionThreshold, Subagents: subagents,
 	}
 	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one,
 	// to see compression at work).

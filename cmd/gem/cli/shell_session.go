@@ -24,6 +24,7 @@ var sessionBuiltins = map[string]string{
 	"memory":   "the context the model gets: /memory show|add <fact>|refresh",
 	"stats":    "token counts of the last turn and of the conversation",
 	"compress": "replace the conversation by a summary of it, to save tokens",
+	"agents":   "list the subagents the model may hand tasks to",
 }
 
 // sessionCommand runs a conversation command; false when name is none.
@@ -54,6 +55,8 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 		err = a.memory(w, args)
 	case "stats":
 		a.stats(w)
+	case "agents":
+		a.listAgents(w)
 	case "compress":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
@@ -227,4 +230,20 @@ func init() {
 	for name, usage := range sessionBuiltins {
 		shellBuiltins[name] = usage
 	}
+}
+
+func (a *agentSession) listAgents(w io.Writer) {
+	if len(a.agent.Subagents) == 0 {
+		fmt.Fprintln(w, "No subagents: agents/<name>.md in ~/.gemini, a trusted project's .gemini or an extension adds one.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, sa := range a.agent.Subagents {
+		tools := "every tool"
+		if len(sa.Tools) > 0 {
+			tools = strings.Join(sa.Tools, ", ")
+		}
+		fmt.Fprintf(tw, "  %s\t(%s)\t%s\ttools: %s\n", sa.Name, sa.Source, firstLine(sa.Description), tools)
+	}
+	tw.Flush()
 }

@@ -1,0 +1,271 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	"google.golang.org/genai"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/registry"
+)
+
+// Subagent is a specialist the model may hand a task to, as in Gemini CLI: a Markdown file
+// agents/<file>.md whose YAML front matter names and configures it and whose body is its
+// system instruction. It is offered to the model as a tool of its name taking {"query": …};
+// a call runs the subagent's own loop (its own history, instructions, model, temperature,
+// tool subset and limits) through the same catalog — so the same policy, confirmations,
+// sandbox, audit and hooks — and returns its final answer as the tool's result. Subagents
+// cannot call subagents (nesting is one level).
+//
+// Front matter keys: name (a slug: lowercase letters, digits, '-' and '_'; required),
+// description (required), kind (local; remote agents are not supported and skipped), tools
+// (names or wildcards — "*", "mcp_*", "mcp_<server>_*"; omitted: every tool of the session),
+// model (omitted or "inherit": the session's), temperature, max_turns (default 30),
+// timeout_mins (default 10). mcpServers inline in an agent file are not run (a warning says
+// so); the agent uses the session's servers.
+type Subagent struct {
+	Name        string
+	Description string
+	Source      string // the extension, or "user", "workspace"
+	Path        string
+	Prompt      string
+	Tools       []string
+	Model       string
+	Temperature *float32
+	MaxTurns    int
+	Timeout     time.Duration
+}
+
+// Subagent defaults, as in Gemini CLI.
+const (
+	DefaultSubagentTurns   = 30
+	DefaultSubagentTimeout = 10 * time.Minute
+)
+
+var slug = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// toolAliases are Gemini CLI's names for gem's core tools, where they differ.
+var toolAliases = map[string]string{"grep_search": "search_file_content"}
+
+type agentFront struct {
+	Name        string         `yaml:"name"`
+	Description string         `yaml:"description"`
+	Kind        string         `yaml:"kind"`
+	Tools       []string       `yaml:"tools"`
+	MCPServers  map[string]any `yaml:"mcpServers"`
+	Model       string         `yaml:"model"`
+	Temperature *float64       `yaml:"temperature"`
+	MaxTurns    int            `yaml:"max_turns"`
+	TimeoutMins float64        `yaml:"timeout_mins"`
+}
+
+// Subagents lists the subagents of enabled extensions (agents/*.md), the user's
+// (~/.gemini/agents/*.md) and the workspace's (.gemini/agents/*.md, in a trusted folder
+// only); for one name the workspace's wins over the user's, which wins over an extension's.
+// A file that is not a valid agent is an error naming it, and is skipped.
+func Subagents(env registry.Env, d *registry.Discovery) ([]*Subagent, []error) {
+	byName := map[string]*Subagent{}
+	var errs []error
+	add := func(root, source string) {
+		files, _ := filepath.Glob(filepath.Join(root, "*.md"))
+		for _, f := range files {
+			data, err := registry.ReadBeneath(root, filepath.Base(f), MaxContextFile)
+			if err != nil {
+				continue
+			}
+			sa, err := parseSubagent(string(data))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", f, err))
+				continue
+			}
+			if sa == nil {
+				continue
+			}
+			sa.Source, sa.Path = source, f
+			byName[sa.Name] = sa
+		}
+	}
+	for _, x := range d.Effective() {
+		if x.Active() {
+			add(filepath.Join(x.Path, "agents"), x.Name)
+		}
+	}
+	add(filepath.Join(env.GeminiHome, ".gemini", "agents"), "user")
+	if ws := commands.Workspace(env); env.FolderTrusted(ws) {
+		add(filepath.Join(ws, ".gemini", "agents"), "workspace")
+	}
+	out := make([]*Subagent, 0, len(byName))
+	for _, sa := range byName {
+		out = append(out, sa)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, errs
+}
+
+// ErrRemoteAgent is an agent file of kind remote (A2A), which gem does not run.
+var ErrRemoteAgent = errors.New("remote agents (kind: remote) are not supported by gem: it is skipped")
+
+// parseSubagent reads an agent file.
+func parseSubagent(text string) (*Subagent, error) {
+	front, body, ok := splitFrontMatter(text)
+	if !ok {
+		return nil, errors.New(`an agent file starts with YAML front matter between "---" lines (name, description, …)`)
+	}
+	var f agentFront
+	if err := yaml.Unmarshal([]byte(front), &f); err != nil {
+		return nil, fmt.Errorf("front matter: %w", err)
+	}
+	switch {
+	case f.Kind == "remote":
+		return nil, ErrRemoteAgent
+	case f.Kind != "" && f.Kind != "local":
+		return nil, fmt.Errorf("kind %q: use local", f.Kind)
+	case !slug.MatchString(f.Name):
+		return nil, fmt.Errorf("name %q: use lowercase letters, digits, '-' and '_' (it names the agent's tool)", f.Name)
+	case strings.TrimSpace(f.Description) == "":
+		return nil, errors.New("description is missing: the model reads it to decide when to call the agent")
+	case f.Temperature != nil && (*f.Temperature < 0 || *f.Temperature > 2):
+		return nil, fmt.Errorf("temperature %v: use 0 to 2", *f.Temperature)
+	case f.MaxTurns < 0 || f.TimeoutMins < 0:
+		return nil, errors.New("max_turns and timeout_mins must be positive")
+	case len(f.MCPServers) > 0:
+		return nil, errors.New("mcpServers inside an agent file are not supported by gem: declare the servers in settings.json or an extension (the agent uses the session's)")
+	}
+	sa := &Subagent{Name: f.Name, Description: strings.TrimSpace(f.Description), Prompt: strings.TrimSpace(body), Tools: f.Tools,
+		MaxTurns: f.MaxTurns, Timeout: time.Duration(f.TimeoutMins * float64(time.Minute))}
+	if f.Model != "inherit" {
+		sa.Model = f.Model
+	}
+	if f.Temperature != nil {
+		sa.Temperature = genai.Ptr(float32(*f.Temperature))
+	}
+	for i, t := range sa.Tools {
+		if alias, ok := toolAliases[t]; ok {
+			sa.Tools[i] = alias
+		}
+	}
+	return sa, nil
+}
+
+// splitFrontMatter splits "---\n<front>\n---\n<body>".
+func splitFrontMatter(text string) (front, body string, ok bool) {
+	text = strings.TrimPrefix(text, "\ufeff")
+	rest, found := strings.CutPrefix(text, "---\n")
+	if !found {
+		rest, found = strings.CutPrefix(text, "---\r\n")
+	}
+	if !found {
+		return "", "", false
+	}
+	i := strings.Index(rest, "\n---")
+	if i < 0 {
+		return "", "", false
+	}
+	front, body = rest[:i], rest[i+4:]
+	body = strings.TrimLeft(strings.TrimPrefix(body, "\r"), "-")
+	return front, body, true
+}
+
+// allows reports whether the agent may call tool: every tool without a list, else a name
+// or wildcard of its list.
+func (sa *Subagent) allows(tool string) bool {
+	if len(sa.Tools) == 0 {
+		return true
+	}
+	for _, p := range sa.Tools {
+		if ok, _ := path.Match(p, tool); ok || p == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// subagentDecl is the tool the model calls a subagent with.
+func (sa *Subagent) decl() *genai.FunctionDeclaration {
+	return &genai.FunctionDeclaration{
+		Name:        sa.Name,
+		Description: sa.Description + " (A subagent: give it a whole task in query; it works on it with its own tools and returns its findings.)",
+		ParametersJsonSchema: map[string]any{"type": "object", "required": []string{"query"},
+			"properties": map[string]any{"query": map[string]any{"type": "string", "description": "the task, with everything the agent needs to know"}}},
+	}
+}
+
+// subagent is the subagent a call names, when this agent may call subagents.
+func (a *Agent) subagent(name string) *Subagent {
+	if a.Depth > 0 {
+		return nil
+	}
+	for _, sa := range a.Subagents {
+		if sa.Name == name {
+			return sa
+		}
+	}
+	return nil
+}
+
+// runSubagent runs a subagent's loop for one call and returns its answer.
+func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args json.RawMessage, st *Stats) (*tools.Result, error) {
+	var in struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Query) == "" {
+		return nil, &tools.ArgumentsError{Tool: sa.Name, Problems: []string{"query: a string with the task is required"}}
+	}
+	timeout := sa.Timeout
+	if timeout <= 0 {
+		timeout = DefaultSubagentTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sub := &Agent{Client: a.Client, Model: sa.Model, Tools: a.Tools, Hooks: a.Hooks, MaxSteps: sa.MaxTurns,
+		CallOptions: a.CallOptions, Depth: a.Depth + 1, only: sa, temperature: sa.Temperature,
+		TokenLimit: a.TokenLimit, CompressAt: a.CompressAt,
+		System: BasePrompt + "\n\n" + sa.Prompt + "\n\nYou are the subagent " + sa.Name + ", called by the main agent: work on its task with your tools, then answer with your findings; nobody reads your answer but the main agent."}
+	if sub.Model == "" {
+		sub.Model = a.model()
+	}
+	if sub.MaxSteps <= 0 {
+		sub.MaxSteps = DefaultSubagentTurns
+	}
+	prefix := sa.Name + "/"
+	if a.Events.ToolCall != nil {
+		sub.Events.ToolCall = func(id, name string, args json.RawMessage) { a.Events.ToolCall(id, prefix+name, args) }
+	}
+	if a.Events.ToolResult != nil {
+		sub.Events.ToolResult = func(id, name string, res *tools.Result, err error) { a.Events.ToolResult(id, prefix+name, res, err) }
+	}
+	session := &Session{ID: s.ID + "/" + sa.Name, Model: sub.Model, path: s.path}
+	var sst Stats
+	text, err := sub.turn(ctx, session, in.Query, nil, &sst)
+	st.Requests += sst.Requests
+	st.ToolCalls += sst.ToolCalls
+	st.Failed += sst.Failed
+	st.Tokens.add(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(sst.Tokens.Prompt), CandidatesTokenCount: int32(sst.Tokens.Output),
+		CachedContentTokenCount: int32(sst.Tokens.Cached), ThoughtsTokenCount: int32(sst.Tokens.Thoughts), TotalTokenCount: int32(sst.Tokens.Total)})
+	s.Usage.add(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(session.Usage.Prompt), CandidatesTokenCount: int32(session.Usage.Output), TotalTokenCount: int32(session.Usage.Total)})
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("the subagent %s ran out of time (%s: timeout_mins in %s)", sa.Name, timeout, sa.Path)
+		}
+		return &tools.Result{Text: text}, fmt.Errorf("subagent %s: %w", sa.Name, err)
+	}
+	return &tools.Result{Text: text}, nil
+}
+
+// SubagentError is a tool call to a tool the agent may not use.
+type SubagentError struct{ Agent, Tool string }
+
+func (e *SubagentError) Error() string {
+	return fmt.Sprintf("the tool %s is not among the subagent %s's tools", e.Tool, e.Agent)
+}
