@@ -32,10 +32,12 @@ samples:
 	@for d in sample-extensions/*/; do \
 	  if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; fi; done
 
-# Tools the tests drive (tmux for the interactive shell); installed from Debian when missing.
+# Tools the tests drive (tmux for the interactive shell, git, ripgrep for search_file_content);
+# installed from Debian when missing.
 tools:
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; } || echo "warning: tmux missing; the shell test will be skipped"
 	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; } || echo "warning: git missing; git tests will be skipped"
+	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; } || echo "warning: ripgrep missing; its search tests will be skipped"
 
 test: build samples tools
 	go vet ./...

@@ -481,7 +481,8 @@ func TestHookOutputs(t *testing.T) {
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // TestExpandAtPaths: @file and @folder add the project's files after the prompt; an e-mail
-// address, a missing path and a file outside the project add nothing (outside: an error).
+// address, a missing path and a file outside the project add nothing (outside: an error);
+// a folder's hidden files and those .gitignore ignores are left out.
 func TestExpandAtPaths(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "src"), 0o755)
@@ -489,6 +490,8 @@ func TestExpandAtPaths(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "my file.txt"), []byte("spaced"), 0o644)
 	os.WriteFile(filepath.Join(root, "src", "a.go"), []byte("package a"), 0o644)
 	os.WriteFile(filepath.Join(root, "src", ".hidden"), []byte("no"), 0o644)
+	os.WriteFile(filepath.Join(root, "src", "debug.log"), []byte("ignored by git"), 0o644)
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n"), 0o644)
 	outside := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(outside, []byte("secret"), 0o644)
 	os.Symlink(outside, filepath.Join(root, "link"))
@@ -500,7 +503,7 @@ func TestExpandAtPaths(t *testing.T) {
 		errs     int
 	}{
 		{"explain @notes.txt please", []string{"Content from @notes.txt:\nthe notes", "--- Content from referenced files ---"}, nil, 0},
-		{"look at @src", []string{"Content from @src/a.go:\npackage a"}, []string{"no"}, 0},
+		{"look at @src", []string{"Content from @src/a.go:\npackage a"}, []string{"no", "ignored by git"}, 0},
 		{`read @my\ file.txt`, []string{"spaced"}, nil, 0},
 		{"mail me@example.com and @missing.txt", nil, []string{"Content from"}, 0},
 		{"read @link", nil, []string{"secret"}, 1},

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"os"
+
+	"github.com/gemhost/gem/host/tools"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,7 +14,8 @@ import (
 var atPath = regexp.MustCompile(`(^|\s)@((?:\\ |[^\s])+)`)
 
 // ExpandAtPaths adds the files a prompt names with @path (inside the project; a folder gives
-// its files, not recursively, hidden ones left out) after the prompt, under Gemini CLI's
+// its files, not recursively, hidden ones and those .gitignore or .geminiignore ignore left
+// out) after the prompt, under Gemini CLI's
 // "--- Content from referenced files ---" marker. A reference that is not a file of the
 // project stays as typed (an e-mail address, a path outside it), with an error saying why
 // when it looked like a path.
@@ -60,11 +63,20 @@ func (e Expander) atFiles(ref string) []string {
 	if err != nil {
 		return nil
 	}
+	var ignore *tools.Ignorer
+	if root, err := os.OpenRoot(e.Root); err == nil {
+		defer root.Close()
+		ignore = tools.NewIgnorer(root.FS())
+	}
 	var out []string
 	for _, en := range entries {
-		if en.Type().IsRegular() && !strings.HasPrefix(en.Name(), ".") && len(out) < 50 {
-			out = append(out, filepath.Join(ref, en.Name()))
+		if !en.Type().IsRegular() || strings.HasPrefix(en.Name(), ".") || len(out) >= 50 {
+			continue
 		}
+		if rel, err := filepath.Rel(e.Root, filepath.Join(path, en.Name())); ignore != nil && err == nil && ignore.Ignored(filepath.ToSlash(rel), false) {
+			continue
+		}
+		out = append(out, filepath.Join(ref, en.Name()))
 	}
 	return out
 }

@@ -25,6 +25,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 	"sync"
@@ -85,11 +86,14 @@ type Options struct {
 	// settings' tools.core, when set, names the ones offered.
 	CoreWorkspace string
 	Logger        hclog.Logger
-	CallTimeout   time.Duration  // per call; 0: plugins.DefaultCallTimeout
-	Services      *Services      // host services offered to plugins; nil offers none
-	NoCache       bool           // start every plugin now instead of trusting the tool cache
-	CachedOnly    bool           // start nothing: plugins without a tool cache entry list no tools (shell completion)
-	Environ       []string       // the host environment children derive theirs from; nil: the process environment
+	CallTimeout   time.Duration // per call; 0: plugins.DefaultCallTimeout
+	Services      *Services     // host services offered to plugins; nil offers none
+	NoCache       bool          // start every plugin now instead of trusting the tool cache
+	CachedOnly    bool          // start nothing: plugins without a tool cache entry list no tools (shell completion)
+	Environ       []string      // the host environment children derive theirs from; nil: the process environment
+	// WebFetchAllow are the private addresses web_fetch may reach all the same (the user's
+	// GEM_WEB_FETCH_ALLOW).
+	WebFetchAllow []netip.Prefix
 	Policy        *policy.Engine // decides every call; nil allows all (library use, tests)
 	Audit         *policy.Audit  // where decisions are logged; nil logs none
 }
@@ -201,7 +205,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		if opts.Settings != nil && len(opts.Settings.CoreTools) > 0 {
 			enabled = opts.Settings.CoreTools
 		}
-		core, c, err := coreTools(opts.CoreWorkspace, MemoryFile(env, opts.Settings), enabled)
+		core, c, err := coreTools(opts.CoreWorkspace, MemoryFile(env, opts.Settings), enabled, newWebFetcher(environ, opts.WebFetchAllow), ripgrepPath(environ))
 		if err != nil {
 			errs = append(errs, err)
 		} else {

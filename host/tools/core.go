@@ -33,8 +33,10 @@ import (
 // default mode). They never write what sandboxed programs may not change either
 // (sandbox.ProtectedNames: .gem, .gemini, .git/hooks, GEMINI.md …) nor through a symbolic
 // link, so an approved edit cannot widen what the next session may do (a policy, a setting,
-// a hook). Their extension is "gem". Gemini CLI's shell and web tools are left to extensions
-// (shell-tools) for now.
+// a hook). glob, search_file_content and read_many_files's patterns leave out what the
+// workspace's .gitignore and .geminiignore files ignore (Ignorer). web_fetch (webfetch.go)
+// fetches public pages only. Their extension is "gem". Gemini CLI's shell tool is left to
+// extensions (shell-tools), and google_web_search is not offered.
 
 // Caps on what a core tool reads or returns.
 const (
@@ -94,16 +96,22 @@ type coreSpec struct {
 	name, description string
 	kind              Kind
 	args              func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
-	run               func(c *coreBackend, raw json.RawMessage) (string, error)
+	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, error)
 }
 
 func core[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, error)) coreSpec {
-	return coreSpec{name, description, kind, jsonschema.For[A], func(c *coreBackend, raw json.RawMessage) (string, error) {
+	return coreCtx(name, description, kind, func(c *coreBackend, _ context.Context, a A) (string, error) { return run(c, a) })
+}
+
+// coreCtx is core for a tool that waits on the outside world (and so takes the call's
+// context).
+func coreCtx[A any](name, description string, kind Kind, run func(*coreBackend, context.Context, A) (string, error)) coreSpec {
+	return coreSpec{name, description, kind, jsonschema.For[A], func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return "", err
 		}
-		return run(c, a)
+		return run(c, ctx, a)
 	}}
 }
 
@@ -113,11 +121,12 @@ var coreSpecs = []coreSpec{
 	core("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, (*coreBackend).readMany),
 	core("list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, (*coreBackend).listDirectory),
 	core("glob", "Finds files of the workspace whose path matches a glob pattern (** for any depth).", KindSearch, (*coreBackend).glob),
-	core("search_file_content", "Searches the workspace's files for a regular expression; answers path:line: text.", KindSearch, (*coreBackend).search),
+	coreCtx("search_file_content", "Searches the workspace's files for a regular expression; answers path:line: text.", KindSearch, (*coreBackend).search),
 	core("write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, (*coreBackend).writeFile),
 	core("replace", "Replaces exact text in a file of the workspace (expected_replacements occurrences, default 1).", KindEdit, (*coreBackend).replace),
 	core("save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, (*coreBackend).saveMemory),
 	core("write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, (*coreBackend).writeTodos),
+	coreCtx("web_fetch", "Fetches the http(s) URLs named in prompt (up to 20; public addresses only) and returns their text, for the request the prompt makes.", KindFetch, (*coreBackend).webFetch),
 }
 
 // coreBackend runs the core tools in one workspace.
@@ -127,16 +136,19 @@ type coreBackend struct {
 	memoryFile string // the user's context file save_memory appends to
 	mu         sync.Mutex
 	todos      []todo
+	web        *webFetcher
+	ignore     *Ignorer
+	rg         string // ripgrep, when the user has it
 }
 
 // coreTools makes the core tools named in enabled (every one when enabled is nil) for the
 // workspace dir.
-func coreTools(dir, memoryFile string, enabled []string) ([]*Tool, *coreBackend, error) {
+func coreTools(dir, memoryFile string, enabled []string, web *webFetcher, rg string) ([]*Tool, *coreBackend, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("core tools: the workspace %s: %w", dir, err)
 	}
-	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile}
+	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile, web: web, ignore: NewIgnorer(root.FS()), rg: rg}
 	var out []*Tool
 	for _, cs := range coreSpecs {
 		if enabled != nil && !slices.Contains(enabled, cs.name) {
@@ -162,7 +174,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 		if cs.name != declared {
 			continue
 		}
-		text, err := cs.run(c, args)
+		text, err := cs.run(ctx, c, args)
 		if err != nil {
 			typ := ErrorExecution
 			var pe *pathError
@@ -356,11 +368,12 @@ func (c *coreBackend) listDirectory(a listDirArgs) (string, error) {
 	return fmt.Sprintf("%s:\n%s\n", c.abs(rel), strings.Join(append(dirs, files...), "\n")), nil
 }
 
-// globRel lists the files whose workspace-relative path matches pattern (.git left out).
+// globRel lists the files whose workspace-relative path matches pattern (.git and what
+// .gitignore and .geminiignore ignore left out).
 func (c *coreBackend) globRel(pattern string) ([]string, error) {
 	var out []string
 	err := doublestar.GlobWalk(c.root.FS(), filepath.ToSlash(pattern), func(p string, d fs.DirEntry) error {
-		if strings.HasPrefix(p, ".git/") || d.IsDir() {
+		if d.IsDir() || c.ignore.Ignored(p, false) {
 			return nil
 		}
 		out = append(out, filepath.FromSlash(p))
@@ -397,7 +410,7 @@ func (c *coreBackend) glob(a globArgs) (string, error) {
 	return b.String(), nil
 }
 
-func (c *coreBackend) search(a searchArgs) (string, error) {
+func (c *coreBackend) search(ctx context.Context, a searchArgs) (string, error) {
 	re, err := regexp.Compile(a.Pattern)
 	if err != nil {
 		return "", fmt.Errorf("pattern %q is not a regular expression: %v", a.Pattern, err)
@@ -406,6 +419,11 @@ func (c *coreBackend) search(a searchArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if c.rg != "" {
+		if text, ok := c.searchRipgrep(ctx, a, base); ok {
+			return text, nil
+		}
+	}
 	var b strings.Builder
 	found := 0
 	err = fs.WalkDir(c.root.FS(), filepath.ToSlash(base), func(p string, d fs.DirEntry, err error) error {
@@ -413,9 +431,12 @@ func (c *coreBackend) search(a searchArgs) (string, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if name := d.Name(); p != filepath.ToSlash(base) && (name == ".git" || name == "node_modules") {
+			if name := d.Name(); p != filepath.ToSlash(base) && (name == "node_modules" || c.ignore.Ignored(p, true)) {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if c.ignore.Ignored(p, false) {
 			return nil
 		}
 		if a.Include != "" {

@@ -172,6 +172,11 @@ func (s *session) openCatalog(ctx context.Context, services *tools.Services, o c
 	}
 	opts := tools.Options{ReadSecrets: secrets.Read, Logger: s.log, Services: services, Policy: engine,
 		Audit: &policy.Audit{File: s.env.AuditLog()}, CallTimeout: o.Timeout, Environ: s.environ, Settings: s.settings(), CoreWorkspace: coreWorkspace}
+	if allow := s.env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && coreWorkspace != "" {
+		if opts.WebFetchAllow, err = tools.ParseAllow(allow); err != nil {
+			s.warn("%v (fix it; no private address is allowed meanwhile)", err)
+		}
+	}
 	reg, errs := tools.Load(ctx, s.env, d, opts)
 	for _, e := range errs {
 		s.warn("%s", errorText(e))

@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gemhost/gem/internal/testhome"
+)
+
+// searchTree makes a workspace of n Go files (every tenth with a TODO), an ignored build
+// folder and log file, and returns core backends searching it with ripgrep and in Go.
+func searchTree(t testing.TB, n int) (rg, inGo *coreBackend) {
+	env := testhome.Env(t, nil)
+	ws := env.Cwd
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(ws, "pkg", fmt.Sprintf("p%02d", i%40))
+		os.MkdirAll(dir, 0o755)
+		body := fmt.Sprintf("package p\n\nfunc F%d() int {\n\treturn %d\n}\n", i, i)
+		if i%10 == 0 {
+			body += "// TODO: tidy\n"
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
+	}
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	os.WriteFile(filepath.Join(ws, "build", "gen.go"), []byte("// TODO: generated\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "debug.log"), []byte("TODO in a log\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("build/\n*.log\n"), 0o644)
+	path := ripgrepPath([]string{"PATH=/usr/bin:/bin:/usr/local/bin"})
+	if path == "" {
+		t.Skip("ripgrep is not installed (make tools installs it)")
+	}
+	_, rg, err := coreTools(ws, filepath.Join(env.Home, "GEMINI.md"), nil, nil, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, inGo, _ = coreTools(ws, filepath.Join(env.Home, "GEMINI.md"), nil, nil, "")
+	t.Cleanup(func() { rg.close(); inGo.close() })
+	return rg, inGo
+}
+
+// TestRipgrepMatchesGo: both engines give the same answer, ignored files left out.
+func TestRipgrepMatchesGo(t *testing.T) {
+	rg, inGo := searchTree(t, 120)
+	for _, a := range []searchArgs{{Pattern: "TODO"}, {Pattern: `return 1\d$`}, {Pattern: "F7", Include: "*.go"}, {Pattern: "nothing-here"}, {Pattern: "TODO", Path: "pkg/p00"}} {
+		base, _ := rg.rel(a.Path)
+		fromRg, ok := rg.searchRipgrep(context.Background(), a, base)
+		fromGo, err := inGo.search(context.Background(), a)
+		if !ok || err != nil || fromRg != fromGo {
+			t.Errorf("%+v: ripgrep (%v):\n%s\nGo (%v):\n%s", a, ok, fromRg, err, fromGo)
+		}
+	}
+}
+
+// BenchmarkSearch compares search_file_content's engines on a 3,000-file workspace.
+func BenchmarkSearch(b *testing.B) {
+	rg, inGo := searchTree(b, 3000)
+	for _, c := range []struct {
+		name string
+		be   *coreBackend
+	}{{"go", inGo}, {"ripgrep", rg}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.be.search(context.Background(), searchArgs{Pattern: `TODO|return 29\d\d`}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
