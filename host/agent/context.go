@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -132,6 +133,11 @@ func Skills(env registry.Env, d *registry.Discovery) []Skill {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// EnabledSkills are skills without those disabled (settings' skills.disabled).
+func EnabledSkills(skills []Skill, disabled []string) []Skill {
+	return slices.DeleteFunc(slices.Clone(skills), func(sk Skill) bool { return slices.Contains(disabled, sk.Name) })
 }
 
 // frontMatter is the value of key in text's front matter ("---" lines), or "".

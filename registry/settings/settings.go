@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/tailscale/hujson"
@@ -48,6 +49,8 @@ type Settings struct {
 	Hooks []HookFile `json:"hooks,omitempty"`
 	// HooksOff is hooksConfig.enabled false: no hook runs, an extension's neither.
 	HooksOff bool `json:"hooksOff,omitempty"`
+	// DisabledSkills are skills.disabled: skills, by name, not offered (every file's).
+	DisabledSkills []string `json:"disabledSkills,omitempty"`
 	// DisabledHooks are hooksConfig.disabled: hooks, by name or command, that do not run.
 	DisabledHooks []string          `json:"disabledHooks,omitempty"`
 	Files         []File            `json:"files"`              // read, in order of precedence (last wins)
@@ -55,6 +58,7 @@ type Settings struct {
 	Warnings      []string          `json:"warnings,omitempty"` // wrong types, unreadable files
 
 	servers map[string]json.RawMessage // mcpServers, the last file's entry for each name
+	skills  map[string][]string        // skills.disabled of each file
 	ext     *registry.Extension        // made once
 }
 
@@ -132,6 +136,9 @@ type file struct {
 		Enabled  *bool     `json:"enabled"`
 		Disabled *[]string `json:"disabled"`
 	} `json:"hooksConfig"`
+	Skills struct {
+		Disabled *[]string `json:"disabled"`
+	} `json:"skills"`
 	// Gemini CLI's older flat keys.
 	ExcludeTools    *[]string       `json:"excludeTools"`
 	CoreTools       *[]string       `json:"coreTools"`
@@ -241,6 +248,18 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 		}
 	}
 	s.mergeHooks(from, f)
+	if f.Skills.Disabled != nil {
+		if s.skills == nil {
+			s.skills = map[string][]string{}
+		}
+		s.skills[path] = *f.Skills.Disabled
+		for _, name := range *f.Skills.Disabled {
+			if !slices.Contains(s.DisabledSkills, name) {
+				s.DisabledSkills = append(s.DisabledSkills, name)
+			}
+		}
+		set("skills.disabled")
+	}
 	for name, raw := range f.MCPServers {
 		var srv struct {
 			Trust bool `json:"trust"`
@@ -298,4 +317,20 @@ func (s *Settings) mergeHooks(from File, f file) {
 		s.Hooks = append(s.Hooks, HookFile{Scope: from.Scope, Path: from.Path, Events: events})
 		s.Origin["hooks"] = from.Path
 	}
+}
+
+// DisabledSkillsIn is skills.disabled of the settings file at path.
+func (s *Settings) DisabledSkillsIn(path string) []string {
+	return append([]string(nil), s.skills[path]...)
+}
+
+// FilesDisabling are the settings files whose skills.disabled names the skill.
+func (s *Settings) FilesDisabling(skill string) []string {
+	var out []string
+	for _, f := range s.Files {
+		if slices.Contains(s.skills[f.Path], skill) {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }

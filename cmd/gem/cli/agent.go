@@ -80,7 +80,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	errs = append(errs, hooks.AddSettings(s.env, s.settings(), s.environ)...)
 	cmds, cmdErrs := agent.PromptCommands(s.env, d)
 	files, fileErrs := agent.ContextFiles(s.env, d, s.settings().ContextFiles...)
-	skills := agent.Skills(s.env, d)
+	skills := agent.EnabledSkills(agent.Skills(s.env, d), s.settings().DisabledSkills)
 	subagents, subErrs := agent.Subagents(s.env, d)
 	errs = append(errs, subErrs...)
 	subagents = slices.DeleteFunc(subagents, func(sa *agent.Subagent) bool {

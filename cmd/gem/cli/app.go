@@ -47,6 +47,7 @@ func NewApp(f *Factory) *cli.App {
 			doctorCommand(f),
 			sessionsCommand(f),
 			settingsCommand(f),
+			skillsCommand(f),
 			completionCommand(),
 		},
 		Flags:          append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),

@@ -74,7 +74,8 @@ func showSettingsFiles(_ context.Context, s *session, o settingsOptions) error {
 			row("hooksConfig.enabled", "false (no hook runs)")
 		}
 		row("hooksConfig.disabled", strings.Join(st.DisabledHooks, ", "))
-		if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks) == 0 {
+		row("skills.disabled", strings.Join(st.DisabledSkills, ", "))
+		if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
 			fmt.Fprintln(s.stdout, "  none set: gem's defaults apply")
 		}
 		return nil

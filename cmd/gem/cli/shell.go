@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -54,7 +55,7 @@ type shell struct {
 }
 
 var shellBuiltins = map[string]string{
-	"skills":     "list the skills of enabled extensions",
+	"skills":     "list the skills; /skills enable|disable <name> switches one",
 	"skill":      "activate a skill: its instructions join the conversation",
 	"help":       "list the commands",
 	"extensions": "list the extensions and their state",
@@ -164,7 +165,7 @@ func (s *shell) exec(input string, line *liner.State) bool {
 			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.session.ID)
 		}
 	case "skills":
-		s.skills(w)
+		s.skills(w, args)
 	case "skill":
 		s.activateSkill(args)
 	default:
@@ -388,14 +389,34 @@ func (s *shell) ask(input string) {
 	}
 }
 
-func (s *shell) skills(w io.Writer) {
+// skills is /skills [list], /skills enable <name> and /skills disable <name>.
+func (s *shell) skills(w io.Writer, args []string) {
+	if len(args) == 2 && (args[0] == "enable" || args[0] == "disable") {
+		if err := switchSkill(s.sess, skillsSwitchOptions{Name: args[1]}, args[0] == "enable"); err != nil {
+			fmt.Fprintln(s.sess.stderr, errorText(err))
+			return
+		}
+		if s.agent != nil {
+			s.agent.refreshContext()
+		}
+		return
+	}
+	if len(args) > 0 && args[0] != "list" {
+		fmt.Fprintln(s.sess.stderr, "usage: /skills [list] | /skills enable <name> | /skills disable <name>")
+		return
+	}
 	list := agent.Skills(s.sess.env, registry.Discover(s.sess.env, registry.Providers))
 	if len(list) == 0 {
 		fmt.Fprintln(w, "No skills: ~/.gemini/skills/<name>/SKILL.md, .gemini/skills (trusted folders) and extensions bring them.")
 		return
 	}
+	disabled := s.sess.settings().DisabledSkills
 	for _, sk := range list {
-		fmt.Fprintf(w, "  %s (%s): %s\n", sk.Name, sk.Extension, sk.Description)
+		state := ""
+		if slices.Contains(disabled, sk.Name) {
+			state = " [disabled]"
+		}
+		fmt.Fprintf(w, "  %s (%s)%s: %s\n", sk.Name, sk.Extension, state, sk.Description)
 	}
 }
 

@@ -207,7 +207,7 @@ func (a *agentSession) refreshContext() {
 	for _, e := range errs {
 		a.s.warn("%s", errorText(e))
 	}
-	skills := agent.Skills(a.s.env, d)
+	skills := agent.EnabledSkills(agent.Skills(a.s.env, d), a.s.settings().DisabledSkills)
 	a.files = files
 	a.agent.System, a.agent.Skills = agent.SystemInstruction(files, skills), skills
 }
