@@ -119,3 +119,21 @@ func TestSubagentRun(t *testing.T) {
 		t.Errorf("stats %+v, calls %v", st, calls)
 	}
 }
+
+// FuzzParseSubagent: no agent file makes the reader panic; an agent it accepts is valid.
+func FuzzParseSubagent(f *testing.F) {
+	for _, seed := range []string{"---\nname: r\ndescription: d\n---\nbody", "---\nname: r\ndescription: d\ntools: [\"*\"]\ntemperature: 1.5\n---\n",
+		"---\r\nname: r\r\ndescription: d\r\n---\r\n", "---\nname: [x\n---\n", "no front matter", "---\n---\n", "---\nkind: remote\n---\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		sa, err := parseSubagent(text)
+		if err != nil {
+			return
+		}
+		if !slug.MatchString(sa.Name) || sa.Description == "" || sa.MaxTurns < 0 {
+			t.Fatalf("accepted %+v", sa)
+		}
+		sa.allows("read_file")
+	})
+}

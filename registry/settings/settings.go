@@ -12,8 +12,10 @@
 // (calls that need no confirmation: allow rules), context.fileName (context file names),
 // mcpServers (the user's own servers; .trust: their tools are not asked about), hooks (every
 // file's hooks run, not only the winning file's, as in Gemini CLI), hooksConfig.enabled and
-// .disabled, model.compressionThreshold (or the older
-// model.chatCompression.contextPercentageThreshold). Older flat keys (excludeTools,
+// .disabled, skills.disabled (every file's), security.disableYoloMode (the yolo approval mode
+// refused), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
+// model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
+// honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
 package settings
 
@@ -49,6 +51,10 @@ type Settings struct {
 	Hooks []HookFile `json:"hooks,omitempty"`
 	// HooksOff is hooksConfig.enabled false: no hook runs, an extension's neither.
 	HooksOff bool `json:"hooksOff,omitempty"`
+	// NoYolo is security.disableYoloMode: the yolo approval mode is refused.
+	NoYolo bool `json:"disableYoloMode,omitempty"`
+	// AgentsOff is experimental.enableAgents false: no subagent is offered.
+	AgentsOff bool `json:"agentsOff,omitempty"`
 	// DisabledSkills are skills.disabled: skills, by name, not offered (every file's).
 	DisabledSkills []string `json:"disabledSkills,omitempty"`
 	// DisabledHooks are hooksConfig.disabled: hooks, by name or command, that do not run.
@@ -139,6 +145,12 @@ type file struct {
 	Skills struct {
 		Disabled *[]string `json:"disabled"`
 	} `json:"skills"`
+	Security struct {
+		DisableYoloMode *bool `json:"disableYoloMode"`
+	} `json:"security"`
+	Experimental struct {
+		EnableAgents *bool `json:"enableAgents"`
+	} `json:"experimental"`
 	// Gemini CLI's older flat keys.
 	ExcludeTools    *[]string       `json:"excludeTools"`
 	CoreTools       *[]string       `json:"coreTools"`
@@ -248,6 +260,14 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 		}
 	}
 	s.mergeHooks(from, f)
+	if v := f.Security.DisableYoloMode; v != nil {
+		s.NoYolo = *v
+		set("security.disableYoloMode")
+	}
+	if v := f.Experimental.EnableAgents; v != nil {
+		s.AgentsOff = !*v
+		set("experimental.enableAgents")
+	}
 	if f.Skills.Disabled != nil {
 		if s.skills == nil {
 			s.skills = map[string][]string{}

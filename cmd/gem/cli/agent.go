@@ -83,6 +83,9 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	skills := agent.EnabledSkills(agent.Skills(s.env, d), s.settings().DisabledSkills)
 	subagents, subErrs := agent.Subagents(s.env, d)
 	errs = append(errs, subErrs...)
+	if s.settings().AgentsOff {
+		subagents = nil // experimental.enableAgents: false
+	}
 	subagents = slices.DeleteFunc(subagents, func(sa *agent.Subagent) bool {
 		if _, taken := reg.Lookup(sa.Name); taken {
 			errs = append(errs, fmt.Errorf("%s: the agent name %s is a tool's name already: rename the agent", sa.Path, sa.Name))

@@ -75,6 +75,12 @@ func showSettingsFiles(_ context.Context, s *session, o settingsOptions) error {
 		}
 		row("hooksConfig.disabled", strings.Join(st.DisabledHooks, ", "))
 		row("skills.disabled", strings.Join(st.DisabledSkills, ", "))
+		if st.NoYolo {
+			row("security.disableYoloMode", "true (--approval-mode yolo refused)")
+		}
+		if st.AgentsOff {
+			row("experimental.enableAgents", "false (no subagents)")
+		}
 		if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
 			fmt.Fprintln(s.stdout, "  none set: gem's defaults apply")
 		}

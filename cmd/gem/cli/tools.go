@@ -195,6 +195,9 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 		}
 		mode = m
 	}
+	if mode == policy.ModeYolo && s.settings().NoYolo {
+		return nil, usagef("--approval-mode yolo is disabled by security.disableYoloMode in %s: use default or auto_edit", s.settings().Origin["security.disableYoloMode"])
+	}
 	root := commands.Workspace(s.env)
 	src := policy.Sources{
 		UserFile:            s.env.UserPolicies(),

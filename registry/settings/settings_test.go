@@ -1,0 +1,138 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/registry"
+)
+
+func TestLoad(t *testing.T) {
+	cases := []struct {
+		name      string
+		user      string
+		workspace string
+		trusted   bool
+		check     func(t *testing.T, s *Settings)
+	}{
+		{"comments and trailing commas", `{
+			// the model
+			"model": {"name": "m1", "compressionThreshold": 0.5,},
+			"tools": {"exclude": ["a"], "core": ["read_file"], "allowed": ["run_shell_command(git)"]},
+		}`, "", false, func(t *testing.T, s *Settings) {
+			if s.Model != "m1" || s.CompressionThreshold != 0.5 || s.ExcludeTools[0] != "a" || s.CoreTools[0] != "read_file" || s.AllowedTools[0] != "run_shell_command(git)" || len(s.Warnings) > 0 {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"older flat keys", `{"excludeTools": ["x"], "contextFileName": ["AGENTS.md", "GEMINI.md"]}`, "", false, func(t *testing.T, s *Settings) {
+			if s.ExcludeTools[0] != "x" || len(s.ContextFiles) != 2 {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"wrong type names the key", `{"model": {"name": 5}}`, "", false, func(t *testing.T, s *Settings) {
+			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "model.name must be string") {
+				t.Errorf("%v", s.Warnings)
+			}
+		}},
+		{"threshold out of range", `{"model": {"compressionThreshold": 7}}`, "", false, func(t *testing.T, s *Settings) {
+			if s.CompressionThreshold != 0 || len(s.Warnings) != 1 {
+				t.Errorf("%v %v", s.CompressionThreshold, s.Warnings)
+			}
+		}},
+		{"untrusted workspace is skipped", `{"model": {"name": "user"}}`, `{"model": {"name": "project"}, "hooks": {"BeforeTool": []}}`, false, func(t *testing.T, s *Settings) {
+			if s.Model != "user" || len(s.Hooks) != 0 {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"trusted workspace wins, hooks of both", `{"model": {"name": "user"}, "hooks": {"SessionStart": [{"hooks": [{"command": "a"}]}]}}`,
+			`{"model": {"name": "project"}, "hooks": {"BeforeTool": [{"hooks": [{"command": "b"}]}]}, "skills": {"disabled": ["pdf"]}}`, true, func(t *testing.T, s *Settings) {
+				if s.Model != "project" || len(s.Hooks) != 2 || s.Hooks[1].Scope != "workspace" || s.DisabledSkills[0] != "pdf" || !s.FromWorkspace("model.name") {
+					t.Errorf("%+v", s)
+				}
+			}},
+		{"hooksConfig and the older layout", `{"hooks": {"enabled": false, "disabled": ["x"], "BeforeTool": []}, "hooksConfig": {"disabled": ["y"]}}`, "", false, func(t *testing.T, s *Settings) {
+			if !s.HooksOff || strings.Join(s.DisabledHooks, ",") != "x" && strings.Join(s.DisabledHooks, ",") != "y" {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"security and experimental", `{"security": {"disableYoloMode": true}, "experimental": {"enableAgents": false}}`, "", false, func(t *testing.T, s *Settings) {
+			if !s.NoYolo || !s.AgentsOff {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"not JSON", `{"model": `, "", false, func(t *testing.T, s *Settings) {
+			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "is not valid JSON") {
+				t.Errorf("%v", s.Warnings)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := testhome.Env(t, nil)
+			os.MkdirAll(filepath.Join(env.GeminiHome, ".gemini"), 0o755)
+			os.WriteFile(UserFile(env), []byte(c.user), 0o644)
+			if c.workspace != "" {
+				os.MkdirAll(filepath.Join(env.Cwd, ".gemini"), 0o755)
+				os.WriteFile(filepath.Join(env.Cwd, ".gemini", "settings.json"), []byte(c.workspace), 0o644)
+			}
+			if c.trusted {
+				if err := registry.SetFolderTrust(env, env.Cwd, registry.TrustFolder); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.check(t, Load(env, env.Cwd))
+		})
+	}
+}
+
+// TestSetList: the list is set with the file's comments and other keys kept; the file and
+// the object are made when missing; a broken file is left alone.
+func TestSetList(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	if err := SetList(path, "skills", "disabled", []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, []byte("{\n  // keep me\n  \"model\": {\"name\": \"m\"},\n  \"skills\": {\"other\": 1}\n}\n"), 0o600)
+	os.Chmod(path, 0o600)
+	if err := SetList(path, "skills", "disabled", []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	for _, want := range []string{"// keep me", `"name": "m"`, `"other": 1`, `"disabled": ["a", "b"]`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("lacks %q:\n%s", want, data)
+		}
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode())
+	}
+	os.WriteFile(path, []byte("{broken"), 0o644)
+	if err := SetList(path, "skills", "disabled", nil); err == nil {
+		t.Error("a broken file must be refused")
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{broken" {
+		t.Errorf("the broken file was changed: %s", data)
+	}
+}
+
+// FuzzMerge: no settings file makes the reader panic; what it reads is well-formed.
+func FuzzMerge(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"model": {"name": "m"}}`, `{"hooks": {"enabled": false, "BeforeTool": [{"hooks": []}]}}`,
+		`{"mcpServers": {"s": {"command": "x", "trust": true}}}`, `{"context": {"fileName": ["A.md"]}}`, `// c` + "\n" + `{"tools": {"exclude": ["a(b)"],},}`,
+		`{"skills": {"disabled": null}}`, `{"model": {"compressionThreshold": -1}}`, `[]`, `"x"`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := &Settings{Origin: map[string]string{}}
+		s.merge(File{Scope: "user", Path: "settings.json"}, data, map[string]bool{})
+		for _, h := range s.Hooks {
+			if h.Events == nil {
+				t.Fatal("hooks without events")
+			}
+		}
+	})
+}
