@@ -2,9 +2,12 @@
 // catalog's tools as function declarations (ParametersJsonSchema) and the extensions'
 // context as the system instruction; text streamed to the caller; the model's function calls
 // run through the catalog (argument validation, policy and confirmation, sandboxed tool)
-// with BeforeTool/AfterTool hooks around them; their FunctionResponses sent back, until the
-// model answers without a call or the step limit is hit. Sessions persist as JSON under
-// $GEM_HOME/sessions and can be resumed.
+// with Gemini CLI's hooks around every step (hooks.go); their FunctionResponses sent back,
+// until the model answers without a call or the step limit is hit. Sessions persist as JSON
+// under $GEM_HOME/sessions and can be resumed; chats are saved by tag (chats.go). Token
+// counts come from the API's usage metadata; the history is compressed near the model's
+// input limit (compress.go). Skills (context.go) and subagents (subagents.go) are Gemini
+// CLI's, found where it finds them.
 //
 // Chosen where the spec is silent: at most 25 model requests per turn (MaxSteps); calls of one
 // response run one after another, in order; a call the policy denies, a hook blocks or that
