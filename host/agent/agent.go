@@ -104,6 +104,14 @@ type Usage struct {
 	Total    int `json:"total"`
 }
 
+func (u *Usage) plus(o Usage) {
+	u.Prompt += o.Prompt
+	u.Output += o.Output
+	u.Cached += o.Cached
+	u.Thoughts += o.Thoughts
+	u.Total += o.Total
+}
+
 func (u *Usage) add(m *genai.GenerateContentResponseUsageMetadata) {
 	if m == nil {
 		return
@@ -132,8 +140,8 @@ type StoppedError struct{ Reason string }
 
 func (e *StoppedError) Error() string { return "a hook ended the turn: " + e.Reason }
 
-// base is the payload fields every hook of session s gets.
-func base(s *Session, kv ...any) map[string]any {
+// hookInput is the payload fields every hook of session s gets.
+func hookInput(s *Session, kv ...any) map[string]any {
 	m := map[string]any{"session_id": s.ID, "transcript_path": s.path}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i].(string)] = kv[i+1]
@@ -149,7 +157,7 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	var st Stats
 	extra := a.NextContext
 	a.NextContext = nil
-	before := a.Hooks.Run(ctx, "BeforeAgent", base(s, "prompt", prompt))
+	before := a.Hooks.Run(ctx, "BeforeAgent", hookInput(s, "prompt", prompt))
 	switch {
 	case before.Blocked != nil:
 		return "", st, fmt.Errorf("the prompt was blocked: %w", before.Blocked)
@@ -160,7 +168,7 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	sent := prompt
 	for retry := 0; ; retry++ {
 		text, err := a.turn(ctx, s, sent, append(extra, before.Context...), &st)
-		after := a.Hooks.Run(ctx, "AfterAgent", base(s, "prompt", prompt, "prompt_response", text, "stop_hook_active", retry > 0))
+		after := a.Hooks.Run(ctx, "AfterAgent", hookInput(s, "prompt", prompt, "prompt_response", text, "stop_hook_active", retry > 0))
 		if after.ClearContext {
 			s.History, s.LastPromptTokens = nil, 0
 		}
@@ -251,15 +259,15 @@ func (a *Agent) model() string {
 // request makes one model request with its hooks: BeforeToolSelection may narrow the
 // tools, BeforeModel may change the model and generation settings, answer in the model's
 // place, refuse or stop; AfterModel may replace the answer's text, refuse or stop.
-func (a *Agent) request(ctx context.Context, s *Session, base0 *genai.GenerateContentConfig, step int, st *Stats) (*genai.Content, error) {
+func (a *Agent) request(ctx context.Context, s *Session, shared *genai.GenerateContentConfig, step int, st *Stats) (*genai.Content, error) {
 	model := a.model()
-	config := *base0
+	config := *shared // this request's own copy: hooks may change it
 	req := stableRequest(model, s.History, &config)
-	if sel := a.Hooks.Run(ctx, "BeforeToolSelection", base(s, "llm_request", req)); sel.ToolConfig != nil {
+	if sel := a.Hooks.Run(ctx, "BeforeToolSelection", hookInput(s, "llm_request", req)); sel.ToolConfig != nil {
 		applyToolConfig(&config, sel.ToolConfig)
 		req = stableRequest(model, s.History, &config)
 	}
-	bm := a.Hooks.Run(ctx, "BeforeModel", base(s, "llm_request", req, "model", model, "step", step+1))
+	bm := a.Hooks.Run(ctx, "BeforeModel", hookInput(s, "llm_request", req, "model", model, "step", step+1))
 	switch {
 	case bm.Stopped:
 		return nil, &StoppedError{Reason: bm.Reason}
@@ -284,7 +292,7 @@ func (a *Agent) request(ctx context.Context, s *Session, base0 *genai.GenerateCo
 			return content, err
 		}
 	}
-	am := a.Hooks.Run(ctx, "AfterModel", base(s, "llm_request", req, "llm_response", stableResponse(content), "model", model, "text", textOf(content)))
+	am := a.Hooks.Run(ctx, "AfterModel", hookInput(s, "llm_request", req, "llm_response", stableResponse(content), "model", model, "text", textOf(content)))
 	switch {
 	case am.Stopped:
 		return content, &StoppedError{Reason: am.Reason}
@@ -421,7 +429,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		}
 		return genaiconv.Response(call.ID, call.Name, nil, err)
 	}
-	before := a.Hooks.Run(ctx, "BeforeTool", base(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)))
+	before := a.Hooks.Run(ctx, "BeforeTool", hookInput(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)))
 	if before.Blocked != nil || before.Stopped {
 		st.Failed++
 		var err error = before.Blocked
@@ -449,7 +457,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if a.Events.ToolResult != nil {
 		a.Events.ToolResult(call.ID, call.Name, res, err)
 	}
-	out := base(s, "tool_name", call.Name, "tool_input", json.RawMessage(args))
+	out := hookInput(s, "tool_name", call.Name, "tool_input", json.RawMessage(args))
 	if err != nil {
 		out["error"] = err.Error()
 	} else {

@@ -63,7 +63,7 @@ func (a *Agent) Compress(ctx context.Context, s *Session, trigger string) error 
 		s.LastPromptTokens = 0 // do not try again at every step
 		return nil
 	}
-	a.Hooks.Run(ctx, "PreCompress", base(s, "trigger", trigger))
+	a.Hooks.Run(ctx, "PreCompress", hookInput(s, "trigger", trigger))
 	older := append(append([]*genai.Content{}, s.History[:split]...), genai.NewContentFromText(compressPrompt, genai.RoleUser))
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false),
 		SystemInstruction: genai.NewContentFromText("You summarize conversations for a coding agent so that it can continue them.", genai.RoleUser)}

@@ -177,10 +177,10 @@ func TestSettingsHooks(t *testing.T) {
 		t.Fatal(errs)
 	}
 	s := Sessions{Dir: t.TempDir()}.New("m")
-	if out := a.Hooks.Run(context.Background(), "SessionStart", base(s, "source", "resume")); len(out.Context) != 0 {
+	if out := a.Hooks.Run(context.Background(), "SessionStart", hookInput(s, "source", "resume")); len(out.Context) != 0 {
 		t.Errorf("matcher startup ran on resume: %v", out.Context)
 	}
-	a.NextContext = a.Hooks.Run(context.Background(), "SessionStart", base(s, "source", "startup")).Context
+	a.NextContext = a.Hooks.Run(context.Background(), "SessionStart", hookInput(s, "source", "startup")).Context
 	if _, _, err := a.Turn(context.Background(), s, "go"); err != nil {
 		t.Fatal(err)
 	}

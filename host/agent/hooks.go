@@ -62,7 +62,8 @@ var toolEvents = []string{"BeforeTool", "AfterTool"}
 // validated and decided by the policy again), tool_output (AfterTool: replaces the
 // result), llm_request (BeforeModel: model and generation settings of the request),
 // llm_response (BeforeModel: a synthetic response, the model is not asked; AfterModel:
-// replaces the response's text), toolConfig (BeforeToolSelection: mode AUTO, ANY or NONE,
+// replaces the response's text in the history and the turn's answer — text already
+// streamed to the terminal stays shown, as gem hooks whole responses, not chunks), toolConfig (BeforeToolSelection: mode AUTO, ANY or NONE,
 // allowedFunctionNames — the lists of several hooks are joined, NONE wins) and clearContext
 // (AfterAgent: the conversation's history is dropped).
 //

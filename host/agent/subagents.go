@@ -251,9 +251,8 @@ func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args 
 	st.Requests += sst.Requests
 	st.ToolCalls += sst.ToolCalls
 	st.Failed += sst.Failed
-	st.Tokens.add(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(sst.Tokens.Prompt), CandidatesTokenCount: int32(sst.Tokens.Output),
-		CachedContentTokenCount: int32(sst.Tokens.Cached), ThoughtsTokenCount: int32(sst.Tokens.Thoughts), TotalTokenCount: int32(sst.Tokens.Total)})
-	s.Usage.add(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(session.Usage.Prompt), CandidatesTokenCount: int32(session.Usage.Output), TotalTokenCount: int32(session.Usage.Total)})
+	st.Tokens.plus(sst.Tokens)
+	s.Usage.plus(session.Usage)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("the subagent %s ran out of time (%s: timeout_mins in %s)", sa.Name, timeout, sa.Path)

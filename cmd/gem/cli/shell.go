@@ -323,7 +323,8 @@ func (s *shell) askPolicy(question string) (policy.Answer, error) {
 // isMCPPrompt reports whether input runs a prompt of an MCP server (the model side is
 // opened, and the servers started, only when some extension declares one).
 func (s *shell) isMCPPrompt(input string) bool {
-	if !s.hasMCPServers() || !s.openAgent() {
+	noKey := s.sess.env.Getenv("GEMINI_API_KEY") == "" && s.sess.env.Getenv("GOOGLE_API_KEY") == ""
+	if noKey || !s.hasMCPServers() || !s.openAgent() {
 		return false
 	}
 	p, _ := s.agent.mcpPromptFor(context.Background(), input)
