@@ -118,20 +118,34 @@ func Skills(env registry.Env, d *registry.Discovery) []Skill {
 			byName[name] = Skill{Name: name, Extension: source, Path: f, Text: string(data), Description: skillDescription(string(data))}
 		}
 	}
-	for _, x := range d.Effective() {
-		if x.Active() {
-			add(filepath.Join(x.Path, "skills"), x.Name)
-		}
-	}
-	add(filepath.Join(env.GeminiHome, ".gemini", "skills"), "user")
-	if ws := commands.Workspace(env); env.FolderTrusted(ws) {
-		add(filepath.Join(ws, ".gemini", "skills"), "workspace")
+	for _, r := range sourceRoots(env, d, "skills") {
+		add(r.dir, r.source)
 	}
 	out := make([]Skill, 0, len(byName))
 	for _, sk := range byName {
 		out = append(out, sk)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// sourceRoot is a folder of skills or agents and whose it is.
+type sourceRoot struct{ dir, source string }
+
+// sourceRoots are the folders named folder that Gemini CLI looks in, lowest precedence
+// first: enabled extensions' <extension>/<folder>, the user's ~/.gemini/<folder>, and a
+// trusted workspace's .gemini/<folder>.
+func sourceRoots(env registry.Env, d *registry.Discovery, folder string) []sourceRoot {
+	var out []sourceRoot
+	for _, x := range d.Effective() {
+		if x.Active() {
+			out = append(out, sourceRoot{filepath.Join(x.Path, folder), x.Name})
+		}
+	}
+	out = append(out, sourceRoot{filepath.Join(env.GeminiHome, ".gemini", folder), "user"})
+	if ws := commands.Workspace(env); env.FolderTrusted(ws) {
+		out = append(out, sourceRoot{filepath.Join(ws, ".gemini", folder), "workspace"})
+	}
 	return out
 }
 

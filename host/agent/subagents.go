@@ -15,7 +15,6 @@ import (
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/genai"
 
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
 )
@@ -96,14 +95,8 @@ func Subagents(env registry.Env, d *registry.Discovery) ([]*Subagent, []error) {
 			byName[sa.Name] = sa
 		}
 	}
-	for _, x := range d.Effective() {
-		if x.Active() {
-			add(filepath.Join(x.Path, "agents"), x.Name)
-		}
-	}
-	add(filepath.Join(env.GeminiHome, ".gemini", "agents"), "user")
-	if ws := commands.Workspace(env); env.FolderTrusted(ws) {
-		add(filepath.Join(ws, ".gemini", "agents"), "workspace")
+	for _, r := range sourceRoots(env, d, "agents") {
+		add(r.dir, r.source)
 	}
 	out := make([]*Subagent, 0, len(byName))
 	for _, sa := range byName {

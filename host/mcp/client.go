@@ -578,14 +578,8 @@ type Resource struct {
 
 // Resources lists the server's resources and resource templates (all pages).
 func (s *Client) Resources(ctx context.Context) ([]Resource, error) {
-	if err := s.Start(ctx); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	session := s.session
-	s.mu.Unlock()
-	if session == nil {
-		_, err := s.State()
+	session, err := s.started(ctx)
+	if err != nil {
 		return nil, err
 	}
 	var out []Resource
@@ -609,14 +603,8 @@ func (s *Client) Resources(ctx context.Context) ([]Resource, error) {
 
 // ReadResource returns the text of a resource (binary contents are described, not printed).
 func (s *Client) ReadResource(ctx context.Context, uri string) (string, error) {
-	if err := s.Start(ctx); err != nil {
-		return "", err
-	}
-	s.mu.Lock()
-	session := s.session
-	s.mu.Unlock()
-	if session == nil {
-		_, err := s.State()
+	session, err := s.started(ctx)
+	if err != nil {
 		return "", err
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.Timeout())
