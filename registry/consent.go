@@ -199,10 +199,18 @@ func (x *Extension) Explain() string {
 	case BlockChanged:
 		return fmt.Sprintf("project extension %s is skipped: its manifest changed since you agreed to it", x.Name)
 	case BlockBadName:
+		if slices.Contains(ReservedNames, x.Name) {
+			return fmt.Sprintf("extension in %s is skipped: its name %q is gem's own (the user's settings servers, the core tools); rename it (\"name\" in %s)", x.Dir, x.Name, x.ManifestPath)
+		}
 		return fmt.Sprintf("extension in %s is skipped: its name %q is not a plain folder name (letters, digits, '-', '_', '.'; fix \"name\" in %s)", x.Dir, x.Name, x.ManifestPath)
 	}
 	return ""
 }
+
+// ReservedNames are the extension names gem gives its own tools: "settings" (the MCP
+// servers of the user's settings.json) and "gem" (the core tools). An extension of such a
+// name would share their policy rules and data folder; it is skipped.
+var ReservedNames = []string{"settings", "gem"}
 
 // PlainName reports whether name can name folders gem makes for an extension
 // ($GEM_HOME/data/<name>, its temp folder): not empty, not . or .., no separator, no NUL,
@@ -219,7 +227,7 @@ func PlainName(name string) bool {
 func applyTrust(env Env, items []*Extension) {
 	trusted, checked := false, false
 	for _, x := range items {
-		if !PlainName(x.Name) {
+		if !PlainName(x.Name) || slices.Contains(ReservedNames, x.Name) {
 			x.Blocked = BlockBadName
 			continue
 		}

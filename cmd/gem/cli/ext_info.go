@@ -103,6 +103,7 @@ type extInfo struct {
 	Agreed       []string                  `json:"agreedNeeds"` // what was recorded at consent
 	Granted      []string                  `json:"-"`           // Grant, for people
 	Problems     manifest.Problems         `json:"problems"`
+	BlockedWhy   string                    `json:"blockedWhy,omitempty"` // Explain, when Blocked
 }
 
 func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInfo {
@@ -117,7 +118,7 @@ func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInf
 			"/": exp.Vars.PathSeparator, "platform": exp.Vars.Platform.OS, "arch": exp.Vars.Platform.Arch,
 		},
 		ExcludeTools: m.ExcludeTools, Sandbox: m.Sandbox, Engines: m.Engines,
-		Problems: orEmpty(folderProblems(s, x)),
+		Problems: orEmpty(folderProblems(s, x)), BlockedWhy: x.Explain(),
 	}
 	for _, name := range m.ContextFiles() {
 		p := filepath.Join(x.Path, name)
@@ -312,7 +313,11 @@ func printInfoHeader(w io.Writer, info *extInfo) {
 	if info.Enabled {
 		state = "enabled"
 	}
-	infoRow(w, "State", state+" (rule: "+info.EnabledBy+")")
+	state += " (rule: " + info.EnabledBy + ")"
+	if info.Blocked != "" {
+		state += "; blocked: " + info.BlockedWhy
+	}
+	infoRow(w, "State", state)
 	infoRow(w, "Level", string(info.Level))
 	infoRow(w, "Provider", info.Provider+" ("+info.ProviderName+")")
 	infoRow(w, "Path", info.Path)
