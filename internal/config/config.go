@@ -32,6 +32,8 @@ var Vars = []Var{
 	{"GEM_MCP_START_TIMEOUT", "how long an MCP server may take to start (launch, initialize, tool list); default `30s`"},
 	{"GEM_LOG", "the log level of `$GEM_HOME/logs/gem.log`: `debug`, `trace`, `info` (default), `warn`, `error`"},
 	{"PATH", "where launchers and toolchains are found; programs get it with the folders their sandbox cannot read left out"},
+	{"GEM_MODEL_TOKEN_LIMIT", "the model's input limit in tokens, for compression (default: the model's, 1,048,576 for Gemini 2.x)"},
+	{"GEM_WEB_FETCH_ALLOW", "private addresses or CIDR prefixes `web_fetch` may reach all the same (comma-separated)"},
 	{"GEMINI_CLI_SYSTEM_SETTINGS_PATH", "Gemini CLI's system settings file (default `/etc/gemini-cli/settings.json`), read last by `gem settings` and the model side"},
 	{"NO_COLOR", "set: no colour in gem's output (as `--no-color`)"},
 	{"CLICOLOR_FORCE", "set (and not `0`): colour even when stdout is not a terminal"},
