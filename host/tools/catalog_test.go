@@ -347,7 +347,7 @@ func TestMCPToolCache(t *testing.T) {
 	}
 	// first session: nothing cached, so Warm waits for the server, then the list is cached
 	r := load()
-	if errs := r.Warm(context.Background()); len(errs) > 0 {
+	if errs := r.Warm(context.Background(), nil); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if _, ok := r.Lookup("mcp_test_echo"); !ok {
@@ -364,7 +364,7 @@ func TestMCPToolCache(t *testing.T) {
 	r = load()
 	defer r.Close()
 	t0 := time.Now()
-	if errs := r.Warm(context.Background()); len(errs) > 0 {
+	if errs := r.Warm(context.Background(), nil); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if took := time.Since(t0); took > 500*time.Millisecond {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,10 +96,16 @@ func (s *mcpServer) saveCache(log hclog.Logger) {
 	}
 }
 
+// WarmDelay bounds how long Warm's background starts wait for their signal.
+const WarmDelay = 300 * time.Millisecond
+
 // Warm starts every MCP server in the background and waits only for those whose tool list
 // is not cached (their tools would be missing from a first request); it returns the errors of
-// those it waited for. The others' failures show when their tools are called.
-func (r *Catalog) Warm(ctx context.Context) []error {
+// those it waited for. The others' failures show when their tools are called. The
+// background starts begin when after closes (the first request is on its way: on a machine
+// of two cores, five sandboxes starting at once delay it by tens of milliseconds), at most
+// WarmDelay later; nil starts them at once.
+func (r *Catalog) Warm(ctx context.Context, after <-chan struct{}) []error {
 	var wait []string
 	for _, s := range r.servers {
 		if s.cached == nil {
@@ -106,6 +113,12 @@ func (r *Catalog) Warm(ctx context.Context) []error {
 			continue
 		}
 		go func() {
+			if after != nil {
+				select {
+				case <-after:
+				case <-time.After(WarmDelay):
+				}
+			}
 			if err := s.Start(context.WithoutCancel(ctx)); err == nil {
 				r.index()
 			}

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gemhost/gem/internal/limits"
@@ -62,7 +64,8 @@ type agentSession struct {
 
 // openAgent connects to the Gemini API and loads tools, context, hooks and commands.
 func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions) (*agentSession, error) {
-	client, err := geminiClient(ctx, s)
+	sent := make(chan struct{})
+	client, err := geminiClient(ctx, s, sent)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +75,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	}
 	// MCP servers whose tool list is cached start in the background: the first request
 	// does not wait for them (a call to one of their tools waits for that server alone).
-	for _, err := range reg.Warm(ctx) {
+	for _, err := range reg.Warm(ctx, sent) {
 		s.warn("%s", errorText(err))
 	}
 	d := s.discover()
@@ -132,8 +135,21 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	return a, nil
 }
 
-// geminiClient connects to the Gemini API with the user's key.
-func geminiClient(ctx context.Context, s *session) (*genai.Client, error) {
+// firstRequest closes sent when the client's first request goes out.
+type firstRequest struct {
+	base http.RoundTripper
+	once *sync.Once
+	sent chan struct{}
+}
+
+func (f firstRequest) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.once.Do(func() { close(f.sent) })
+	return f.base.RoundTrip(r)
+}
+
+// geminiClient connects to the Gemini API with the user's key; sent (when not nil) closes
+// as the first request goes out.
+func geminiClient(ctx context.Context, s *session, sent chan struct{}) (*genai.Client, error) {
 	key := s.env.Getenv("GEMINI_API_KEY")
 	if key == "" {
 		key = s.env.Getenv("GOOGLE_API_KEY")
@@ -142,6 +158,9 @@ func geminiClient(ctx context.Context, s *session) (*genai.Client, error) {
 		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
 	}
 	cfg := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI}
+	if sent != nil {
+		cfg.HTTPClient = &http.Client{Transport: firstRequest{base: http.DefaultTransport, once: &sync.Once{}, sent: sent}}
+	}
 	if base := s.env.Getenv("GEM_GEMINI_BASE_URL"); base != "" {
 		cfg.HTTPOptions.BaseURL = base
 	}
