@@ -196,6 +196,11 @@ type Verdict struct {
 
 var mutating = map[string]bool{"edit": true, "delete": true, "move": true, "execute": true}
 
+// outbound kinds send what the model chose to the network (web_fetch): asked in every mode
+// but yolo, plan included — a page's address can carry what the model read (a prompt
+// injected by a cloned project's file would exfiltrate through it), as Gemini CLI asks.
+var outbound = map[string]bool{"fetch": true}
+
 // Decide evaluates c.
 func (e *Engine) Decide(c Call) Verdict {
 	if a, ok := c.analysis(); ok {
@@ -227,6 +232,8 @@ func (e *Engine) Decide(c Call) Verdict {
 	d := Allow
 	switch {
 	case mode == ModeYolo:
+	case outbound[c.Kind]:
+		d = AskUser
 	case mode == ModePlan && mutating[c.Kind]:
 		d = Deny
 	case mode == ModeAutoEdit && (c.Kind == "edit" || c.Kind == "move"):
