@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -129,7 +130,7 @@ func (x *Extension) ResolveBinary(env Env, kind, name, template string) (*Binary
 		if runtime.GOOS == "windows" && filepath.Ext(path) == "" {
 			path += ".exe"
 		}
-		if !within(x.Path, path) && !within(root, path) {
+		if !pathx.Within(x.Path, path) && !pathx.Within(root, path) {
 			return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: path, Reason: ErrOutsideFolder}
 		}
 		real, err := realPath(path)
@@ -137,7 +138,7 @@ func (x *Extension) ResolveBinary(env Env, kind, name, template string) (*Binary
 			tried = append(tried, path)
 			continue
 		}
-		if !within(root, real) {
+		if !pathx.Within(root, real) {
 			return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: real, Reason: ErrOutsideFolder}
 		}
 		fi, err := os.Stat(real)
@@ -151,14 +152,6 @@ func (x *Extension) ResolveBinary(env Env, kind, name, template string) (*Binary
 		return &Binary{Template: template, Path: real, Platform: p}, nil
 	}
 	return nil, &BinaryError{Kind: kind, Name: name, Template: template, Path: tried[0], Tried: tried, Reason: ErrBinaryNotFound}
-}
-
-// within reports whether path is root or below it (both clean and absolute).
-func within(root, path string) bool {
-	if path == root {
-		return true
-	}
-	return strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // missingCommandBinaries returns a warning for each command whose binary does not exist

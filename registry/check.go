@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -36,7 +37,7 @@ func (x *Extension) CheckFolder(env Env) manifest.Problems {
 				Want: "context file not found; it will be skipped (create it or remove it from contextFileName)"})
 			continue
 		}
-		if !within(root, real) {
+		if !pathx.Within(root, real) {
 			ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: field, Value: strconv.Quote(name),
 				Want: "resolves to " + real + ", outside the extension folder; context files must live inside it"})
 		}

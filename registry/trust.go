@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"sort"
+
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // TrustLevel is a value of Gemini CLI's ~/.gemini/trustedFolders.json.
@@ -59,7 +61,7 @@ func decideTrust(rules map[string]TrustLevel, dir string) (bool, *TrustRule) {
 			root = filepath.Dir(root)
 		}
 		for _, d := range dirs {
-			if within(root, d) && len(root) > best {
+			if pathx.Within(root, d) && len(root) > best {
 				best, rule = len(root), &TrustRule{Path: p, Level: level}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -87,7 +88,7 @@ func missing(n toolchain.Needs, pol *sandbox.Policy) registry.Grant {
 	var g registry.Grant
 	g.Network = n.Network && !pol.Network
 	covered := func(p string, list []string) bool {
-		return slices.ContainsFunc(list, func(q string) bool { return isWithin(q, p) })
+		return slices.ContainsFunc(list, func(q string) bool { return pathx.Within(q, p) })
 	}
 	for _, r := range n.Read {
 		if !covered(r, pol.Read) && !covered(r, pol.Write) {
@@ -159,7 +160,7 @@ func readablePath(path string, pol *sandbox.Policy) string {
 		if dir == "" {
 			continue
 		}
-		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return isWithin(q, dir) })
+		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return pathx.Within(q, dir) })
 		if ok && !slices.Contains(keep, dir) {
 			keep = append(keep, dir)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -34,7 +35,7 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 	for _, f := range fields {
 		path := scriptPath(f, env.Home, root)
 		for _, r := range scriptRoots {
-			if path == "" || !isWithin(r, path) {
+			if path == "" || !pathx.Within(r, path) {
 				continue
 			}
 			if dir := filepath.Dir(path); dir != filepath.Clean(r) {

@@ -2,9 +2,9 @@ package commands
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -53,7 +53,7 @@ func CheckWorkspace(env registry.Env, root string) error {
 		{env.GeminiExtensionsDir(), "holds your extensions (" + env.GeminiExtensionsDir() + ")"},
 	} {
 		p := resolved(inner.path)
-		if p != real && isWithin(real, p) {
+		if p != real && pathx.Within(real, p) {
 			return &UnsafeWorkspaceError{root, inner.what}
 		}
 	}
@@ -65,11 +65,6 @@ func resolved(p string) string {
 		return r
 	}
 	return filepath.Clean(p)
-}
-
-func isWithin(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(os.PathSeparator))
 }
 
 // SecretOnCommandLineError is a manifest field that would put a secret on a program's

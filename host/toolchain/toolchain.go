@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // Profile is what one family of launchers needs.
@@ -182,7 +183,7 @@ func LookPath(command, path string) string {
 // that is a home folder or its .local, where only the executable itself is granted.
 func toolchainRoot(p, home string) string {
 	for _, sys := range sandbox.SystemRead {
-		if within(sys, p) {
+		if pathx.Within(sys, p) {
 			return ""
 		}
 	}
@@ -236,17 +237,13 @@ func interpreter(path string) string {
 	return fields[0]
 }
 
-func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
-}
-
 // compact sorts, dedupes and drops paths covered by another of the list.
 func compact(paths []string) []string {
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	var out []string
 	for _, p := range paths {
-		if len(out) > 0 && within(out[len(out)-1], p) {
+		if len(out) > 0 && pathx.Within(out[len(out)-1], p) {
 			continue
 		}
 		out = append(out, p)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -121,7 +122,7 @@ func (x *extractor) link(name, target, linkText string) error {
 		return x.refuse(name, "is a link to an absolute path ("+linkText+")")
 	}
 	resolved := filepath.Clean(filepath.Join(filepath.Dir(target), filepath.FromSlash(linkText)))
-	if !inside(x.dst, resolved) {
+	if !pathx.Within(x.dst, resolved) {
 		return x.refuse(name, "is a link that leaves the extension folder ("+linkText+")")
 	}
 	x.links = append(x.links, [2]string{target, linkText})

@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/gemhost/gem/internal/config"
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // crashPoint kills the process when GEM_TEST_CRASH_AT names step (tests only).
@@ -92,7 +92,7 @@ func copyTree(src, dst string, skip func(rel string) bool) error {
 			if !filepath.IsAbs(link) {
 				resolved = filepath.Join(filepath.Dir(path), link)
 			}
-			if !inside(srcReal, filepath.Clean(resolved)) {
+			if !pathx.Within(srcReal, filepath.Clean(resolved)) {
 				return fmt.Errorf("%s is a symlink to %s, outside the extension folder; replace it with the file itself", filepath.Join(src, rel), link)
 			}
 			return os.Symlink(link, target)
@@ -119,11 +119,6 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		return err
 	}
 	return out.Close()
-}
-
-// inside reports whether path is root or below it.
-func inside(root, path string) bool {
-	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // LinkError is a symbolic link in a fetched extension that resolves outside its folder (or
@@ -157,7 +152,7 @@ func CheckLinks(dir string) error {
 		if err != nil {
 			return &LinkError{Link: path, Target: text, Why: "does not resolve (" + err.Error() + ")"}
 		}
-		if !inside(root, real) {
+		if !pathx.Within(root, real) {
 			return &LinkError{Link: path, Target: text, Why: "resolves to " + real + ", outside the extension"}
 		}
 		return nil
