@@ -205,7 +205,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		if opts.Settings != nil && len(opts.Settings.CoreTools) > 0 {
 			enabled = opts.Settings.CoreTools
 		}
-		core, c, err := coreTools(opts.CoreWorkspace, MemoryFile(env, opts.Settings), enabled, newWebFetcher(environ, opts.WebFetchAllow), ripgrepPath(environ))
+		core, c, err := coreTools(opts.CoreWorkspace, MemoryFile(env, opts.Settings), enabled, newWebFetcher(environ, opts.WebFetchAllow), ripgrepPath(environ, opts.CoreWorkspace))
 		if err != nil {
 			errs = append(errs, err)
 		} else {

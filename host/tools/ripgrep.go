@@ -13,15 +13,32 @@ import (
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/internal/pathx"
 )
 
-// ripgrepPath is rg on the user's PATH, "" when there is none (search_file_content then
-// searches in Go).
-func ripgrepPath(environ []string) string {
+// ripgrepPath is rg on the user's PATH, resolved, "" when there is none — or when it lies
+// in the workspace (a relative PATH entry, or a project bin folder on PATH): a cloned
+// project's own "rg" must not run because the model searched. search_file_content then
+// searches in Go.
+func ripgrepPath(environ []string, workspace string) string {
 	for i := len(environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(environ[i], "PATH="); ok {
-			return toolchain.LookPath("rg", v)
+		v, ok := strings.CutPrefix(environ[i], "PATH=")
+		if !ok {
+			continue
 		}
+		rg := toolchain.LookPath("rg", v)
+		if rg == "" {
+			return ""
+		}
+		abs, err := filepath.Abs(rg)
+		if err != nil {
+			return ""
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil || pathx.Within(workspace, real) {
+			return ""
+		}
+		return real
 	}
 	return ""
 }

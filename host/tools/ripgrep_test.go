@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/internal/testhome"
 )
 
@@ -28,7 +29,7 @@ func searchTree(t testing.TB, n int) (rg, inGo *coreBackend) {
 	os.WriteFile(filepath.Join(ws, "build", "gen.go"), []byte("// TODO: generated\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "debug.log"), []byte("TODO in a log\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("build/\n*.log\n"), 0o644)
-	path := ripgrepPath([]string{"PATH=/usr/bin:/bin:/usr/local/bin"})
+	path := ripgrepPath([]string{"PATH=/usr/bin:/bin:/usr/local/bin"}, ws)
 	if path == "" {
 		t.Skip("ripgrep is not installed (make tools installs it)")
 	}
@@ -68,5 +69,23 @@ func BenchmarkSearch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRipgrepFromTheWorkspaceIsNotRun: an rg the project brings (a bin folder of it on PATH,
+// or a relative PATH entry) is never chosen; the Go search answers.
+func TestRipgrepFromTheWorkspaceIsNotRun(t *testing.T) {
+	env := testhome.Env(t, nil)
+	bin := filepath.Join(env.Cwd, "bin")
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "rg"), []byte("#!/bin/sh\necho PWNED:1:x\n"), 0o755)
+	for _, path := range []string{bin + ":/usr/bin:/bin", "bin:/usr/bin:/bin"} {
+		t.Chdir(env.Cwd)
+		if got := ripgrepPath([]string{"PATH=" + path}, env.Cwd); got != "" {
+			t.Errorf("PATH=%s: chose %s", path, got)
+		}
+	}
+	if got := ripgrepPath([]string{"PATH=/usr/bin:/bin"}, env.Cwd); got != "" && pathx.Within(env.Cwd, got) {
+		t.Errorf("chose %s", got)
 	}
 }

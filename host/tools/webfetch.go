@@ -117,14 +117,21 @@ func newWebFetcher(environ []string, allow []netip.Prefix) *webFetcher {
 	}
 	pc := &httpproxy.Config{HTTPProxy: get("HTTP_PROXY"), HTTPSProxy: get("HTTPS_PROXY"), NoProxy: get("NO_PROXY")}
 	w := &webFetcher{proxy: pc.ProxyFunc(), allow: allow}
-	proxies := map[string]bool{}
+	proxies := map[string]bool{} // host:port of the user's proxies
 	for _, p := range []string{pc.HTTPProxy, pc.HTTPSProxy} {
 		if u, err := url.Parse(p); err == nil && u.Host != "" {
-			proxies[u.Hostname()] = true
+			port := u.Port()
+			if port == "" {
+				port = map[string]string{"https": "443"}[u.Scheme]
+				if port == "" {
+					port = "80"
+				}
+			}
+			proxies[net.JoinHostPort(u.Hostname(), port)] = true
 		}
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
-		host, _, _ := net.SplitHostPort(address)
+		host, port, _ := net.SplitHostPort(address)
 		a, err := netip.ParseAddr(host)
 		if err != nil {
 			return err
@@ -132,8 +139,12 @@ func newWebFetcher(environ []string, allow []netip.Prefix) *webFetcher {
 		if publicAddr(a, w.allow) {
 			return nil
 		}
-		for p := range proxies { // the user's proxy may sit on a private address
-			if ips, _ := net.LookupIP(p); containsIP(ips, a) || p == host {
+		for p := range proxies { // the user's proxy may sit on a private address: it, and only its port
+			ph, pp, _ := net.SplitHostPort(p)
+			if pp != port {
+				continue
+			}
+			if ips, _ := net.LookupIP(ph); containsIP(ips, a) || ph == host {
 				return nil
 			}
 		}

@@ -97,4 +97,9 @@ func TestWebFetch(t *testing.T) {
 	if res := fetch(behind, "http://127.0.0.3/admin"); res.Error == nil || len(proxied) != 1 {
 		t.Errorf("a private address through the proxy: %+v %v", res, proxied)
 	}
+	// the proxy's address is open on the proxy's port only: another port of its host is not
+	behind.core.web = newWebFetcher([]string{"HTTP_PROXY=" + proxy.URL, "NO_PROXY=127.0.0.1"}, nil)
+	if res := fetch(behind, page.URL+"/page"); res.Error == nil || !strings.Contains(res.Text, "private address") {
+		t.Errorf("another port of the proxy's host: %s", res.Text)
+	}
 }
