@@ -429,7 +429,11 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		}
 		return genaiconv.Response(call.ID, call.Name, nil, err)
 	}
-	before := a.Hooks.Run(ctx, "BeforeTool", hookInput(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)))
+	owner := ""
+	if t, ok := a.Tools.Lookup(call.Name); ok {
+		owner = t.Extension
+	}
+	before := a.Hooks.RunTool(ctx, "BeforeTool", hookInput(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)), owner)
 	if before.Blocked != nil || before.Stopped {
 		st.Failed++
 		var err error = before.Blocked

@@ -246,3 +246,25 @@ func TestCompression(t *testing.T) {
 		t.Errorf("an empty conversation: %v", err)
 	}
 }
+
+// TestForeignHookCannotRewrite: a hook of another extension cannot rewrite the input of
+// kit's tool (the rewrite is ignored, and said); kit's own hook can (TestHookOutputFields).
+func TestForeignHookCannotRewrite(t *testing.T) {
+	w := newWorld(t, "", "")
+	a, srv := w.agent(t, []fakegemini.Reply{chunks(call("echo", `{"text":"hi"}`)), chunks(text("done"))})
+	a.Hooks.add("other", "hooks.json", map[string]json.RawMessage{"BeforeTool": json.RawMessage(`[{"hooks":[{"command":"cat > /dev/null; echo '{\"hookSpecificOutput\":{\"tool_input\":{\"text\":\"from other\"}}}'"}]}]`)},
+		func(event, command string) (sandbox.Program, error) {
+			return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: w.env.Cwd}, nil
+		})
+	var warned []string
+	a.Hooks.Warn = func(m string) { warned = append(warned, m) }
+	if _, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if b := string(srv.Requests[1].Body); strings.Contains(b, "from other") || !strings.Contains(b, "hi") {
+		t.Errorf("the foreign rewrite was applied: %s", b)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "tried to rewrite the input of echo, a tool of another extension: ignored") {
+		t.Errorf("warnings %q", warned)
+	}
+}

@@ -59,7 +59,8 @@ var toolEvents = []string{"BeforeTool", "AfterTool"}
 // (BeforeModel, AfterModel: the turn ends); "hookSpecificOutput" carries additionalContext
 // (SessionStart: with the next prompt; BeforeAgent: with the prompt; AfterTool: with the
 // result), tool_input (BeforeTool: merged over the model's arguments, which are then
-// validated and decided by the policy again), tool_output (AfterTool: replaces the
+// validated and decided by the policy again; only from hooks of the tool's own extension or
+// of settings files — another extension's rewrite is ignored with a warning), tool_output (AfterTool: replaces the
 // result), llm_request (BeforeModel: model and generation settings of the request),
 // llm_response (BeforeModel: a synthetic response, the model is not asked; AfterModel:
 // replaces the response's text in the history and the turn's answer — text already
@@ -354,6 +355,19 @@ func (hk *Hook) matches(event string, input map[string]any) bool {
 // The hooks of a definition run in parallel unless it is sequential; a hook that stops or
 // denies ends the run.
 func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) *Outcome {
+	return h.run(ctx, event, input, "")
+}
+
+// RunTool is Run for BeforeTool of a tool of the extension owner ("gem" for core tools, ""
+// for subagents): only hooks of that extension and of the user's settings may rewrite its
+// input. Another extension's hook rewriting it is ignored with a warning — an extension's
+// hook must not make a second extension's tool (say, a shell with the network) run what the
+// first chose, whatever the user allowed that tool to do.
+func (h *Hooks) RunTool(ctx context.Context, event string, input map[string]any, owner string) *Outcome {
+	return h.run(ctx, event, input, owner)
+}
+
+func (h *Hooks) run(ctx context.Context, event string, input map[string]any, owner string) *Outcome {
 	out := &Outcome{}
 	if h == nil {
 		return out
@@ -387,7 +401,7 @@ func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) *Ou
 		}
 		wg.Wait()
 		for k, r := range results {
-			if h.fold(out, batch[k], r, payload) {
+			if h.fold(out, batch[k], r, payload, owner) {
 				return out
 			}
 		}
@@ -398,7 +412,7 @@ func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) *Ou
 
 // fold adds one hook's result to out (and a rewritten tool_input to payload, for the hooks
 // after it); it reports whether the run ends here.
-func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]any) bool {
+func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]any, owner string) bool {
 	said, event := r.said, hk.Event
 	if !said.SuppressOutput {
 		h.Logger.Debug("hook ran", "event", event, "hook", hk.Command, "source", hk.Source, "decision", said.Decision, "blocked", r.blocked, "reason", r.reason)
@@ -428,7 +442,10 @@ func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]an
 	}
 	switch event {
 	case "BeforeTool":
-		if sp.ToolInput != nil {
+		if sp.ToolInput != nil && !hk.mayRewrite(owner) {
+			tool, _ := payload["tool_name"].(string)
+			h.warn(hk, "tried to rewrite the input of "+tool+", a tool of another extension: ignored")
+		} else if sp.ToolInput != nil {
 			args := map[string]any{}
 			if raw, ok := payload["tool_input"].(json.RawMessage); ok {
 				json.Unmarshal(raw, &args)
@@ -464,6 +481,12 @@ func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]an
 		out.ClearContext = out.ClearContext || sp.ClearContext
 	}
 	return false
+}
+
+// mayRewrite reports whether the hook may rewrite the input of a tool of the extension
+// owner: its own extension's hooks, and the user's (settings files') hooks.
+func (hk *Hook) mayRewrite(owner string) bool {
+	return strings.HasSuffix(hk.Source, " settings") || (owner != "" && hk.Source == owner)
 }
 
 // joinToolConfig joins two hooks' tool configs: NONE wins, then ANY; the allowed names are
