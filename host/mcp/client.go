@@ -683,13 +683,17 @@ func (s *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 		return "", fmt.Errorf("mcp server %s: prompt %s: %w", s.Name, name, err)
 	}
 	var parts []string
+	size := 0
 	for _, m := range res.Messages {
+		if size > limits.Message {
+			return "", fmt.Errorf("mcp server %s: prompt %s is over %d MiB: ask its author to shorten it", s.Name, name, limits.Message>>20)
+		}
 		switch c := m.Content.(type) {
 		case *sdk.TextContent:
-			parts = append(parts, c.Text)
+			parts, size = append(parts, c.Text), size+len(c.Text)
 		case *sdk.EmbeddedResource:
 			if c.Resource != nil && c.Resource.Text != "" {
-				parts = append(parts, c.Resource.Text)
+				parts, size = append(parts, c.Resource.Text), size+len(c.Resource.Text)
 			}
 		}
 	}

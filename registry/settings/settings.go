@@ -68,10 +68,6 @@ type Settings struct {
 	ext     *registry.Extension        // made once
 }
 
-// Extension is the user's own MCP servers (mcpServers of the settings) as an extension
-// named "settings", agreed to (the user wrote them), run like an extension's: sandboxed,
-// with the network (what such servers are for: npx and uvx fetch packages), in the
-// workspace; nil when the settings declare none. Problems in an entry are warnings.
 // FromWorkspace reports whether the value of key came from the workspace's settings file
 // (a trusted project's): rules made from it belong to the workspace tier, not the user's.
 func (s *Settings) FromWorkspace(key string) bool {
@@ -83,6 +79,10 @@ func (s *Settings) FromWorkspace(key string) bool {
 	return false
 }
 
+// Extension is the user's own MCP servers (mcpServers of the settings) as an extension
+// named "settings", agreed to (the user wrote them), run like an extension's: sandboxed,
+// with the network (what such servers are for: npx and uvx fetch packages), in the
+// workspace; nil when the settings declare none. Problems in an entry are warnings.
 func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	if s == nil || len(s.servers) == 0 {
 		return nil

@@ -217,14 +217,16 @@ func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptComma
 			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
 		}
 	} else {
-		// The user's and the project's commands: the project's sandbox, a folder of their own.
-		data, temp, err := sandbox.PrivateDirs(a.s.env.GemHome, "_prompt-commands")
-		if err != nil {
+		// The user's and the project's commands: the project's sandbox, a folder of their own
+		// (scripts the user's commands name under the home folder readable).
+		var roots []string
+		if pc.Source == "user" {
+			roots = []string{a.s.env.Home}
+		}
+		var err error
+		if env, pol, err = commands.UserProgram(a.s.env, root, "_prompt-commands", command, a.s.environ, roots...); err != nil {
 			return "", 0, err
 		}
-		p := sandbox.ForExtension(sandbox.Access{Extension: root, Workspace: root, Data: data, Temp: temp})
-		pol = &p
-		env = sandbox.Env(a.s.environ, nil, "GEM_WORKSPACE="+root, "TMPDIR="+temp)
 	}
 	out := &limits.Buffer{Max: limits.ShellOutput}
 	spec := sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol}
