@@ -138,7 +138,8 @@ type coreBackend struct {
 	todos      []todo
 	web        *webFetcher
 	ignore     *Ignorer
-	rg         string // ripgrep, when the user has it
+	beforeOpen func(rel string) // tests: runs between a folder's check and its opening
+	rg         string           // ripgrep, when the user has it
 }
 
 // coreTools makes the core tools named in enabled (every one when enabled is nil) for the
@@ -478,11 +479,6 @@ func (c *coreBackend) writeFile(a writeFileArgs) (string, error) {
 	if err := c.writable(rel); err != nil {
 		return "", err
 	}
-	if dir := filepath.Dir(rel); dir != "." {
-		if err := c.root.MkdirAll(dir, 0o755); err != nil {
-			return "", c.fsError(rel, err)
-		}
-	}
 	if err := c.writeAtomic(rel, []byte(a.Content)); err != nil {
 		return "", c.fsError(rel, err)
 	}
@@ -525,15 +521,22 @@ func (c *coreBackend) writeAtomic(rel string, data []byte) error {
 	if err := c.writable(rel); err != nil {
 		return err
 	}
+	dir, base, err := c.parentRoot(rel)
+	if err != nil {
+		return err
+	}
+	if dir != c.root {
+		defer dir.Close()
+	}
 	mode := os.FileMode(0o644)
-	if st, err := c.root.Lstat(rel); err == nil {
+	if st, err := dir.Lstat(base); err == nil {
 		if !st.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file: write_file and replace write files only", c.abs(rel))
 		}
 		mode = st.Mode().Perm()
 	}
-	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.gem-%d-%d", filepath.Base(rel), os.Getpid(), time.Now().UnixNano()))
-	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	tmp := fmt.Sprintf(".%s.gem-%d-%d", base, os.Getpid(), time.Now().UnixNano())
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return c.fsError(rel, err)
 	}
@@ -545,13 +548,55 @@ func (c *coreBackend) writeAtomic(rel string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = c.root.Rename(tmp, rel)
+		err = dir.Rename(tmp, base) // a link put at base meanwhile is replaced, not followed
 	}
 	if err != nil {
-		c.root.Remove(tmp)
+		dir.Remove(tmp)
 		return c.fsError(rel, err)
 	}
 	return nil
+}
+
+// parentRoot opens the folder rel is written in, one component at a time, making missing
+// ones: each must be a real folder (not a link) and stay the one checked while it is opened,
+// so a sandboxed program that swaps a folder of the path for a link between gem's check and
+// its write (to land it in .gemini, say) makes the write fail instead. The caller closes
+// the root unless it is c.root.
+func (c *coreBackend) parentRoot(rel string) (*os.Root, string, error) {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	cur := c.root
+	for i, name := range parts[:len(parts)-1] {
+		st, err := cur.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = cur.Mkdir(name, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+				st, err = cur.Lstat(name)
+			}
+		}
+		if err == nil && !st.IsDir() {
+			err = &pathError{c.abs(rel), c.abs(strings.Join(parts[:i+1], "/")) + " is not a folder (or is a symbolic link): core tools do not write through links"}
+		}
+		var sub *os.Root
+		if err == nil {
+			if c.beforeOpen != nil {
+				c.beforeOpen(strings.Join(parts[:i+1], "/"))
+			}
+			sub, err = cur.OpenRoot(name)
+		}
+		if err == nil {
+			if now, serr := sub.Stat("."); serr != nil || !os.SameFile(st, now) {
+				sub.Close()
+				err = &pathError{c.abs(rel), c.abs(strings.Join(parts[:i+1], "/")) + " changed while gem was writing (a program replaced it): not written; try again"}
+			}
+		}
+		if cur != c.root {
+			cur.Close()
+		}
+		if err != nil {
+			return nil, "", c.fsError(rel, err)
+		}
+		cur = sub
+	}
+	return cur, parts[len(parts)-1], nil
 }
 
 // memoryHeader is Gemini CLI's section of remembered facts in the user's GEMINI.md.

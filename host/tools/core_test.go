@@ -116,3 +116,38 @@ func TestCoreTools(t *testing.T) {
 		t.Errorf("write_file: %+v", tl)
 	}
 }
+
+// TestCoreWriteRace: a program that swaps a folder of the path for a link to .gemini between
+// gem's check and its write (the race a sandboxed MCP server writing the workspace could
+// run) makes the write fail; nothing lands in .gemini. The same write without the swap works.
+func TestCoreWriteRace(t *testing.T) {
+	env := testhome.Env(t, nil)
+	ws := env.Cwd
+	os.MkdirAll(filepath.Join(ws, ".gemini"), 0o755)
+	os.MkdirAll(filepath.Join(ws, "cfg"), 0o755)
+	_, c, err := coreTools(ws, filepath.Join(env.Home, "GEMINI.md"), nil, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	c.beforeOpen = func(rel string) {
+		if rel == "cfg" {
+			os.Rename(filepath.Join(ws, "cfg"), filepath.Join(ws, "cfg.old"))
+			os.Symlink(".gemini", filepath.Join(ws, "cfg"))
+		}
+	}
+	if _, err := c.writeFile(writeFileArgs{FilePath: "cfg/settings.json", Content: `{"hooks":{}}`}); err == nil || !strings.Contains(err.Error(), "changed while gem was writing") {
+		t.Errorf("the swapped write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".gemini", "settings.json")); err == nil {
+		t.Error("the write landed in .gemini")
+	}
+	c.beforeOpen = nil
+	os.Remove(filepath.Join(ws, "cfg"))
+	if _, err := c.writeFile(writeFileArgs{FilePath: "new/deep/file.txt", Content: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "new", "deep", "file.txt")); string(data) != "ok" {
+		t.Errorf("the plain write: %q", data)
+	}
+}
