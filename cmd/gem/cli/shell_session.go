@@ -66,6 +66,9 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 			err = a.session.Save()
 		}
 	}
+	if errors.Is(err, agent.ErrNoChat) {
+		err = fmt.Errorf("%w: /chat list shows the saved ones", err)
+	}
 	if err != nil {
 		fmt.Fprintln(s.sess.stderr, errorText(err))
 	}
