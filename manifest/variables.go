@@ -221,3 +221,10 @@ func expandKVs(e Expander, in []KV) []KV {
 	}
 	return out
 }
+
+// NamesWorkspace reports whether a sandbox path (before expansion) is the workspace itself
+// or a folder in it: "${workspacePath}" or "${workspacePath}/…". Writing it is the
+// workspace capability ("change files in your project").
+func NamesWorkspace(p string) bool {
+	return p == "${workspacePath}" || strings.HasPrefix(p, "${workspacePath}/") || strings.HasPrefix(p, "${workspacePath}${/}")
+}

@@ -15,16 +15,21 @@ import (
 // (gem ext grant): most extensions written for Gemini CLI declare no sandbox, and their MCP
 // servers (npx, uvx) need the network and a cache folder.
 type Grant struct {
-	Network bool     `json:"network,omitempty"`
-	Read    []string `json:"read,omitempty"`
-	Write   []string `json:"write,omitempty"`
+	Network bool `json:"network,omitempty"`
+	// Workspace: its programs may change files in the project they run in (its protected
+	// names excepted), wherever that is.
+	Workspace bool     `json:"workspace,omitempty"`
+	Read      []string `json:"read,omitempty"`
+	Write     []string `json:"write,omitempty"`
 	// Notes are what is shown and never granted (a container engine's socket: root on the
 	// machine); not kept.
 	Notes []string `json:"-"`
 }
 
 // Empty reports whether g grants nothing.
-func (g Grant) Empty() bool { return !g.Network && len(g.Read) == 0 && len(g.Write) == 0 }
+func (g Grant) Empty() bool {
+	return !g.Network && !g.Workspace && len(g.Read) == 0 && len(g.Write) == 0
+}
 
 // Grants reads the user's grants (none when the file is missing).
 func Grants(env Env) (map[string]Grant, error) {
@@ -84,7 +89,7 @@ func (e Env) ExpandHome(p string) string {
 
 // Add returns g with o's network, folders added.
 func (g Grant) Add(o Grant) Grant {
-	out := Grant{Network: g.Network || o.Network, Read: slices.Clone(g.Read), Write: slices.Clone(g.Write), Notes: slices.Clone(g.Notes)}
+	out := Grant{Network: g.Network || o.Network, Workspace: g.Workspace || o.Workspace, Read: slices.Clone(g.Read), Write: slices.Clone(g.Write), Notes: slices.Clone(g.Notes)}
 	for _, n := range o.Notes {
 		if !slices.Contains(out.Notes, n) {
 			out.Notes = append(out.Notes, n)
@@ -103,11 +108,15 @@ func (g Grant) Add(o Grant) Grant {
 	return out
 }
 
-// Lines renders g for people, ~ for home: "network", "read ~/.npmrc", "write ~/.npm".
+// Lines renders g for people, ~ for home: "network", "change files in your project",
+// "read ~/.npmrc", "write ~/.npm".
 func (g Grant) Lines(home string) []string {
 	var out []string
 	if g.Network {
 		out = append(out, "network")
+	}
+	if g.Workspace {
+		out = append(out, WorkspaceLine)
 	}
 	for _, r := range g.Read {
 		out = append(out, "read "+Tilde(home, r))
@@ -117,6 +126,9 @@ func (g Grant) Lines(home string) []string {
 	}
 	return out
 }
+
+// WorkspaceLine is how the workspace capability reads in consent texts and grants.
+const WorkspaceLine = "change files in your project"
 
 // Tilde writes p under home as ~/….
 func Tilde(home, p string) string {

@@ -55,9 +55,16 @@ func Needs(env registry.Env, x *registry.Extension) registry.Grant {
 	m := x.Manifest()
 	platform := manifest.HostPlatforms(env.Getenv)[0]
 	resolved := m.Resolved(x.Expander(env, platform))
-	for _, s := range resolved.MCPServers {
+	for i, s := range resolved.MCPServers {
 		if s.Command != "" {
 			g = g.Add(grantOf(ProgramNeeds(env, x, s.Command, "")))
+		}
+		// A server handed the project as an argument (a filesystem server) is there to
+		// change it: consent gives it the workspace capability, said in the consent text.
+		if i < len(m.MCPServers) && slices.ContainsFunc(m.MCPServers[i].Args, func(a string) bool {
+			return strings.Contains(a, "${workspacePath}")
+		}) {
+			g.Workspace = true
 		}
 	}
 	g = g.Add(grantOf(ProgramNeeds(env, x, "", "")))

@@ -200,12 +200,14 @@ func permissionBlocks(env registry.Env, x *registry.Extension, plugin string) []
 	return out
 }
 
-// Isolation is the sandbox of one of x's subprocesses: read the system,
-// the extension and the workspace root; write the workspace, the extension's data and
-// temporary folders; plus the agreed manifest's sandbox.read/write (and those of the plugin's
-// own block), variables expanded for platform p, and what the user granted (gem ext grant,
-// user-level extensions only: grants are kept by name, and a project extension must not
-// inherit an installed one's); TCP only with sandbox.network or a network grant.
+// Isolation is the sandbox of one of x's subprocesses: read the system, the extension and
+// the workspace root; write the extension's data and temporary folders; plus the agreed
+// manifest's sandbox.read/write (and those of the plugin's own block), variables expanded
+// for platform p, and what the user granted (gem ext grant, user-level extensions only:
+// grants are kept by name, and a project extension must not inherit an installed one's);
+// TCP only with sandbox.network or a network grant. The workspace is written only when the
+// manifest's sandbox.write names ${workspacePath}, consent inferred it (Needs) or the user
+// granted it, and then with its protected names guarded (sandbox.Policy.Guard).
 func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.Platform, plugin string) (*sandbox.Policy, error) {
 	if err := CheckWorkspace(env, root); err != nil {
 		return nil, err
@@ -216,7 +218,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	}
 	exp := x.Expander(env, p)
 	var read, write []string
-	network := false
+	network, workspace := false, false
 	for _, sb := range permissionBlocks(env, x, plugin) {
 		network = network || sb.Network
 		for _, r := range sb.Read {
@@ -229,6 +231,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	// What its programs needed when the user agreed (launcher profiles, toolchains).
 	g := x.ConsentGrant(env)
 	network = network || g.Network
+	workspace = workspace || g.Workspace
 	read = append(read, g.Read...)
 	write = append(write, g.Write...)
 	if x.Level == registry.LevelUser {
@@ -238,6 +241,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		}
 		if g, ok := grants[x.Name]; ok {
 			network = network || g.Network
+			workspace = workspace || g.Workspace
 			for _, r := range g.Read {
 				read = append(read, env.ExpandHome(r))
 			}
@@ -246,7 +250,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 			}
 		}
 	}
-	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, Data: data, Temp: temp, Read: read, Write: write, Network: network})
+	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, WriteWorkspace: workspace, Data: data, Temp: temp, Read: read, Write: write, Network: network})
 	return &pol, nil
 }
 

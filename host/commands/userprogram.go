@@ -45,7 +45,7 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 			break
 		}
 	}
-	p := sandbox.ForExtension(sandbox.Access{Extension: root, Workspace: root, Data: data, Temp: temp, Read: read, Write: needs.Write})
+	p := sandbox.ForExtension(sandbox.Access{Extension: root, Workspace: root, WriteWorkspace: true, Data: data, Temp: temp, Read: read, Write: needs.Write})
 	childEnv := sandbox.Env(environ, nil, "GEMINI_CLI=1", "GEM_WORKSPACE="+root, "GEMINI_PROJECT_DIR="+root, "GEM_HOME="+env.GemHome, "TMPDIR="+temp)
 	return finishEnv(childEnv, environ, &p, needs), &p, nil
 }

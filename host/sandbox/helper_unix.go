@@ -33,11 +33,15 @@ func HelperMain(args, environ []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gem sandbox helper: bad policy: %v\n", err)
 		return 126
 	}
-	if err := harden(p); err != nil {
+	listener, err := harden(p)
+	if err != nil {
 		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
 		return 126
 	}
-	err := syscall.Exec(args[1], args[2:], environ)
+	if listener >= 0 {
+		return runGuarded(p, listener, args[1], args[2:], environ, stderr)
+	}
+	err = syscall.Exec(args[1], args[2:], environ)
 	fmt.Fprintf(stderr, "gem sandbox helper: cannot run %s: %v\n", args[1], err)
 	return 127
 }

@@ -99,8 +99,13 @@ func useNamespaces(p *Policy) bool {
 		v.Keep = append(v.Keep, filepath.Dir(target))
 	}
 	if p.Workspace != "" {
-		for _, name := range ProtectedNames {
-			v.Protect = append(v.Protect, filepath.Join(p.Workspace, name))
+		// Defence in depth beside the guard (guard_linux.go), which decides every write: the
+		// protected entries at the workspace's top level are read-only mounts too.
+		entries, _ := os.ReadDir(p.Workspace)
+		for _, e := range entries {
+			if isProtectedName(e.Name()) {
+				v.Protect = append(v.Protect, filepath.Join(p.Workspace, e.Name()))
+			}
 		}
 	}
 	p.View = v
@@ -306,20 +311,30 @@ func dropCapabilities() error {
 // harden applies, in the helper, every layer of p in order: the view (in the namespaces gem
 // started it in), the resource limits, no_new_privs and Landlock (Apply), the seccomp filter,
 // and, where the helper holds capabilities (its user namespace, or root), dropping them all.
-// What cannot be applied is warned about once, or refused under a strict policy.
-func harden(p Policy) error {
+// What cannot be applied is warned about once, or refused under a strict policy. With the
+// guard it also returns the seccomp listener the supervisor answers (-1 without).
+func harden(p Policy) (listener int, err error) {
 	runtime.LockOSThread() // Landlock and seccomp hold for this thread, the one that execs
+	listener = -1
 	var missing []string
 	if p.Namespaces && p.View != nil {
 		missing = buildView(p.View, true)
 	}
 	r, err := Apply(p)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	missing = append(missing, r.Missing...)
-	if err := denyTerminalInjection(); err != nil {
-		missing = append(missing, "the seccomp filter against terminal injection ("+err.Error()+")")
+	if p.Guard && guardArch {
+		if listener, err = loadFilter(true); err != nil {
+			missing = append(missing, "the guard of the workspace's protected names ("+err.Error()+")")
+			listener = -1
+		}
+	}
+	if listener < 0 {
+		if err := denyTerminalInjection(); err != nil {
+			missing = append(missing, "the seccomp filter against terminal injection ("+err.Error()+")")
+		}
 	}
 	if p.Namespaces || os.Geteuid() == 0 {
 		if err := dropCapabilities(); err != nil {
@@ -334,8 +349,11 @@ func harden(p Policy) error {
 			}
 		}
 		if len(hard) > 0 {
-			return fmt.Errorf("%w: %s (GEM_SANDBOX_STRICT=1)", ErrNotEnforced, strings.Join(hard, ", "))
+			if listener >= 0 {
+				unix.Close(listener)
+			}
+			return -1, fmt.Errorf("%w: %s (GEM_SANDBOX_STRICT=1)", ErrNotEnforced, strings.Join(hard, ", "))
 		}
 	}
-	return nil
+	return listener, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // Policy is what a sandboxed program may do. It travels to the re-exec helper as JSON.
@@ -23,9 +25,13 @@ type Policy struct {
 	NetNS  bool `json:"netns,omitempty"`
 	Strict bool `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
 
-	// Workspace is the writable project folder, whose agent and VCS configuration the
-	// namespace layer makes read-only (ProtectedNames).
+	// Workspace is the project folder when the program may write it: its protected names
+	// (IsProtected) stay closed, by the guard (Guard) and the namespace layer's read-only
+	// mounts of the existing ones.
 	Workspace string `json:"workspace,omitempty"`
+	// Guard sends the calls that change names to a supervisor in the helper, which refuses
+	// protected names and makes the others itself (guard_linux.go). Set with Workspace.
+	Guard bool `json:"guard,omitempty"`
 	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
 	// builds View in them.
 	Namespaces bool  `json:"namespaces,omitempty"`
@@ -53,17 +59,6 @@ var SystemRead = []string{
 	"/nix", "/snap",
 }
 
-// ProtectedNames are the entries of a workspace a program may not change: what git, gem,
-// Gemini CLI, other agents, editors and direnv read and obey (the namespace layer mounts them
-// read-only for sandboxed programs; gem's own core tools refuse to write them). Inside .git
-// only what runs code or redirects it is protected (hooks, config, info), so commits still
-// work.
-var ProtectedNames = []string{
-	".git/hooks", ".git/config", ".git/info", ".gem", ".gemini", ".claude", ".cursor", ".vscode", ".idea",
-	"GEMINI.md", "AGENTS.md", "CLAUDE.md", ".envrc", ".env.local", ".bashrc", ".bash_profile", ".profile",
-	".zshrc", ".zprofile", ".gitmodules", ".gitattributes",
-}
-
 // SystemWrite are the places every sandboxed program may write: the null devices, its
 // terminal and pseudo-terminals, shared memory, and /tmp. /tmp is there because many tools
 // ignore TMPDIR (ed and everything using tmpfile(3)); it is writable by every local user
@@ -74,24 +69,47 @@ var SystemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/
 // Access is what one extension's program may reach: its folders, and what the manifest and
 // the user's grants add.
 type Access struct {
-	Extension string   // the extension's folder (read)
-	Workspace string   // the project (read and write)
-	Data      string   // the extension's data folder (PrivateDirs; read and write)
-	Temp      string   // its temporary folder (PrivateDirs; read and write)
-	Read      []string // more folders to read
-	Write     []string // more folders to write
-	Network   bool
+	Extension string // the extension's folder (read)
+	Workspace string // the project (read; written only with WriteWorkspace)
+	// WriteWorkspace: the program may change the project (the manifest's sandbox.write names
+	// ${workspacePath}, consent inferred it, or the user granted it), its protected names
+	// excepted.
+	WriteWorkspace bool
+	Data           string   // the extension's data folder (PrivateDirs; read and write)
+	Temp           string   // its temporary folder (PrivateDirs; read and write)
+	Read           []string // more folders to read
+	Write          []string // more folders to write
+	Network        bool
 }
 
 // ForExtension is the default policy of one extension's program: read the system, the
-// extension folder and the workspace; write the workspace, the extension's data folder and
-// its temporary folder; plus a's read/write paths; network only when asked.
+// extension folder and the workspace; write the extension's data folder and its temporary
+// folder, and the workspace only with a.WriteWorkspace (its protected names guarded); plus
+// a's read/write paths; network only when asked.
 func ForExtension(a Access) Policy {
-	p := Policy{Network: a.Network, Limits: DefaultLimits, Workspace: a.Workspace}
-	p.Read = append(append(append(p.Read, SystemRead...), a.Extension), a.Read...)
-	p.Write = append(append(p.Write, SystemWrite...), a.Workspace, a.Data, a.Temp)
+	p := Policy{Network: a.Network, Limits: DefaultLimits}
+	p.Read = append(append(append(p.Read, SystemRead...), a.Extension, a.Workspace), a.Read...)
+	p.Write = append(append(p.Write, SystemWrite...), a.Data, a.Temp)
 	p.Write = append(p.Write, a.Write...)
+	if a.WriteWorkspace && a.Workspace != "" {
+		p.Write = append(p.Write, a.Workspace)
+	}
+	p.GuardWorkspace(a.Workspace)
 	return p
+}
+
+// GuardWorkspace sets the guard for workspace when p may write it (the workspace, or a
+// folder above it, is among p.Write), and nothing when p only reads it.
+func (p *Policy) GuardWorkspace(workspace string) {
+	if workspace == "" {
+		return
+	}
+	for _, w := range p.Write {
+		if w != "" && (pathx.Within(w, workspace) || pathx.Within(workspace, w)) {
+			p.Workspace, p.Guard = workspace, true
+			return
+		}
+	}
 }
 
 // PrivateDirs makes (0700) and returns an extension's data folder ($GEM_HOME/data/<name>)

@@ -70,19 +70,21 @@ func TestPolicyIsEnforced(t *testing.T) {
 		network      bool
 		write        []string
 		wantOK       bool
+		workspace    bool // the workspace capability
 	}{
-		{"read the system", "cat /etc/hostname >/dev/null", false, nil, true},
-		{"read outside", "cat " + secret, false, nil, false},
-		{"write the workspace", "echo x > " + ws + "/f", false, nil, true},
-		{"write the data folder", "echo x > " + data + "/f", false, nil, true},
-		{"write outside", "echo x > " + home + "/f", false, nil, false},
-		{"write a declared folder", "echo x > " + extra + "/f", false, []string{extra}, true},
-		{"TCP without network", "bash -c '" + connect + "'", false, nil, false},
-		{"TCP with network", "bash -c '" + connect + "'", true, nil, true},
+		{"read the system", "cat /etc/hostname >/dev/null", false, nil, true, false},
+		{"read outside", "cat " + secret, false, nil, false, false},
+		{"write the workspace", "echo x > " + ws + "/f", false, nil, false, false},
+		{"write the workspace with the capability", "echo x > " + ws + "/f", false, nil, true, true},
+		{"write the data folder", "echo x > " + data + "/f", false, nil, true, false},
+		{"write outside", "echo x > " + home + "/f", false, nil, false, false},
+		{"write a declared folder", "echo x > " + extra + "/f", false, []string{extra}, true, false},
+		{"TCP without network", "bash -c '" + connect + "'", false, nil, false, false},
+		{"TCP with network", "bash -c '" + connect + "'", true, nil, true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pol := ForExtension(Access{Extension: ext, Workspace: ws, Data: data, Temp: tmp, Write: c.write, Network: c.network})
+			pol := ForExtension(Access{Extension: ext, Workspace: ws, WriteWorkspace: c.workspace, Data: data, Temp: tmp, Write: c.write, Network: c.network})
 			out, err := run(t, &pol, ws, c.script)
 			if (err == nil) != c.wantOK {
 				t.Errorf("ok=%v, want %v: %s", err == nil, c.wantOK, out)

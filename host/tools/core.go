@@ -204,17 +204,18 @@ func (e *pathError) Error() string {
 	return fmt.Sprintf("%s is outside the workspace: core tools read and write inside it only", e.path)
 }
 
-// writable refuses a write that could widen what programs may do next: an entry of
-// sandbox.ProtectedNames (gem's and Gemini CLI's configuration, git's hooks and config,
-// agents' and editors' settings — what sandboxed programs cannot change either), and a path
+// writable refuses a write that could widen what programs may do next: a path with a
+// protected component at any depth (sandbox.IsProtected: any .git, gem's and Gemini CLI's
+// configuration, agents' and editors' settings, context files, .env*, shell rc files — what
+// sandboxed programs cannot change either), and a path
 // through a symbolic link (which could lead to one of them).
 func (c *coreBackend) writable(rel string) error {
+	if name, ok := sandbox.ProtectedComponent(rel); ok {
+		return &pathError{c.abs(rel), "is protected (" + name + " configures gem, git or another tool): core tools do not write it; change it yourself"}
+	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	for i := range parts {
 		prefix := strings.Join(parts[:i+1], "/")
-		if slices.Contains(sandbox.ProtectedNames, prefix) {
-			return &pathError{c.abs(rel), "is protected (" + prefix + " configures gem, git or another tool): core tools do not write it; change it yourself"}
-		}
 		if st, err := c.root.Lstat(prefix); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 			return &pathError{c.abs(rel), "is reached through the symbolic link " + c.abs(prefix) + ": core tools do not write through links"}
 		}

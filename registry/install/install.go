@@ -469,7 +469,7 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	}
 	_, hooksErr := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json"))
 	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
-		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write your project, their own data folder and /tmp, and have no network unless asked below")
+		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project unless asked below")
 	}
 	lines = append(lines, sandboxes(m)...)
 	if l := needs.Lines(env.Home); len(l) > 0 {
@@ -515,8 +515,16 @@ func sandboxes(m *manifest.Manifest) []string {
 		if len(s.Read) > 0 {
 			out = append(out, who+" asks to read "+strings.Join(s.Read, ", "))
 		}
-		if len(s.Write) > 0 {
-			out = append(out, who+" asks to write "+strings.Join(s.Write, ", "))
+		var write []string
+		for _, w := range s.Write {
+			if manifest.NamesWorkspace(w) {
+				out = append(out, who+" asks to "+registry.WorkspaceLine+" (never .git, agent or editor settings)")
+				continue
+			}
+			write = append(write, w)
+		}
+		if len(write) > 0 {
+			out = append(out, who+" asks to write "+strings.Join(write, ", "))
 		}
 		if len(s.Env) > 0 {
 			out = append(out, who+" asks for environment variables "+strings.Join(s.Env, ", "))

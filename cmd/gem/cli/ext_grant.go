@@ -12,19 +12,21 @@ import (
 )
 
 type extGrantOptions struct {
-	Name    string   `arg:"<name>" help:"an extension name"`
-	Network bool     `flag:"network" usage:"allow TCP (and UDP)"`
-	Read    []string `flag:"read" usage:"allow reading a folder (repeat the flag)"`
-	Write   []string `flag:"write" usage:"allow writing a folder (repeat the flag)"`
-	Revoke  bool     `flag:"revoke" usage:"remove everything granted"`
+	Name      string   `arg:"<name>" help:"an extension name"`
+	Network   bool     `flag:"network" usage:"allow TCP (and UDP)"`
+	Workspace bool     `flag:"workspace" usage:"allow changing files in the project it runs in (never .git, agent or editor settings)"`
+	Read      []string `flag:"read" usage:"allow reading a folder (repeat the flag)"`
+	Write     []string `flag:"write" usage:"allow writing a folder (repeat the flag)"`
+	Revoke    bool     `flag:"revoke" usage:"remove everything granted"`
 	jsonOutput
 }
 
 func extGrantCommand(f *Factory) *cli.Command {
 	cmd := verb(f, "grant", "let an extension's programs reach more than its manifest asks for (network, folders)", extGrant,
-		"gem ext grant context7 --network --write ~/.npm", "gem ext grant context7", "gem ext grant context7 --revoke")
+		"gem ext grant context7 --network --write ~/.npm", "gem ext grant hello --workspace", "gem ext grant context7", "gem ext grant context7 --revoke")
 	cmd.Description = "Most extensions written for Gemini CLI declare no sandbox; their MCP servers (npx, uvx)\n" +
-		"often need the network and a cache folder. Without flags it shows the grant; --revoke\n" +
+		"often need the network and a cache folder; a program that edits your project needs\n" +
+		"--workspace (its protected names, .git and agent settings, stay closed). Without flags it shows the grant; --revoke\n" +
 		"removes it. Grants live in $GEM_HOME/grants.json.\n\n" + cmd.Description
 	return cmd
 }
@@ -42,13 +44,14 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 		g = registry.Grant{}
 	}
 	g.Network = g.Network || o.Network
+	g.Workspace = g.Workspace || o.Workspace
 	if g.Read, err = addFolders(s, g.Read, o.Read); err != nil {
 		return err
 	}
 	if g.Write, err = addFolders(s, g.Write, o.Write); err != nil {
 		return err
 	}
-	if o.Revoke || o.Network || len(o.Read) > 0 || len(o.Write) > 0 {
+	if o.Revoke || o.Network || o.Workspace || len(o.Read) > 0 || len(o.Write) > 0 {
 		if err := registry.SetGrant(s.env, o.Name, g); err != nil {
 			return err
 		}

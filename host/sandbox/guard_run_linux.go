@@ -1,0 +1,55 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// runGuarded runs the program as the helper's child, its calls that change names answered by
+// the guard, and returns its exit status (128+n for signal n). It is called on the thread
+// harden restricted: the program is forked from it and so inherits its Landlock domain,
+// seccomp filter and dropped capabilities; the supervisor runs on another thread, without
+// the filter (its own calls would wait for themselves) and without capabilities. The helper
+// is PID 1 of the program's namespaces when it has them: it reaps orphans, forwards the
+// signals gem sends, and its end ends everything the program started.
+func runGuarded(p Policy, listener int, path string, argv, env []string, stderr io.Writer) int {
+	g := newGuard(listener, p)
+	ready := make(chan struct{})
+	go g.serve(ready)
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Env: env, Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "gem sandbox helper: cannot run %s: %v\n", path, err)
+		return 127
+	}
+	close(ready) // the supervisor clears the mask (umask is guarded on this thread)
+	go func() {
+		for s := range sigs {
+			syscall.Kill(pid, s.(syscall.Signal))
+		}
+	}()
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 1
+		}
+		if got != pid {
+			continue // an orphan reaped
+		}
+		if ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
+}
