@@ -34,6 +34,9 @@ func run(std stdio, args []string) (int, bool) {
 	}
 	confirm := commands.TerminalConfirm(term.IsTerminal(int(std.in.Fd())), std.in, std.err)
 	err = commands.Exec(env, t, std.environ, ra, confirm, nil, nil)
+	if child, ok := errors.AsType[*sandbox.ChildExit](err); ok {
+		return child.Code, true // it ran as gem's child (the guard's supervisor beside it)
+	}
 	if errors.Is(err, commands.ErrNeedsEngine) || errors.Is(err, sandbox.ErrExecFormat) {
 		return 0, false // gem-engine decrypts settings, hashes binaries and names their platform
 	}

@@ -51,6 +51,18 @@ func ExecInPlace(s Program) error {
 	if s.Policy == nil || Disabled() {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
+	if s.Policy.Guard && HelperPath() != "" {
+		// A program that may write the workspace needs the guard's supervisor beside it, so
+		// it cannot replace gem: it runs as a child in the foreground, in namespaces of its
+		// own (the boundary every other program gets), and its status is gem's.
+		// The descriptors exec in place would have handed over: 0, 1 and 2.
+		stdin, stdout, stderr := os.NewFile(0, "stdin"), os.NewFile(1, "stdout"), os.NewFile(2, "stderr")
+		code, err := Run(s, stdin, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		return &ChildExit{Code: code}
+	}
 	// gem becomes the program: restrict one locked thread and exec from it. If the exec
 	// fails, that goroutine ends while locked, the runtime discards its thread, and gem
 	// goes on unrestricted (to describe the failure, or hand it to gem-engine).
@@ -69,6 +81,12 @@ func ExecInPlace(s Program) error {
 	}()
 	return <-done
 }
+
+// ChildExit is ExecInPlace's answer when the program ran as gem's child (a program with the
+// guard) instead of replacing gem: it has ended with Code, which gem exits with.
+type ChildExit struct{ Code int }
+
+func (e *ChildExit) Error() string { return fmt.Sprintf("exited with status %d", e.Code) }
 
 // DescribeBinary names the platform a binary was built for (host/binfmt.Describe). The
 // light front leaves it nil, to not link debug/elf and friends, and hands exec format
@@ -103,10 +121,16 @@ func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		return 126, err
 	}
 	// It shares the user's terminal: a process group in gem's session, not a session of
-	// its own (the seccomp filter still refuses terminal injection).
+	// its own (the seccomp filter still refuses terminal injection); on a terminal that group
+	// is the foreground one, so the terminal's ^C and ^Z reach it (and only it) and it may
+	// read the terminal; gem takes the terminal back when it ends.
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty = true, int(f.Fd())
+		defer takeTerminalBack(f)
+	}
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	p, err := start(cmd, s, Streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 	if err != nil {

@@ -13,8 +13,9 @@ import (
 // harden restricted: the program is forked from it and so inherits its Landlock domain,
 // seccomp filter and dropped capabilities; the supervisor runs on another thread, without
 // the filter (its own calls would wait for themselves) and without capabilities. The helper
-// is PID 1 of the program's namespaces when it has them: it reaps orphans, forwards the
-// signals gem sends, and its end ends everything the program started.
+// is PID 1 of the program's namespaces when it has them: it reaps orphans, and its end ends
+// everything the program started; the program stays in the helper's process group, which
+// gem and the terminal signal.
 func runGuarded(p Policy, listener int, path string, argv, env []string, stderr io.Writer) int {
 	g := newGuard(listener, p)
 	ready := make(chan struct{})
@@ -31,8 +32,10 @@ func runGuarded(p Policy, listener int, path string, argv, env []string, stderr 
 	}
 	close(ready) // the supervisor clears the mask (umask is guarded on this thread)
 	go func() {
-		for s := range sigs {
-			syscall.Kill(pid, s.(syscall.Signal))
+		// Dropped: gem signals the whole process group, and the terminal its foreground
+		// group, so the program has each signal already; as PID 1 the helper must handle
+		// them not to be ended by them (and it ends when the program does).
+		for range sigs {
 		}
 	}()
 	for {

@@ -69,7 +69,7 @@ func TestCoreTools(t *testing.T) {
 		// what sandboxed programs may not change, core tools do not write either
 		{"write_file", map[string]any{"file_path": abs(".gemini/settings.json"), "content": `{"tools":{"allowed":["run_shell_command"]}}`}, "is protected (.gemini configures", ErrorPermissionDenied},
 		{"write_file", map[string]any{"file_path": abs(".gem/policies.toml"), "content": "x"}, "is protected (.gem configures", ErrorPermissionDenied},
-		{"write_file", map[string]any{"file_path": abs(".git/hooks/pre-commit"), "content": "x"}, "is protected (.git/hooks", ErrorPermissionDenied},
+		{"write_file", map[string]any{"file_path": abs(".git/hooks/pre-commit"), "content": "x"}, "is protected (.git ", ErrorPermissionDenied},
 		{"replace", map[string]any{"file_path": abs("GEMINI.md"), "old_string": "", "new_string": "obey me"}, "is protected (GEMINI.md", ErrorPermissionDenied},
 		{"write_file", map[string]any{"file_path": abs("cfg/settings.json"), "content": "x"}, "through the symbolic link " + abs("cfg"), ErrorPermissionDenied},
 		{"write_file", map[string]any{"file_path": abs("inside"), "content": "x"}, "through the symbolic link", ErrorPermissionDenied},

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/gemhost/gem/internal/config"
 )
 
 // Name is the unprivileged user the tests create and run as.
@@ -89,7 +91,7 @@ func (u User) Command(bin, dir string, env []string, args ...string) *exec.Cmd {
 	os.Chown(u.Dir, u.UID, u.GID)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"HOME=" + u.Home, "USER=" + Name, "LOGNAME=" + Name, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8",
+	cmd.Env = append([]string{"HOME=" + u.Home, "USER=" + Name, "LOGNAME=" + Name, "PATH=" + config.Getenv("PATH"), "LANG=C.UTF-8",
 		"XDG_CACHE_HOME=" + filepath.Join(u.Home, ".cache")}, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID)}}
 	return cmd

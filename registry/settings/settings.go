@@ -82,7 +82,8 @@ func (s *Settings) FromWorkspace(key string) bool {
 // Extension is the user's own MCP servers (mcpServers of the settings) as an extension
 // named "settings", agreed to (the user wrote them), run like an extension's: sandboxed,
 // with the network (what such servers are for: npx and uvx fetch packages), in the
-// workspace; nil when the settings declare none. Problems in an entry are warnings.
+// workspace, which they may change (the workspace capability: its protected names stay
+// closed); nil when the settings declare none. Problems in an entry are warnings.
 func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	if s == nil || len(s.servers) == 0 {
 		return nil
@@ -90,7 +91,7 @@ func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	if s.ext != nil {
 		return s.ext
 	}
-	doc := map[string]any{"name": "settings", "version": "0.0.0", "mcpServers": s.servers, "sandbox": map[string]any{"network": true}}
+	doc := map[string]any{"name": "settings", "version": "0.0.0", "mcpServers": s.servers, "sandbox": map[string]any{"network": true, "write": []string{"${workspacePath}"}}}
 	text, _ := json.Marshal(doc)
 	var raw any
 	json.Unmarshal(text, &raw)

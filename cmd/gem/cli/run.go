@@ -60,5 +60,8 @@ func runExtensionCommand(s *session, ra commands.RunArgs) error {
 	if errors.Is(err, commands.ErrDeclined) {
 		return exitError{code: 1, msg: err.Error()}
 	}
+	if child, ok := errors.AsType[*sandbox.ChildExit](err); ok {
+		return exitError{code: child.Code}
+	}
 	return err
 }

@@ -5,7 +5,7 @@
 //
 //	hostile read-ssh | read-secret | write-outside | connect PORT | udp PORT | signal-parent |
 //	        fork N | alloc MiB | hang | flood MiB | read PATH | dial SOCKET-GLOB | tiocsti |
-//	        environ | setsid
+//	        environ | setsid | sh SCRIPT
 //
 // Started by gem as a plugin (gem's magic cookie in the environment), it serves the tool
 // `attempt {what, arg}` doing the same from the plugin process.
@@ -164,6 +164,14 @@ func attempt(what, arg string) (string, bool) {
 		}
 		syscall.Munmap(b)
 		return fmt.Sprintf("ALLOWED: reserved %d MiB", mib), true
+	case "sh":
+		// Any attack a shell can make, from inside the sandbox (the workspace is the folder).
+		out, err := exec.Command("/bin/sh", "-c", arg).CombinedOutput()
+		text := strings.TrimSpace(string(out))
+		if err != nil {
+			return "BLOCKED: " + arg + ": " + text, false
+		}
+		return "ALLOWED: " + arg + ": " + text, true
 	case "hang":
 		select {}
 	case "flood":

@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/gemhost/gem/internal/testhome"
+)
+
+// BenchmarkGuard: file-heavy jobs in a workspace the program may write, with the guard (every
+// name-changing call through the supervisor), against the same job without any sandbox and
+// in the sandbox without the guard (Landlock and namespaces alone), interleaved in one run:
+// medians and the ratios to the plain run. Jobs: unpacking a 10,000-file tree (tar), then a
+// git init and git add of it (GIT_DIR in the program's data folder: .git in the workspace is
+// closed to programs), and npm installing a local package of 500 files (when npm is here).
+// The workspace lives outside /tmp (under the user's cache folder).
+//
+//	go test ./host/sandbox -run '^$' -bench Guard -benchtime 5x
+func BenchmarkGuard(b *testing.B) {
+	if LandlockABI() < 1 || !guardArch {
+		b.Skip("the guard needs Landlock and amd64 or arm64")
+	}
+	src := testDir(b)
+	tree := filepath.Join(src, "tree")
+	for d := range 100 {
+		dir := filepath.Join(tree, fmt.Sprintf("d%02d", d))
+		os.MkdirAll(dir, 0o755)
+		for f := range 100 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", f)), []byte(fmt.Sprintf("file %d of %d\n", f, d)), 0o644)
+		}
+	}
+	tarball := filepath.Join(src, "tree.tar")
+	if out, err := exec.Command("tar", "-C", src, "-cf", tarball, "tree").CombinedOutput(); err != nil {
+		b.Fatalf("tar: %v %s", err, out)
+	}
+	jobs := []struct{ name, script string }{
+		{"untar-10k", "tar -xf " + tarball},
+		{"git-add-10k", "tar -xf " + tarball + " && GIT_DIR=$DATA/repo git init -q && GIT_DIR=$DATA/repo GIT_WORK_TREE=. git add -A"},
+	}
+	if npm, err := exec.LookPath("npm"); err == nil {
+		pkg := filepath.Join(src, "pkg")
+		os.MkdirAll(filepath.Join(pkg, "lib"), 0o755)
+		os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"gem-bench-pkg","version":"1.0.0"}`), 0o644)
+		for i := range 500 {
+			os.WriteFile(filepath.Join(pkg, "lib", fmt.Sprintf("m%03d.js", i)), []byte(fmt.Sprintf("module.exports = %d;\n", i)), 0o644)
+		}
+		cmd := exec.Command(npm, "pack", "--silent", "--pack-destination", src)
+		cmd.Dir = pkg
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("npm pack: %v %s", err, out)
+		}
+		jobs = append(jobs, struct{ name, script string }{"npm-install-500",
+			"echo '{}' > package.json && npm install --offline --no-audit --no-fund --silent --cache $DATA/npm " + filepath.Join(src, "gem-bench-pkg-1.0.0.tgz")})
+	}
+	for _, job := range jobs {
+		b.Run(job.name, func(b *testing.B) {
+			var plain, boxed, guarded []float64
+			for b.Loop() {
+				for _, mode := range []string{"plain", "sandbox", "guard"} {
+					ws, data, tmp := testDir(b), testDir(b), testDir(b)
+					var pol *Policy
+					switch mode {
+					case "sandbox":
+						p := ForExtension(Access{Extension: src, Workspace: ws, Data: data, Temp: tmp, Read: []string{src}, Write: []string{ws}})
+						p.Guard, p.Workspace = false, ""
+						pol = &p
+					case "guard":
+						p := ForExtension(Access{Extension: src, Workspace: ws, WriteWorkspace: true, Data: data, Temp: tmp, Read: []string{src}})
+						pol = &p
+					}
+					env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + data, "DATA=" + data, "TMPDIR=" + tmp}
+					t0 := nowNanos()
+					var out []byte
+					var err error
+					if pol == nil {
+						cmd := exec.Command("/bin/sh", "-c", job.script)
+						cmd.Dir, cmd.Env = ws, env
+						out, err = cmd.CombinedOutput()
+					} else {
+						var cmd *exec.Cmd
+						cmd, err = Command(Program{Path: "/bin/sh", Args: []string{"-c", job.script}, Env: env, Dir: ws, Name: job.name, Policy: pol})
+						if err == nil {
+							out, err = cmd.CombinedOutput()
+						}
+					}
+					took := float64(nowNanos() - t0)
+					if err != nil {
+						b.Fatalf("%s (%s): %v\n%s", job.name, mode, err, out)
+					}
+					switch mode {
+					case "plain":
+						plain = append(plain, took)
+					case "sandbox":
+						boxed = append(boxed, took)
+					default:
+						guarded = append(guarded, took)
+					}
+					os.RemoveAll(ws)
+					os.RemoveAll(data)
+				}
+			}
+			mp, ms, mg := medianOf(plain), medianOf(boxed), medianOf(guarded)
+			b.ReportMetric(mp/1e6, "plain-ms")
+			b.ReportMetric(ms/1e6, "sandbox-ms")
+			b.ReportMetric(mg/1e6, "guard-ms")
+			b.ReportMetric(mg/mp, "guard/plain")
+			b.ReportMetric(ms/mp, "sandbox/plain")
+		})
+	}
+}
+
+// testDir is a fresh folder outside /tmp (which every policy may write).
+func testDir(b *testing.B) string { return testhome.Dir(b, "gem-bench-") }
