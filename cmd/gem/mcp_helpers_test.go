@@ -224,9 +224,15 @@ func init() {
 			dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 			for _, d := range dirs {
 				data, err := os.ReadFile(d)
-				if err == nil && strings.Contains(strings.ReplaceAll(string(data), "\x00", " "), args[0]) {
-					found = append(found, d)
+				if err != nil || !strings.Contains(strings.ReplaceAll(string(data), "\x00", " "), args[0]) {
+					continue
 				}
+				// This script's processes only (they work in $WORK): the same test runs
+				// again as another user, and its processes are not this run's.
+				if cwd, err := os.Readlink(filepath.Join(filepath.Dir(d), "cwd")); err == nil && !strings.HasPrefix(cwd, ts.Getenv("WORK")) {
+					continue
+				}
+				found = append(found, d)
 			}
 			if (len(found) == 0) != neg || time.Now().After(deadline) {
 				break

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,9 @@ type Program struct {
 	Name string // what to call it in errors (the command's name)
 	// Policy, when set, sandboxes the program (filesystem, network, limits).
 	Policy *Policy
+	// execStatus, when set, is the write end of a pipe on which the helper reports why the
+	// program could not be executed (Run reads it, to say so as exec in place would).
+	execStatus *os.File
 	// Binary, when set, is Path opened and verified: ExecInPlace executes this descriptor,
 	// so the file cannot be swapped between the check and the exec.
 	Binary *os.File
@@ -51,10 +55,13 @@ func ExecInPlace(s Program) error {
 	if s.Policy == nil || Disabled() {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
-	if s.Policy.Guard && HelperPath() != "" {
-		// A program that may write the workspace needs the guard's supervisor beside it, so
-		// it cannot replace gem: it runs as a child in the foreground, in namespaces of its
-		// own (the boundary every other program gets), and its status is gem's.
+	if ns, _ := Namespaces(); HelperPath() != "" && (ns || s.Policy.Guard) {
+		// The boundary every other program gets (namespaces: a private /tmp, /dev/shm and
+		// /proc, no UDP or outside sockets, no capability as root; and the guard's supervisor
+		// beside a program that may write the workspace) needs the helper as the program's
+		// parent, so the program cannot replace gem: it runs as gem's child, in the terminal's
+		// foreground, and its status is gem's. Exec in place stays for machines without
+		// namespaces.
 		// The descriptors exec in place would have handed over: 0, 1 and 2.
 		stdin, stdout, stderr := os.NewFile(0, "stdin"), os.NewFile(1, "stdout"), os.NewFile(2, "stderr")
 		code, err := Run(s, stdin, stdout, stderr)
@@ -116,8 +123,15 @@ func execError(s Program, err error) error {
 // within gem's session, with the terminal's streams; SIGINT and SIGTERM are forwarded to
 // the group. It returns the exit code (128+n for signal n); nothing it started is left running.
 func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	status, statusW, err := os.Pipe()
+	if err != nil {
+		return 126, err
+	}
+	defer status.Close()
+	s.execStatus = statusW
 	cmd, err := Command(s)
 	if err != nil {
+		statusW.Close()
 		return 126, err
 	}
 	// It shares the user's terminal: a process group in gem's session, not a session of
@@ -133,8 +147,15 @@ func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	p, err := start(cmd, s, Streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	statusW.Close()
 	if err != nil {
 		return 127, err
+	}
+	// The helper writes the errno of a failed exec, or nothing (the pipe closes at the exec).
+	var errno [4]byte
+	if n, _ := io.ReadFull(status, errno[:]); n == 4 {
+		p.Wait()
+		return 127, execError(s, syscall.Errno(binary.NativeEndian.Uint32(errno[:])))
 	}
 	go func() {
 		for {
@@ -169,8 +190,24 @@ func Command(s Program) (*exec.Cmd, error) {
 			if err != nil {
 				return nil, err
 			}
-			args := append([]string{HelperArg, string(data), s.Path, s.Path}, s.Args...)
+			target := s.Path
+			var extra []*os.File
+			if s.Binary != nil && runtime.GOOS == "linux" {
+				// The verified descriptor, as fd 3 of the helper, which runs it (a script's
+				// interpreter reads the script through it): the file cannot be swapped
+				// between gem's check and the exec.
+				target, extra = "/proc/self/fd/3", []*os.File{s.Binary}
+			}
+			if s.execStatus != nil {
+				extra = append(extra, s.execStatus)
+				p.StatusFD = 2 + len(extra)
+				if data, err = json.Marshal(p); err != nil {
+					return nil, err
+				}
+			}
+			args := append([]string{HelperArg, string(data), target, s.Path}, s.Args...)
 			cmd = exec.Command(helper, args...)
+			cmd.ExtraFiles = extra
 			cmd.Env, cmd.Dir = s.Env, s.Dir
 			if cmd.Env == nil {
 				cmd.Env = []string{}

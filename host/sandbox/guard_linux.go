@@ -152,6 +152,8 @@ func (g *guard) serve(ready <-chan struct{}) {
 	// Files the supervisor makes get the program's own mask, applied by the supervisor; the
 	// program, forked already, keeps its own.
 	syscall.Umask(0)
+	// The program and the supervisor hand the CPU to each other (Linux 6.6+; a hint).
+	unix.Syscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_SET_FLAGS, unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP)
 	for {
 		var n seccompNotif
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
@@ -182,12 +184,12 @@ func dropThreadCapabilities() {
 
 func (g *guard) reply(id uint64, val int64, errno unix.Errno) {
 	r := seccompResp{ID: id, Val: val, Error: -int32(errno)}
-	unix.Syscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&r)))
+	unix.RawSyscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&r)))
 }
 
 func (g *guard) continueCall(id uint64) {
 	r := seccompResp{ID: id, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
-	unix.Syscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&r)))
+	unix.RawSyscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&r)))
 }
 
 // sendFD installs fd in the program as the call's result (and closes gem's copy).
@@ -196,7 +198,7 @@ func (g *guard) sendFD(id uint64, fd int, cloexec bool) {
 	if cloexec {
 		a.NewFDFlags = unix.O_CLOEXEC
 	}
-	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_ADDFD, uintptr(unsafe.Pointer(&a))); e != 0 && e != unix.ENOENT {
+	if _, _, e := unix.RawSyscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_ADDFD, uintptr(unsafe.Pointer(&a))); e != 0 && e != unix.ENOENT {
 		g.reply(id, 0, e) // ENOENT: the program is gone (killed while it waited)
 	}
 	unix.Close(fd)
@@ -598,6 +600,9 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if errno != 0 {
 			return 0, errno
 		}
+		if exists(dir, name) {
+			return 0, unix.EEXIST // what the kernel says first (mkdir -p of the workspace itself)
+		}
 		if e := c.g.may(filepath.Join(realPath(dir), name), changeName); e != 0 {
 			return 0, e
 		}
@@ -657,6 +662,9 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		ndir, nname, errno := c.parentAt(op.dir2, op.path2)
 		if errno != 0 {
 			return 0, errno
+		}
+		if exists(ndir, nname) {
+			return 0, unix.EEXIST
 		}
 		if e := c.g.may(filepath.Join(realPath(ndir), nname), changeName); e != 0 {
 			return 0, e
@@ -722,6 +730,12 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		return 0, errnoOf(unix.Fchmodat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), uint32(op.mode)&0o7777, 0))
 	}
 	return 0, unix.ENOSYS
+}
+
+// exists reports whether dir holds name (a link included).
+func exists(dir int, name string) bool {
+	var st unix.Stat_t
+	return name != "" && unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 func (c *call) parentAt(dir int32, addr uint64) (int, string, unix.Errno) {

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -22,13 +21,19 @@ func runGuarded(p Policy, listener int, path string, argv, env []string, stderr 
 	go g.serve(ready)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	files := []uintptr{0, 1, 2}
+	if path == "/proc/self/fd/3" {
+		files = append(files, 3) // the verified binary gem handed over (Program.Binary)
+	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env: env, Files: []uintptr{0, 1, 2},
+		Env: env, Files: files,
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "gem sandbox helper: cannot run %s: %v\n", path, err)
-		return 127
+		return execFailed(p, path, err, stderr)
+	}
+	if p.StatusFD > 2 {
+		syscall.Close(p.StatusFD) // it runs: nothing to report
 	}
 	close(ready) // the supervisor clears the mask (umask is guarded on this thread)
 	go func() {

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,6 +34,9 @@ func HelperMain(args, environ []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gem sandbox helper: bad policy: %v\n", err)
 		return 126
 	}
+	if p.StatusFD > 2 {
+		syscall.CloseOnExec(p.StatusFD) // closed by the program's exec: nothing to report
+	}
 	listener, err := harden(p)
 	if err != nil {
 		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
@@ -42,7 +46,20 @@ func HelperMain(args, environ []string, stderr io.Writer) int {
 		return runGuarded(p, listener, args[1], args[2:], environ, stderr)
 	}
 	err = syscall.Exec(args[1], args[2:], environ)
-	fmt.Fprintf(stderr, "gem sandbox helper: cannot run %s: %v\n", args[1], err)
+	return execFailed(p, args[1], err, stderr)
+}
+
+// execFailed reports a failed exec of the program: as an errno on the status descriptor
+// when gem asked for one (it then explains it), else on stderr; 127 either way.
+func execFailed(p Policy, path string, err error, stderr io.Writer) int {
+	if errno, ok := err.(syscall.Errno); ok && p.StatusFD > 2 {
+		var b [4]byte
+		binary.NativeEndian.PutUint32(b[:], uint32(errno))
+		if n, _ := syscall.Write(p.StatusFD, b[:]); n == 4 {
+			return 127
+		}
+	}
+	fmt.Fprintf(stderr, "gem sandbox helper: cannot run %s: %v\n", path, err)
 	return 127
 }
 

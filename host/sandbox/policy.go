@@ -32,6 +32,9 @@ type Policy struct {
 	// Guard sends the calls that change names to a supervisor in the helper, which refuses
 	// protected names and makes the others itself (guard_linux.go). Set with Workspace.
 	Guard bool `json:"guard,omitempty"`
+	// StatusFD, when not 0, is the helper's descriptor on which it writes the errno of a
+	// failed exec of the program (4 bytes, native order); it is closed by a successful one.
+	StatusFD int `json:"statusFD,omitempty"`
 	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
 	// builds View in them.
 	Namespaces bool  `json:"namespaces,omitempty"`
