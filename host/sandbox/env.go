@@ -1,36 +1,49 @@
 // Package sandbox owns starting subprocesses: the environment they get
-// (an allowlist, with secrets and execution hijackers dropped), how they are started (exec
-// in place for `gem run`, or a child in a session of its own that dies with gem), and what
-// they may do (Policy), in layers:
+// (an allowlist, with secrets and execution hijackers dropped), how they are started (a
+// child in a session of its own that dies with gem, or `gem run`'s foreground child), and
+// what they may do (Policy), in layers:
 //   - namespaces (namespace_linux.go): gem starts the helper in new mount, PID and IPC
 //     namespaces (plus a user namespace when not root, and a network namespace when the
 //     network is not granted); the helper, PID 1 there, builds the program's view
-//     (buildView): empty /tmp, /var/tmp, /run and /root but for the granted paths bound
-//     back, /etc/shadow and friends masked, the workspace's agent and VCS configuration
-//     (ProtectedNames) read-only, a fresh /proc;
+//     (buildView): empty /tmp, /var/tmp, /dev/shm, /run and /root but for the granted paths
+//     bound back, /etc/shadow and friends masked, a fresh /proc;
 //   - Landlock (landlock_linux.go): read the system, the extension and the workspace; write
-//     the workspace, the extension's data and temp folders, the terminal devices, plus the
-//     manifest's sandbox.read/write; TCP bind/connect denied unless sandbox.network; signals
-//     and abstract sockets scoped;
-//   - seccomp (seccomp_linux.go): ioctl TIOCSTI/TIOCLINUX refused;
+//     the extension's data and temp folders, the terminal devices, the manifest's
+//     sandbox.write, and the workspace only with the workspace capability
+//     (Access.WriteWorkspace); TCP bind/connect denied unless sandbox.network; signals and
+//     abstract sockets scoped;
+//   - the guard (guard_linux.go), for a program that may write the workspace: the
+//     workspace's protected names (IsProtected: any .git, agent, editor and direnv
+//     configuration, context files, .env*, shell rc files, at any depth, existing or not)
+//     are closed by construction: a seccomp supervisor in the helper checks and makes every
+//     call that creates, renames, links, removes or opens a name for writing (why this
+//     mechanism, and what it costs, is written there);
+//   - seccomp (guard_filter_linux.go): ioctl TIOCSTI/TIOCLINUX refused, other ABIs refused;
 //   - no_new_privs, every capability dropped, rlimits (CPU, open files, address space,
 //     process count; for root a pids cgroup under GEM_SANDBOX_STRICT=1).
 //
-// Restrictions are applied by the process that becomes the program, never by gem: `gem
-// run` restricts one locked thread and execs from it (Landlock, seccomp, limits; no
-// namespaces: a multithreaded Go process cannot enter new ones, and a helper would cost its
-// start-up budget); plugins, MCP servers, hooks and !{…} shells start through the re-exec
-// helper `gem __sandbox-exec` (gem's light front). Missing kernel features are reported by
-// Capabilities (gem doctor) and refused with GEM_SANDBOX_STRICT=1; GEM_SANDBOX=off turns the
-// sandbox off, GEM_SANDBOX_NAMESPACES=off the namespace layer alone.
+// Restrictions are applied by the process that becomes the program (or, with the guard, by
+// the helper on the thread the program is forked from), never by gem: every program starts
+// through the re-exec helper `gem __sandbox-exec` (gem's light front). `gem run` runs as
+// gem's child in the terminal's foreground (ExecInPlace hands back a ChildExit); only on a
+// machine without namespaces and for a program without the workspace capability does it
+// still exec in place, restricting one locked thread first. Missing kernel features are
+// reported by Capabilities (gem doctor) and refused with GEM_SANDBOX_STRICT=1; GEM_SANDBOX=off
+// turns the sandbox off, GEM_SANDBOX_NAMESPACES=off the namespace layer alone.
 //
-// Chosen where the spec is silent: inside .git only hooks/, config and info/ are read-only
-// (commits must keep working); a path the policy grants under an emptied folder is bound
-// back (so a workspace or an extension under /tmp keeps working); TMPDIR stays the
-// extension's own temp folder (bound into its private /tmp); each extension gets
-// $GEM_HOME/data/<name> (GEM_EXTENSION_DATA) to keep state in. The program is PID 1 of its
-// namespace: it gets only the signals it handles from gem (gem ends it with SIGKILL after
-// the grace), and orphans it does not reap stay zombies until it ends.
+// Chosen where the spec is silent: the workspace capability is the manifest's
+// sandbox.write naming ${workspacePath}, an MCP server handed ${workspacePath} as an
+// argument (inferred at consent), or `gem ext grant --workspace`; the user's own hooks,
+// !{…} shells and settings servers have it (the user wrote them). Protected names are
+// protected at any depth (Gemini CLI reads GEMINI.md in subfolders; editors scan subfolders
+// for repositories), so git inside a sandboxed program cannot commit to the workspace's
+// repository; renaming a folder that holds a nested .git is allowed (it plants nothing). A
+// path the policy grants under an emptied folder is bound back (so a workspace or an
+// extension under /tmp keeps working); TMPDIR stays the extension's own temp folder (bound
+// into its private /tmp); each extension gets $GEM_HOME/data/<name> (GEM_EXTENSION_DATA) to
+// keep state in. Without the guard the program is PID 1 of its namespace: it gets only the
+// signals it handles from gem (gem ends it with SIGKILL after the grace), and orphans it does
+// not reap stay zombies until it ends; with the guard the helper is PID 1 and reaps them.
 package sandbox
 
 import (

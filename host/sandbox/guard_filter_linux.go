@@ -133,9 +133,17 @@ func loadFilter(guard bool) (listener int, err error) {
 	}
 	var flags uintptr
 	if guard {
-		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
+		// WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor has a call, only a fatal signal
+		// interrupts the caller's wait. Without it a signal (Go's preemption signal, every
+		// few ms) restarts a call the supervisor already made: a file created with O_EXCL
+		// would then fail with EEXIST.
+		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 	}
 	fd, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
+	if e == unix.EINVAL && guard {
+		flags &^= unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV // an older kernel
+		fd, _, e = unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
+	}
 	if e != 0 {
 		return -1, fmt.Errorf("seccomp: %w", e)
 	}

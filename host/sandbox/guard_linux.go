@@ -157,8 +157,8 @@ func (g *guard) serve(ready <-chan struct{}) {
 	for {
 		var n seccompNotif
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(g.listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
-			if e == unix.EINTR {
-				continue
+			if e == unix.EINTR || e == unix.ENOENT {
+				continue // ENOENT: the caller was interrupted before we received its call
 			}
 			return
 		}

@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gemhost/gem/internal/testuser"
@@ -107,6 +109,60 @@ func TestGuard(t *testing.T) {
 				t.Errorf("got %q (%v), want %q", out, err, l.want)
 			}
 		})
+	}
+}
+
+// guardWriter is a Go program under the guard (the test binary run as "guard-writer"): Go's
+// runtime preempts its threads with signals while they wait for the supervisor, which must
+// not turn a call the supervisor made into a second one (O_EXCL failing with EEXIST).
+func guardWriter() int {
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 250 {
+				name := fmt.Sprintf("w%d-%d.txt", w, i)
+				f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+				if err != nil {
+					errs <- err
+					return
+				}
+				f.WriteString(name)
+				f.Close()
+				if err := os.Rename(name, name+".done"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println("2000 files")
+	return 0
+}
+
+// TestGuardGoProgram: many goroutines creating and renaming files under the guard, while Go
+// preempts them with signals.
+func TestGuardGoProgram(t *testing.T) {
+	ws, pol := guardedWorkspace(t)
+	self, _ := os.Executable()
+	pol.Read = append(pol.Read, filepath.Dir(self))
+	cmd, err := Command(Program{Path: self, Args: []string{"guard-writer"}, Env: []string{"GODEBUG=asyncpreemptoff=0"}, Dir: ws, Name: "writer", Policy: &pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "2000 files" {
+		t.Fatalf("%v: %s", err, out)
+	}
+	done, _ := filepath.Glob(filepath.Join(ws, "*.done"))
+	if len(done) != 2000 {
+		t.Errorf("%d files, want 2000", len(done))
 	}
 }
 

@@ -35,9 +35,10 @@ type View struct {
 }
 
 // emptied are the folders a program sees empty (a private tmpfs), but for what it was granted
-// there: /tmp and /var/tmp (no other program's files or sockets), /run (no D-Bus, GnuPG,
-// ssh-agent or Docker sockets), /root (another user's home when gem does not run as root).
-var emptied = []string{"/tmp", "/var/tmp", "/run", "/root"}
+// there: /tmp, /var/tmp and /dev/shm (no other program's files, shared memory or sockets),
+// /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (another user's home when gem
+// does not run as root).
+var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root"}
 
 // masked are files replaced by an empty one in every view (readable as root otherwise).
 var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-", "/etc/gshadow-"}
@@ -228,7 +229,7 @@ func emptyDir(dir string, keep []string) error {
 		binds = append(binds, held{k, fd, s.Mode&unix.S_IFMT == unix.S_IFDIR})
 	}
 	mode := "0755"
-	if dir == "/tmp" || dir == "/var/tmp" {
+	if dir == "/tmp" || dir == "/var/tmp" || dir == "/dev/shm" {
 		mode = "1777"
 	}
 	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+mode); err != nil {

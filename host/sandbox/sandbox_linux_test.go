@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
 		os.Exit(HelperMain(os.Args[2:], os.Environ(), os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "guard-writer" {
+		os.Exit(guardWriter())
+	}
 	self, err := os.Executable()
 	if err != nil {
 		panic(err)
