@@ -24,8 +24,12 @@ func toolchainEnv(env registry.Env) toolchain.Env {
 // ProgramNeeds is what one of x's programs needs beyond the default sandbox: the launcher
 // profile and toolchain of command (an MCP server's command, "" for others), and the
 // toolchains the manifest's sandbox.toolchains (and plugin's) name.
-func ProgramNeeds(env registry.Env, x *registry.Extension, command, plugin string) toolchain.Needs {
+//
+// Launchers are looked up on the user's PATH less what is not the user's own: the extension,
+// gem's home and the workspace (root, when known).
+func ProgramNeeds(env registry.Env, x *registry.Extension, command, plugin string, root ...string) toolchain.Needs {
 	tenv := toolchainEnv(env)
+	tenv.Exclude = append([]string{x.Path, env.GemHome}, root...)
 	var n toolchain.Needs
 	if command != "" {
 		n = toolchain.For(command, tenv)
@@ -159,8 +163,8 @@ func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolc
 }
 
 // readablePath keeps the PATH entries the policy lets the program read (system folders,
-// granted toolchains, the extension), so a lookup never lands on a denied entry and falls
-// back to a wrong interpreter.
+// granted toolchains, the extension) and not write, so a lookup never lands on a denied
+// entry and falls back to a wrong interpreter, nor on a program planted by another.
 func readablePath(path string, pol *sandbox.Policy) string {
 	var keep []string
 	for _, dir := range filepath.SplitList(path) {
@@ -168,6 +172,11 @@ func readablePath(path string, pol *sandbox.Policy) string {
 			continue
 		}
 		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return pathx.Within(q, dir) })
+		// Never a folder a program may write (the workspace, caches, data): what is planted
+		// there would be run as the user's own.
+		if slices.ContainsFunc(pol.Write, func(q string) bool { return pathx.Within(q, dir) }) || (pol.Workspace != "" && pathx.Within(pol.Workspace, dir)) || !filepath.IsAbs(dir) {
+			ok = false
+		}
 		if ok && !slices.Contains(keep, dir) {
 			keep = append(keep, dir)
 		}

@@ -173,7 +173,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	needs := ProgramNeeds(env, x, s.Command, s.Plugin)
+	needs := ProgramNeeds(env, x, s.Command, s.Plugin, s.Root)
 	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}

@@ -29,7 +29,9 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 	var needs toolchain.Needs
 	fields := strings.Fields(commandLine)
 	if len(fields) > 0 {
-		needs = toolchain.For(fields[0], toolchainEnv(env))
+		tenv := toolchainEnv(env)
+		tenv.Exclude = []string{root, env.GemHome}
+		needs = toolchain.For(fields[0], tenv)
 	}
 	read := append([]string{}, needs.Read...)
 	for _, f := range fields {

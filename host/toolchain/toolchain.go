@@ -6,7 +6,9 @@
 // consent (they are shown and recorded as the extension's grant) and checks them again
 // before each start.
 //
-// Choices: a toolchain outside the system folders (in a home folder: this user's, or root's
+// Choices: profiles apply to launchers by identity (found by name on the user's PATH, outside
+// extensions, the workspace, gem's home and /tmp), grant caches only, never a folder on the
+// PATH; a toolchain outside the system folders (in a home folder: this user's, or root's
 // /root/.pyenv that a venv links to) is granted read of its root (the folder above its bin/
 // or shims/), except when that root is a home folder or its .local (then only the
 // executable, resolved); a script's interpreter (#!/usr/bin/env node) is resolved the same
@@ -37,16 +39,19 @@ type Profile struct {
 	RootEquivalent bool
 }
 
-// Profiles is the table of launchers. Adding a launcher is adding an entry.
+// Profiles is the table of launchers. Adding a launcher is adding an entry. Write lists
+// caches only, never a folder that holds programs the user runs later (~/.bun/bin,
+// ~/.local/share/pnpm, ~/.local/share/uv/tools, ~/.deno/bin, pipx's venvs): a program that
+// may write those plants code in the user's PATH.
 var Profiles = []Profile{
-	{Launchers: []string{"npx", "npm", "pnpm", "pnpx", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm", ".cache/pnpm", ".cache/yarn"},
+	{Launchers: []string{"npx", "npm", "pnpm", "pnpx", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm/store", ".cache/pnpm", ".cache/yarn"},
 		Read: []string{".npmrc", ".config/npm", ".yarnrc", ".yarnrc.yml"}, Network: true, Offline: []string{"npm_config_offline=true"}},
 	{Launchers: []string{"node", "nodejs"}, Read: []string{".npmrc"}},
-	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv", ".local/share/uv"}, Read: []string{".config/uv"}, Network: true, Offline: []string{"UV_OFFLINE=1"}},
-	{Launchers: []string{"pipx"}, Write: []string{".local/pipx", ".local/share/pipx", ".cache/pipx"}, Read: []string{".config/pip", ".pip"}, Network: true, Offline: []string{"PIP_NO_INDEX=1"}},
+	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv"}, Read: []string{".config/uv"}, Network: true, Offline: []string{"UV_OFFLINE=1"}},
+	{Launchers: []string{"pipx"}, Write: []string{".cache/pipx"}, Read: []string{".config/pip", ".pip"}, Network: true, Offline: []string{"PIP_NO_INDEX=1"}},
 	{Launchers: []string{"python", "python3", "pip", "pip3"}, Read: []string{".config/pip", ".pip"}},
-	{Launchers: []string{"bunx", "bun"}, Write: []string{".bun", ".cache/bun"}, Read: []string{".bunfig.toml", ".npmrc"}, Network: true},
-	{Launchers: []string{"deno"}, Write: []string{".cache/deno", ".deno"}, Network: true},
+	{Launchers: []string{"bunx", "bun"}, Write: []string{".bun/install/cache", ".cache/bun"}, Read: []string{".bunfig.toml", ".npmrc"}, Network: true},
+	{Launchers: []string{"deno"}, Write: []string{".cache/deno"}, Network: true},
 	{Launchers: []string{"docker", "podman"}, Network: true, RootEquivalent: true},
 	{Launchers: []string{"java"}},
 	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOPROXY=off"}},
@@ -75,6 +80,36 @@ type Needs struct {
 type Env struct {
 	Home string
 	Path string // the PATH the program gets (the user's)
+	// Exclude are folders whose programs are not the user's own toolchain: extensions, the
+	// workspace, gem's home, folders every user or a program may write (/tmp). A PATH entry
+	// inside one (or a relative one) is not looked in, and a launcher resolved into one
+	// gets no profile.
+	Exclude []string
+}
+
+// excluded reports whether p lies in one of env's excluded folders, or is relative.
+func (env Env) excluded(p string) bool {
+	if !filepath.IsAbs(p) {
+		return true
+	}
+	for _, x := range append([]string{"/tmp", "/var/tmp", "/dev/shm"}, env.Exclude...) {
+		if x != "" && pathx.Within(x, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// SearchPath is env.Path without the entries that are not the user's own (Exclude,
+// relative ones): where launchers are looked up.
+func (env Env) SearchPath() string {
+	var keep []string
+	for _, dir := range filepath.SplitList(env.Path) {
+		if dir != "" && !env.excluded(dir) {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
 // For works out what running command (a name looked up on env.Path, or a path) needs.
@@ -105,7 +140,7 @@ func Toolchains(names []string, env Env) Needs {
 }
 
 func (n *Needs) add(command string, env Env, depth int) {
-	path := LookPath(command, env.Path)
+	path := LookPath(command, env.SearchPath())
 	if path == "" || depth > 2 {
 		return
 	}
@@ -125,10 +160,15 @@ func (n *Needs) add(command string, env Env, depth int) {
 			n.Read = append(n.Read, root)
 		}
 	}
-	for _, name := range []string{filepath.Base(path), filepath.Base(real)} {
-		if pr := ProfileOf(name); pr != nil {
-			n.apply(pr, env.Home)
-			break
+	// A profile is a launcher's by identity, not by name: one found on the user's own PATH,
+	// outside every extension, workspace and writable folder. An extension's own script
+	// named npx (or a #! naming one by path) gets nothing.
+	if onPath && !env.excluded(path) && !env.excluded(real) {
+		for _, name := range []string{filepath.Base(path), filepath.Base(real)} {
+			if pr := ProfileOf(name); pr != nil {
+				n.apply(pr, env)
+				break
+			}
 		}
 	}
 	// A script: its interpreter (#!/usr/bin/env node) is a toolchain too.
@@ -137,10 +177,17 @@ func (n *Needs) add(command string, env Env, depth int) {
 	}
 }
 
-func (n *Needs) apply(pr *Profile, home string) {
+func (n *Needs) apply(pr *Profile, env Env) {
+	home := env.Home
 	n.Network = n.Network || pr.Network
 	for _, w := range pr.Write {
-		n.Write = append(n.Write, filepath.Join(home, w))
+		w = filepath.Join(home, w)
+		// Never a folder on (or holding a folder on) the user's PATH, whatever the table says.
+		if !slices.ContainsFunc(filepath.SplitList(env.Path), func(dir string) bool {
+			return dir != "" && (pathx.Within(w, dir) || pathx.Within(dir, w))
+		}) {
+			n.Write = append(n.Write, w)
+		}
 	}
 	for _, r := range pr.Read {
 		if _, err := os.Stat(filepath.Join(home, r)); err == nil {

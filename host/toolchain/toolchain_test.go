@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gemhost/gem/internal/testhome"
 )
 
 // TestFor lays out toolchains the way nvm, pyenv, ~/.local/bin, a venv and a system install
 // do, and checks what each launcher needs.
 func TestFor(t *testing.T) {
-	home := t.TempDir()
-	sys := t.TempDir()
+	home := testhome.Dir(t, "toolchain-home-") // outside /tmp, which is never a toolchain's
+	sys := testhome.Dir(t, "toolchain-sys-")
 	exe := func(path, text string) {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		os.WriteFile(path, []byte(text), 0o755)
@@ -40,12 +42,12 @@ func TestFor(t *testing.T) {
 		write   []string
 		warn    bool
 	}{
-		{"npx", true, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, []string{".cache/node-gyp", ".cache/pnpm", ".cache/yarn", ".local/share/pnpm", ".npm"}, false},
+		{"npx", true, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, []string{".cache/node-gyp", ".cache/pnpm", ".cache/yarn", ".local/share/pnpm/store", ".npm"}, false},
 		{"node", false, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, nil, false},
 		// Outside the home and the system folders (the test's "system" is a temporary
 		// folder), an executable is granted by itself.
 		{"python3", false, []string{".pyenv", "SYS/bash"}, nil, false},
-		{"uvx", true, []string{".local/bin/uvx"}, []string{".cache/uv", ".local/share/uv"}, false},
+		{"uvx", true, []string{".local/bin/uvx"}, []string{".cache/uv"}, false},
 		// A path named by a manifest brings only its executable, never its folder; a file
 		// that is not executable (a key) brings nothing.
 		{filepath.Join(home, "venv/bin/python3"), false, []string{"SYS/python3.12", "venv/bin/python3"}, nil, false},
@@ -67,6 +69,27 @@ func TestFor(t *testing.T) {
 		if n.Network != c.network || !slices.Equal(rel(n.Read), c.read) || !slices.Equal(rel(n.Write), c.write) || (len(n.Warnings) > 0) != c.warn {
 			t.Errorf("For(%s) = network %v, read %q, write %q, warnings %q\nwant network %v, read %q, write %q", c.command, n.Network, rel(n.Read), rel(n.Write), n.Warnings, c.network, c.read, c.write)
 		}
+	}
+	// Profiles go by identity, not by name: an extension's or the workspace's own "npx" (first
+	// on PATH, or named by path) gets no profile, and the user's real one is found past it.
+	ext, ws := testhome.Dir(t, "toolchain-ext-"), testhome.Dir(t, "toolchain-ws-")
+	exe(filepath.Join(ext, "bin/npx"), "#!/bin/sh\n")
+	exe(filepath.Join(ws, "node_modules/.bin/npx"), "#!/bin/sh\n")
+	planted := Env{Home: home, Path: strings.Join([]string{filepath.Join(ext, "bin"), filepath.Join(ws, "node_modules/.bin"), "bin", path}, ":"), Exclude: []string{ext, ws}}
+	if n := For("npx", planted); !slices.Contains(rel(n.Read), ".nvm/versions/node/v22.1.0") || slices.ContainsFunc(n.Read, func(p string) bool { return strings.HasPrefix(p, ext) || strings.HasPrefix(p, ws) }) {
+		t.Errorf("For(npx) past planted ones: %+v", n)
+	}
+	if n := For(filepath.Join(ext, "bin/npx"), planted); n.Network || len(n.Write) > 0 {
+		t.Errorf("an extension's own npx got a profile: %+v", n)
+	}
+	onlyPlanted := Env{Home: home, Path: filepath.Join(ext, "bin"), Exclude: []string{ext}}
+	if n := For("npx", onlyPlanted); n.Network || len(n.Write) > 0 || len(n.Read) > 0 {
+		t.Errorf("a planted npx alone got a profile: %+v", n)
+	}
+	// A cache folder that is on the PATH (or holds a PATH entry) is never granted.
+	onPath := Env{Home: home, Path: path + ":" + filepath.Join(home, ".npm/bin")}
+	if n := For("npx", onPath); slices.Contains(rel(n.Write), ".npm") {
+		t.Errorf("a folder on the PATH was granted: %q", rel(n.Write))
 	}
 	// A shell-like program's toolchains: read only, no network of their own.
 	tc := Toolchains([]string{"python3", "npx", filepath.Join(home, ".ssh/id_rsa")}, env)
