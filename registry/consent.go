@@ -269,7 +269,7 @@ func (d *Discovery) Skipped() []*Extension {
 // the user wrote in a settings.json. Its manifest is m (text is what the user wrote, for the
 // host variables it may name), and it counts as agreed to: the user wrote it.
 func Synthetic(name, dir, manifestPath string, m *manifest.Manifest, text string) *Extension {
-	x := &Extension{Name: name, Version: m.Version, Dir: dir, Path: dir, ManifestPath: manifestPath, Level: LevelUser, Enabled: true, EnabledBy: "settings"}
+	x := &Extension{Name: name, Version: m.Version, Dir: dir, Path: dir, ManifestPath: manifestPath, Level: LevelUser, Enabled: true, EnabledBy: "settings", Synthetic: true}
 	st := &lazyState{consent: ConsentGiven, consented: m, agreedVars: manifest.ReferencedVars(text)}
 	st.manifestOnce.Do(func() { st.manifest = m })
 	st.installOnce.Do(func() {})

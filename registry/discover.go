@@ -40,6 +40,9 @@ type Extension struct {
 
 	Enabled   bool
 	EnabledBy string // the enablement rule that decided, or "default"
+	// Synthetic: made by gem from the user's own settings (their mcpServers), not found on
+	// disk; what the user wrote there is their consent.
+	Synthetic bool
 
 	// Blocked says why none of its programs run here (untrusted folder, no consent, bad
 	// name); Active combines it with Shadowed and Enabled.

@@ -174,6 +174,13 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 		return nil, nil, err
 	}
 	needs := ProgramNeeds(env, x, s.Command, s.Plugin, s.Root)
+	if x.Synthetic {
+		// The user's own settings are their consent: a server they declared gets what its
+		// command needs to run (its binary or script and toolchain, read; its launcher's
+		// caches) without a question, still sandboxed.
+		policy.Read = append(policy.Read, needs.Read...)
+		policy.Write = append(policy.Write, needs.Write...)
+	}
 	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}

@@ -99,8 +99,11 @@ func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	for _, p := range problems.Errors() {
 		s.Warnings = append(s.Warnings, "settings: "+p.String())
 	}
-	dir := filepath.Join(env.GeminiHome, ".gemini")
-	s.ext = registry.Synthetic("settings", dir, filepath.Join(dir, "settings.json"), m, string(text))
+	// Their folder is a data folder of their own, not ~/.gemini: an extension's folder is
+	// readable to its programs, and ~/.gemini holds the user's credentials and other
+	// extensions' .env files.
+	dir := filepath.Join(env.GemHome, "data", "settings")
+	s.ext = registry.Synthetic("settings", dir, filepath.Join(env.GeminiHome, ".gemini", "settings.json"), m, string(text))
 	return s.ext
 }
 

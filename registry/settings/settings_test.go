@@ -136,3 +136,22 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+// TestSettingsServersFolder: the user's own MCP servers run as the extension "settings",
+// whose folder (readable to its programs) is a data folder of gem's, not ~/.gemini with the
+// user's credentials; they may change the workspace (the user wrote them).
+func TestSettingsServersFolder(t *testing.T) {
+	env := testhome.Env(t, nil)
+	os.MkdirAll(filepath.Join(env.GeminiHome, ".gemini"), 0o755)
+	os.WriteFile(UserFile(env), []byte(`{"mcpServers": {"mine": {"command": "/bin/true"}}}`), 0o644)
+	x := Load(env, env.Cwd).Extension(env)
+	if x == nil {
+		t.Fatal("no settings extension")
+	}
+	if strings.HasPrefix(x.Path, filepath.Join(env.GeminiHome, ".gemini")) || !strings.HasPrefix(x.Path, env.GemHome) {
+		t.Errorf("the servers' folder is %s", x.Path)
+	}
+	if sb := x.Manifest().Sandbox; sb == nil || !sb.Network || len(sb.Write) != 1 || sb.Write[0] != "${workspacePath}" {
+		t.Errorf("sandbox: %+v", sb)
+	}
+}
