@@ -128,49 +128,65 @@ type Expander struct {
 }
 
 // Expand builds the prompt of c invoked with args: @{path} becomes the file's text, !{cmd}
-// the command's output ({{args}} inside it shell-quoted), {{args}} the arguments as typed;
-// without {{args}}, the invocation is appended after a blank line.
+// the command's output ({{args}} inside it quoted for the shell context it stands in),
+// {{args}} the arguments as typed; without {{args}}, the invocation is appended after a
+// blank line. The template is read once: what a file or a command brings in is text, never
+// scanned for @{, !{ or {{args}} (a README holding !{…} runs nothing).
 func (e Expander) Expand(ctx context.Context, c *PromptCommand, args string) (string, error) {
-	p := c.Prompt
-	var err error
-	if p, err = e.replaceBlocks(p, "@{", func(path string) (string, error) { return e.readFile(path) }); err != nil {
-		return "", fmt.Errorf("/%s: %w", c.Name, err)
-	}
-	if p, err = e.replaceBlocks(p, "!{", func(cmd string) (string, error) {
-		cmd = strings.ReplaceAll(cmd, "{{args}}", shellQuote(args))
+	var b strings.Builder
+	err := scanBlocks(c.Prompt, func(literal string) {
+		b.WriteString(strings.ReplaceAll(literal, "{{args}}", args))
+	}, func(open, body string) error {
+		switch open {
+		case "@{":
+			text, err := e.readFile(body)
+			b.WriteString(text)
+			return err
+		}
+		cmd := quoteArgs(body, args)
 		if e.Shell == nil {
-			return "", fmt.Errorf("shell injection !{%s} is not available here", cmd)
+			return fmt.Errorf("shell injection !{%s} is not available here", cmd)
 		}
 		out, code, err := e.Shell(ctx, c, cmd)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if code != 0 {
 			out += fmt.Sprintf("\n[Shell command exited with code %d]", code)
 		}
-		return out, nil
-	}); err != nil {
+		b.WriteString(out)
+		return nil
+	})
+	if err != nil {
 		return "", fmt.Errorf("/%s: %w", c.Name, err)
 	}
-	if strings.Contains(c.Prompt, "{{args}}") {
-		p = strings.ReplaceAll(p, "{{args}}", args)
-	} else if strings.TrimSpace(args) != "" {
+	p := b.String()
+	if !strings.Contains(c.Prompt, "{{args}}") && strings.TrimSpace(args) != "" {
 		p = strings.TrimRight(p, "\n") + "\n\n/" + c.Name + " " + args
 	}
 	return p, nil
 }
 
-// replaceBlocks replaces each open…} block (braces balanced) with fn of its content.
-func (e Expander) replaceBlocks(s, open string, fn func(string) (string, error)) (string, error) {
-	var b strings.Builder
+// scanBlocks splits a template into literal text and @{…} / !{…} blocks (braces balanced),
+// in order, calling literal and block for each.
+func scanBlocks(s string, literal func(string), block func(open, body string) error) error {
 	for {
-		i := strings.Index(s, open)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
+		i := strings.IndexAny(s, "@!")
+		for i >= 0 && (i+1 >= len(s) || s[i+1] != '{') {
+			next := strings.IndexAny(s[i+1:], "@!")
+			if next < 0 {
+				i = -1
+				break
+			}
+			i += 1 + next
 		}
-		b.WriteString(s[:i])
-		depth, j := 1, i+len(open)
+		if i < 0 {
+			literal(s)
+			return nil
+		}
+		literal(s[:i])
+		open := s[i : i+2]
+		depth, j := 1, i+2
 		for ; j < len(s) && depth > 0; j++ {
 			switch s[j] {
 			case '{':
@@ -180,15 +196,50 @@ func (e Expander) replaceBlocks(s, open string, fn func(string) (string, error))
 			}
 		}
 		if depth != 0 {
-			return "", fmt.Errorf("%s… has no closing }", open)
+			return fmt.Errorf("%s… has no closing }", open)
 		}
-		out, err := fn(strings.TrimSpace(s[i+len(open) : j-1]))
-		if err != nil {
-			return "", err
+		if err := block(open, strings.TrimSpace(s[i+2:j-1])); err != nil {
+			return err
 		}
-		b.WriteString(out)
 		s = s[j:]
 	}
+}
+
+// quoteArgs puts args in place of each {{args}} of a shell command, quoted for where it
+// stands: outside quotes as one single-quoted word, inside '…' with its quotes escaped,
+// inside "…" with \, $, ` and " escaped — never able to end the quoting and run something.
+func quoteArgs(cmd, args string) string {
+	var b strings.Builder
+	quote := byte(0) // the quote the scan is inside of: 0, '\'' or '"'
+	for i := 0; i < len(cmd); {
+		if strings.HasPrefix(cmd[i:], "{{args}}") {
+			switch quote {
+			case '\'':
+				b.WriteString(strings.ReplaceAll(args, "'", `'\''`))
+			case '"':
+				r := strings.NewReplacer(`\`, `\\`, `$`, `\$`, "`", "\\`", `"`, `\"`)
+				b.WriteString(r.Replace(args))
+			default:
+				b.WriteString(shellQuote(args))
+			}
+			i += len("{{args}}")
+			continue
+		}
+		ch := cmd[i]
+		switch {
+		case ch == '\\' && quote != '\'' && i+1 < len(cmd):
+			b.WriteString(cmd[i : i+2])
+			i += 2
+			continue
+		case quote == 0 && (ch == '\'' || ch == '"'):
+			quote = ch
+		case quote != 0 && ch == quote:
+			quote = 0
+		}
+		b.WriteByte(ch)
+		i++
+	}
+	return b.String()
 }
 
 func (e Expander) readFile(path string) (string, error) {

@@ -201,6 +201,13 @@ var mutating = map[string]bool{"edit": true, "delete": true, "move": true, "exec
 // injected by a cloned project's file would exfiltrate through it), as Gemini CLI asks.
 var outbound = map[string]bool{"fetch": true}
 
+// persistent are tools whose effect outlives the session and reaches every later one: the
+// user's memory (save_memory writes ~/.gemini/GEMINI.md, read by every session in every
+// folder). Asked in every mode but yolo, and refused in an untrusted folder, whatever the
+// rules: what a cloned project's files made the model "remember" would steer the user's
+// next sessions everywhere.
+var persistent = map[string]bool{"save_memory": true}
+
 // Decide evaluates c.
 func (e *Engine) Decide(c Call) Verdict {
 	if a, ok := c.analysis(); ok {
@@ -209,6 +216,9 @@ func (e *Engine) Decide(c Call) Verdict {
 	e.mu.Lock()
 	rules := e.rules
 	e.mu.Unlock()
+	if persistent[c.Tool] && !e.Trusted {
+		return Verdict{Deny, &Rule{Decision: Deny, Source: c.Tool + " in a folder you have not trusted (gem trust)", Tier: TierMode, ToolName: c.Tool}}
+	}
 	var best *Rule
 	for _, r := range rules {
 		if !r.matches(c) {
@@ -232,7 +242,7 @@ func (e *Engine) Decide(c Call) Verdict {
 	d := Allow
 	switch {
 	case mode == ModeYolo:
-	case outbound[c.Kind]:
+	case outbound[c.Kind] || persistent[c.Tool]:
 		d = AskUser
 	case mode == ModePlan && mutating[c.Kind]:
 		d = Deny

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tailscale/hujson"
 
@@ -257,8 +258,20 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 	}
 	for key, raw := range map[string]json.RawMessage{"contextFileName": f.ContextFileName, "context.fileName": f.Context.FileName} {
 		if names, ok := stringOrList(raw); ok {
-			s.ContextFiles = names
-			set(key)
+			// Plain file names only: save_memory writes the first one under ~/.gemini, and
+			// "../.bashrc" would lead it out.
+			var plain []string
+			for _, n := range names {
+				if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\\x00") {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s: %q is not a plain file name (no folders): skipped", path, key, n))
+					continue
+				}
+				plain = append(plain, n)
+			}
+			if len(plain) > 0 {
+				s.ContextFiles = plain
+				set(key)
+			}
 		} else if len(raw) > 0 {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be a file name or a list of them", path, key))
 		}

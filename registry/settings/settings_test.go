@@ -63,6 +63,11 @@ func TestLoad(t *testing.T) {
 				t.Errorf("%+v", s)
 			}
 		}},
+		{"context file names are plain names", `{"context": {"fileName": ["../.bashrc", "/etc/x", "NOTES.md"]}}`, "", false, func(t *testing.T, s *Settings) {
+			if len(s.ContextFiles) != 1 || s.ContextFiles[0] != "NOTES.md" || len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], "not a plain file name") {
+				t.Errorf("%v %v", s.ContextFiles, s.Warnings)
+			}
+		}},
 		{"not JSON", `{"model": `, "", false, func(t *testing.T, s *Settings) {
 			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "is not valid JSON") {
 				t.Errorf("%v", s.Warnings)
