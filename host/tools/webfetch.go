@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -104,6 +105,9 @@ type webFetcher struct {
 	client *http.Client
 	proxy  func(*url.URL) (*url.URL, error)
 	allow  []netip.Prefix
+	// lookup resolves a host gem checks before handing it to a proxy (the system's
+	// resolver; a test's table).
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 func newWebFetcher(environ []string, allow []netip.Prefix) *webFetcher {
@@ -179,9 +183,17 @@ func (w *webFetcher) precheck(ctx context.Context, u *url.URL) error {
 	if p, _ := w.proxy(u); p == nil {
 		return nil // checked when dialed
 	}
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
+	lookup := w.lookup
+	if lookup == nil {
+		lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	addrs, err := lookup(ctx, u.Hostname())
 	if err != nil {
-		return nil // the proxy resolves it (and reports failure)
+		// What gem cannot resolve it cannot check: a proxy might read it as an address
+		// gem would refuse (a short or numeric form, a name only the proxy knows).
+		return fmt.Errorf("%s: its host %q cannot be resolved here, so it is not fetched through the proxy: %w", u.Redacted(), u.Hostname(), err)
 	}
 	for _, a := range addrs {
 		if !publicAddr(a, w.allow) {
@@ -189,6 +201,49 @@ func (w *webFetcher) precheck(ctx context.Context, u *url.URL) error {
 		}
 	}
 	return nil
+}
+
+// inetAton reads host as inet_aton(3) does: one to four parts, each decimal, octal (a
+// leading 0) or hexadecimal (0x), the last filling the remaining bytes.
+func inetAton(host string) (netip.Addr, bool) {
+	parts := strings.Split(host, ".")
+	if host == "" || len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var vals []uint64
+	for _, p := range parts {
+		digits, base := p, 10
+		switch {
+		case strings.HasPrefix(p, "0x") || strings.HasPrefix(p, "0X"):
+			digits, base = p[2:], 16
+		case len(p) > 1 && p[0] == '0':
+			digits, base = p[1:], 8
+		}
+		if digits == "" && base == 16 {
+			digits = "0" // "0x" alone is 0, as inet_aton reads it
+		}
+		if digits == "" || strings.ContainsAny(digits, "+-_") {
+			return netip.Addr{}, false
+		}
+		v, err := strconv.ParseUint(digits, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		vals = append(vals, v)
+	}
+	var n uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 0xff {
+			return netip.Addr{}, false
+		}
+		n |= v << (24 - 8*i)
+	}
+	last := vals[len(vals)-1]
+	if last >= 1<<(8*(5-len(vals))) && len(vals) > 1 {
+		return netip.Addr{}, false
+	}
+	n |= last
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
 }
 
 var urlPattern = regexp.MustCompile(`https?://[^\s<>"'\x60]+`)
@@ -232,6 +287,16 @@ func (w *webFetcher) fetch(ctx context.Context, raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", err
+	}
+	// Numeric and short forms of an address (127.1, 2130706433, 0x7f.0.0.1, 0177.0.0.1) are
+	// written as the address they are before anything reads them: a proxy or a resolver
+	// would take them as 127.0.0.1 where gem's checks saw a name.
+	if a, ok := inetAton(u.Hostname()); ok {
+		if port := u.Port(); port != "" {
+			u.Host = net.JoinHostPort(a.String(), port)
+		} else {
+			u.Host = a.String()
+		}
 	}
 	if err := w.precheck(ctx, u); err != nil {
 		return "", err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -37,6 +38,20 @@ func TestPublicAddr(t *testing.T) {
 // TestWebFetch: real HTTP servers on 127.0.0.1. A private address is refused (directly, by
 // name, through a redirect, through the proxy); what the user allows is fetched, HTML
 // reduced to text; behind a proxy on a private address, public pages go through it.
+func TestInetAton(t *testing.T) {
+	for host, want := range map[string]string{
+		"127.1": "127.0.0.1", "2130706433": "127.0.0.1", "0x7f.0.0.1": "127.0.0.1", "0177.0.0.1": "127.0.0.1",
+		"0x7f000001": "127.0.0.1", "10.1.2": "10.1.0.2", "169.254.169.254": "169.254.169.254", "0": "0.0.0.0",
+		"example.com": "", "1.2.3.4.5": "", "256.1.1.1": "", "1.2.65536": "", "1_0.0.0.1": "", "08.1.1.1": "", "": "",
+		"127.0.0.1.nip.io": "", "-1": "",
+	} {
+		a, ok := inetAton(host)
+		if got := a.String(); (ok && got != want) || (!ok && want != "") {
+			t.Errorf("inetAton(%q) = %v %v, want %q", host, a, ok, want)
+		}
+	}
+}
+
 func TestWebFetch(t *testing.T) {
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -91,11 +106,31 @@ func TestWebFetch(t *testing.T) {
 
 	behind := load(t, env, Options{CoreWorkspace: env.Cwd})
 	behind.core.web = newWebFetcher([]string{"HTTP_PROXY=" + proxy.URL}, nil)
-	if res := fetch(behind, "http://example.invalid/docs"); res.Error != nil || !strings.Contains(res.Text, "through the proxy") || len(proxied) != 1 {
+	// The public name resolves through a table (no DNS here): only the proxy is dialed.
+	behind.core.web.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+		if host == "docs.example.com" {
+			return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil
+		}
+		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	}
+	// a name gem cannot resolve is not handed to the proxy (which might read it as an
+	// address gem refuses); one it resolves and allows goes through
+	if res := fetch(behind, "http://example.invalid/docs"); res.Error == nil || !strings.Contains(res.Text, "cannot be resolved here") || len(proxied) != 0 {
+		t.Errorf("an unresolvable name through the proxy: %+v %v", res, proxied)
+	}
+	if res := fetch(behind, "http://docs.example.com/docs"); res.Error != nil || !strings.Contains(res.Text, "through the proxy") || len(proxied) != 1 {
 		t.Errorf("through the proxy: %+v %v", res, proxied)
 	}
 	if res := fetch(behind, "http://127.0.0.3/admin"); res.Error == nil || len(proxied) != 1 {
 		t.Errorf("a private address through the proxy: %+v %v", res, proxied)
+	}
+	// short and numeric forms are the address they stand for, before the proxy sees them
+	strict := load(t, env, Options{CoreWorkspace: env.Cwd})
+	strict.core.web = newWebFetcher([]string{"HTTP_PROXY=" + proxy.URL}, nil)
+	for _, u := range []string{"http://127.1:9/", "http://2130706433:9/", "http://0x7f.0.0.1:9/", "http://0177.0.0.1:9/", "http://[::ffff:127.0.0.1]:9/"} {
+		if res := fetch(strict, u); res.Error == nil || !strings.Contains(res.Text, "private address") || len(proxied) != 1 {
+			t.Errorf("%s through the proxy: %+v %v", u, res, proxied)
+		}
 	}
 	// the proxy's address is open on the proxy's port only: another port of its host is not
 	behind.core.web = newWebFetcher([]string{"HTTP_PROXY=" + proxy.URL, "NO_PROXY=127.0.0.1"}, nil)
