@@ -467,7 +467,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	} else {
 		out["tool_response"] = res
 	}
-	after := a.Hooks.Run(ctx, "AfterTool", out)
+	after := a.Hooks.RunTool(ctx, "AfterTool", out, owner)
 	switch {
 	case after.Stopped:
 		*stop = after.Reason

@@ -358,7 +358,7 @@ func (h *Hooks) Run(ctx context.Context, event string, input map[string]any) *Ou
 	return h.run(ctx, event, input, "")
 }
 
-// RunTool is Run for BeforeTool of a tool of the extension owner ("gem" for core tools, ""
+// RunTool is Run for BeforeTool or AfterTool of a tool of the extension owner ("gem" for core tools, ""
 // for subagents): only hooks of that extension and of the user's settings may rewrite its
 // input. Another extension's hook rewriting it is ignored with a warning — an extension's
 // hook must not make a second extension's tool (say, a shell with the network) run what the
@@ -458,7 +458,11 @@ func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]an
 			payload["tool_input"], out.ToolInput = args, args
 		}
 	case "AfterTool":
-		if sp.ToolOutput != nil {
+		if sp.ToolOutput != nil && !hk.mayRewrite(owner) {
+			// What the model reads of a tool is its extension's (or the user's) to change.
+			tool, _ := payload["tool_name"].(string)
+			h.warn(hk, "tried to replace the output of "+tool+", a tool of another extension: ignored")
+		} else if sp.ToolOutput != nil {
 			out.ToolOutput = sp.ToolOutput
 		}
 	case "BeforeModel", "AfterModel":

@@ -216,6 +216,17 @@ func (e *Engine) Decide(c Call) Verdict {
 	e.mu.Lock()
 	rules := e.rules
 	e.mu.Unlock()
+	if c.parsed != nil && c.parsed.Opaque {
+		// A line gem cannot read without running it ($(…) or a variable as a command, a pipe
+		// into a shell, inline interpreter code, find -delete/-exec) where a deny rule on
+		// commands applies to the tool is refused, not asked: --yes must not answer what
+		// may be the denied command in disguise.
+		for _, r := range rules {
+			if r.Decision == Deny && len(r.CommandPrefix) > 0 && r.toolMatches(c) {
+				return Verdict{Deny, &Rule{Decision: Deny, Source: "a command gem cannot analyse, and a deny rule on " + strings.Join(r.CommandPrefix, ", ") + " (" + r.Source + ")", Tier: r.Tier, ToolName: c.Tool}}
+			}
+		}
+	}
 	if persistent[c.Tool] && !e.Trusted {
 		return Verdict{Deny, &Rule{Decision: Deny, Source: c.Tool + " in a folder you have not trusted (gem trust)", Tier: TierMode, ToolName: c.Tool}}
 	}
@@ -261,6 +272,14 @@ func rank(d Decision) int {
 		return 1
 	}
 	return 0
+}
+
+// toolMatches reports whether r applies to c's tool (and extension), whatever its command
+// and arguments.
+func (r *Rule) toolMatches(c Call) bool {
+	rr := *r
+	rr.CommandPrefix, rr.args = nil, nil
+	return rr.matches(c)
 }
 
 func (r *Rule) matches(c Call) bool {

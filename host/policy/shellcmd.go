@@ -102,7 +102,59 @@ func (a *Analysis) call(words []string, literal bool, depth int) {
 	case name == "source" || name == ".":
 		a.Opaque = true // runs a file's commands
 	}
+	if isShell(name) || inlineCode(words) || findRuns(words) {
+		// A shell reading its commands from a pipe or a file, an interpreter given code to
+		// run (python -c, node -e, …), find deleting or running what it finds: what runs is
+		// not on the line.
+		a.Opaque = true
+	}
 	a.Commands = append(a.Commands, words)
+}
+
+// inlineFlags are the flags with which an interpreter runs the code that follows.
+var inlineFlags = map[string][]string{
+	"python": {"-c"}, "python3": {"-c"}, "python2": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
+	"node": {"-e", "--eval", "-p", "--print"}, "nodejs": {"-e", "--eval", "-p", "--print"}, "bun": {"-e", "--eval", "-p", "--print"},
+	"deno": {"eval"}, "perl": {"-e", "-E"}, "ruby": {"-e"}, "php": {"-r"}, "lua": {"-e"}, "tclsh": {}, "osascript": {"-e"},
+	"awk": {}, "gawk": {}, "mawk": {},
+}
+
+// inlineCode reports whether words run an interpreter on code given on the line.
+func inlineCode(words []string) bool {
+	name := path.Base(words[0])
+	flags, ok := inlineFlags[strings.TrimRight(name, "0123456789.")]
+	if !ok {
+		flags, ok = inlineFlags[name]
+	}
+	if !ok {
+		return false
+	}
+	if strings.HasSuffix(name, "awk") {
+		// awk programs call system() and pipe to commands: any awk program is code.
+		return len(words) > 1
+	}
+	for _, w := range words[1:] {
+		for _, f := range flags {
+			if w == f || strings.HasPrefix(w, f) && len(f) == 2 && f[0] == '-' && !strings.HasPrefix(w, "--") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findRuns reports whether a find command deletes or runs what it finds.
+func findRuns(words []string) bool {
+	if path.Base(words[0]) != "find" {
+		return false
+	}
+	for _, w := range words[1:] {
+		switch w {
+		case "-delete", "-exec", "-execdir", "-ok", "-okdir":
+			return true
+		}
+	}
+	return false
 }
 
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "busybox": false}
