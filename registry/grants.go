@@ -21,9 +21,44 @@ type Grant struct {
 	Workspace bool     `json:"workspace,omitempty"`
 	Read      []string `json:"read,omitempty"`
 	Write     []string `json:"write,omitempty"`
+	// For is the extension the grant was made for: its folder and install source. A grant
+	// applies only to that extension (GrantFor), not to the next one given the same name.
+	For *GrantTarget `json:"for,omitempty"`
 	// Notes are what is shown and never granted (a container engine's socket: root on the
 	// machine); not kept.
 	Notes []string `json:"-"`
+}
+
+// GrantTarget names the extension a grant was made for.
+type GrantTarget struct {
+	Dir    string `json:"dir"`
+	Source string `json:"source,omitempty"`
+}
+
+// TargetOf is x's identity for a grant.
+func TargetOf(x *Extension) *GrantTarget {
+	t := &GrantTarget{Dir: x.Dir}
+	if m := x.Install(); m != nil {
+		t.Source = m.Source
+	}
+	return t
+}
+
+// GrantFor returns the user's grant for x, when it was made for x (its folder and source;
+// a grant from before gem recorded them applies by name).
+func GrantFor(env Env, x *Extension) (Grant, bool, error) {
+	all, err := Grants(env)
+	if err != nil {
+		return Grant{}, false, err
+	}
+	g, ok := all[x.Name]
+	if !ok {
+		return Grant{}, false, nil
+	}
+	if g.For != nil && *g.For != *TargetOf(x) {
+		return Grant{}, false, nil
+	}
+	return g, true, nil
 }
 
 // Empty reports whether g grants nothing.

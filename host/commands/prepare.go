@@ -242,11 +242,11 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	read = append(read, g.Read...)
 	write = append(write, g.Write...)
 	if x.Level == registry.LevelUser {
-		grants, err := registry.Grants(env)
+		g, ok, err := registry.GrantFor(env, x)
 		if err != nil {
 			return nil, err
 		}
-		if g, ok := grants[x.Name]; ok {
+		if ok {
 			network = network || g.Network
 			workspace = workspace || g.Workspace
 			for _, r := range g.Read {

@@ -262,6 +262,14 @@ func (in *Installer) remove(x *registry.Extension) error {
 		}
 	}
 	os.Remove(recordPath(in.Env, x.Name))
+	if x.Level == registry.LevelUser {
+		// A grant is the removed extension's: the next one of its name starts without it.
+		if _, ok, err := registry.GrantFor(in.Env, x); err == nil && ok {
+			if err := registry.SetGrant(in.Env, x.Name, registry.Grant{}); err != nil {
+				return err
+			}
+		}
+	}
 	return registry.RemoveConsent(in.Env, x.Dir)
 }
 

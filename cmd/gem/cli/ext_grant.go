@@ -32,14 +32,15 @@ func extGrantCommand(f *Factory) *cli.Command {
 }
 
 func extGrant(_ context.Context, s *session, o extGrantOptions) error {
-	if _, err := registry.Discover(s.env, registry.Providers).Get(o.Name); err != nil {
-		return err
-	}
-	all, err := registry.Grants(s.env)
+	x, err := registry.Discover(s.env, registry.Providers).Get(o.Name)
 	if err != nil {
 		return err
 	}
-	g := all[o.Name]
+	// A grant made for another extension of this name (gone since) is not this one's.
+	g, _, err := registry.GrantFor(s.env, x)
+	if err != nil {
+		return err
+	}
 	if o.Revoke {
 		g = registry.Grant{}
 	}
@@ -52,6 +53,9 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 		return err
 	}
 	if o.Revoke || o.Network || o.Workspace || len(o.Read) > 0 || len(o.Write) > 0 {
+		if !g.Empty() {
+			g.For = registry.TargetOf(x) // for this extension, not the next one of its name
+		}
 		if err := registry.SetGrant(s.env, o.Name, g); err != nil {
 			return err
 		}

@@ -217,11 +217,9 @@ func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info 
 
 // infoPermissions fills consent, what the programs need, and what the user granted.
 func infoPermissions(s *session, x *registry.Extension, info *extInfo) {
-	if grants, err := registry.Grants(s.env); err == nil {
-		if g, ok := grants[x.Name]; ok {
-			info.Grant = &g
-			info.Granted = g.Lines(s.env.Home)
-		}
+	if g, ok, err := registry.GrantFor(s.env, x); err == nil && ok {
+		info.Grant = &g
+		info.Granted = g.Lines(s.env.Home)
 	}
 	info.Consent, _ = x.Consented(s.env)
 	info.Needs = commands.Needs(s.env, x).Lines(s.env.Home)
