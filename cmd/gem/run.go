@@ -32,6 +32,9 @@ func run(std stdio, args []string) (int, bool) {
 	for _, w := range t.Warnings {
 		fmt.Fprintln(std.err, "warning:", w)
 	}
+	sandbox.Warn = func(m string) {
+		fmt.Fprintln(std.err, "warning:", m, "(gem doctor says more; GEM_SANDBOX_STRICT=1 refuses to run such programs)")
+	}
 	confirm := commands.TerminalConfirm(term.IsTerminal(int(std.in.Fd())), std.in, std.err)
 	err = commands.Exec(env, t, std.environ, ra, confirm, nil, nil)
 	if child, ok := errors.AsType[*sandbox.ChildExit](err); ok {

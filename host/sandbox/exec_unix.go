@@ -55,6 +55,7 @@ func ExecInPlace(s Program) error {
 	if s.Policy == nil || Disabled() {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
+	warnMissing()
 	if ns, _ := Namespaces(); HelperPath() != "" && (ns || s.Policy.Guard) {
 		// The boundary every other program gets (namespaces: a private /tmp, /dev/shm and
 		// /proc, no UDP or outside sockets, no capability as root; and the guard's supervisor
@@ -180,6 +181,7 @@ func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 func Command(s Program) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	if s.Policy != nil && !Disabled() {
+		warnMissing()
 		helper := helperPath()
 		p := s.effectivePolicy()
 		p.NetNS = true

@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// guardUsable reports whether this machine can run the guard.
+func guardUsable() bool { return guardArch && seccompUsable() }
+
 // runGuarded runs the program as the helper's child, its calls that change names answered by
 // the guard, and returns its exit status (128+n for signal n). It is called on the thread
 // harden restricted: the program is forked from it and so inherits its Landlock domain,

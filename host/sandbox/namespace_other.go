@@ -20,6 +20,7 @@ func useNamespaces(*Policy) bool                { return false }
 func namespaceAttrs(*syscall.SysProcAttr, bool) {}
 func denyTerminalInjection() error              { return nil }
 func seccompUsable() bool                       { return false }
+func guardUsable() bool                         { return false }
 
 func harden(p Policy) (int, error) {
 	_, err := Apply(p)

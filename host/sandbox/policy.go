@@ -178,10 +178,28 @@ type Report struct {
 	PrivateView   bool     `json:"privateView"`   // private /tmp, /var/tmp, /run; shadow masked; workspace config read-only
 	PIDNamespace  bool     `json:"pidNamespace"`  // a /proc of its own: no other process, dies with its descendants
 	Seccomp       bool     `json:"seccomp"`       // TIOCSTI/TIOCLINUX refused (gem run too)
+	// Guard: a program that may write the workspace cannot touch its protected names
+	// (guard_linux.go).
+	Guard bool `json:"guard"`
 	NoCapability  bool     `json:"noCapability"`  // every capability dropped (root too)
 	Limits        bool     `json:"limits"`
 	Processes     bool     `json:"processes"`
 	Missing       []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+}
+
+// warnMissing says once per gem process, through Warn, which layers this machine cannot
+// enforce (gem doctor lists them), when a program is about to run without them. The process
+// count, which root is always exempt from, is left to gem doctor.
+func warnMissing() {
+	var hard []string
+	for _, m := range Capabilities().Missing {
+		if !strings.HasPrefix(m, "process count") {
+			hard = append(hard, m)
+		}
+	}
+	if len(hard) > 0 {
+		warnf("programs run without: %s", strings.Join(hard, "; "))
+	}
 }
 
 // ErrNotEnforced is a strict policy that the kernel cannot enforce.
@@ -205,9 +223,13 @@ func Capabilities() Report {
 	abi := LandlockABI()
 	ns, why := Namespaces()
 	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0 || (Strict() && cgroupsUsable()),
-		NetworkNamespace: ns || os.Geteuid() == 0, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: seccompUsable(), NoCapability: ns || os.Geteuid() != 0}
+		NetworkNamespace: ns || os.Geteuid() == 0, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: seccompUsable(), NoCapability: ns || os.Geteuid() != 0,
+		Guard: guardUsable()}
+	if !r.Guard {
+		r.Missing = append(r.Missing, "the guard of a writable workspace's protected names (needs seccomp user notification on amd64 or arm64): a program with the workspace capability is kept from the existing top-level ones only")
+	}
 	if !ns {
-		r.Missing = append(r.Missing, "namespaces for programs ("+why+"): no private /tmp, read-only workspace configuration, own /proc or unix-socket isolation")
+		r.Missing = append(r.Missing, "namespaces for programs ("+why+"): no private /tmp, /dev/shm or /proc, no unix-socket isolation, and gem run execs in place")
 	}
 	if !r.Seccomp {
 		r.Missing = append(r.Missing, "seccomp filters (terminal injection is not refused)")

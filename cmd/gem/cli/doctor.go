@@ -179,12 +179,17 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 	fmt.Fprintf(w, "  resource limits     %s (CPU, open files, address space)\n", yes(s.Limits))
 	fmt.Fprintf(w, "  process count       %s\n", yes(s.Processes))
 	fmt.Fprintf(w, "  namespaces          %s (user, mount, PID, IPC; network when not granted)\n", yes(s.UserNamespace))
-	fmt.Fprintf(w, "  private view        %s (own /tmp, /var/tmp, /run; shadow masked; .git hooks/config, .gem, .gemini… read-only)\n", yes(s.PrivateView))
+	fmt.Fprintf(w, "  private view        %s (own /tmp, /var/tmp, /dev/shm, /run; shadow masked)\n", yes(s.PrivateView))
+	fmt.Fprintf(w, "  workspace guard     %s (with the workspace capability: no .git, agent or editor settings, context or .env files created or changed)\n", yes(s.Guard))
 	fmt.Fprintf(w, "  own /proc           %s (no other process visible; descendants end with the program)\n", yes(s.PIDNamespace))
 	fmt.Fprintf(w, "  UDP cut             %s (network namespace when the network is not granted)\n", yes(s.NetworkNamespace))
 	fmt.Fprintf(w, "  terminal injection  %s (seccomp refuses TIOCSTI, TIOCLINUX)\n", map[bool]string{true: "refused", false: "NOT refused"}[s.Seccomp])
 	fmt.Fprintf(w, "  capabilities        %s\n", map[bool]string{true: "all dropped", false: "NOT dropped"}[s.NoCapability])
-	fmt.Fprintf(w, "  gem run             Landlock, limits and seccomp only (it execs in place: no namespaces)\n")
+	if s.UserNamespace {
+		fmt.Fprintf(w, "  gem run             every layer above (it runs as gem's child, in the terminal's foreground)\n")
+	} else {
+		fmt.Fprintf(w, "  gem run             Landlock, limits and seccomp only (no namespaces here: it execs in place)\n")
+	}
 	fmt.Fprintf(w, "  environment filter  enforced (allowlist; secrets and hijackers dropped)\n")
 	helper := s.Helper
 	if helper == "" {
