@@ -174,17 +174,17 @@ type Report struct {
 	NetworkNamespace bool `json:"networkNamespace"`
 	Scoped           bool `json:"scoped"` // signals and abstract sockets kept inside
 	// The namespace layer (plugins, MCP servers, hooks, !{…} shells; not gem run):
-	UserNamespace bool     `json:"userNamespace"` // user, mount, PID and IPC namespaces of its own
-	PrivateView   bool     `json:"privateView"`   // private /tmp, /var/tmp, /run; shadow masked; workspace config read-only
-	PIDNamespace  bool     `json:"pidNamespace"`  // a /proc of its own: no other process, dies with its descendants
-	Seccomp       bool     `json:"seccomp"`       // TIOCSTI/TIOCLINUX refused (gem run too)
+	UserNamespace bool `json:"userNamespace"` // user, mount, PID and IPC namespaces of its own
+	PrivateView   bool `json:"privateView"`   // private /tmp, /var/tmp, /run; shadow masked; workspace config read-only
+	PIDNamespace  bool `json:"pidNamespace"`  // a /proc of its own: no other process, dies with its descendants
+	Seccomp       bool `json:"seccomp"`       // TIOCSTI/TIOCLINUX refused (gem run too)
 	// Guard: a program that may write the workspace cannot touch its protected names
 	// (guard_linux.go).
-	Guard bool `json:"guard"`
-	NoCapability  bool     `json:"noCapability"`  // every capability dropped (root too)
-	Limits        bool     `json:"limits"`
-	Processes     bool     `json:"processes"`
-	Missing       []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+	Guard        bool     `json:"guard"`
+	NoCapability bool     `json:"noCapability"` // every capability dropped (root too)
+	Limits       bool     `json:"limits"`
+	Processes    bool     `json:"processes"`
+	Missing      []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
 }
 
 // warnMissing says once per gem process, through Warn, which layers this machine cannot

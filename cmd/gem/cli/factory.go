@@ -69,7 +69,9 @@ func (f *Factory) Session() (*session, error) {
 		log.SetOutput(s.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
 		log.SetFlags(0)
 		// What the sandbox cannot enforce here is said once, on stderr, when a program runs.
-		sandbox.Warn = func(m string) { s.warn("%s (gem doctor says more; GEM_SANDBOX_STRICT=1 refuses to run such programs)", m) }
+		sandbox.Warn = func(m string) {
+			s.warn("%s (gem doctor says more; GEM_SANDBOX_STRICT=1 refuses to run such programs)", m)
+		}
 		f.sess = s
 	})
 	return f.sess, f.err
