@@ -3,8 +3,10 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/pathx"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -258,7 +260,23 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		}
 	}
 	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, WriteWorkspace: workspace, Data: data, Temp: temp, Read: read, Write: write, Network: network})
+	if pol.Guard {
+		pol.Frozen = linkedInto(env, root)
+	}
 	return &pol, nil
+}
+
+// linkedInto lists the folders of extensions linked from inside root (but root itself, when
+// the project is the extension): a program that may change the project must not change
+// their code, which runs later with their grants.
+func linkedInto(env registry.Env, root string) []string {
+	var out []string
+	for _, x := range registry.Discover(env, registry.Providers).All {
+		if x.Path != "" && x.Path != root && pathx.Within(root, x.Path) && !slices.Contains(out, x.Path) {
+			out = append(out, x.Path)
+		}
+	}
+	return out
 }
 
 // ProjectRoot is the git top level of dir (the nearest folder up with a .git entry), else dir.

@@ -115,6 +115,7 @@ type guard struct {
 	listener  int
 	workspace string   // real path
 	write     []string // real paths of the write roots
+	frozen    []string // real paths no call may change (Policy.Frozen)
 	self      string   // this process's id, as the program's /proc shows it
 
 	mu     sync.Mutex
@@ -129,6 +130,9 @@ func newGuard(listener int, p Policy) *guard {
 		if r, err := filepath.EvalSymlinks(w); err == nil {
 			g.write = append(g.write, r)
 		}
+	}
+	for _, f := range p.Frozen {
+		g.frozen = append(g.frozen, realOr(f))
 	}
 	return g
 }
@@ -434,6 +438,11 @@ func (g *guard) may(real string, k change) unix.Errno {
 		}
 		if pathx.Within(g.workspace, real) && IsProtected(real[len(g.workspace):]) {
 			return unix.EACCES
+		}
+	}
+	for _, f := range g.frozen {
+		if pathx.Within(f, real) || (k == changeName && pathx.Within(real, f)) {
+			return unix.EACCES // a frozen folder, or a folder above one renamed or removed
 		}
 	}
 	if k != changeMode && !g.writable(real) {

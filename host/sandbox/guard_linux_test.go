@@ -87,6 +87,24 @@ func TestGuard(t *testing.T) {
 		t.Errorf("the sample hook changed: %v %v", st.Mode(), err)
 	}
 
+	// A folder frozen by the policy (an extension linked from the project) is not changed,
+	// nor its parent renamed; its siblings are.
+	frozenPol := pol
+	os.MkdirAll(filepath.Join(ws, "tools/ext"), 0o755)
+	os.WriteFile(filepath.Join(ws, "tools/ext/run.sh"), []byte("#!/bin/sh\n"), 0o755)
+	frozenPol.Frozen = []string{filepath.Join(ws, "tools/ext")}
+	for _, script := range []string{"echo evil >> tools/ext/run.sh", "rm tools/ext/run.sh", "mv tools tools2", "echo x > tools/ext/new", "rm -rf tools"} {
+		if out, err := run(t, &frozenPol, ws, script); err == nil {
+			t.Errorf("%q passed on a frozen folder: %s", script, out)
+		}
+	}
+	if out, err := run(t, &frozenPol, ws, "echo ok > tools/other.txt && cat tools/other.txt"); err != nil || out != "ok\n" {
+		t.Errorf("beside a frozen folder: %q %v", out, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "tools/ext/run.sh")); string(data) != "#!/bin/sh\n" {
+		t.Errorf("the frozen file changed: %q", data)
+	}
+
 	legit := []struct{ name, script, want string }{
 		{"write a new file", "echo x > src/a.txt && cat src/a.txt", "x"},
 		{"a new file at the top", "echo top > notes.txt && cat notes.txt", "top"},

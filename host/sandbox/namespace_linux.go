@@ -102,6 +102,7 @@ func useNamespaces(p *Policy) bool {
 	if p.Workspace != "" {
 		// Defence in depth beside the guard (guard_linux.go), which decides every write: the
 		// protected entries at the workspace's top level are read-only mounts too.
+		v.Protect = append(v.Protect, p.Frozen...)
 		entries, _ := os.ReadDir(p.Workspace)
 		for _, e := range entries {
 			if isProtectedName(e.Name()) {

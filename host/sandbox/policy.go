@@ -32,6 +32,9 @@ type Policy struct {
 	// Guard sends the calls that change names to a supervisor in the helper, which refuses
 	// protected names and makes the others itself (guard_linux.go). Set with Workspace.
 	Guard bool `json:"guard,omitempty"`
+	// Frozen are folders inside the workspace no program may change, whatever it may write:
+	// extensions linked from the project (their code runs later, with their grants).
+	Frozen []string `json:"frozen,omitempty"`
 	// StatusFD, when not 0, is the helper's descriptor on which it writes the errno of a
 	// failed exec of the program (4 bytes, native order); it is closed by a successful one.
 	StatusFD int `json:"statusFD,omitempty"`
