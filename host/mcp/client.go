@@ -26,8 +26,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/netaddr"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +39,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -90,7 +95,12 @@ type Config struct {
 	Env       []string           // a stdio server's whole environment
 	Dir       string             // a stdio server's working folder when Server.Cwd is empty
 	Policy    *sandbox.Policy    // a stdio server's sandbox; nil runs it unrestricted
-	Logger    hclog.Logger
+	// LocalAllowed: a remote (HTTP or SSE) server may be on a loopback or private address.
+	// Without it (an extension without the network capability) gem, which connects on the
+	// extension's behalf, reaches public addresses only: checked when resolved and when
+	// dialed, so an extension cannot make gem call a local service with its headers.
+	LocalAllowed bool
+	Logger       hclog.Logger
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
 	// OnToolsChanged runs (in its own goroutine) after the tool list changed, and after each
@@ -267,6 +277,13 @@ func (s *Client) connect(ctx context.Context) error {
 			return err
 		}
 		proc, transport = p, t
+	case HTTP, SSE:
+		if err := s.checkEndpoint(sctx); err != nil {
+			cancelSession()
+			return err
+		}
+	}
+	switch s.Transport {
 	case HTTP:
 		endpoint := s.Server.HTTPURL
 		if endpoint == "" {
@@ -500,10 +517,76 @@ func (s *Client) stopLocked() {
 
 // httpClient sends the declared headers with every request.
 func (s *Client) httpClient() *http.Client {
-	if len(s.Server.Headers) == 0 {
-		return &http.Client{}
+	var base http.RoundTripper = http.DefaultTransport
+	if !s.LocalAllowed {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		dialer := &net.Dialer{Timeout: 30 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
+			host, _, _ := net.SplitHostPort(address)
+			if a, err := netip.ParseAddr(host); err != nil || !netaddr.Public(a, nil) {
+				if t.Proxy != nil && s.viaProxy() {
+					return nil // the user's proxy (the endpoint itself was checked first)
+				}
+				return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: host}
+			}
+			return nil
+		}}
+		t.DialContext = dialer.DialContext
+		base = t
 	}
-	return &http.Client{Transport: headerTransport{headers: s.Server.Headers, base: http.DefaultTransport}}
+	if len(s.Server.Headers) == 0 {
+		return &http.Client{Transport: base}
+	}
+	return &http.Client{Transport: headerTransport{headers: s.Server.Headers, base: base}}
+}
+
+// endpoint is a remote server's URL.
+func (s *Client) endpoint() string {
+	if s.Server.HTTPURL != "" {
+		return s.Server.HTTPURL
+	}
+	return s.Server.URL
+}
+
+// viaProxy reports whether the user's proxy settings send the endpoint through a proxy.
+func (s *Client) viaProxy() bool {
+	u, err := url.Parse(s.endpoint())
+	if err != nil {
+		return false
+	}
+	p, err := http.ProxyFromEnvironment(&http.Request{URL: u})
+	return err == nil && p != nil
+}
+
+// LocalEndpointError is a remote server on a loopback or private address, of an extension
+// without the network capability.
+type LocalEndpointError struct {
+	Server, Extension, Host string
+}
+
+func (e *LocalEndpointError) Error() string {
+	return fmt.Sprintf("mcp server %s of %s is at %s, a local or private address: reaching it needs the network capability, which %s does not have", e.Server, e.Extension, e.Host, e.Extension)
+}
+
+// checkEndpoint refuses a remote server whose host is (or resolves to) a non-public address
+// when the extension may not reach those.
+func (s *Client) checkEndpoint(ctx context.Context) error {
+	if s.LocalAllowed {
+		return nil
+	}
+	u, err := url.Parse(s.endpoint())
+	if err != nil || u.Hostname() == "" {
+		return nil // no host to reach: the transport says what is wrong with the URL
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
+	if err != nil {
+		return fmt.Errorf("mcp server %s of %s: cannot resolve %s: %w", s.Name, s.Extension, u.Hostname(), err)
+	}
+	for _, a := range addrs {
+		if !netaddr.Public(a, nil) {
+			return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: u.Hostname()}
+		}
+	}
+	return nil
 }
 
 type headerTransport struct {

@@ -287,7 +287,7 @@ func TestHTTPAndSSE(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := New(Config{Name: "remote", Extension: "ext", Server: c.ms})
+			s, err := New(Config{Name: "remote", Extension: "ext", Server: c.ms, LocalAllowed: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -304,8 +304,28 @@ func TestHTTPAndSSE(t *testing.T) {
 			}
 		})
 	}
+	// An extension without the network capability cannot make gem call a local service (its
+	// headers included), over HTTP or SSE, by address or by a name that resolves to one.
+	for _, u := range []string{httpURL, sseURL, strings.Replace(httpURL, "127.0.0.1", "localhost", 1)} {
+		t.Run("local without the network "+u, func(t *testing.T) {
+			ms := manifest.MCPServer{HTTPURL: u, Headers: []manifest.KV{{Key: "X-Test-Token", Value: "sesame"}}}
+			if strings.Contains(u, "sse") {
+				ms = manifest.MCPServer{URL: u}
+			}
+			s, err := New(Config{Name: "remote", Extension: "ext", Server: ms})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			_, err = s.Call(context.Background(), "echo", json.RawMessage(`{"text":"x"}`), CallOptions{})
+			var local *LocalEndpointError
+			if !errors.As(err, &local) || !strings.Contains(err.Error(), "needs the network capability") {
+				t.Errorf("reached: %v", err)
+			}
+		})
+	}
 	t.Run("missing header", func(t *testing.T) {
-		s, err := New(Config{Name: "remote", Extension: "ext", Server: manifest.MCPServer{HTTPURL: httpURL, Timeout: 3000}})
+		s, err := New(Config{Name: "remote", Extension: "ext", Server: manifest.MCPServer{HTTPURL: httpURL, Timeout: 3000}, LocalAllowed: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -108,10 +108,21 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 	}
+	localAllowed := true
+	if resolved.Command == "" {
+		// A remote server: gem connects for the extension, to public addresses only unless
+		// the extension has the network capability (the user's settings servers have it).
+		pol, err := commands.Isolation(env, x, commands.Workspace(env), platform, "")
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
+		}
+		localAllowed = pol.Network
+	}
 	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
 	srv.cached = readMCPCache(srv.cacheFile)
 	c, err := mcphost.New(mcphost.Config{
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
+		LocalAllowed:   localAllowed,
 		StartTimeout:   mcpStartTimeout(env),
 		OnToolsChanged: func(*mcphost.Client) { srv.saveCache(opts.Logger); r.index() },
 	})

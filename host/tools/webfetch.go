@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/netaddr"
 	"io"
 	"mime"
 	"net"
@@ -51,33 +52,8 @@ func (e *PrivateAddressError) Error() string {
 	return fmt.Sprintf("%s is a private address (%s): web_fetch reaches only public ones", e.Host, e.Addr)
 }
 
-var blockedPrefixes = func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, p := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b::/96", "2001:db8::/32"} {
-		out = append(out, netip.MustParsePrefix(p))
-	}
-	return out
-}()
-
 // publicAddr reports whether a may be fetched: public, or allowed by the user.
-func publicAddr(a netip.Addr, allow []netip.Prefix) bool {
-	a = a.Unmap()
-	for _, p := range allow {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
-		a.IsMulticast() || a.IsUnspecified() || !a.IsValid() {
-		return false
-	}
-	for _, p := range blockedPrefixes {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
+func publicAddr(a netip.Addr, allow []netip.Prefix) bool { return netaddr.Public(a, allow) }
 
 // ParseAllow reads GEM_WEB_FETCH_ALLOW: addresses or prefixes, comma-separated.
 func ParseAllow(list string) ([]netip.Prefix, error) {

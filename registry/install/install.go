@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/netaddr"
 	"io"
 	"io/fs"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -428,9 +431,9 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 			}
 			lines = append(lines, l)
 		case s.HTTPURL != "":
-			lines = append(lines, fmt.Sprintf("MCP server %q (http) at %s", s.Name, s.HTTPURL))
+			lines = append(lines, fmt.Sprintf("MCP server %q (http) at %s%s", s.Name, s.HTTPURL, localNote(s.HTTPURL, m)))
 		case s.URL != "":
-			lines = append(lines, fmt.Sprintf("MCP server %q (sse) at %s", s.Name, s.URL))
+			lines = append(lines, fmt.Sprintf("MCP server %q (sse) at %s%s", s.Name, s.URL, localNote(s.URL, m)))
 		case s.TCP != "":
 			lines = append(lines, fmt.Sprintf("MCP server %q (tcp) at %s", s.Name, s.TCP))
 		}
@@ -501,6 +504,27 @@ func hasStdioServer(m *manifest.Manifest) bool {
 		}
 	}
 	return false
+}
+
+// localNote says when a remote server's address is the machine's own or the local
+// network's: gem reaches it for the extension only with the network capability.
+func localNote(raw string, m *manifest.Manifest) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	host := u.Hostname()
+	local := host == "localhost" || strings.HasSuffix(host, ".localhost")
+	if a, err := netip.ParseAddr(host); err == nil && !netaddr.Public(a, nil) {
+		local = true
+	}
+	if !local {
+		return ""
+	}
+	if m.Sandbox != nil && m.Sandbox.Network {
+		return " (a local or private address: it asks for the network, below)"
+	}
+	return " (a local or private address: not reached unless the network is granted)"
 }
 
 func sandboxes(m *manifest.Manifest) []string {
