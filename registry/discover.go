@@ -320,6 +320,7 @@ func DiscoverWith(env Env, providers []Provider, opt Options) *Discovery {
 	}
 
 	winners := make(map[string]*Extension, len(items))
+	trusted := func() bool { return env.FolderTrusted(env.Cwd) }
 	for i, x := range items {
 		if warns[i] != "" {
 			d.Warnings = append(d.Warnings, warns[i])
@@ -327,8 +328,14 @@ func DiscoverWith(env Env, providers []Provider, opt Options) *Discovery {
 		if x == nil {
 			continue
 		}
-		if w, ok := winners[x.Name]; ok && w.Level == LevelProject && x.Level == LevelUser {
-			// A project extension never takes a user extension's place: the user's wins.
+		if w, ok := winners[x.Name]; ok && w.Level == LevelProject && x.Level == LevelUser && seeds(env, w, x, trusted) {
+			// The seed rule (gem's own roots): in a trusted folder a consented project
+			// extension shadows the user's one of the same name. It never receives that one's
+			// grants or sealed secrets (those are the user-level extension's).
+			x.Shadowed, x.ShadowedBy = true, w
+		} else if ok && w.Level == LevelProject && x.Level == LevelUser {
+			// Otherwise a project extension never takes a user extension's place (a cloned
+			// repository's would): the user's wins, and the project's is a conflict.
 			w.Shadowed, w.ShadowedBy, w.Conflict = true, x, true
 			for _, o := range d.All {
 				if o.ShadowedBy == w {
@@ -347,6 +354,20 @@ func DiscoverWith(env Env, providers []Provider, opt Options) *Discovery {
 	d.Warnings = append(d.Warnings, applyEnablement(env, d.All)...)
 	applyTrust(env, d.All)
 	return d
+}
+
+// seeds reports whether the project extension w takes the place of the user extension x of
+// the same name: both in gem's native roots, the folder trusted, and w agreed to as it is
+// (untrusted or unconsented, w is listed as skipped and x runs).
+func seeds(env Env, w, x *Extension, trusted func() bool) bool {
+	if w.Provider == nil || x.Provider == nil || w.Provider.ID != "native" || x.Provider.ID != "native" {
+		return false
+	}
+	if !PlainName(w.Name) || !trusted() {
+		return false
+	}
+	state, _ := w.Consented(env)
+	return state == ConsentGiven
 }
 
 // appendChildren lists the direct child folders of root (symlinks to folders included,
