@@ -138,8 +138,12 @@ func ParseMode(s string) (Mode, error) {
 
 // Call is what the engine decides about.
 type Call struct {
-	Tool      string          // registry name
-	Extension string          // the extension serving it
+	Tool      string // registry name
+	Extension string // the extension serving it
+	// MCPServer and MCPTool, for a tool of an MCP server: the server's name and the tool's
+	// as they stand in Tool (mcp_<server>_<tool>). A rule naming mcp_<server>_… matches
+	// them as fields, so mcp_notes_* covers the server notes, not notes_admin.
+	MCPServer, MCPTool string
 	Kind      string          // read, edit, delete, move, execute, …
 	Args      json.RawMessage // the arguments
 
@@ -274,6 +278,28 @@ func rank(d Decision) int {
 	return 0
 }
 
+// toolNameMatches matches r.ToolName against c's tool. For an MCP tool and a rule whose
+// name names a server (mcp_<server>_<tool pattern>, the server part without wildcards), the
+// server must be the call's exactly and the rest matches the tool; a rule whose server part
+// has a wildcard (mcp_*, mcp_no*_x) is matched against the whole name.
+func (r *Rule) toolNameMatches(c Call) bool {
+	rest, isMCP := strings.CutPrefix(r.ToolName, "mcp_")
+	if c.MCPServer != "" && isMCP {
+		glob := strings.IndexAny(rest, "*?[\\")
+		sep := strings.IndexByte(rest, '_')
+		if sep >= 0 && (glob < 0 || glob > sep) {
+			tool, ok := strings.CutPrefix(rest, c.MCPServer+"_")
+			if !ok {
+				return false // another server (notes vs notes_admin), whatever follows
+			}
+			matched, _ := path.Match(tool, c.MCPTool)
+			return matched
+		}
+	}
+	matched, _ := path.Match(r.ToolName, c.Tool)
+	return matched
+}
+
 // toolMatches reports whether r applies to c's tool (and extension), whatever its command
 // and arguments.
 func (r *Rule) toolMatches(c Call) bool {
@@ -283,10 +309,8 @@ func (r *Rule) toolMatches(c Call) bool {
 }
 
 func (r *Rule) matches(c Call) bool {
-	if r.ToolName != "" {
-		if ok, _ := path.Match(r.ToolName, c.Tool); !ok {
-			return false
-		}
+	if r.ToolName != "" && !r.toolNameMatches(c) {
+		return false
 	}
 	if r.Extension != "" {
 		if ok, _ := path.Match(r.Extension, c.Extension); !ok {

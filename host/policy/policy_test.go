@@ -350,3 +350,41 @@ func TestAllowedRules(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPRulesMatchServerAndTool: a rule naming an MCP server matches that server and no
+// other whose name it begins (notes vs notes_admin); wildcard servers match every server.
+func TestMCPRulesMatchServerAndTool(t *testing.T) {
+	rules, _, err := Parse([]byte(`
+[[rule]]
+toolName = "mcp_notes_*"
+decision = "allow"
+priority = 10
+
+[[rule]]
+toolName = "mcp_*_drop_all"
+decision = "deny"
+priority = 20
+`), "user.toml", TierUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Mode: ModeDefault}
+	e.Add(rules...)
+	mcp := func(server, tool string) Call {
+		return Call{Tool: "mcp_" + server + "_" + tool, Kind: "delete", Args: json.RawMessage(`{}`), MCPServer: server, MCPTool: tool}
+	}
+	for _, c := range []struct {
+		call Call
+		want Decision
+	}{
+		{mcp("notes", "add_note"), Allow},
+		{mcp("notes_admin", "wipe"), AskUser}, // not the server "notes"
+		{mcp("notes", "drop_all"), Deny},
+		{mcp("other", "drop_all"), Deny},
+		{mcp("notesx", "add_note"), AskUser},
+	} {
+		if v := e.Decide(c.call); v.Decision != c.want {
+			t.Errorf("%s (server %s): %s by %v, want %s", c.call.Tool, c.call.MCPServer, v.Decision, v.Rule, c.want)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	mcphost "github.com/gemhost/gem/host/mcp"
 	"net/netip"
 	"sort"
 	"strings"
@@ -351,6 +352,12 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 		return nil
 	}
 	c := policy.Call{Tool: t.Name, Extension: t.Extension, Kind: r.policyKind(t), Args: args}
+	if t.Server != "" {
+		server := mcphost.SanitizeName(t.Server)
+		if tool, ok := strings.CutPrefix(t.Name, "mcp_"+server+"_"); ok {
+			c.MCPServer, c.MCPTool = server, tool
+		}
+	}
 	v := r.policy.Decide(c)
 	entry := policy.Entry{Extension: t.Extension, Tool: t.Name, ArgsDigest: policy.Digest(args), Decision: v.Decision, Rule: v.Rule.String(), Mode: r.policy.Mode, Outcome: "ran"}
 	defer func() {
