@@ -144,8 +144,8 @@ type Call struct {
 	// as they stand in Tool (mcp_<server>_<tool>). A rule naming mcp_<server>_… matches
 	// them as fields, so mcp_notes_* covers the server notes, not notes_admin.
 	MCPServer, MCPTool string
-	Kind      string          // read, edit, delete, move, execute, …
-	Args      json.RawMessage // the arguments
+	Kind               string          // read, edit, delete, move, execute, …
+	Args               json.RawMessage // the arguments
 
 	parsed *Analysis // the command's analysis, filled by Decide
 }
