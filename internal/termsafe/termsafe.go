@@ -4,6 +4,7 @@ package termsafe
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -46,22 +47,60 @@ func escapeLine(s string) string {
 			continue
 		}
 		flush()
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\t':
+		if r == '\t' {
 			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
+			continue
 		}
+		escapeRune(&b, r, size, s[i])
 	}
 	flush()
+	return b.String()
+}
+
+// escapeRune writes r, or its escaped form when a terminal would act on it: control
+// characters (ESC starts the escape sequences that move the cursor, set the title or the
+// clipboard), C1 controls, bidirectional overrides and isolates (text that reads other than
+// it runs), invalid bytes.
+func escapeRune(b *strings.Builder, r rune, size int, first byte) {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		fmt.Fprintf(b, `\x%02x`, first)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		fmt.Fprintf(b, `\x%02x`, r)
+	case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.WriteRune(r)
+	}
+}
+
+// Text is the one sanitiser for text from an extension, a tool or the model shown on a
+// terminal (names, versions, descriptions, consent texts, tool results, answers): lines and
+// tabs are kept, everything a terminal would act on is escaped as Show escapes it. JSON
+// output needs none (its encoder escapes control characters).
+func Text(s string) string {
+	clean := true
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c || r == utf8.RuneError) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		w = size
+		if r == '\n' || r == '\t' {
+			b.WriteRune(r)
+			continue
+		}
+		escapeRune(&b, r, size, s[i])
+	}
 	return b.String()
 }
 
@@ -82,4 +121,27 @@ func wrapLine(b *strings.Builder, line, indent string) {
 		b.WriteString(" ↩\n")
 		line = line[cut:]
 	}
+}
+
+// Cell is Text for one cell of a table or one line: tabs and line breaks escaped too, so the
+// columns hold.
+func Cell(s string) string {
+	t := Text(s)
+	if !strings.ContainsAny(t, "\t\n") {
+		return t
+	}
+	return strings.NewReplacer("\t", `\t`, "\n", `\n`).Replace(t)
+}
+
+// Writer is w with Text applied to every write: for human output made only of what gem
+// prints and what extensions declared (gem ext info), none of it gem's own colour.
+func Writer(w io.Writer) io.Writer { return textWriter{w} }
+
+type textWriter struct{ w io.Writer }
+
+func (t textWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.w, Text(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -32,3 +32,23 @@ func TestShow(t *testing.T) {
 		}
 	}
 }
+
+func TestText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text\nsecond line\twith a tab": "plain text\nsecond line\twith a tab",
+		"\x1b[2Jclear":                        `\x1b[2Jclear`,
+		"osc52 \x1b]52;c;cHduZWQ=\x07":        `osc52 \x1b]52;c;cHduZWQ=\x07`,
+		"c1 \u009b31m":                        `c1 \x9b31m`,
+		"bidi \u202egnp.exe":                  `bidi \u202egnp.exe`,
+		"carriage\rreturn":                    `carriage\rreturn`,
+		"bad \xff byte":                       `bad \xff byte`,
+		"émoji 🙂 ok":                          "émoji 🙂 ok",
+	} {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Cell("a\tb\nc\x1b"); got != `a\tb\nc\x1b` {
+		t.Errorf("Cell: %q", got)
+	}
+}

@@ -5,6 +5,7 @@ package view
 import (
 	"bufio"
 	"fmt"
+	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -125,7 +126,8 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tLEVEL\tPROVIDER\tPATH")
 	for _, x := range items {
 		st := State(x)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, dash(x.Version), Paint(opt.Color, StateColour(st), st), x.Level, x.Provider.ID, x.Path)
+		// The manifest's strings are the extension's: escaped before gem's own colour.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Cell(x.Name), dash(termsafe.Cell(x.Version)), Paint(opt.Color, StateColour(st), st), x.Level, x.Provider.ID, termsafe.Cell(x.Path))
 	}
 	return tw.Flush()
 }

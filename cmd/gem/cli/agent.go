@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"net/http"
 	"slices"
@@ -388,6 +389,9 @@ func textEvents(s *session) agent.Events {
 	midLine := false // text of a step that a tool call follows ends its line
 	return agent.Events{
 		Text: func(d string) {
+			if s.io.IsStdoutTTY() {
+				d = termsafe.Text(d) // the model's text acts on no terminal (escapes shown)
+			}
 			fmt.Fprint(s.stdout, d)
 			midLine = !strings.HasSuffix(d, "\n")
 		},
@@ -396,16 +400,16 @@ func textEvents(s *session) agent.Events {
 				fmt.Fprintln(s.stdout)
 				midLine = false
 			}
-			fmt.Fprintf(s.stderr, "→ %s %s\n", name, args)
+			fmt.Fprintf(s.stderr, "→ %s %s\n", name, termsafe.Cell(string(args)))
 		},
 		ToolResult: func(_, name string, res *tools.Result, err error) {
 			switch {
 			case err != nil:
 				fmt.Fprintf(s.stderr, "← %s failed: %v\n", name, err)
 			case res.Error != nil:
-				fmt.Fprintf(s.stderr, "← %s: %s: %s\n", name, res.Error.Type, res.Error.Message)
+				fmt.Fprintf(s.stderr, "← %s: %s: %s\n", name, res.Error.Type, termsafe.Cell(res.Error.Message))
 			default:
-				fmt.Fprintf(s.stderr, "← %s: %s\n", name, firstLine(res.DisplayText()))
+				fmt.Fprintf(s.stderr, "← %s: %s\n", name, termsafe.Cell(firstLine(res.DisplayText())))
 			}
 		},
 	}

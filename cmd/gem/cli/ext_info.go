@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func extInfoRun(_ context.Context, s *session, o extInfoOptions) error {
 		s.warn("%s", p.String())
 	}
 	return render(s, o.JSON, info, func() error {
-		printInfo(s.stdout, info, o.Verbose)
+		printInfo(termsafe.Writer(s.stdout), info, o.Verbose) // the manifest's text, escaped
 		return nil
 	})
 }

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gemhost/gem/internal/termsafe"
 )
 
 // consentAsker returns the Asker for install/update/link: --consent answers yes; without a
 // terminal it fails at once naming --consent (gem never waits on a closed stdin).
 func consentAsker(s *session, consent bool) func(text string) (bool, error) {
 	return func(text string) (bool, error) {
-		fmt.Fprint(s.stderr, text)
+		fmt.Fprint(s.stderr, termsafe.Text(text)) // names, descriptions, commands: the extension's text
 		if consent {
 			fmt.Fprintln(s.stderr, "Consent given with --consent.")
 			return true, nil

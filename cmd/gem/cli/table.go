@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gemhost/gem/internal/termsafe"
 )
 
 // printTable prints a listing's human form: a header, then one aligned row per item.
@@ -22,7 +24,11 @@ func printTableOr(w io.Writer, header []string, rows [][]string, empty string) e
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, row := range rows {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = termsafe.Cell(c) // names, descriptions, errors: extensions' text
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"path/filepath"
 	"strings"
@@ -153,7 +154,7 @@ func toolsCall(ctx context.Context, s *session, o toolsCallOptions) error {
 	if res.Error != nil {
 		return exitError{code: 1, msg: fmt.Sprintf("tool %s failed (%s): %s", o.Tool, res.Error.Type, res.Error.Message)}
 	}
-	fmt.Fprintln(s.stdout, strings.TrimRight(res.DisplayText(), "\n"))
+	fmt.Fprintln(s.stdout, termsafe.Text(strings.TrimRight(res.DisplayText(), "\n"))) // a tool's text, escaped
 	return nil
 }
 
