@@ -2,8 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // Failure is why a sandboxed program failed, read from its last stderr lines and its policy.
@@ -25,6 +28,13 @@ func Classify(stderr []string, p *Policy) Failure {
 		return Failure{Kind: FailedNetwork}
 	}
 	if m := deniedPath.FindStringSubmatch(text); m != nil {
+		// A path of the project, which the program may read but not change: the workspace
+		// capability is what it lacks (unless the path is protected, which nothing grants).
+		if p != nil && p.ReadWorkspace != "" && !p.Guard && pathx.Within(p.ReadWorkspace, m[1]) {
+			if rel, err := filepath.Rel(p.ReadWorkspace, m[1]); err == nil && !IsProtected(rel) {
+				return Failure{Kind: FailedWorkspace, Detail: m[1]}
+			}
+		}
 		return Failure{Kind: FailedPath, Detail: m[1]}
 	}
 	if m := missingTool.FindStringSubmatch(text); m != nil {
@@ -41,6 +51,7 @@ func Classify(stderr []string, p *Policy) Failure {
 const (
 	FailedNetwork   = "network"   // it tried to reach the network its sandbox does not give it
 	FailedPath      = "path"      // its sandbox denied it a path
+	FailedWorkspace = "workspace" // it tried to change the project without the capability
 	FailedToolchain = "toolchain" // a program it runs is missing or not on its PATH
 	FailedConfined  = "confined"  // nothing points anywhere, but it ran without the network
 )
@@ -52,6 +63,8 @@ func (f Failure) String() string {
 		return "it tried to reach the network, which its sandbox does not give it"
 	case FailedPath:
 		return fmt.Sprintf("its sandbox denied it %s", f.Detail)
+	case FailedWorkspace:
+		return fmt.Sprintf("it tried to change %s, in your project, which it may read but not change", f.Detail)
 	case FailedToolchain:
 		return fmt.Sprintf("a program it runs (%s) is missing, or not on the PATH it gets", f.Detail)
 	case FailedConfined:

@@ -5,6 +5,8 @@ import "testing"
 func TestClassify(t *testing.T) {
 	off := &Policy{}
 	on := &Policy{Network: true}
+	reader := &Policy{ReadWorkspace: "/home/u/proj"}
+	writer := &Policy{ReadWorkspace: "/home/u/proj", Workspace: "/home/u/proj", Guard: true}
 	cases := []struct {
 		stderr []string
 		pol    *Policy
@@ -18,6 +20,11 @@ func TestClassify(t *testing.T) {
 		{[]string{"/usr/bin/env: 'node': No such file or directory"}, off, "toolchain", "node"},
 		{[]string{"sh: 1: uvx: not found"}, off, "toolchain", "uvx"},
 		{[]string{"panic: nil map"}, off, "", ""},
+		// the project, read but not changed: the workspace capability is what it lacks
+		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/out.txt'"}, reader, "workspace", "/home/u/proj/out.txt"},
+		// a protected name, or a program that has the capability: just a denied path
+		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/.git/config'"}, reader, "path", "/home/u/proj/.git/config"},
+		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/.git/config'"}, writer, "path", "/home/u/proj/.git/config"},
 	}
 	for _, c := range cases {
 		f := Classify(c.stderr, c.pol)

@@ -32,6 +32,9 @@ type Policy struct {
 	// Guard sends the calls that change names to a supervisor in the helper, which refuses
 	// protected names and makes the others itself (guard_linux.go). Set with Workspace.
 	Guard bool `json:"guard,omitempty"`
+	// ReadWorkspace is the project the program reads (set whether or not it may change it),
+	// to explain a refused write there.
+	ReadWorkspace string `json:"-"`
 	// Frozen are folders inside the workspace no program may change, whatever it may write:
 	// extensions linked from the project (their code runs later, with their grants).
 	Frozen []string `json:"frozen,omitempty"`
@@ -93,7 +96,7 @@ type Access struct {
 // folder, and the workspace only with a.WriteWorkspace (its protected names guarded); plus
 // a's read/write paths; network only when asked.
 func ForExtension(a Access) Policy {
-	p := Policy{Network: a.Network, Limits: DefaultLimits}
+	p := Policy{Network: a.Network, Limits: DefaultLimits, ReadWorkspace: a.Workspace}
 	p.Read = append(append(append(p.Read, SystemRead...), a.Extension, a.Workspace), a.Read...)
 	p.Write = append(append(p.Write, SystemWrite...), a.Data, a.Temp)
 	p.Write = append(p.Write, a.Write...)

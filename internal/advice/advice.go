@@ -101,6 +101,8 @@ func sandboxFix(e *sandbox.FailureError) string {
 		return fmt.Sprintf("gem ext grant %s --network, or gem ext consent %s", x, x)
 	case sandbox.FailedPath:
 		return fmt.Sprintf("if it needs that: gem ext grant %s --read or --write the folder", x)
+	case sandbox.FailedWorkspace:
+		return fmt.Sprintf("if it should change your project: gem ext grant %s --workspace", x)
 	case sandbox.FailedToolchain:
 		return fmt.Sprintf("install it, or run gem ext consent %s after installing it", x)
 	case sandbox.FailedConfined:
