@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/gemhost/gem/internal/testhome"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gemhost/gem/manifest"
@@ -112,5 +115,38 @@ func TestOpenVerified(t *testing.T) {
 	// No pin and no install record: nothing to check.
 	if f, err := OpenVerified(env, x, bin, nil, p); f != nil || err != nil {
 		t.Errorf("unpinned: %v %v", f, err)
+	}
+}
+
+// TestUserProgramCaches: the user's own hook starting with npx may write npx's cache; a
+// project's (a trusted folder's settings) reads npx's toolchain but writes no cache.
+func TestUserProgramCaches(t *testing.T) {
+	base := testhome.Dir(t, "userprogram-")
+	home := filepath.Join(base, "home")
+	proj := filepath.Join(home, "proj")
+	bin := filepath.Join(home, ".nvm/versions/node/v22/bin")
+	os.MkdirAll(proj, 0o755)
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "npx"), []byte("#!/bin/sh\n"), 0o755)
+	env := registry.NewEnv(home, proj, func(k string) string {
+		if k == "PATH" {
+			return bin + ":/usr/bin:/bin"
+		}
+		return ""
+	})
+	npmCache := filepath.Join(home, ".npm")
+	_, user, err := UserProgram(env, proj, "_hooks", "npx prettier --write x", nil, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, project, err := UserProgram(env, proj, "_hooks", "npx prettier --write x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(user.Write, npmCache) || slices.Contains(project.Write, npmCache) {
+		t.Errorf("user writes %q; project writes %q", user.Write, project.Write)
+	}
+	if !slices.ContainsFunc(project.Read, func(p string) bool { return strings.HasPrefix(p, filepath.Join(home, ".nvm")) }) {
+		t.Errorf("the project's hook cannot read npx's toolchain: %q", project.Read)
 	}
 }

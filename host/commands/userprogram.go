@@ -20,7 +20,8 @@ import (
 // scriptRoots (the home folder for the user's own settings, nothing for a project's: its
 // scripts are in the workspace, readable anyway). A script right in such a root opens only
 // itself, not the root. Nothing else of the home folder is open to it: ~/.gemini holds the
-// user's credentials and settings.
+// user's credentials and settings. A launcher's caches (npx's ~/.npm) are writable to the
+// user's own programs only, not to a project's (scriptRoots empty).
 func UserProgram(env registry.Env, root, folder, commandLine string, environ []string, scriptRoots ...string) ([]string, *sandbox.Policy, error) {
 	data, temp, err := sandbox.PrivateDirs(env.GemHome, folder)
 	if err != nil {
@@ -32,6 +33,11 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 		tenv := toolchainEnv(env)
 		tenv.Exclude = []string{root, env.GemHome}
 		needs = toolchain.For(fields[0], tenv)
+		if len(scriptRoots) == 0 {
+			// A project's own hook or command (a trusted folder's): its toolchain to read, but
+			// no launcher's cache to write, which only the user's consent gives.
+			needs.Write = nil
+		}
 	}
 	read := append([]string{}, needs.Read...)
 	for _, f := range fields {
