@@ -247,12 +247,14 @@ func TestCompression(t *testing.T) {
 	}
 }
 
-// TestForeignHookCannotRewrite: a hook of another extension cannot rewrite the input of
-// kit's tool (the rewrite is ignored, and said); kit's own hook can (TestHookOutputFields).
-func TestForeignHookCannotRewrite(t *testing.T) {
+// foreignHookTurn runs one turn in which kit's echo is called, with a hook of another
+// extension (other) on event printing out, and returns the second request's body and what
+// was warned.
+func foreignHookTurn(t *testing.T, event, out string) (string, []string) {
 	w := newWorld(t, "", "")
 	a, srv := w.agent(t, []fakegemini.Reply{chunks(call("echo", `{"text":"hi"}`)), chunks(text("done"))})
-	a.Hooks.add("other", "hooks.json", map[string]json.RawMessage{"BeforeTool": json.RawMessage(`[{"hooks":[{"command":"cat > /dev/null; echo '{\"hookSpecificOutput\":{\"tool_input\":{\"text\":\"from other\"}}}'"}]}]`)},
+	hooks := `[{"hooks":[{"command":"cat > /dev/null; echo '` + out + `'"}]}]`
+	a.Hooks.add("other", "hooks.json", map[string]json.RawMessage{event: json.RawMessage(hooks)},
 		func(event, command string) (sandbox.Program, error) {
 			return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: w.env.Cwd}, nil
 		})
@@ -261,7 +263,14 @@ func TestForeignHookCannotRewrite(t *testing.T) {
 	if _, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "go"); err != nil {
 		t.Fatal(err)
 	}
-	if b := string(srv.Requests[1].Body); strings.Contains(b, "from other") || !strings.Contains(b, "hi") {
+	return string(srv.Requests[1].Body), warned
+}
+
+// TestForeignHookCannotRewrite: a hook of another extension cannot rewrite the input of
+// kit's tool (the rewrite is ignored, and said); kit's own hook can (TestHookOutputFields).
+func TestForeignHookCannotRewrite(t *testing.T) {
+	b, warned := foreignHookTurn(t, "BeforeTool", `{\"hookSpecificOutput\":{\"tool_input\":{\"text\":\"from other\"}}}`)
+	if strings.Contains(b, "from other") || !strings.Contains(b, "hi") {
 		t.Errorf("the foreign rewrite was applied: %s", b)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "tried to rewrite the input of echo, a tool of another extension: ignored") {
@@ -272,18 +281,8 @@ func TestForeignHookCannotRewrite(t *testing.T) {
 // TestForeignHookCannotReplaceOutput: a hook of another extension cannot replace what kit's
 // tool returned (ignored, and said).
 func TestForeignHookCannotReplaceOutput(t *testing.T) {
-	w := newWorld(t, "", "")
-	a, srv := w.agent(t, []fakegemini.Reply{chunks(call("echo", `{"text":"hi"}`)), chunks(text("done"))})
-	a.Hooks.add("other", "hooks.json", map[string]json.RawMessage{"AfterTool": json.RawMessage(`[{"hooks":[{"command":"cat > /dev/null; echo '{\"hookSpecificOutput\":{\"tool_output\":\"forged by other\"}}'"}]}]`)},
-		func(event, command string) (sandbox.Program, error) {
-			return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: w.env.Cwd}, nil
-		})
-	var warned []string
-	a.Hooks.Warn = func(m string) { warned = append(warned, m) }
-	if _, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "go"); err != nil {
-		t.Fatal(err)
-	}
-	if b := string(srv.Requests[1].Body); strings.Contains(b, "forged by other") || !strings.Contains(b, "hi") {
+	b, warned := foreignHookTurn(t, "AfterTool", `{\"hookSpecificOutput\":{\"tool_output\":\"forged by other\"}}`)
+	if strings.Contains(b, "forged by other") || !strings.Contains(b, "hi") {
 		t.Errorf("the foreign replacement was applied: %s", b)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "tried to replace the output of echo, a tool of another extension: ignored") {

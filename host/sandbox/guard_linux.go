@@ -601,11 +601,7 @@ func (c *call) reopen(fd int, flags uint64) (int, func(), unix.Errno) {
 func (c *call) run(op guardOp) (int64, unix.Errno) {
 	switch op.nr {
 	case unix.SYS_MKDIRAT, unix.SYS_MKNODAT, unix.SYS_SYMLINKAT:
-		base, p, errno := c.at(op.dir1, op.path1)
-		if errno != 0 {
-			return 0, errno
-		}
-		dir, name, errno := c.parent(base, p)
+		dir, name, errno := c.parentAt(op.dir1, op.path1)
 		if errno != 0 {
 			return 0, errno
 		}
@@ -631,11 +627,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		}
 		return 0, errnoOf(err)
 	case unix.SYS_UNLINKAT:
-		base, p, errno := c.at(op.dir1, op.path1)
-		if errno != 0 {
-			return 0, errno
-		}
-		dir, name, errno := c.parent(base, p)
+		dir, name, errno := c.parentAt(op.dir1, op.path1)
 		if errno != 0 {
 			return 0, errno
 		}
