@@ -140,7 +140,7 @@ func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	// is the foreground one, so the terminal's ^C and ^Z reach it (and only it) and it may
 	// read the terminal; gem takes the terminal back when it ends.
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) && inForeground(f) {
 		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty = true, int(f.Fd())
 		defer takeTerminalBack(f)
 	}
