@@ -359,8 +359,7 @@ func (c *call) base(dir int32, p string) (int, string, unix.Errno) {
 }
 
 // resolve opens p (from base) as the kernel would for the program, as an O_PATH descriptor,
-// never following a magic link the program named (/proc/<pid>/fd/N of the supervisor) but
-// the program's own descriptors (/proc/<its pid>/fd/N).
+// following no magic link but the calling thread's own descriptors (ownMagic).
 func (c *call) resolve(base int, p string, flags uint64) (int, unix.Errno) {
 	flags = flags&(unix.O_NOFOLLOW|unix.O_DIRECTORY) | unix.O_PATH | unix.O_CLOEXEC
 	if p == "" {
@@ -379,22 +378,16 @@ func (c *call) resolve(base int, p string, flags uint64) (int, unix.Errno) {
 	return c.keep(fd), 0
 }
 
-// ownMagic: p is /proc/<pid>/fd/<n> (or cwd, root) of a process of the program's, not the
-// supervisor's.
+// ownMagic: p is /proc/<tid>/fd/<n> of the calling thread itself (what /proc/self/fd,
+// /dev/fd and /dev/stdout were rewritten to), the one magic link the supervisor follows: not
+// another process's descriptors (without a PID namespace of its own, gem's are there too),
+// nor the supervisor's.
 func (c *call) ownMagic(p string) bool {
-	rest, ok := strings.CutPrefix(p, "/proc/")
-	if !ok {
+	rest, ok := strings.CutPrefix(p, c.procDir()+"/fd/")
+	if !ok || c.procDir() == "/proc/"+c.g.self {
 		return false
 	}
-	pid, tail, _ := strings.Cut(rest, "/")
-	if _, err := strconv.Atoi(pid); err != nil || pid == c.g.self {
-		return false
-	}
-	fd, ok := strings.CutPrefix(tail, "fd/")
-	if !ok {
-		return false
-	}
-	_, err := strconv.Atoi(fd)
+	_, err := strconv.Atoi(rest)
 	return err == nil
 }
 
@@ -410,6 +403,16 @@ func (c *call) parent(base int, p string) (int, string, unix.Errno) {
 	}
 	fd, errno := c.resolve(base, dir, unix.O_DIRECTORY)
 	return fd, name, errno
+}
+
+// nameIn is the real path of name in the folder dir ("" when the folder's is not known,
+// which may refuses).
+func nameIn(dir int, name string) string {
+	d := realPath(dir)
+	if !strings.HasPrefix(d, "/") {
+		return ""
+	}
+	return filepath.Join(d, name)
 }
 
 // realPath is where a descriptor of gem's leads (its path in this view).
@@ -428,6 +431,9 @@ func realPath(fd int) string {
 // protected component inside the workspace. Names that are not paths (pipe:[…], socket:[…]:
 // the program's own descriptors) are allowed.
 func (g *guard) may(real string, k change) unix.Errno {
+	if real == "" {
+		return unix.EACCES // where it leads is not known: not allowed
+	}
 	if !strings.HasPrefix(real, "/") {
 		return 0
 	}
@@ -516,7 +522,7 @@ func (c *call) open(op guardOp) (int, func(), unix.Errno) {
 		if strings.HasSuffix(p, "/") {
 			return -1, nil, unix.EISDIR
 		}
-		if e := c.g.may(filepath.Join(realPath(dir), name), changeName); e != 0 {
+		if e := c.g.may(nameIn(dir, name), changeName); e != 0 {
 			return -1, nil, e
 		}
 		mode := uint32(op.mode) & 0o7777 &^ c.umask()
@@ -608,7 +614,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if exists(dir, name) {
 			return 0, unix.EEXIST // what the kernel says first (mkdir -p of the workspace itself)
 		}
-		if e := c.g.may(filepath.Join(realPath(dir), name), changeName); e != 0 {
+		if e := c.g.may(nameIn(dir, name), changeName); e != 0 {
 			return 0, e
 		}
 		var err error
@@ -631,7 +637,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if errno != 0 {
 			return 0, errno
 		}
-		if e := c.g.may(filepath.Join(realPath(dir), name), changeName); e != 0 {
+		if e := c.g.may(nameIn(dir, name), changeName); e != 0 {
 			return 0, e
 		}
 		return 0, errnoOf(unix.Unlinkat(dir, name, int(op.flags)))
@@ -644,7 +650,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if errno != 0 {
 			return 0, errno
 		}
-		for _, real := range []string{filepath.Join(realPath(odir), oname), filepath.Join(realPath(ndir), nname)} {
+		for _, real := range []string{nameIn(odir, oname), nameIn(ndir, nname)} {
 			if e := c.g.may(real, changeName); e != 0 {
 				return 0, e
 			}
@@ -667,7 +673,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if exists(ndir, nname) {
 			return 0, unix.EEXIST
 		}
-		if e := c.g.may(filepath.Join(realPath(ndir), nname), changeName); e != 0 {
+		if e := c.g.may(nameIn(ndir, nname), changeName); e != 0 {
 			return 0, e
 		}
 		return 0, errnoOf(unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(old), ndir, nname, unix.AT_SYMLINK_FOLLOW))

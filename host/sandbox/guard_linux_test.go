@@ -1,12 +1,16 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gemhost/gem/internal/testuser"
 )
@@ -66,6 +70,9 @@ func TestGuard(t *testing.T) {
 		{"make a sample hook executable", "chmod +x .git/hooks/pre-commit.sample && test -x .git/hooks/pre-commit.sample", ""},
 		{"through /proc/self/cwd", "echo x > /proc/self/cwd/.envrc", ".envrc"},
 		{"the workspace itself", "mv \"$PWD\" \"$PWD.moved\"", ""},
+		// the supervisor's memory (what it checks against) and another process's descriptors
+		{"ptrace the supervisor", `exec python3 -c 'import ctypes,os,sys; sys.exit(0 if ctypes.CDLL(None).ptrace(16, os.getppid(), 0, 0) == 0 else 1)'`, ""},
+		{"the supervisor's descriptors", "echo x > /proc/$PPID/fd/1", ""},
 	}
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
@@ -231,5 +238,31 @@ func TestGuardAsNormalUser(t *testing.T) {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
 		}
+	}
+}
+
+// TestGuardedHelperHandsOnTerm: without namespaces the guarded helper is not PID 1; a SIGTERM
+// sent to it alone (timeout(1), kill) reaches the program, which ends, and so does the helper.
+func TestGuardedHelperHandsOnTerm(t *testing.T) {
+	ws, pol := guardedWorkspace(t)
+	data, _ := json.Marshal(pol)
+	self, _ := os.Executable()
+	cmd := exec.Command(self, HelperArg, string(data), "/bin/sleep", "sleep", "30")
+	cmd.Dir = ws
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+			t.Errorf("exit %d (%v), want %d", code, err, 128+int(syscall.SIGTERM))
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the helper did not end on SIGTERM")
 	}
 }

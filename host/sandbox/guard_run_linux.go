@@ -1,10 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // guardUsable reports whether this machine can run the guard.
@@ -19,11 +22,26 @@ func guardUsable() bool { return guardArch && seccompUsable() }
 // everything the program started; the program stays in the helper's process group, which
 // gem and the terminal signal.
 func runGuarded(p Policy, listener int, path string, argv, env []string, stderr io.Writer) int {
+	// Not dumpable: the program (same user, same Landlock domain as the thread it is forked
+	// from) must not ptrace this process or write its memory, where the supervisor keeps
+	// what it checks against. The program's own exec makes it dumpable again, so the
+	// supervisor still reads its memory.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
+		return 126
+	}
 	g := newGuard(listener, p)
 	ready := make(chan struct{})
 	go g.serve(ready)
+	// Signals: as PID 1 of the program's namespaces the helper gets none it does not handle
+	// (so it handles none). Otherwise the terminal's (INT, QUIT) reach the program through
+	// the process group and are dropped here (the helper must outlive the program's own
+	// handling of them); TERM and HUP sent to the helper alone (timeout(1), kill) are handed
+	// on, so the program can end itself.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	if os.Getpid() != 1 {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	}
 	files := []uintptr{0, 1, 2}
 	if path == "/proc/self/fd/3" {
 		files = append(files, 3) // the verified binary gem handed over (Program.Binary)
@@ -40,10 +58,10 @@ func runGuarded(p Policy, listener int, path string, argv, env []string, stderr 
 	}
 	close(ready) // the supervisor clears the mask (umask is guarded on this thread)
 	go func() {
-		// Dropped: gem signals the whole process group, and the terminal its foreground
-		// group, so the program has each signal already; as PID 1 the helper must handle
-		// them not to be ended by them (and it ends when the program does).
-		for range sigs {
+		for sig := range sigs {
+			if sig == syscall.SIGTERM || sig == syscall.SIGHUP {
+				syscall.Kill(pid, sig.(syscall.Signal))
+			}
 		}
 	}()
 	for {
