@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/testhome"
 	"os"
 	"path/filepath"
@@ -148,5 +149,21 @@ func TestUserProgramCaches(t *testing.T) {
 	}
 	if !slices.ContainsFunc(project.Read, func(p string) bool { return strings.HasPrefix(p, filepath.Join(home, ".nvm")) }) {
 		t.Errorf("the project's hook cannot read npx's toolchain: %q", project.Read)
+	}
+}
+
+// TestReadablePathDropsTheProject: a program's PATH never lists a folder of the project (a
+// cloned repository's bin/ or node_modules/.bin) nor one it may write, whether or not it may
+// change the project, nor a relative entry; system folders stay.
+func TestReadablePathDropsTheProject(t *testing.T) {
+	ws := "/home/u/proj"
+	for _, pol := range []sandbox.Policy{
+		sandbox.ForExtension(sandbox.Access{Extension: "/home/u/ext", Workspace: ws, Data: "/home/u/data", Temp: "/home/u/tmp"}),
+		sandbox.ForExtension(sandbox.Access{Extension: "/home/u/ext", Workspace: ws, WriteWorkspace: true, Data: "/home/u/data", Temp: "/home/u/tmp"}),
+	} {
+		got := readablePath(ws+"/node_modules/.bin:"+ws+"/bin:bin:/home/u/data/bin:/usr/bin:/home/u/ext/bin", &pol)
+		if got != "/usr/bin:/home/u/ext/bin" {
+			t.Errorf("guard %v: PATH %q", pol.Guard, got)
+		}
 	}
 }

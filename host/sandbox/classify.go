@@ -30,8 +30,8 @@ func Classify(stderr []string, p *Policy) Failure {
 	if m := deniedPath.FindStringSubmatch(text); m != nil {
 		// A path of the project, which the program may read but not change: the workspace
 		// capability is what it lacks (unless the path is protected, which nothing grants).
-		if p != nil && p.ReadWorkspace != "" && !p.Guard && pathx.Within(p.ReadWorkspace, m[1]) {
-			if rel, err := filepath.Rel(p.ReadWorkspace, m[1]); err == nil && !IsProtected(rel) {
+		if p != nil && p.Workspace != "" && !p.Guard && pathx.Within(p.Workspace, m[1]) {
+			if rel, err := filepath.Rel(p.Workspace, m[1]); err == nil && !IsProtected(rel) {
 				return Failure{Kind: FailedWorkspace, Detail: m[1]}
 			}
 		}

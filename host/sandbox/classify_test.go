@@ -5,8 +5,8 @@ import "testing"
 func TestClassify(t *testing.T) {
 	off := &Policy{}
 	on := &Policy{Network: true}
-	reader := &Policy{ReadWorkspace: "/home/u/proj"}
-	writer := &Policy{ReadWorkspace: "/home/u/proj", Workspace: "/home/u/proj", Guard: true}
+	reader := &Policy{Workspace: "/home/u/proj"}
+	writer := &Policy{Workspace: "/home/u/proj", Guard: true}
 	cases := []struct {
 		stderr []string
 		pol    *Policy

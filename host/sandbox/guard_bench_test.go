@@ -65,7 +65,7 @@ func BenchmarkGuard(b *testing.B) {
 					switch mode {
 					case "sandbox":
 						p := ForExtension(Access{Extension: src, Workspace: ws, Data: data, Temp: tmp, Read: []string{src}, Write: []string{ws}})
-						p.Guard, p.Workspace = false, ""
+						p.Guard = false
 						pol = &p
 					case "guard":
 						p := ForExtension(Access{Extension: src, Workspace: ws, WriteWorkspace: true, Data: data, Temp: tmp, Read: []string{src}})

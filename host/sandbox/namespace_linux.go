@@ -99,7 +99,7 @@ func useNamespaces(p *Policy) bool {
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(target, "/run/") {
 		v.Keep = append(v.Keep, filepath.Dir(target))
 	}
-	if p.Workspace != "" {
+	if p.Guard && p.Workspace != "" {
 		// Defence in depth beside the guard (guard_linux.go), which decides every write: the
 		// protected entries at the workspace's top level are read-only mounts too.
 		v.Protect = append(v.Protect, p.Frozen...)

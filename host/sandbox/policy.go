@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/gemhost/gem/internal/pathx"
@@ -25,16 +26,12 @@ type Policy struct {
 	NetNS  bool `json:"netns,omitempty"`
 	Strict bool `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
 
-	// Workspace is the project folder when the program may write it: its protected names
-	// (IsProtected) stay closed, by the guard (Guard) and the namespace layer's read-only
-	// mounts of the existing ones.
+	// Workspace is the project folder the program works in: read, and written only with
+	// Guard, which keeps its protected names (IsProtected) closed.
 	Workspace string `json:"workspace,omitempty"`
 	// Guard sends the calls that change names to a supervisor in the helper, which refuses
 	// protected names and makes the others itself (guard_linux.go). Set with Workspace.
 	Guard bool `json:"guard,omitempty"`
-	// ReadWorkspace is the project the program reads (set whether or not it may change it),
-	// to explain a refused write there.
-	ReadWorkspace string `json:"-"`
 	// Frozen are folders inside the workspace no program may change, whatever it may write:
 	// extensions linked from the project (their code runs later, with their grants).
 	Frozen []string `json:"frozen,omitempty"`
@@ -96,26 +93,26 @@ type Access struct {
 // folder, and the workspace only with a.WriteWorkspace (its protected names guarded); plus
 // a's read/write paths; network only when asked.
 func ForExtension(a Access) Policy {
-	p := Policy{Network: a.Network, Limits: DefaultLimits, ReadWorkspace: a.Workspace}
+	p := Policy{Network: a.Network, Limits: DefaultLimits, Workspace: a.Workspace}
 	p.Read = append(append(append(p.Read, SystemRead...), a.Extension, a.Workspace), a.Read...)
 	p.Write = append(append(p.Write, SystemWrite...), a.Data, a.Temp)
 	p.Write = append(p.Write, a.Write...)
 	if a.WriteWorkspace && a.Workspace != "" {
 		p.Write = append(p.Write, a.Workspace)
 	}
-	p.GuardWorkspace(a.Workspace)
+	p.GuardWorkspace()
 	return p
 }
 
-// GuardWorkspace sets the guard for workspace when p may write it (the workspace, or a
-// folder above it, is among p.Write), and nothing when p only reads it.
-func (p *Policy) GuardWorkspace(workspace string) {
-	if workspace == "" {
+// GuardWorkspace sets the guard when p may write its workspace (the workspace, a folder in
+// it or one above it is among p.Write), and nothing when p only reads it.
+func (p *Policy) GuardWorkspace() {
+	if p.Workspace == "" {
 		return
 	}
 	for _, w := range p.Write {
-		if w != "" && (pathx.Within(w, workspace) || pathx.Within(workspace, w)) {
-			p.Workspace, p.Guard = workspace, true
+		if w != "" && (pathx.Within(w, p.Workspace) || pathx.Within(p.Workspace, w)) {
+			p.Guard = true
 			return
 		}
 	}
@@ -196,7 +193,9 @@ type Report struct {
 // warnMissing says once per gem process, through Warn, which layers this machine cannot
 // enforce (gem doctor lists them), when a program is about to run without them. The process
 // count, which root is always exempt from, is left to gem doctor.
-func warnMissing() {
+func warnMissing() { warnMissingOnce() }
+
+var warnMissingOnce = sync.OnceFunc(func() {
 	var hard []string
 	for _, m := range Capabilities().Missing {
 		if !strings.HasPrefix(m, "process count") {
@@ -206,7 +205,7 @@ func warnMissing() {
 	if len(hard) > 0 {
 		warnf("programs run without: %s", strings.Join(hard, "; "))
 	}
-}
+})
 
 // ErrNotEnforced is a strict policy that the kernel cannot enforce.
 var ErrNotEnforced = errors.New("the sandbox cannot be enforced on this machine")

@@ -241,6 +241,7 @@ func (in *Installer) Uninstall(targets []string) ([]Removed, error) {
 // remove takes x's folder away atomically (rename out of the root, then delete), then its
 // enablement entry and record.
 func (in *Installer) remove(x *registry.Extension) error {
+	grant, granted, _ := registry.GrantFor(in.Env, x) // read before its folder (and record) goes
 	root := filepath.Dir(x.Dir)
 	trash, err := newStaging(root)
 	if err != nil {
@@ -262,12 +263,10 @@ func (in *Installer) remove(x *registry.Extension) error {
 		}
 	}
 	os.Remove(recordPath(in.Env, x.Name))
-	if x.Level == registry.LevelUser {
+	if x.Level == registry.LevelUser && granted && !grant.Empty() {
 		// A grant is the removed extension's: the next one of its name starts without it.
-		if _, ok, err := registry.GrantFor(in.Env, x); err == nil && ok {
-			if err := registry.SetGrant(in.Env, x.Name, registry.Grant{}); err != nil {
-				return err
-			}
+		if err := registry.SetGrant(in.Env, x.Name, registry.Grant{}); err != nil {
+			return err
 		}
 	}
 	return registry.RemoveConsent(in.Env, x.Dir)
