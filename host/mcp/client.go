@@ -533,10 +533,21 @@ func (s *Client) httpClient() *http.Client {
 		t.DialContext = dialer.DialContext
 		base = t
 	}
-	if len(s.Server.Headers) == 0 {
-		return &http.Client{Transport: base}
+	c := &http.Client{Transport: base}
+	if len(s.Server.Headers) > 0 {
+		c.Transport = headerTransport{headers: s.Server.Headers, base: base}
 	}
-	return &http.Client{Transport: headerTransport{headers: s.Server.Headers, base: base}}
+	if !s.LocalAllowed {
+		// A redirect goes to a host checked like the endpoint (a proxy would follow it
+		// anywhere).
+		c.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("more than 10 redirects")
+			}
+			return s.checkHost(r.Context(), r.URL.Hostname())
+		}
+	}
+	return c
 }
 
 // endpoint is a remote server's URL.
@@ -577,13 +588,18 @@ func (s *Client) checkEndpoint(ctx context.Context) error {
 	if err != nil || u.Hostname() == "" {
 		return nil // no host to reach: the transport says what is wrong with the URL
 	}
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
+	return s.checkHost(ctx, u.Hostname())
+}
+
+// checkHost refuses host when it is, or resolves to, an address that is not public.
+func (s *Client) checkHost(ctx context.Context, host string) error {
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return fmt.Errorf("mcp server %s of %s: cannot resolve %s: %w", s.Name, s.Extension, u.Hostname(), err)
+		return fmt.Errorf("mcp server %s of %s: cannot resolve %s: %w", s.Name, s.Extension, host, err)
 	}
 	for _, a := range addrs {
 		if !netaddr.Public(a, nil) {
-			return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: u.Hostname()}
+			return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: host}
 		}
 	}
 	return nil

@@ -112,11 +112,10 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	if resolved.Command == "" {
 		// A remote server: gem connects for the extension, to public addresses only unless
 		// the extension has the network capability (the user's settings servers have it).
+		// What cannot be worked out (a workspace gem refuses, an unreadable grant) reaches
+		// public addresses only.
 		pol, err := commands.Isolation(env, x, commands.Workspace(env), platform, "")
-		if err != nil {
-			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
-		}
-		localAllowed = pol.Network
+		localAllowed = err == nil && pol.Network
 	}
 	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
 	srv.cached = readMCPCache(srv.cacheFile)
