@@ -42,8 +42,8 @@ import (
 // which no tool obeys; they are not checked. Renaming a folder that holds a nested .git is
 // allowed (it moves a repository; it plants nothing).
 //
-// Cost: each guarded call is a round trip to the supervisor, about 40 µs on a 2-core VM, so
-// a job that creates many small files pays it per file (scripts/bench.sh: the unpack of a
+// Cost: each guarded call is a round trip to the supervisor (two context switches), so a
+// job that creates many small files pays it per file (scripts/bench.sh: the unpack of a
 // 10,000-file tree and a git add of it, with and without the guard, in one run).
 
 // seccomp_notif, seccomp_notif_resp and seccomp_notif_addfd (linux/seccomp.h).
