@@ -30,8 +30,12 @@ func Classify(stderr []string, p *Policy) Failure {
 	if m := deniedPath.FindStringSubmatch(text); m != nil {
 		// A path of the project, which the program may read but not change: the workspace
 		// capability is what it lacks (unless the path is protected, which nothing grants).
-		if p != nil && p.Workspace != "" && !p.Guard && pathx.Within(p.Workspace, m[1]) {
-			if rel, err := filepath.Rel(p.Workspace, m[1]); err == nil && !IsProtected(rel) {
+		if p != nil && p.Workspace != "" && pathx.Within(p.Workspace, m[1]) {
+			rel, _ := filepath.Rel(p.Workspace, m[1])
+			switch {
+			case IsProtected(rel):
+				return Failure{Kind: FailedProtected, Detail: m[1]}
+			case !p.Guard:
 				return Failure{Kind: FailedWorkspace, Detail: m[1]}
 			}
 		}
@@ -52,6 +56,7 @@ const (
 	FailedNetwork   = "network"   // it tried to reach the network its sandbox does not give it
 	FailedPath      = "path"      // its sandbox denied it a path
 	FailedWorkspace = "workspace" // it tried to change the project without the capability
+	FailedProtected = "protected" // it tried to change a protected name, which nothing grants
 	FailedToolchain = "toolchain" // a program it runs is missing or not on its PATH
 	FailedConfined  = "confined"  // nothing points anywhere, but it ran without the network
 )
@@ -63,6 +68,8 @@ func (f Failure) String() string {
 		return "it tried to reach the network, which its sandbox does not give it"
 	case FailedPath:
 		return fmt.Sprintf("its sandbox denied it %s", f.Detail)
+	case FailedProtected:
+		return fmt.Sprintf("it tried to change %s, which configures git, an agent or an editor: no program may, whatever it is granted", f.Detail)
 	case FailedWorkspace:
 		return fmt.Sprintf("it tried to change %s, in your project, which it may read but not change", f.Detail)
 	case FailedToolchain:

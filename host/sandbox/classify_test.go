@@ -22,9 +22,10 @@ func TestClassify(t *testing.T) {
 		{[]string{"panic: nil map"}, off, "", ""},
 		// the project, read but not changed: the workspace capability is what it lacks
 		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/out.txt'"}, reader, "workspace", "/home/u/proj/out.txt"},
-		// a protected name, or a program that has the capability: just a denied path
-		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/.git/config'"}, reader, "path", "/home/u/proj/.git/config"},
-		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/.git/config'"}, writer, "path", "/home/u/proj/.git/config"},
+		// a protected name: nothing to grant; a program that has the capability: a denied path
+		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/.git/config'"}, reader, "protected", "/home/u/proj/.git/config"},
+		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/.git/config'"}, writer, "protected", "/home/u/proj/.git/config"},
+		{[]string{"Error: EACCES: permission denied, open '/home/u/proj/out.txt'"}, writer, "path", "/home/u/proj/out.txt"},
 	}
 	for _, c := range cases {
 		f := Classify(c.stderr, c.pol)
