@@ -33,15 +33,12 @@ func runGuarded(p Policy, listener int, path string, argv, env []string, stderr 
 	g := newGuard(listener, p)
 	ready := make(chan struct{})
 	go g.serve(ready)
-	// Signals: as PID 1 of the program's namespaces the helper gets none it does not handle
-	// (so it handles none). Otherwise the terminal's (INT, QUIT) reach the program through
-	// the process group and are dropped here (the helper must outlive the program's own
-	// handling of them); TERM and HUP sent to the helper alone (timeout(1), kill) are handed
-	// on, so the program can end itself.
+	// Signals: the terminal's (INT, QUIT) reach the program through the process group and are
+	// dropped here (the helper, PID 1 or not, must outlive the program's own handling of
+	// them: unhandled, the terminal's SIGINT ends even a PID 1); TERM and HUP are handed on,
+	// so a signal sent to the helper alone (timeout(1), kill) reaches the program too.
 	sigs := make(chan os.Signal, 8)
-	if os.Getpid() != 1 {
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
-	}
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
 	files := []uintptr{0, 1, 2}
 	if path == "/proc/self/fd/3" {
 		files = append(files, 3) // the verified binary gem handed over (Program.Binary)
