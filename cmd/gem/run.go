@@ -20,6 +20,10 @@ func run(std stdio, args []string) (int, bool) {
 	if err != nil {
 		return 0, false // gem-engine prints the usage error
 	}
+	// The sandbox helper starts now, while the command is found and checked (its start is
+	// most of what gem run costs over a bare exec); it is ended if it runs nothing.
+	ra.Helper = sandbox.Prestart(std.in, std.out, std.err)
+	defer ra.Helper.Discard()
 	env, err := registry.EnvFromOS()
 	if err != nil {
 		fmt.Fprintln(std.err, "gem:", err)

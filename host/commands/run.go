@@ -17,6 +17,9 @@ type RunArgs struct {
 	Yes  bool
 	Name string
 	Args []string // passed through untouched
+	// Helper, when set, is a sandbox helper the caller started ahead (sandbox.Prestart):
+	// the command runs through it, or it is ended.
+	Helper *sandbox.Prestarted
 }
 
 // ErrUsage marks a malformed command line.
@@ -83,6 +86,7 @@ func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, confirm Conf
 	if err != nil {
 		return err
 	}
+	p.Spec.Helper = ra.Helper
 	if check != nil {
 		if err := check(p.Entry.Extension); err != nil {
 			return err

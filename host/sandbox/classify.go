@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gemhost/gem/internal/pathx"
 )
@@ -15,19 +16,25 @@ type Failure struct {
 	Detail string // the path denied, the program missing
 }
 
+// The patterns are compiled on first use: compiled at start, they cost every program gem
+// starts (the helper is gem itself) about 4 ms.
 var (
-	networkErrors = regexp.MustCompile(`EAI_AGAIN|ENOTFOUND|ENETUNREACH|getaddrinfo|[Tt]emporary failure in name resolution|[Nn]etwork is unreachable|[Nn]ame or service not known|Could not resolve host|dial tcp[^\n]*: connect: permission denied`)
-	deniedPath    = regexp.MustCompile(`(?:EACCES|EPERM|EROFS|[Pp]ermission denied|[Rr]ead-only file system)[^\n/~]*?['"]?(~?/[^'"\s:,)]+)`)
-	missingTool   = regexp.MustCompile(`env: ['"]?([A-Za-z0-9_.+-]+)['"]?: No such file or directory|([A-Za-z0-9_.+-]+): (?:command )?not found|spawn ([A-Za-z0-9_.+-]+) ENOENT`)
+	networkErrors = lazyRegexp(`EAI_AGAIN|ENOTFOUND|ENETUNREACH|getaddrinfo|[Tt]emporary failure in name resolution|[Nn]etwork is unreachable|[Nn]ame or service not known|Could not resolve host|dial tcp[^\n]*: connect: permission denied`)
+	deniedPath    = lazyRegexp(`(?:EACCES|EPERM|EROFS|[Pp]ermission denied|[Rr]ead-only file system)[^\n/~]*?['"]?(~?/[^'"\s:,)]+)`)
+	missingTool   = lazyRegexp(`env: ['"]?([A-Za-z0-9_.+-]+)['"]?: No such file or directory|([A-Za-z0-9_.+-]+): (?:command )?not found|spawn ([A-Za-z0-9_.+-]+) ENOENT`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Classify reads a failed program's stderr (its last lines) against its policy.
 func Classify(stderr []string, p *Policy) Failure {
 	text := strings.Join(stderr, "\n")
-	if p != nil && !p.Network && networkErrors.MatchString(text) {
+	if p != nil && !p.Network && networkErrors().MatchString(text) {
 		return Failure{Kind: FailedNetwork}
 	}
-	if m := deniedPath.FindStringSubmatch(text); m != nil {
+	if m := deniedPath().FindStringSubmatch(text); m != nil {
 		// A path of the project, which the program may read but not change: the workspace
 		// capability is what it lacks (unless the path is protected, which nothing grants).
 		if p != nil && p.Workspace != "" && pathx.Within(p.Workspace, m[1]) {
@@ -41,7 +48,7 @@ func Classify(stderr []string, p *Policy) Failure {
 		}
 		return Failure{Kind: FailedPath, Detail: m[1]}
 	}
-	if m := missingTool.FindStringSubmatch(text); m != nil {
+	if m := missingTool().FindStringSubmatch(text); m != nil {
 		for _, g := range m[1:] {
 			if g != "" {
 				return Failure{Kind: FailedToolchain, Detail: g}

@@ -25,7 +25,9 @@
 // Restrictions are applied by the process that becomes the program (or, with the guard, by
 // the helper on the thread the program is forked from), never by gem: every program starts
 // through the re-exec helper `gem __sandbox-exec` (gem's light front). `gem run` runs as
-// gem's child in the terminal's foreground (ExecInPlace hands back a ChildExit); only on a
+// gem's child in the terminal's foreground (ExecInPlace hands back a ChildExit), through a
+// helper the front starts first thing (Prestart, prestart_linux.go), so that the helper's own
+// start overlaps finding and checking the command; only on a
 // machine without namespaces and for a program without the workspace capability does it
 // still exec in place, restricting one locked thread first. Missing kernel features are
 // reported by Capabilities (gem doctor) and refused with GEM_SANDBOX_STRICT=1; GEM_SANDBOX=off

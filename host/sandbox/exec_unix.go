@@ -32,12 +32,25 @@ type Program struct {
 	// Binary, when set, is Path opened and verified: ExecInPlace executes this descriptor,
 	// so the file cannot be swapped between the check and the exec.
 	Binary *os.File
+	// Helper, when set, is a helper started ahead for this program (Prestart, gem run):
+	// ExecInPlace runs the program through it or ends it.
+	Helper *Prestarted
 }
 
 // ExecInPlace replaces the gem process with the program (no second process: signals,
 // stdin, stdout, stderr and the exit status are the program's own). It returns only on
 // failure, with an error that says what failed and what to do.
 func ExecInPlace(s Program) error {
+	if s.Helper != nil && s.Policy != nil && !Disabled() && HelperPath() != "" {
+		if ns, _ := Namespaces(); ns {
+			code, err := runPrestarted(s, s.Helper)
+			if err != nil {
+				return err
+			}
+			return &ChildExit{Code: code}
+		}
+	}
+	s.Helper.Discard() // not needed (and not left to the program exec'd in place)
 	if s.Dir != "" {
 		if err := os.Chdir(s.Dir); err != nil {
 			return fmt.Errorf("%s: cannot enter the working folder %s: %w", s.Name, s.Dir, err)
@@ -144,14 +157,30 @@ func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty = true, int(f.Fd())
 		defer takeTerminalBack(f)
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
+	sigs := notifySignals()
+	defer stopSignals(sigs)
 	p, err := start(cmd, s, Streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 	statusW.Close()
 	if err != nil {
 		return 127, err
 	}
+	return followProgram(s, p, status, sigs)
+}
+
+// notifySignals catches the signals a foreground program's group is sent (forwarded by
+// followProgram).
+func notifySignals() chan os.Signal {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	return sigs
+}
+
+func stopSignals(sigs chan os.Signal) { signal.Stop(sigs) }
+
+// followProgram waits for a foreground program started through the helper: a failed exec
+// as the helper reports it on status, the signals gem gets forwarded to its group, and its
+// exit code (128+n for signal n).
+func followProgram(s Program, p *Process, status *os.File, sigs chan os.Signal) (int, error) {
 	// The helper writes the errno of a failed exec, or nothing (the pipe closes at the exec).
 	var errno [4]byte
 	if n, _ := io.ReadFull(status, errno[:]); n == 4 {
@@ -168,7 +197,7 @@ func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 			}
 		}
 	}()
-	err = p.Wait()
+	err := p.Wait()
 	if code := exitCode(err); code >= 0 {
 		return code, nil
 	}
@@ -183,11 +212,9 @@ func Command(s Program) (*exec.Cmd, error) {
 	if s.Policy != nil && !Disabled() {
 		warnMissing()
 		helper := helperPath()
-		p := s.effectivePolicy()
-		p.NetNS = true
 		switch {
 		case helper != "":
-			ns := useNamespaces(&p)
+			p, ns := s.helperPolicy()
 			data, err := json.Marshal(p)
 			if err != nil {
 				return nil, err
@@ -219,7 +246,7 @@ func Command(s Program) (*exec.Cmd, error) {
 				namespaceAttrs(cmd.SysProcAttr, p.Network)
 			}
 			return cmd, nil
-		case p.Strict:
+		case s.effectivePolicy().Strict:
 			return nil, fmt.Errorf("%s: %w: the sandbox helper (gem, beside gem-engine) is missing", s.Name, ErrNotEnforced)
 		default:
 			warnf("the sandbox helper (gem, beside gem-engine) is missing: subprocesses run without filesystem and network restrictions")
@@ -231,6 +258,15 @@ func Command(s Program) (*exec.Cmd, error) {
 	}
 	cmd.SysProcAttr = childProcAttr()
 	return cmd, nil
+}
+
+// helperPolicy is the policy the helper applies for s: the user's strictness, and the
+// view when the program gets namespaces of its own (ns).
+func (s Program) helperPolicy() (p Policy, ns bool) {
+	p = s.effectivePolicy()
+	p.NetNS = true
+	ns = useNamespaces(&p)
+	return p, ns
 }
 
 // effectivePolicy is the spec's policy with the user's GEM_SANDBOX_STRICT applied.

@@ -225,16 +225,17 @@ func TestIsProtected(t *testing.T) {
 	}
 }
 
-// TestGuardAsNormalUser runs the guard's tests again as an unprivileged user (when the tests
-// run as root): the helper then has a user namespace of its own, and its capabilities there.
+// TestGuardAsNormalUser runs the guard's tests (and the prestarted helper's) again as an
+// unprivileged user (when the tests run as root): the helper then has a user namespace of
+// its own, and its capabilities there.
 func TestGuardAsNormalUser(t *testing.T) {
 	u := testuser.Ensure(t)
 	bin := u.TestBinary(t)
-	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^(TestGuard|TestWorkspaceReadOnlyWithoutTheCapability|TestPolicyIsEnforced)$", "-test.v").CombinedOutput()
+	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^(TestGuard|TestWorkspaceReadOnlyWithoutTheCapability|TestPolicyIsEnforced|TestPrestartedHelper)$", "-test.v").CombinedOutput()
 	if err != nil {
 		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
 	}
-	for _, name := range []string{"TestGuard", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced"} {
+	for _, name := range []string{"TestGuard", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper"} {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
 		}

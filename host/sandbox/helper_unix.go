@@ -25,6 +25,9 @@ const HelperArg = "__sandbox-exec"
 // gets and where failures are said; it returns only on failure, with the exit code to use
 // (126: the sandbox could not be set up, 127: exec failed).
 func HelperMain(args, environ []string, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == prestartArg {
+		return helperWait(stderr)
+	}
 	if len(args) < 3 {
 		fmt.Fprintln(stderr, "gem sandbox helper: usage: gem __sandbox-exec <policy> <program> <argv0> [args...]")
 		return 126
@@ -34,6 +37,12 @@ func HelperMain(args, environ []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gem sandbox helper: bad policy: %v\n", err)
 		return 126
 	}
+	return runHelper(p, args[1], args[2:], environ, stderr)
+}
+
+// runHelper applies p to the helper and runs the program: exec'd in its place, or as its
+// child beside the guard's supervisor.
+func runHelper(p Policy, path string, argv, environ []string, stderr io.Writer) int {
 	if p.StatusFD > 2 {
 		syscall.CloseOnExec(p.StatusFD) // closed by the program's exec: nothing to report
 	}
@@ -43,10 +52,10 @@ func HelperMain(args, environ []string, stderr io.Writer) int {
 		return 126
 	}
 	if listener >= 0 {
-		return runGuarded(p, listener, args[1], args[2:], environ, stderr)
+		return runGuarded(p, listener, path, argv, environ, stderr)
 	}
-	err = syscall.Exec(args[1], args[2:], environ)
-	return execFailed(p, args[1], err, stderr)
+	err = syscall.Exec(path, argv, environ)
+	return execFailed(p, path, err, stderr)
 }
 
 // execFailed reports a failed exec of the program: as an errno on the status descriptor

@@ -1,0 +1,89 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemhost/gem/internal/testhome"
+)
+
+// TestPrestartedHelper: a helper started before its program (gem run's) runs it with the
+// program's environment, folder and exit code, in the view and namespaces of the helper
+// started for it (a network of its own when the policy has none, no home), reports a failed
+// exec as exec in place would, and leaves nothing running when it is discarded.
+func TestPrestartedHelper(t *testing.T) {
+	if ok, why := Namespaces(); !ok {
+		t.Skip("no namespaces: " + why)
+	}
+	ext, ws, data := testhome.Dir(t, "gem-prestart-"), testhome.Dir(t, "gem-prestart-"), testhome.Dir(t, "gem-prestart-")
+	os.WriteFile(filepath.Join(ws, "in-project"), []byte("here\n"), 0o644)
+	policy := func(network bool) *Policy {
+		p := ForExtension(Access{Extension: ext, Workspace: ws, Data: data, Network: network})
+		return &p
+	}
+	script := `echo "FOO=$FOO"; pwd; cat in-project; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ' '; echo; exit 3`
+	cases := []struct {
+		name    string
+		network bool
+		want    []string
+		notWant []string
+	}{
+		{"no network", false, []string{"FOO=bar", ws, "here", "lo "}, nil},
+		{"network", true, []string{"FOO=bar", ws, "here"}, []string{"lo "}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			h := Prestart(nil, &out, &out)
+			if h == nil {
+				t.Fatal("no helper prestarted though namespaces are here")
+			}
+			code, err := runPrestarted(Program{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin", "FOO=bar"}, Dir: ws, Name: "test", Policy: policy(c.network)}, h)
+			if err != nil || code != 3 {
+				t.Fatalf("code %d, err %v, output:\n%s", code, err, out.String())
+			}
+			lines := strings.Split(out.String(), "\n")
+			for _, w := range c.want {
+				if !slices.Contains(lines, w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, w := range c.notWant {
+				if slices.Contains(lines, w) {
+					t.Errorf("output has %q (the host's network is more than lo):\n%s", w, out.String())
+				}
+			}
+		})
+	}
+	t.Run("exec fails", func(t *testing.T) {
+		var out bytes.Buffer
+		h := Prestart(nil, &out, &out)
+		code, err := runPrestarted(Program{Path: filepath.Join(ext, "missing"), Dir: ws, Name: "test", Policy: policy(false)}, h)
+		if code != 127 || err == nil || !strings.Contains(err.Error(), "is gone") {
+			t.Fatalf("code %d, err %v, output:\n%s", code, err, out.String())
+		}
+	})
+	t.Run("discarded", func(t *testing.T) {
+		h := Prestart(nil, nil, nil)
+		pid := h.proc.Pid()
+		h.Discard()
+		h.Discard() // twice is fine
+		if !h.proc.Exited() {
+			t.Fatal("the discarded helper still runs")
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("process %d is still there", pid)
+	})
+}
