@@ -65,15 +65,20 @@ import json, subprocess, sys
 p = subprocess.Popen([sys.argv[1], "mcp", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 def send(msg):
     p.stdin.write(json.dumps(msg) + "\n"); p.stdin.flush()
-def recv():
-    return json.loads(p.stdout.readline())
+def recv(id):
+    # The answer to request id; notifications (logging, progress) may come first.
+    for line in p.stdout:
+        msg = json.loads(line)
+        if msg.get("id") == id:
+            return msg
+    sys.exit("gem mcp serve ended before answering request %d" % id)
 send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "demo", "version": "1"}}})
-print("-> server:", recv()["result"]["serverInfo"]["name"])
+print("-> server:", recv(1)["result"]["serverInfo"]["name"])
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-print("-> tools:", ", ".join(t["name"] for t in recv()["result"]["tools"]))
+print("-> tools:", ", ".join(t["name"] for t in recv(2)["result"]["tools"]))
 send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "mcp_notes_list_notes", "arguments": {}}})
-print("-> mcp_notes_list_notes:", recv()["result"]["content"][0]["text"].strip())
+print("-> mcp_notes_list_notes:", recv(3)["result"]["content"][0]["text"].strip())
 p.stdin.close(); p.wait()
 PY
 say 'gem -p "…" --yes   # the model loop, against a scripted stand-in for the Gemini API (no key needed here)'

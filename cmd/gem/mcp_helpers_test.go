@@ -379,3 +379,130 @@ func acceptAndClose(ln net.Listener) {
 		c.Close()
 	}
 }
+
+func init() {
+	// mcpexchange N TOOL: the README demo's exchange with `gem mcp serve`, as a bare client
+	// speaks it (JSON lines on stdio: initialize, initialized, tools/list, tools/call TOOL
+	// with {}), N times, each with a fresh server. Answers are read by id; a
+	// notifications/tools/list_changed fails it (the list does not change). Prints the
+	// call's text of the last run.
+	scriptCmds["mcpexchange"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: mcpexchange N TOOL")
+		}
+		var runs int
+		if _, err := fmt.Sscan(args[0], &runs); err != nil || runs < 1 {
+			ts.Fatalf("mcpexchange: bad count %q", args[0])
+		}
+		var text string
+		for i := range runs {
+			t, err := mcpExchange(ts, args[1])
+			if err != nil {
+				ts.Fatalf("mcpexchange run %d of %d: %v", i+1, runs, err)
+			}
+			text = t
+		}
+		fmt.Fprintln(ts.Stdout(), text)
+	}
+}
+
+func mcpExchange(ts *testscript.TestScript, tool string) (string, error) {
+	cmd := exec.Command(findInPath(ts, "gem"), "mcp", "serve")
+	cmd.Dir, cmd.Env = ts.Getenv("WORK"), scriptEnv(ts)
+	cmd.Stderr = io.Discard
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	defer func() {
+		in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}()
+	lines := make(chan []byte)
+	go func() {
+		sc := bufio.NewScanner(outPipe)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(lines)
+	}()
+	send := func(msg string) error { _, err := io.WriteString(in, msg+"\n"); return err }
+	// answer reads messages until the response with id; a list_changed notification is an
+	// error, other notifications (logging, progress) are passed over.
+	answer := func(id int) (map[string]json.RawMessage, error) {
+		timeout := time.After(60 * time.Second)
+		for {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					return nil, fmt.Errorf("gem mcp serve ended before answering request %d", id)
+				}
+				var msg map[string]json.RawMessage
+				if err := json.Unmarshal(line, &msg); err != nil {
+					return nil, fmt.Errorf("not JSON-RPC: %s", line)
+				}
+				if string(msg["method"]) == `"notifications/tools/list_changed"` {
+					return nil, fmt.Errorf("a tools/list_changed notification though the list did not change (before the answer to %d)", id)
+				}
+				if string(msg["id"]) == fmt.Sprint(id) {
+					if msg["error"] != nil {
+						return nil, fmt.Errorf("request %d: %s", id, msg["error"])
+					}
+					return msg, nil
+				}
+			case <-timeout:
+				return nil, fmt.Errorf("no answer to request %d in 60 s", id)
+			}
+		}
+	}
+	steps := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":` + strconvQuote(tool) + `,"arguments":{}}}`,
+	}
+	var last map[string]json.RawMessage
+	for i, step := range steps {
+		if err := send(step); err != nil {
+			return "", err
+		}
+		if i == 1 {
+			continue // a notification: no answer
+		}
+		id := map[int]int{0: 1, 2: 2, 3: 3}[i]
+		msg, err := answer(id)
+		if err != nil {
+			return "", err
+		}
+		last = msg
+	}
+	// Anything the server says after the call, until stdin closes, is checked as well.
+	in.Close()
+	for line := range lines {
+		if bytes.Contains(line, []byte(`"notifications/tools/list_changed"`)) {
+			return "", fmt.Errorf("a tools/list_changed notification after the call")
+		}
+	}
+	var result struct {
+		Content []struct{ Text string } `json:"content"`
+		IsError bool                    `json:"isError"`
+	}
+	if err := json.Unmarshal(last["result"], &result); err != nil || len(result.Content) == 0 {
+		return "", fmt.Errorf("the call's result: %s", last["result"])
+	}
+	if result.IsError {
+		return "", fmt.Errorf("the call failed: %s", result.Content[0].Text)
+	}
+	return strings.TrimSpace(result.Content[0].Text), nil
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -46,17 +46,19 @@ type Options struct {
 }
 
 // New makes an MCP server over the catalog's tools, kept in step with the catalog.
-func New(reg *tools.Catalog, opts Options) *sdk.Server {
+func New(reg *tools.Catalog, opts Options) *sdk.Server { return newBridge(reg, opts).srv }
+
+func newBridge(reg *tools.Catalog, opts Options) *bridge {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "gem", Version: buildinfo.Version}, &sdk.ServerOptions{
 		Instructions: "Tools of the extensions gem manages (go-plugin tools and extensions' MCP servers).",
 	})
-	b := &bridge{reg: reg, srv: srv, opts: opts, offered: map[string]bool{}, pending: map[string]*pendingCall{}}
+	b := &bridge{reg: reg, srv: srv, opts: opts, offered: map[string]string{}, pending: map[string]*pendingCall{}}
 	b.sync()
 	reg.OnChange(b.sync)
-	return srv
+	return b
 }
 
 type bridge struct {
@@ -64,26 +66,40 @@ type bridge struct {
 	srv       *sdk.Server
 	opts      Options
 	mu        sync.Mutex
-	offered   map[string]bool
+	offered   map[string]string // tool name → what was offered (JSON), to offer changes only
 	pending   map[string]*pendingCall // calls waiting for a confirmation, by request state
 	nextState atomic.Uint64
 }
 
-// sync offers the catalog's tools and withdraws the ones that left.
+// sync offers the catalog's tools that are new or changed and withdraws the ones that left.
+// The SDK tells clients (notifications/tools/list_changed) on every AddTool and RemoveTools,
+// so a tool offered as it was is not offered again: the catalog changes often without a
+// change in what clients see (a server started, its tools found again), and clients that
+// read the next line as their answer must not get a notification instead.
 func (b *bridge) sync() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	now := map[string]bool{}
+	now := map[string]string{}
 	for _, t := range b.reg.List() {
-		now[t.Name] = true
-		if err := b.offer(t); err != nil {
+		tool := toolOf(t)
+		seen, err := json.Marshal(tool)
+		if err != nil {
 			b.opts.Logger.Warn("tool not offered over MCP", "tool", t.Name, "error", err)
-			delete(now, t.Name)
+			continue
 		}
+		if prev, ok := b.offered[t.Name]; ok && prev == string(seen) {
+			now[t.Name] = prev
+			continue
+		}
+		if err := b.offer(tool); err != nil {
+			b.opts.Logger.Warn("tool not offered over MCP", "tool", t.Name, "error", err)
+			continue
+		}
+		now[t.Name] = string(seen)
 	}
 	var gone []string
 	for name := range b.offered {
-		if !now[name] {
+		if _, ok := now[name]; !ok {
 			gone = append(gone, name)
 		}
 	}
@@ -93,12 +109,8 @@ func (b *bridge) sync() {
 	b.offered = now
 }
 
-func (b *bridge) offer(t *tools.Tool) (err error) {
-	defer func() {
-		if p := recover(); p != nil { // the SDK panics on schemas it refuses
-			err = fmt.Errorf("%v", p)
-		}
-	}()
+// toolOf is how a catalog tool is described over MCP.
+func toolOf(t *tools.Tool) *sdk.Tool {
 	schema := t.Spec.InputSchema
 	if !objectSchema(schema) {
 		schema = json.RawMessage(`{"type":"object"}`)
@@ -107,7 +119,16 @@ func (b *bridge) offer(t *tools.Tool) (err error) {
 	if objectSchema(t.Spec.OutputSchema) { // MCP allows object output schemas only
 		tool.OutputSchema = t.Spec.OutputSchema
 	}
-	name := t.Name
+	return tool
+}
+
+func (b *bridge) offer(tool *sdk.Tool) (err error) {
+	defer func() {
+		if p := recover(); p != nil { // the SDK panics on schemas it refuses
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	name := tool.Name
 	b.srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return b.call(ctx, name, req)
 	})

@@ -246,3 +246,42 @@ func TestServeFollowsListChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestServeTellsRealChangesOnly: the catalog changing without a change in its tools (a
+// server started, its tools found again) sends clients nothing; a new tool sends one
+// tools/list_changed.
+func TestServeTellsRealChangesOnly(t *testing.T) {
+	reg := registryWithTools(t)
+	changed := make(chan struct{}, 8)
+	b := newBridge(reg, Options{})
+	cs := connect(t, b.srv, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	ctx := context.Background()
+	quiet := func(what string) {
+		t.Helper()
+		// A round trip after the syncs: a notification sent before it arrives before its answer.
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+			t.Fatalf("tools/list_changed %s", what)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	quiet("after connecting")
+	b.sync()
+	b.sync()
+	quiet("though nothing changed")
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "mcp_test_grow", Arguments: map[string]any{"text": "leaf"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no tools/list_changed for the new tool")
+	}
+	b.sync()
+	quiet("again after the new tool was told")
+}
