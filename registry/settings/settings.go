@@ -10,7 +10,8 @@
 // The keys gem reads: model.name (the default model), tools.exclude (tools hidden, or with
 // arguments refused, as excludeTools), tools.core (the core tools offered), tools.allowed
 // (calls that need no confirmation: allow rules), context.fileName (context file names),
-// mcpServers (the user's own servers; .trust: their tools are not asked about), hooks (every
+// mcpServers (the user's own servers; .trust: their tools are not asked about; an entry with no
+// command, url or httpUrl, such as {"trust": true}, is about a server declared elsewhere), hooks (every
 // file's hooks run, not only the winning file's, as in Gemini CLI), hooksConfig.enabled and
 // .disabled, skills.disabled (every file's), security.disableYoloMode (the yolo approval mode
 // refused), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
@@ -299,10 +300,19 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 	}
 	for name, raw := range f.MCPServers {
 		var srv struct {
-			Trust bool `json:"trust"`
+			Trust   bool            `json:"trust"`
+			Command json.RawMessage `json:"command"`
+			URL     json.RawMessage `json:"url"`
+			HTTPURL json.RawMessage `json:"httpUrl"`
 		}
 		json.Unmarshal(raw, &srv)
 		servers[name] = srv.Trust
+		if srv.Command == nil && srv.URL == nil && srv.HTTPURL == nil {
+			// No way to reach a server: an entry about a server declared elsewhere (an
+			// extension's), such as {"trust": true}, not a server of the user's own.
+			set("mcpServers." + name)
+			continue
+		}
 		if s.servers == nil {
 			s.servers = map[string]json.RawMessage{}
 		}
