@@ -54,8 +54,35 @@ const (
 
 var slug = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-// toolAliases are Gemini CLI's names for gem's core tools, where they differ.
-var toolAliases = map[string]string{"grep_search": "search_file_content"}
+// toolAliases are other names of core tools an agent file may use: Gemini CLI's older
+// names, and Claude Code's tool names (its agents' tools: lists), mapped to gem's.
+var toolAliases = map[string]string{
+	"search_file_content": "grep_search",
+	"Bash":                "run_shell_command",
+	"Read":                "read_file",
+	"Write":               "write_file",
+	"Edit":                "replace",
+	"MultiEdit":           "replace",
+	"Grep":                "grep_search",
+	"Glob":                "glob",
+	"LS":                  "list_directory",
+	"WebFetch":            "web_fetch",
+	"TodoWrite":           "write_todos",
+}
+
+// UnknownTools are the tools an agent names that no tool of the session has (has answers
+// for a name): patterns (mcp_*) are not checked. They are left out of the agent's tools;
+// the caller warns.
+func (sa *Subagent) UnknownTools(has func(string) bool) []string {
+	var out []string
+	for _, t := range sa.Tools {
+		if strings.ContainsAny(t, "*?[") || has(t) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
 
 type agentFront struct {
 	Name        string         `yaml:"name"`

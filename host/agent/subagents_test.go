@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestParseSubagent(t *testing.T) {
 	cases := []struct {
 		name, text, err string
 	}{
-		{"complete", "---\nname: reviewer\ndescription: Reviews code\ntools: [read_file, grep_search, mcp_*]\nmodel: gemini-pro\ntemperature: 0.2\nmax_turns: 5\ntimeout_mins: 2\n---\nYou review.", ""},
+		{"complete", "---\nname: reviewer\ndescription: Reviews code\ntools: [Read, search_file_content, Bash, mcp_*]\nmodel: gemini-pro\ntemperature: 0.2\nmax_turns: 5\ntimeout_mins: 2\n---\nYou review.", ""},
 		{"no front matter", "You review.", "starts with YAML front matter"},
 		{"bad name", "---\nname: Code Reviewer\ndescription: x\n---\n", `name "Code Reviewer"`},
 		{"no description", "---\nname: r\n---\n", "description is missing"},
@@ -41,7 +42,7 @@ func TestParseSubagent(t *testing.T) {
 			if sa.Name != "reviewer" || sa.Model != "gemini-pro" || *sa.Temperature != 0.2 || sa.MaxTurns != 5 || sa.Timeout.Minutes() != 2 || sa.Prompt != "You review." {
 				t.Errorf("%+v", sa)
 			}
-			if !sa.allows("search_file_content") || !sa.allows("mcp_notes_add") || sa.allows("write_file") {
+			if !sa.allows("grep_search") || !sa.allows("read_file") || !sa.allows("run_shell_command") || !sa.allows("mcp_notes_add") || sa.allows("write_file") {
 				t.Errorf("tools %v", sa.Tools)
 			}
 		})
@@ -136,4 +137,20 @@ func FuzzParseSubagent(f *testing.F) {
 		}
 		sa.allows("read_file")
 	})
+}
+
+// TestSubagentUnknownTools: Claude Code's tool names map to the core tools; a name no tool
+// has is reported (patterns are not).
+func TestSubagentUnknownTools(t *testing.T) {
+	sa, err := parseSubagent("---\nname: r\ndescription: x\ntools: [Read, Grep, NotebookEdit, mcp_*, frobnicate]\n---\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sa.Tools, []string{"read_file", "grep_search", "NotebookEdit", "mcp_*", "frobnicate"}) {
+		t.Errorf("tools %v", sa.Tools)
+	}
+	known := map[string]bool{"read_file": true, "grep_search": true}
+	if got := sa.UnknownTools(func(n string) bool { return known[n] }); !slices.Equal(got, []string{"NotebookEdit", "frobnicate"}) {
+		t.Errorf("unknown %v", got)
+	}
 }

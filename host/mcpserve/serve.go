@@ -66,7 +66,7 @@ type bridge struct {
 	srv       *sdk.Server
 	opts      Options
 	mu        sync.Mutex
-	offered   map[string]string // tool name → what was offered (JSON), to offer changes only
+	offered   map[string]string       // tool name → what was offered (JSON), to offer changes only
 	pending   map[string]*pendingCall // calls waiting for a confirmation, by request state
 	nextState atomic.Uint64
 }

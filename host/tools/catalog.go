@@ -60,6 +60,24 @@ type Tool struct {
 	schema    *jsonschema.Schema
 	resolved  *jsonschema.Resolved // nil: the schema is not one gem can check (an MCP server's)
 	backend   backend
+	aliases   map[string]string // older parameter names → current ones (core tools)
+}
+
+// renameAliases moves arguments given under an older parameter name to the current one
+// (the current one wins when both are given); changed reports whether obj changed.
+func (t *Tool) renameAliases(obj map[string]any) (changed bool) {
+	for old, cur := range t.aliases {
+		v, ok := obj[old]
+		if !ok {
+			continue
+		}
+		if _, has := obj[cur]; !has {
+			obj[cur] = v
+		}
+		delete(obj, old)
+		changed = true
+	}
+	return changed
 }
 
 // Source is "plugin <id>" or "mcp <server>".
@@ -338,6 +356,11 @@ func (r *Catalog) Lookup(name string) (*Tool, bool) {
 // Find is Lookup that first starts the MCP servers an mcp_ name can belong to.
 func (r *Catalog) Find(ctx context.Context, name string) (*Tool, bool) {
 	if t, ok := r.Lookup(name); ok || !strings.HasPrefix(name, "mcp_") {
+		if !ok && LegacyToolNames[name] != "" {
+			if t, ok := r.Lookup(LegacyToolNames[name]); ok && t.Extension == "gem" {
+				return t, true // a core tool under Gemini CLI's older name
+			}
+		}
 		return t, ok
 	}
 	r.StartMCP(ctx, r.serversFor(name)...)
@@ -481,6 +504,9 @@ func (r *Catalog) Call(ctx context.Context, name string, args json.RawMessage, o
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		return nil, &ArgumentsError{Tool: name, Problems: []string{err.Error()}, NotJSON: true}
+	}
+	if obj, ok := v.(map[string]any); ok && t.renameAliases(obj) {
+		args, _ = json.Marshal(obj) // policies, hooks and the tool see the current names
 	}
 	if t.resolved == nil {
 		// An MCP schema gem cannot check: the server validates.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -23,8 +24,8 @@ import (
 )
 
 // Core tools are the tools Gemini CLI ships, under its names and parameters so prompts and
-// policies carry over: read_file, read_many_files, list_directory, glob,
-// search_file_content, write_file and replace work on files, confined to the workspace by an
+// policies carry over: read_file, read_many_files, list_directory, glob, grep_search (also
+// answered as search_file_content, its older name), write_file and replace work on files, confined to the workspace by an
 // os.Root (no path, .. or symbolic link leads out of it; the kernel's openat2 where there is
 // one); save_memory appends a fact to the user's GEMINI.md (the one file outside the
 // workspace they write); write_todos keeps a plan. They run in gem's process and go through
@@ -33,7 +34,7 @@ import (
 // default mode). They never write what sandboxed programs may not change either
 // (sandbox.ProtectedNames: .gem, .gemini, .git/hooks, GEMINI.md …) nor through a symbolic
 // link, so an approved edit cannot widen what the next session may do (a policy, a setting,
-// a hook). glob, search_file_content and read_many_files's patterns leave out what the
+// a hook). glob, grep_search and read_many_files's patterns leave out what the
 // workspace's .gitignore and .geminiignore files ignore (Ignorer). web_fetch (webfetch.go)
 // fetches public pages only. Their extension is "gem". Gemini CLI's shell tool is left to
 // extensions (shell-tools), and google_web_search is not offered.
@@ -42,34 +43,62 @@ import (
 const (
 	coreMaxFile    = 4 << 20 // a file read whole
 	coreMaxLines   = 2000    // read_file's default line limit, as Gemini CLI's
-	coreMaxMatches = 200     // search_file_content
+	coreMaxMatches = 200     // grep_search: total_max_matches is capped at 10×
 	coreMaxPaths   = 500     // glob, read_many_files
 )
 
+// The arguments are Gemini CLI's, as it declares them today (names, types, ranges), so
+// calls shaped as Gemini models make them are accepted; its older names are accepted as
+// aliases (coreSpec.aliases: absolute_path, path, include, paths …), and older parameters
+// it dropped are kept (read_file's offset and limit, replace's expected_replacements).
 type (
 	readFileArgs struct {
-		AbsolutePath string `json:"absolute_path" jsonschema:"the file's absolute path, inside the workspace"`
-		Offset       int    `json:"offset,omitempty" jsonschema:"the first line to return, from 0"`
-		Limit        int    `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000)"`
+		FilePath  string `json:"file_path" jsonschema:"the path to the file to read (absolute, or relative to the workspace)"`
+		StartLine int    `json:"start_line,omitempty" jsonschema:"optional: the 1-based line number to start reading from"`
+		EndLine   int    `json:"end_line,omitempty" jsonschema:"optional: the 1-based line number to end reading at (inclusive)"`
+		Offset    int    `json:"offset,omitempty" jsonschema:"older form: the first line to return, from 0"`
+		Limit     int    `json:"limit,omitempty" jsonschema:"older form: how many lines to return (default 2000)"`
+	}
+	fileFiltering struct {
+		RespectGitIgnore    *bool `json:"respect_git_ignore,omitempty" jsonschema:"optional: leave out what .gitignore ignores (default true)"`
+		RespectGeminiIgnore *bool `json:"respect_gemini_ignore,omitempty" jsonschema:"optional: leave out what .geminiignore ignores (default true)"`
 	}
 	readManyArgs struct {
-		Paths []string `json:"paths" jsonschema:"files or glob patterns (** for any depth), relative to the workspace or absolute inside it"`
+		Include              []string       `json:"include" jsonschema:"files or glob patterns (** for any depth), relative to the workspace or absolute inside it"`
+		Exclude              []string       `json:"exclude,omitempty" jsonschema:"optional: glob patterns of files to leave out"`
+		Recursive            *bool          `json:"recursive,omitempty" jsonschema:"optional: search folders recursively (** in a pattern does; default true)"`
+		UseDefaultExcludes   *bool          `json:"useDefaultExcludes,omitempty" jsonschema:"optional: leave out node_modules and .git (default true)"`
+		FileFilteringOptions *fileFiltering `json:"file_filtering_options,omitempty" jsonschema:"optional: whether to respect .gitignore and .geminiignore"`
 	}
 	listDirArgs struct {
-		Path   string   `json:"path" jsonschema:"the folder's absolute path, inside the workspace"`
-		Ignore []string `json:"ignore,omitempty" jsonschema:"glob patterns of names to leave out"`
+		DirPath              string         `json:"dir_path" jsonschema:"the path to the folder to list"`
+		Ignore               []string       `json:"ignore,omitempty" jsonschema:"glob patterns of names to leave out"`
+		FileFilteringOptions *fileFiltering `json:"file_filtering_options,omitempty" jsonschema:"optional: whether to respect .gitignore and .geminiignore"`
 	}
 	globArgs struct {
-		Pattern string `json:"pattern" jsonschema:"a glob pattern, ** for any depth (src/**/*.go)"`
-		Path    string `json:"path,omitempty" jsonschema:"the folder to search in (default: the workspace)"`
+		Pattern             string `json:"pattern" jsonschema:"a glob pattern, ** for any depth (src/**/*.go)"`
+		DirPath             string `json:"dir_path,omitempty" jsonschema:"optional: the folder to search in (default: the workspace)"`
+		CaseSensitive       bool   `json:"case_sensitive,omitempty" jsonschema:"optional: whether the match is case-sensitive (default false)"`
+		RespectGitIgnore    *bool  `json:"respect_git_ignore,omitempty" jsonschema:"optional: leave out what .gitignore ignores (default true)"`
+		RespectGeminiIgnore *bool  `json:"respect_gemini_ignore,omitempty" jsonschema:"optional: leave out what .geminiignore ignores (default true)"`
 	}
 	searchArgs struct {
-		Pattern string `json:"pattern" jsonschema:"a regular expression (Go syntax) to find in file lines"`
-		Path    string `json:"path,omitempty" jsonschema:"the folder to search in (default: the workspace)"`
-		Include string `json:"include,omitempty" jsonschema:"a glob of the files to search (*.go, src/**)"`
+		Pattern           string `json:"pattern" jsonschema:"a regular expression (RE2 syntax) to find in file lines"`
+		DirPath           string `json:"dir_path,omitempty" jsonschema:"optional: the folder (or file) to search in (default: the workspace)"`
+		IncludePattern    string `json:"include_pattern,omitempty" jsonschema:"optional: a glob of the files to search (*.go, src/**)"`
+		ExcludePattern    string `json:"exclude_pattern,omitempty" jsonschema:"optional: a regular expression; matching lines are left out"`
+		NamesOnly         bool   `json:"names_only,omitempty" jsonschema:"optional: only the paths of the files that match"`
+		CaseSensitive     bool   `json:"case_sensitive,omitempty" jsonschema:"optional: whether the search is case-sensitive (default false)"`
+		FixedStrings      bool   `json:"fixed_strings,omitempty" jsonschema:"optional: the pattern is literal text, not a regular expression"`
+		Context           int    `json:"context,omitempty" jsonschema:"optional: lines of context around each match (grep -C)"`
+		After             int    `json:"after,omitempty" jsonschema:"optional: lines after each match (grep -A)"`
+		Before            int    `json:"before,omitempty" jsonschema:"optional: lines before each match (grep -B)"`
+		NoIgnore          bool   `json:"no_ignore,omitempty" jsonschema:"optional: search what .gitignore and .geminiignore ignore too"`
+		MaxMatchesPerFile int    `json:"max_matches_per_file,omitempty" jsonschema:"optional: at most this many matches per file"`
+		TotalMaxMatches   int    `json:"total_max_matches,omitempty" jsonschema:"optional: at most this many matches in all (default 100)"`
 	}
 	writeFileArgs struct {
-		FilePath string `json:"file_path" jsonschema:"the file's absolute path, inside the workspace"`
+		FilePath string `json:"file_path" jsonschema:"the path to the file (absolute, or relative to the workspace)"`
 		Content  string `json:"content" jsonschema:"the whole new content"`
 	}
 	saveMemoryArgs struct {
@@ -83,12 +112,21 @@ type (
 		Todos []todo `json:"todos" jsonschema:"the whole list, replacing the last one"`
 	}
 	replaceArgs struct {
-		FilePath             string `json:"file_path" jsonschema:"the file's absolute path, inside the workspace"`
+		FilePath             string `json:"file_path" jsonschema:"the path to the file to change"`
+		Instruction          string `json:"instruction,omitempty" jsonschema:"optional: what the change is for, in a sentence"`
 		OldString            string `json:"old_string" jsonschema:"the exact text to replace (empty: create the file)"`
 		NewString            string `json:"new_string" jsonschema:"the text to put in its place"`
-		ExpectedReplacements int    `json:"expected_replacements,omitempty" jsonschema:"how many occurrences to replace (default 1)"`
+		AllowMultiple        bool   `json:"allow_multiple,omitempty" jsonschema:"optional: replace every occurrence (default: exactly one must be found)"`
+		ExpectedReplacements int    `json:"expected_replacements,omitempty" jsonschema:"older form: how many occurrences to replace"`
 	}
 )
+
+// bounds are the numeric ranges Gemini CLI declares (minimum per parameter).
+var bounds = map[string]float64{
+	"start_line": 1, "end_line": 1, "offset": 0, "limit": 1,
+	"context": 0, "after": 0, "before": 0, "max_matches_per_file": 1, "total_max_matches": 1,
+	"expected_replacements": 1,
+}
 
 // coreSpec is one core tool: its description, and a run function taking its arguments
 // decoded (their JSON Schema is derived from the same type).
@@ -97,7 +135,10 @@ type coreSpec struct {
 	kind              Kind
 	args              func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
 	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, error)
+	aliases           map[string]string // older parameter name → current one
 }
+
+func (cs coreSpec) alias(aliases map[string]string) coreSpec { cs.aliases = aliases; return cs }
 
 func core[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, error)) coreSpec {
 	return coreCtx(name, description, kind, func(c *coreBackend, _ context.Context, a A) (string, error) { return run(c, a) })
@@ -106,7 +147,7 @@ func core[A any](name, description string, kind Kind, run func(*coreBackend, A) 
 // coreCtx is core for a tool that waits on the outside world (and so takes the call's
 // context).
 func coreCtx[A any](name, description string, kind Kind, run func(*coreBackend, context.Context, A) (string, error)) coreSpec {
-	return coreSpec{name, description, kind, jsonschema.For[A], func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, error) {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return "", err
@@ -115,15 +156,25 @@ func coreCtx[A any](name, description string, kind Kind, run func(*coreBackend, 
 	}}
 }
 
+// LegacyToolNames are Gemini CLI's older names of core tools, still answered.
+var LegacyToolNames = map[string]string{"search_file_content": "grep_search"}
+
 // coreSpecs are the core tools.
 var coreSpecs = []coreSpec{
-	core("read_file", "Reads a file of the workspace (text: lines offset..offset+limit; a binary file is described).", KindRead, (*coreBackend).readFile),
-	core("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, (*coreBackend).readMany),
-	core("list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, (*coreBackend).listDirectory),
-	core("glob", "Finds files of the workspace whose path matches a glob pattern (** for any depth).", KindSearch, (*coreBackend).glob),
-	coreCtx("search_file_content", "Searches the workspace's files for a regular expression; answers path:line: text.", KindSearch, (*coreBackend).search),
-	core("write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, (*coreBackend).writeFile),
-	core("replace", "Replaces exact text in a file of the workspace (expected_replacements occurrences, default 1).", KindEdit, (*coreBackend).replace),
+	core("read_file", "Reads a file of the workspace (text: lines start_line..end_line, the first 2000 by default; a binary file is described).", KindRead, (*coreBackend).readFile).
+		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
+	core("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, (*coreBackend).readMany).
+		alias(map[string]string{"paths": "include"}),
+	core("list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, (*coreBackend).listDirectory).
+		alias(map[string]string{"path": "dir_path"}),
+	core("glob", "Finds files of the workspace whose path matches a glob pattern (** for any depth).", KindSearch, (*coreBackend).glob).
+		alias(map[string]string{"path": "dir_path"}),
+	coreCtx("grep_search", "Searches the workspace's files for a regular expression (case-insensitive unless case_sensitive); answers path:line: text.", KindSearch, (*coreBackend).search).
+		alias(map[string]string{"path": "dir_path", "include": "include_pattern"}),
+	core("write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, (*coreBackend).writeFile).
+		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
+	core("replace", "Replaces exact text in a file of the workspace: exactly one occurrence of old_string, or every one with allow_multiple.", KindEdit, (*coreBackend).replace).
+		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
 	core("save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, (*coreBackend).saveMemory),
 	core("write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, (*coreBackend).writeTodos),
 	coreCtx("web_fetch", "Fetches the http(s) URLs named in prompt (up to 20; public addresses only) and returns their text, for the request the prompt makes.", KindFetch, (*coreBackend).webFetch),
@@ -152,12 +203,17 @@ func coreTools(dir, memoryFile string, enabled []string, web *webFetcher, rg str
 	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile, web: web, ignore: NewIgnorer(root.FS()), rg: rg}
 	var out []*Tool
 	for _, cs := range coreSpecs {
-		if enabled != nil && !slices.Contains(enabled, cs.name) {
+		if enabled != nil && !slices.Contains(enabled, cs.name) && !slices.ContainsFunc(enabled, func(n string) bool { return LegacyToolNames[n] == cs.name }) {
 			continue
 		}
 		schema, err := cs.args(nil)
 		if err != nil {
 			return nil, nil, err
+		}
+		for name, prop := range schema.Properties {
+			if lo, ok := bounds[name]; ok && prop.Type == "integer" {
+				prop.Minimum = jsonschema.Ptr(lo)
+			}
 		}
 		raw, _ := json.Marshal(schema)
 		resolved, err := schema.Resolve(nil)
@@ -165,7 +221,7 @@ func coreTools(dir, memoryFile string, enabled []string, web *webFetcher, rg str
 			return nil, nil, err
 		}
 		spec := Spec{Name: cs.name, Description: cs.description, Kind: cs.kind, InputSchema: raw}
-		out = append(out, &Tool{Name: cs.name, Declared: cs.name, base: cs.name, Extension: "gem", Spec: spec, schema: schema, resolved: resolved, backend: c})
+		out = append(out, &Tool{Name: cs.name, Declared: cs.name, base: cs.name, Extension: "gem", Spec: spec, schema: schema, resolved: resolved, backend: c, aliases: cs.aliases})
 	}
 	return out, c, nil
 }
@@ -279,9 +335,12 @@ func (c *coreBackend) fsError(rel string, err error) error {
 }
 
 func (c *coreBackend) readFile(a readFileArgs) (string, error) {
-	rel, err := c.rel(a.AbsolutePath)
+	rel, err := c.rel(a.FilePath)
 	if err != nil {
 		return "", err
+	}
+	if a.EndLine > 0 && a.StartLine > a.EndLine {
+		return "", fmt.Errorf("start_line %d is after end_line %d", a.StartLine, a.EndLine)
 	}
 	data, err := c.read(rel)
 	if err != nil {
@@ -291,22 +350,40 @@ func (c *coreBackend) readFile(a readFileArgs) (string, error) {
 		return fmt.Sprintf("[binary file %s, %d bytes]", c.abs(rel), len(data)), nil
 	}
 	lines := strings.SplitAfter(string(data), "\n")
-	limit := a.Limit
-	if limit <= 0 {
-		limit = coreMaxLines
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
 	}
-	from := min(max(a.Offset, 0), len(lines))
-	to := min(from+limit, len(lines))
+	var from, to int // lines[from:to]
+	switch {
+	case a.StartLine > 0 || a.EndLine > 0:
+		from = max(a.StartLine, 1) - 1
+		to = from + coreMaxLines
+		if a.EndLine > 0 {
+			to = a.EndLine
+		}
+	default:
+		limit := a.Limit
+		if limit <= 0 {
+			limit = coreMaxLines
+		}
+		from, to = a.Offset, a.Offset+limit
+	}
+	from, to = min(from, len(lines)), min(to, len(lines))
 	text := strings.Join(lines[from:to], "")
 	if from > 0 || to < len(lines) {
-		text = fmt.Sprintf("[lines %d-%d of %d; read more with offset and limit]\n", from, to, len(lines)) + text
+		text = fmt.Sprintf("[lines %d-%d of %d; read more with start_line and end_line]\n", from+1, to, len(lines)) + text
 	}
 	return text, nil
 }
 
 func (c *coreBackend) readMany(a readManyArgs) (string, error) {
+	excludes := a.Exclude
+	if a.UseDefaultExcludes == nil || *a.UseDefaultExcludes {
+		excludes = append(excludes, "**/node_modules/**", "node_modules/**")
+	}
+	ignore := a.FileFilteringOptions.respect()
 	var files []string
-	for _, p := range a.Paths {
+	for _, p := range a.Include {
 		rel, err := c.rel(p)
 		if err != nil {
 			return "", err
@@ -315,12 +392,18 @@ func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 			files = append(files, rel)
 			continue
 		}
-		matches, err := c.globRel(rel)
+		matches, err := c.globRel(rel, false, ignore)
 		if err != nil {
 			return "", err
 		}
 		files = append(files, matches...)
 	}
+	files = slices.DeleteFunc(files, func(rel string) bool {
+		return slices.ContainsFunc(excludes, func(x string) bool {
+			ok, _ := doublestar.Match(x, filepath.ToSlash(rel))
+			return ok
+		})
+	})
 	var b strings.Builder
 	for i, rel := range files {
 		if i == coreMaxPaths {
@@ -341,11 +424,21 @@ func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 			}
 		}
 	}
+	if len(files) == 0 {
+		return "no files matched", nil
+	}
 	return b.String(), nil
 }
 
+// respect: whether the ignore files apply (Gemini CLI's file_filtering_options; both
+// default to true, and gem reads .gitignore and .geminiignore together: either false turns
+// the filter off).
+func (f *fileFiltering) respect() bool {
+	return f == nil || ((f.RespectGitIgnore == nil || *f.RespectGitIgnore) && (f.RespectGeminiIgnore == nil || *f.RespectGeminiIgnore))
+}
+
 func (c *coreBackend) listDirectory(a listDirArgs) (string, error) {
-	rel, err := c.rel(a.Path)
+	rel, err := c.rel(a.DirPath)
 	if err != nil {
 		return "", err
 	}
@@ -353,9 +446,15 @@ func (c *coreBackend) listDirectory(a listDirArgs) (string, error) {
 	if err != nil {
 		return "", c.fsError(rel, err)
 	}
+	ignore := a.FileFilteringOptions.respect()
 	var dirs, files []string
+	hidden := 0
 	for _, e := range entries {
 		if slices.ContainsFunc(a.Ignore, func(p string) bool { ok, _ := doublestar.Match(p, e.Name()); return ok }) {
+			continue
+		}
+		if ignore && e.Name() != ".git" && c.ignore.Ignored(path.Join(filepath.ToSlash(rel), e.Name()), e.IsDir()) {
+			hidden++
 			continue
 		}
 		if e.IsDir() {
@@ -364,37 +463,49 @@ func (c *coreBackend) listDirectory(a listDirArgs) (string, error) {
 			files = append(files, e.Name())
 		}
 	}
-	if len(dirs)+len(files) == 0 {
+	if len(dirs)+len(files) == 0 && hidden == 0 {
 		return fmt.Sprintf("%s is empty", c.abs(rel)), nil
 	}
-	return fmt.Sprintf("%s:\n%s\n", c.abs(rel), strings.Join(append(dirs, files...), "\n")), nil
+	text := fmt.Sprintf("%s:\n%s\n", c.abs(rel), strings.Join(append(dirs, files...), "\n"))
+	if hidden > 0 {
+		text += fmt.Sprintf("(%d ignored by .gitignore or .geminiignore)\n", hidden)
+	}
+	return text, nil
 }
 
-// globRel lists the files whose workspace-relative path matches pattern (.git and what
-// .gitignore and .geminiignore ignore left out).
-func (c *coreBackend) globRel(pattern string) ([]string, error) {
+// globRel lists the files whose workspace-relative path matches pattern (.git left out,
+// and what .gitignore and .geminiignore ignore when ignore is set).
+func (c *coreBackend) globRel(pattern string, caseSensitive, ignore bool) ([]string, error) {
 	var out []string
+	opts := []doublestar.GlobOption{}
+	if !caseSensitive {
+		opts = append(opts, doublestar.WithCaseInsensitive())
+	}
 	err := doublestar.GlobWalk(c.root.FS(), filepath.ToSlash(pattern), func(p string, d fs.DirEntry) error {
-		if d.IsDir() || c.ignore.Ignored(p, false) {
+		if d.IsDir() || (ignore && c.ignore.Ignored(p, false)) || strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") {
 			return nil
 		}
 		out = append(out, filepath.FromSlash(p))
 		return nil
-	})
+	}, opts...)
 	slices.Sort(out)
 	return out, err
 }
 
 func (c *coreBackend) glob(a globArgs) (string, error) {
-	base, err := c.rel(a.Path)
+	base, err := c.rel(a.DirPath)
 	if err != nil {
 		return "", err
 	}
 	pattern := a.Pattern
+	if rel, err := c.rel(pattern); err == nil && filepath.IsAbs(pattern) {
+		pattern, base = rel, "." // an absolute pattern inside the workspace
+	}
 	if base != "." {
 		pattern = filepath.Join(base, pattern)
 	}
-	matches, err := c.globRel(pattern)
+	respect := (a.RespectGitIgnore == nil || *a.RespectGitIgnore) && (a.RespectGeminiIgnore == nil || *a.RespectGeminiIgnore)
+	matches, err := c.globRel(pattern, a.CaseSensitive, respect)
 	if err != nil {
 		return "", err
 	}
@@ -413,37 +524,80 @@ func (c *coreBackend) glob(a globArgs) (string, error) {
 }
 
 func (c *coreBackend) search(ctx context.Context, a searchArgs) (string, error) {
-	re, err := regexp.Compile(a.Pattern)
+	expr := a.Pattern
+	if a.FixedStrings {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if !a.CaseSensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
 	if err != nil {
 		return "", fmt.Errorf("pattern %q is not a regular expression: %v", a.Pattern, err)
 	}
-	base, err := c.rel(a.Path)
+	var exclude *regexp.Regexp
+	if a.ExcludePattern != "" {
+		if exclude, err = regexp.Compile(a.ExcludePattern); err != nil {
+			return "", fmt.Errorf("exclude_pattern %q is not a regular expression: %v", a.ExcludePattern, err)
+		}
+	}
+	base, err := c.rel(a.DirPath)
 	if err != nil {
 		return "", err
 	}
-	if c.rg != "" {
-		if text, ok := c.searchRipgrep(ctx, a, base); ok {
-			return text, nil
+	before, after := max(a.Before, a.Context), max(a.After, a.Context)
+	var hits []searchHit
+	found := false
+	if c.rg != "" && before == 0 && after == 0 {
+		hits, found = c.searchRipgrep(ctx, a, base)
+	}
+	if !found {
+		if hits, err = c.searchGo(re, exclude, a, base, before, after); err != nil {
+			return "", err
 		}
 	}
-	var b strings.Builder
-	found := 0
-	err = fs.WalkDir(c.root.FS(), filepath.ToSlash(base), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || found >= coreMaxMatches {
+	return c.formatHits(hits, a, exclude), nil
+}
+
+// searchHit is a line grep_search answers with: a match, or a line of context around one.
+type searchHit struct {
+	path    string // slash-separated, relative to the workspace
+	line    int
+	text    string
+	context bool
+}
+
+// searchLimit is how many matches grep_search answers with: total_max_matches, 100 by
+// default (Gemini CLI's), never more than coreMaxMatches*10.
+func searchLimit(a searchArgs) int {
+	if a.TotalMaxMatches > 0 {
+		return min(a.TotalMaxMatches, coreMaxMatches*10)
+	}
+	return 100
+}
+
+// searchGo searches in Go (no ripgrep, or context lines asked for).
+func (c *coreBackend) searchGo(re, exclude *regexp.Regexp, a searchArgs, base string, before, after int) ([]searchHit, error) {
+	var hits []searchHit
+	limit, found := searchLimit(a)+1, 0 // one more: formatHits says there were more
+	root := filepath.ToSlash(base)
+	err := fs.WalkDir(c.root.FS(), root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found >= limit {
 			return nil
 		}
 		if d.IsDir() {
-			if name := d.Name(); p != filepath.ToSlash(base) && (name == "node_modules" || c.ignore.Ignored(p, true)) {
+			name := d.Name()
+			if p != root && (name == ".git" || (!a.NoIgnore && (name == "node_modules" || c.ignore.Ignored(p, true)))) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if c.ignore.Ignored(p, false) {
+		if !a.NoIgnore && c.ignore.Ignored(p, false) {
 			return nil
 		}
-		if a.Include != "" {
-			if ok, _ := doublestar.Match(a.Include, p); !ok {
-				if ok, _ := doublestar.Match(a.Include, d.Name()); !ok {
+		if a.IncludePattern != "" {
+			if ok, _ := doublestar.Match(a.IncludePattern, p); !ok {
+				if ok, _ := doublestar.Match(a.IncludePattern, d.Name()); !ok {
 					return nil
 				}
 			}
@@ -452,24 +606,84 @@ func (c *coreBackend) search(ctx context.Context, a searchArgs) (string, error) 
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 			return nil
 		}
-		for i, line := range strings.Split(string(data), "\n") {
-			if re.MatchString(line) {
-				fmt.Fprintf(&b, "%s:%d: %s\n", c.abs(filepath.FromSlash(p)), i+1, line)
-				if found++; found >= coreMaxMatches {
-					fmt.Fprintf(&b, "[stopped at %d matches]\n", coreMaxMatches)
-					break
+		lines := strings.Split(string(data), "\n")
+		inFile, shownTo := 0, -1 // matches in this file; the last line index added
+		for i, line := range lines {
+			if !re.MatchString(line) || (exclude != nil && exclude.MatchString(line)) {
+				continue
+			}
+			for k := max(i-before, shownTo+1); k < i; k++ {
+				hits = append(hits, searchHit{p, k + 1, lines[k], true})
+			}
+			hits = append(hits, searchHit{p, i + 1, line, false})
+			shownTo = i
+			for k := i + 1; k <= min(i+after, len(lines)-1); k++ {
+				if re.MatchString(lines[k]) && (exclude == nil || !exclude.MatchString(lines[k])) {
+					break // the next match shows itself
 				}
+				hits = append(hits, searchHit{p, k + 1, lines[k], true})
+				shownTo = k
+			}
+			found++
+			inFile++
+			if found >= limit || (a.MaxMatchesPerFile > 0 && inFile >= a.MaxMatchesPerFile) {
+				break
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return "", err
+	return hits, err
+}
+
+// formatHits is grep_search's answer: "path:line: text" per match ("path-line- text" for
+// context, "--" between groups), or the paths alone with names_only; the caps applied.
+func (c *coreBackend) formatHits(hits []searchHit, a searchArgs, exclude *regexp.Regexp) string {
+	limit := searchLimit(a)
+	var b strings.Builder
+	matches, inFile, lastPath, lastLine := 0, 0, "", 0
+	var names []string
+	for _, h := range hits {
+		if !h.context && exclude != nil && exclude.MatchString(h.text) {
+			continue
+		}
+		if h.path != lastPath {
+			inFile = 0
+		}
+		if !h.context {
+			if a.MaxMatchesPerFile > 0 && inFile >= a.MaxMatchesPerFile {
+				continue
+			}
+			if matches == limit {
+				fmt.Fprintf(&b, "[stopped at %d matches: total_max_matches gives more]\n", limit)
+				break
+			}
+			matches++
+			inFile++
+			if len(names) == 0 || names[len(names)-1] != h.path {
+				names = append(names, h.path)
+			}
+		}
+		if lastPath != "" && (h.path != lastPath || h.line > lastLine+1) && (a.Context+a.After+a.Before) > 0 {
+			b.WriteString("--\n")
+		}
+		sep := ":"
+		if h.context {
+			sep = "-"
+		}
+		fmt.Fprintf(&b, "%s%s%d%s %s\n", c.abs(filepath.FromSlash(h.path)), sep, h.line, sep, h.text)
+		lastPath, lastLine = h.path, h.line
 	}
-	if found == 0 {
-		return fmt.Sprintf("no match for %q", a.Pattern), nil
+	if matches == 0 {
+		return fmt.Sprintf("no match for %q", a.Pattern)
 	}
-	return b.String(), nil
+	if a.NamesOnly {
+		var nb strings.Builder
+		for _, n := range names {
+			nb.WriteString(c.abs(filepath.FromSlash(n)) + "\n")
+		}
+		return nb.String()
+	}
+	return b.String()
 }
 
 func (c *coreBackend) writeFile(a writeFileArgs) (string, error) {
@@ -498,21 +712,24 @@ func (c *coreBackend) replace(a replaceArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	want := a.ExpectedReplacements
-	if want <= 0 {
-		want = 1
-	}
 	if a.OldString == "" {
 		return "", fmt.Errorf("old_string is empty but %s exists: give the text to replace", c.abs(rel))
 	}
-	if n := strings.Count(string(data), a.OldString); n != want {
-		return "", fmt.Errorf("old_string occurs %d time(s) in %s, expected %d: give more context, or expected_replacements", n, c.abs(rel), want)
+	n := strings.Count(string(data), a.OldString)
+	switch {
+	case n == 0:
+		return "", fmt.Errorf("old_string is not in %s: give the exact text, with its whitespace (read_file shows it)", c.abs(rel))
+	case a.AllowMultiple:
+	case a.ExpectedReplacements > 0 && n != a.ExpectedReplacements:
+		return "", fmt.Errorf("old_string occurs %d time(s) in %s, expected %d: give more context, or allow_multiple", n, c.abs(rel), a.ExpectedReplacements)
+	case a.ExpectedReplacements == 0 && n != 1:
+		return "", fmt.Errorf("old_string occurs %d time(s) in %s, expected 1: give more context, or allow_multiple to replace every one", n, c.abs(rel))
 	}
 	text := strings.ReplaceAll(string(data), a.OldString, a.NewString)
 	if err := c.writeAtomic(rel, []byte(text)); err != nil {
 		return "", c.fsError(rel, err)
 	}
-	return fmt.Sprintf("replaced %d occurrence(s) in %s", want, c.abs(rel)), nil
+	return fmt.Sprintf("replaced %d occurrence(s) in %s", n, c.abs(rel)), nil
 }
 
 // writeAtomic replaces the workspace file rel with data: written beside it, then renamed

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestCoreTools(t *testing.T) {
 		errType ErrorType // "" for success
 	}{
 		{"read_file", map[string]any{"absolute_path": abs("notes.txt")}, "one\ntwo\nthree\n", ""},
-		{"read_file", map[string]any{"absolute_path": abs("notes.txt"), "offset": 1, "limit": 1}, "[lines 1-2 of 4; read more with offset and limit]\ntwo\n", ""},
+		{"read_file", map[string]any{"absolute_path": abs("notes.txt"), "offset": 1, "limit": 1}, "[lines 2-2 of 3; read more with start_line and end_line]\ntwo\n", ""},
 		{"read_file", map[string]any{"absolute_path": "inside"}, "one", ""},
 		{"read_file", map[string]any{"absolute_path": outside}, "outside the workspace", ErrorPermissionDenied},
 		{"read_file", map[string]any{"absolute_path": abs("escape")}, "outside the workspace", ErrorPermissionDenied},
@@ -149,5 +150,68 @@ func TestCoreWriteRace(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(ws, "new", "deep", "file.txt")); string(data) != "ok" {
 		t.Errorf("the plain write: %q", data)
+	}
+}
+
+// TestCoreToolsTakeGeminiShapes: the core tools take their parameters as Gemini CLI declares
+// them today, its older names as aliases (the current one wins when both are given), and
+// refuse what its ranges refuse, naming the parameter.
+func TestCoreToolsTakeGeminiShapes(t *testing.T) {
+	env := testhome.Env(t, nil)
+	ws := env.Cwd
+	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
+	os.WriteFile(filepath.Join(ws, "src", "Main.go"), []byte("package main\n// Todo: one\n// TODO: two\nfunc f() {}\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("a\nb\nc\nd\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "dup.txt"), []byte("x x x\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("build/\n"), 0o644)
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	os.WriteFile(filepath.Join(ws, "build", "out.txt"), []byte("TODO built\n"), 0o644)
+	r := load(t, env, Options{CoreWorkspace: ws})
+	abs := func(p string) string { return filepath.Join(ws, p) }
+	tests := []struct {
+		tool    string
+		args    string
+		want    string // in the text, or in the error
+		invalid bool   // refused before running (ArgumentsError)
+	}{
+		{"read_file", `{"file_path":"notes.txt","start_line":2,"end_line":3}`, "[lines 2-3 of 4; read more with start_line and end_line]\nb\nc\n", false},
+		{"read_file", `{"file_path":"` + abs("notes.txt") + `","absolute_path":"nope"}`, "a\nb\n", false},
+		{"read_file", `{"file_path":"notes.txt","start_line":0}`, `"start_line"`, true},
+		{"read_file", `{"file_path":"notes.txt","offset":-1}`, `"offset"`, true},
+		{"read_file", `{"file_path":"notes.txt","start_line":3,"end_line":2}`, "start_line 3 is after end_line 2", false},
+		{"list_directory", `{"dir_path":"` + ws + `","file_filtering_options":{"respect_git_ignore":true}}`, "(1 ignored by .gitignore or .geminiignore)", false},
+		{"list_directory", `{"dir_path":"` + ws + `","file_filtering_options":{"respect_git_ignore":false}}`, "[DIR] build\n", false},
+		{"glob", `{"pattern":"**/main.go","dir_path":"` + ws + `"}`, abs("src/Main.go"), false},
+		{"glob", `{"pattern":"**/main.go","case_sensitive":true}`, "no files match", false},
+		{"grep_search", `{"pattern":"todo","dir_path":"src","include_pattern":"*.go"}`, abs("src/Main.go") + ":2: // Todo: one\n" + abs("src/Main.go") + ":3: // TODO: two\n", false},
+		{"grep_search", `{"pattern":"TODO","case_sensitive":true,"names_only":true}`, abs("src/Main.go") + "\n", false},
+		{"grep_search", `{"pattern":"TODO","no_ignore":true,"case_sensitive":true}`, abs("build/out.txt") + ":1: TODO built", false},
+		{"grep_search", `{"pattern":"func","before":1}`, abs("src/Main.go") + "-3- // TODO: two\n" + abs("src/Main.go") + ":4: func f() {}", false},
+		{"grep_search", `{"pattern":"todo","exclude_pattern":"one","total_max_matches":1}`, ":3: // TODO: two", false},
+		{"grep_search", `{"pattern":"x","context":-1}`, `"context"`, true},
+		{"search_file_content", `{"pattern":"f\\(\\)","fixed_strings":false,"path":"src"}`, ":4: func f() {}", false},
+		{"read_many_files", `{"include":["**/*.txt"],"exclude":["dup.txt"]}`, "--- " + abs("notes.txt") + " ---", false},
+		{"replace", `{"file_path":"dup.txt","instruction":"capitalise every x","old_string":"x","new_string":"X","allow_multiple":true}`, "replaced 3 occurrence(s)", false},
+		{"replace", `{"file_path":"dup.txt","old_string":"X","new_string":"y"}`, "occurs 3 time(s) in " + abs("dup.txt") + ", expected 1", false},
+		{"write_file", `{"file_path":"made/new.txt","content":"fresh"}`, "wrote " + abs("made/new.txt"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			res, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args), CallOptions{})
+			var ae *ArgumentsError
+			switch {
+			case tt.invalid:
+				if !errors.As(err, &ae) || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s %s: %v, want arguments refused naming %s", tt.tool, tt.args, err, tt.want)
+				}
+			case err != nil:
+				t.Errorf("%s %s: %v", tt.tool, tt.args, err)
+			case !strings.Contains(res.Text, tt.want):
+				t.Errorf("%s %s:\n%s\nwant %q", tt.tool, tt.args, res.Text, tt.want)
+			}
+		})
+	}
+	if data, _ := os.ReadFile(abs("dup.txt")); string(data) != "X X X\n" {
+		t.Errorf("dup.txt: %q", data)
 	}
 }

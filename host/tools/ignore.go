@@ -13,7 +13,7 @@ import (
 // as git and Gemini CLI read them (a file's patterns apply below its folder; later and
 // deeper patterns win, ! re-includes). .git is always ignored. The files are read when a
 // path below their folder is first asked about, through fsys (the workspace's os.Root, so a
-// link out of it is not followed). The glob, search_file_content and read_many_files core
+// link out of it is not followed). The glob, grep_search and read_many_files core
 // tools and @folder in prompts leave ignored files out.
 type Ignorer struct {
 	fsys     fs.FS

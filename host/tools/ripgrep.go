@@ -18,7 +18,7 @@ import (
 
 // ripgrepPath is rg on the user's PATH, resolved, "" when there is none — or when it lies
 // in the workspace (a relative PATH entry, or a project bin folder on PATH): a cloned
-// project's own "rg" must not run because the model searched. search_file_content then
+// project's own "rg" must not run because the model searched. grep_search then
 // searches in Go.
 func ripgrepPath(environ []string, workspace string) string {
 	for i := len(environ) - 1; i >= 0; i-- {
@@ -43,17 +43,29 @@ func ripgrepPath(environ []string, workspace string) string {
 	return ""
 }
 
-// searchRipgrep runs search_file_content with ripgrep, sandboxed: it reads the workspace
-// and its own binary, writes nothing, has no network. It respects .gitignore (in a git
-// repository or not) and .geminiignore. ok is false when rg could not answer (a pattern it
-// reads differently, a failure): the Go search runs then.
-func (c *coreBackend) searchRipgrep(ctx context.Context, a searchArgs, base string) (text string, ok bool) {
-	args := []string{"--line-number", "--no-heading", "--color", "never", "--no-require-git", "--max-columns", "1000", "--max-filesize", fmt.Sprint(coreMaxFile), "-g", "!node_modules/"}
-	if _, err := c.root.Stat(".geminiignore"); err == nil {
-		args = append(args, "--ignore-file", ".geminiignore")
+// searchRipgrep runs grep_search with ripgrep, sandboxed: it reads the workspace and its
+// own binary, writes nothing, has no network. It respects .gitignore (in a git repository or
+// not) and .geminiignore unless no_ignore. ok is false when rg could not answer (a pattern
+// it reads differently, a failure): the Go search runs then. Hits come sorted by path and
+// line (rg's own order is not stable); formatHits applies exclude_pattern and the caps.
+func (c *coreBackend) searchRipgrep(ctx context.Context, a searchArgs, base string) (hits []searchHit, ok bool) {
+	args := []string{"--line-number", "--no-heading", "--color", "never", "--no-require-git", "--max-columns", "1000", "--max-filesize", fmt.Sprint(coreMaxFile), "-g", "!.git/"}
+	if a.NoIgnore {
+		args = append(args, "--no-ignore")
+	} else {
+		args = append(args, "-g", "!node_modules/")
+		if _, err := c.root.Stat(".geminiignore"); err == nil {
+			args = append(args, "--ignore-file", ".geminiignore")
+		}
 	}
-	if a.Include != "" {
-		args = append(args, "-g", a.Include)
+	if !a.CaseSensitive {
+		args = append(args, "-i")
+	}
+	if a.FixedStrings {
+		args = append(args, "-F")
+	}
+	if a.IncludePattern != "" {
+		args = append(args, "-g", a.IncludePattern)
 	}
 	args = append(args, "-e", a.Pattern, "--", filepath.ToSlash(base))
 	pol := sandbox.Policy{Read: append(append([]string{}, sandbox.SystemRead...), c.dir, filepath.Dir(c.rg)), Write: sandbox.SystemWrite, Limits: sandbox.DefaultLimits}
@@ -64,18 +76,12 @@ func (c *coreBackend) searchRipgrep(ctx context.Context, a searchArgs, base stri
 		sandbox.Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: &bytes.Buffer{}}, 200*time.Millisecond)
 	switch {
 	case err != nil || ctx.Err() != nil:
-		return "", false
+		return nil, false
 	case code == 1:
-		return fmt.Sprintf("no match for %q", a.Pattern), true
+		return nil, true
 	case code != 0:
-		return "", false
+		return nil, false
 	}
-	type hit struct {
-		path string
-		line int
-		text string
-	}
-	var hits []hit
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -85,22 +91,13 @@ func (c *coreBackend) searchRipgrep(ctx context.Context, a searchArgs, base stri
 		if !ok1 || !ok2 || err != nil {
 			continue
 		}
-		hits = append(hits, hit{strings.TrimPrefix(path, "./"), n, match})
+		hits = append(hits, searchHit{path: strings.TrimPrefix(path, "./"), line: n, text: match})
 	}
-	// rg searches files in parallel: its order is not stable; the model gets them by path.
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].path != hits[j].path {
 			return hits[i].path < hits[j].path
 		}
 		return hits[i].line < hits[j].line
 	})
-	var b strings.Builder
-	for i, h := range hits {
-		if i == coreMaxMatches {
-			fmt.Fprintf(&b, "[stopped at %d matches]\n", coreMaxMatches)
-			break
-		}
-		fmt.Fprintf(&b, "%s:%d: %s\n", c.abs(filepath.FromSlash(h.path)), h.line, h.text)
-	}
-	return b.String(), true
+	return hits, true
 }

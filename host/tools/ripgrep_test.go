@@ -45,17 +45,21 @@ func searchTree(t testing.TB, n int) (rg, inGo *coreBackend) {
 // TestRipgrepMatchesGo: both engines give the same answer, ignored files left out.
 func TestRipgrepMatchesGo(t *testing.T) {
 	rg, inGo := searchTree(t, 120)
-	for _, a := range []searchArgs{{Pattern: "TODO"}, {Pattern: `return 1\d$`}, {Pattern: "F7", Include: "*.go"}, {Pattern: "nothing-here"}, {Pattern: "TODO", Path: "pkg/p00"}} {
-		base, _ := rg.rel(a.Path)
-		fromRg, ok := rg.searchRipgrep(context.Background(), a, base)
-		fromGo, err := inGo.search(context.Background(), a)
-		if !ok || err != nil || fromRg != fromGo {
-			t.Errorf("%+v: ripgrep (%v):\n%s\nGo (%v):\n%s", a, ok, fromRg, err, fromGo)
+	for _, a := range []searchArgs{
+		{Pattern: "TODO"}, {Pattern: `return 1\d$`}, {Pattern: "F7", IncludePattern: "*.go"}, {Pattern: "nothing-here"},
+		{Pattern: "TODO", DirPath: "pkg/p00"}, {Pattern: "todo"}, {Pattern: "todo", CaseSensitive: true},
+		{Pattern: "return 1(", FixedStrings: true}, {Pattern: "TODO", NamesOnly: true}, {Pattern: "return", MaxMatchesPerFile: 1, TotalMaxMatches: 7},
+		{Pattern: "return", ExcludePattern: "return 1"},
+	} {
+		fromRg, err1 := rg.search(context.Background(), a)
+		fromGo, err2 := inGo.search(context.Background(), a)
+		if err1 != nil || err2 != nil || fromRg != fromGo {
+			t.Errorf("%+v: ripgrep (%v):\n%s\nGo (%v):\n%s", a, err1, fromRg, err2, fromGo)
 		}
 	}
 }
 
-// BenchmarkSearch compares search_file_content's engines on a 3,000-file workspace.
+// BenchmarkSearch compares grep_search's engines on a 3,000-file workspace.
 func BenchmarkSearch(b *testing.B) {
 	rg, inGo := searchTree(b, 3000)
 	for _, c := range []struct {

@@ -97,6 +97,15 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 		}
 		return false
 	})
+	for _, sa := range subagents {
+		unknown := sa.UnknownTools(func(name string) bool {
+			_, ok := reg.Lookup(name)
+			return ok || slices.ContainsFunc(subagents, func(o *agent.Subagent) bool { return o.Name == name })
+		})
+		if len(unknown) > 0 {
+			errs = append(errs, fmt.Errorf("%s: tools %s: no such tool here, so the agent goes without (core tools, extension tools, mcp_* patterns and Claude Code's Bash, Read, Write, Edit, Grep, Glob are known)", sa.Path, strings.Join(unknown, ", ")))
+		}
+	}
 	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
 		s.warn("%s", errorText(e))
 	}
