@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -17,7 +18,9 @@ import (
 
 type runArgs struct {
 	Command           string  `json:"command" jsonschema:"the command line to run, as with sh -c"`
+	Description       string  `json:"description,omitempty" jsonschema:"optional: what the command does, in a few words (Gemini CLI's; shown to the user)"`
 	DirPath           string  `json:"dir_path,omitempty" jsonschema:"directory to run in (default: the workspace)"`
+	IsBackground      bool    `json:"is_background,omitempty" jsonschema:"optional: start it and return its handle at once; it keeps running (jobs, send_input and kill reach it)"`
 	AICallbackPattern string  `json:"ai_callback_pattern,omitempty" jsonschema:"regular expression: return as soon as the output since the start matches it (e.g. a prompt)"`
 	AICallbackDelay   float64 `json:"ai_callback_delay,omitempty" jsonschema:"without a pattern, seconds to wait for the command before returning what it printed (default 5)"`
 	MaxOutputSize     int     `json:"max_output_size,omitempty" jsonschema:"bytes of output kept and returned, the latest (default 16384)"`
@@ -89,17 +92,28 @@ func runShell(ctx context.Context, a runArgs) (pluginsdk.Result, error) {
 	if err != nil {
 		return pluginsdk.Result{}, err
 	}
-	dir := a.DirPath
-	if dir == "" {
-		dir = os.Getenv("GEM_WORKSPACE")
+	dir, ws := a.DirPath, os.Getenv("GEM_WORKSPACE")
+	switch {
+	case dir == "":
+		dir = ws
+	case !filepath.IsAbs(dir) && ws != "":
+		dir = filepath.Join(ws, dir) // relative to the workspace, as in Gemini CLI
 	}
 	j, err := manager.Start(a.Command, dir, a.MaxOutputSize)
 	if err != nil {
 		return pluginsdk.Result{}, &pluginsdk.ToolError{Type: "execution", Message: err.Error()}
 	}
-	s := j.Wait(0, re, waitTime(re, a.AICallbackDelay, a.PatternTimeout, shell.DefaultRunDelay), ctx.Done())
+	wait := waitTime(re, a.AICallbackDelay, a.PatternTimeout, shell.DefaultRunDelay)
+	if a.IsBackground && re == nil {
+		wait = backgroundWait // what it prints first, then it runs on
+	}
+	s := j.Wait(0, re, wait, ctx.Done())
 	return result(s), nil
 }
+
+// backgroundWait is how long run_shell_command waits for a command started with
+// is_background before returning its handle.
+const backgroundWait = 200 * time.Millisecond
 
 func sendInput(ctx context.Context, a inputArgs) (pluginsdk.Result, error) {
 	re, err := compile(a.AICallbackPattern)
