@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/gemhost/gem/internal/buildinfo.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build install dist test demo samples bench fuzz lint proto clean tools
+.PHONY: all build install dist test demo samples bench fuzz lint proto clean tools test-deps
 
 # Where make install puts gem and gem-engine (they must stay side by side).
 PREFIX ?= /usr/local
@@ -39,7 +39,17 @@ tools:
 	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; } || echo "warning: git missing; git tests will be skipped"
 	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; } || echo "warning: ripgrep missing; its search tests will be skipped"
 
-test: build samples tools
+# npm packages the tests drive, at pinned versions, in .cache/npm: Gemini CLI, to compare
+# gem -p's JSON formats with its own (gemini_json.txtar).
+GEMINI_CLI_VERSION := 0.61.0
+test-deps:
+	@mkdir -p .cache/npm
+	@if [ "$$(node -p 'require("./.cache/npm/node_modules/@google/gemini-cli/package.json").version' 2>/dev/null)" != "$(GEMINI_CLI_VERSION)" ]; then \
+	  echo "installing @google/gemini-cli@$(GEMINI_CLI_VERSION) into .cache/npm"; \
+	  npm install --prefix .cache/npm --no-audit --no-fund --silent @google/gemini-cli@$(GEMINI_CLI_VERSION); fi
+
+test: export GEM_REQUIRE_GEMINI_CLI := 1
+test: build samples tools test-deps
 	go vet ./...
 	cd pluginsdk && go vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

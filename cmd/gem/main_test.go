@@ -82,6 +82,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GIT_COMMITTER_NAME", "gem test")
 			e.Setenv("GIT_COMMITTER_EMAIL", "test@gem.invalid")
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			e.Setenv("GEMINI_CLI_BIN", geminiCLI())
 			return nil
 		},
 		RequireExplicitExec: true,
@@ -96,6 +97,14 @@ func TestScripts(t *testing.T) {
 			if path, ok := strings.CutPrefix(cond, "file:"); ok {
 				_, err := os.Stat(path)
 				return err == nil, nil
+			}
+			// [geminicli]: Gemini CLI from npm (make test installs it in .cache/npm), to compare
+			// formats with; required when GEM_REQUIRE_GEMINI_CLI is set (make test sets it).
+			if cond == "geminicli" {
+				if geminiCLI() == "" && os.Getenv("GEM_REQUIRE_GEMINI_CLI") != "" {
+					return false, fmt.Errorf("Gemini CLI is not installed in %s: make test-deps installs it", filepath.Join(repoRoot(), ".cache", "npm"))
+				}
+				return geminiCLI() != "", nil
 			}
 			if cond == "ns" {
 				ok, _ := sandbox.Namespaces()
@@ -114,6 +123,15 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: scriptCmds,
 	})
+}
+
+// geminiCLI is Gemini CLI's command as make test-deps installs it, or "".
+func geminiCLI() string {
+	bin := filepath.Join(repoRoot(), ".cache", "npm", "node_modules", ".bin", "gemini")
+	if _, err := os.Stat(bin); err != nil {
+		return ""
+	}
+	return bin
 }
 
 // repoRoot is the repository's top folder (this test runs in cmd/gem).

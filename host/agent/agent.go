@@ -101,6 +101,7 @@ type Usage struct {
 	Output   int `json:"output"`
 	Cached   int `json:"cached,omitempty"`
 	Thoughts int `json:"thoughts,omitempty"`
+	Tool     int `json:"tool,omitempty"` // the prompt tokens of tool results (toolUsePromptTokenCount)
 	Total    int `json:"total"`
 }
 
@@ -109,6 +110,7 @@ func (u *Usage) plus(o Usage) {
 	u.Output += o.Output
 	u.Cached += o.Cached
 	u.Thoughts += o.Thoughts
+	u.Tool += o.Tool
 	u.Total += o.Total
 }
 
@@ -120,6 +122,7 @@ func (u *Usage) add(m *genai.GenerateContentResponseUsageMetadata) {
 	u.Output += int(m.CandidatesTokenCount)
 	u.Cached += int(m.CachedContentTokenCount)
 	u.Thoughts += int(m.ThoughtsTokenCount)
+	u.Tool += int(m.ToolUsePromptTokenCount)
 	u.Total += int(m.TotalTokenCount)
 }
 
@@ -130,6 +133,43 @@ type Stats struct {
 	ToolTime  time.Duration `json:"toolTimeNs"`
 	Failed    int           `json:"failedToolCalls"`
 	Tokens    Usage         `json:"tokens"`
+	// Models are the requests by model (a subagent may use another): Gemini CLI's stats
+	// are kept by model.
+	Models map[string]*ModelStats `json:"models,omitempty"`
+}
+
+// ModelStats are the requests made to one model.
+type ModelStats struct {
+	Requests int           `json:"requests"`
+	Errors   int           `json:"errors"`
+	Latency  time.Duration `json:"latencyNs"`
+	Tokens   Usage         `json:"tokens"`
+}
+
+// model is m's entry, made on first use.
+func (st *Stats) model(m string) *ModelStats {
+	if st.Models == nil {
+		st.Models = map[string]*ModelStats{}
+	}
+	if st.Models[m] == nil {
+		st.Models[m] = &ModelStats{}
+	}
+	return st.Models[m]
+}
+
+// merge adds a subagent's stats.
+func (st *Stats) merge(o Stats) {
+	st.Requests += o.Requests
+	st.ToolCalls += o.ToolCalls
+	st.Failed += o.Failed
+	st.Tokens.plus(o.Tokens)
+	for name, m := range o.Models {
+		mine := st.model(name)
+		mine.Requests += m.Requests
+		mine.Errors += m.Errors
+		mine.Latency += m.Latency
+		mine.Tokens.plus(m.Tokens)
+	}
 }
 
 // ErrStepLimit ends a turn whose model kept calling tools.
@@ -282,7 +322,15 @@ func (a *Agent) request(ctx context.Context, s *Session, shared *genai.GenerateC
 		st.Requests++
 		var usage *genai.GenerateContentResponseUsageMetadata
 		var err error
+		t0 := time.Now()
 		content, usage, err = a.generateWithRetry(ctx, model, s.History, &config)
+		ms := st.model(model)
+		ms.Requests++
+		ms.Latency += time.Since(t0)
+		ms.Tokens.add(usage)
+		if err != nil {
+			ms.Errors++
+		}
 		st.Tokens.add(usage)
 		s.Usage.add(usage)
 		if usage != nil {
@@ -387,21 +435,61 @@ func appendPart(parts []*genai.Part, p *genai.Part) []*genai.Part {
 func describeAPIError(err error) error {
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
-		hint := ""
-		switch apiErr.Code {
-		case 400:
-			hint = " (the request was refused: check --model)"
-		case 401, 403:
-			hint = " (check GEMINI_API_KEY)"
-		case 429:
-			hint = " (rate limited: wait and try again)"
-		}
-		return fmt.Errorf("the Gemini API answered %d %s: %s%s", apiErr.Code, apiErr.Status, apiErr.Message, hint)
+		return &APIError{Kind: apiErrorKind(apiErr), Code: apiErr.Code, Status: apiErr.Status, Message: apiErr.Message, Err: err}
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return fmt.Errorf("talking to the Gemini API: %w", err)
+	return &APIError{Kind: APINetwork, Message: err.Error(), Err: err}
+}
+
+// APIError is a request the Gemini API refused (Code, Status and Message as it answered)
+// or that did not reach it (Kind APINetwork). Kind says what failed, for the hint.
+type APIError struct {
+	Kind    APIErrorKind
+	Code    int
+	Status  string
+	Message string
+	Err     error
+}
+
+// APIErrorKind is what an API error is about.
+type APIErrorKind string
+
+// The kinds of API errors.
+const (
+	APIAuth    APIErrorKind = "auth"    // the key (or credentials) refused
+	APIModel   APIErrorKind = "model"   // no such model, or not for this key
+	APIQuota   APIErrorKind = "quota"   // rate limited or out of quota
+	APIServer  APIErrorKind = "server"  // the API's own failure
+	APIRequest APIErrorKind = "request" // the request refused otherwise
+	APINetwork APIErrorKind = "network" // no answer: DNS, connection, proxy, TLS
+)
+
+func (e *APIError) Error() string {
+	if e.Kind == APINetwork {
+		return "talking to the Gemini API: " + e.Message
+	}
+	return fmt.Sprintf("the Gemini API answered %d %s: %s", e.Code, e.Status, e.Message)
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+// apiErrorKind reads what an API error is about: a bad key is a 400 INVALID_ARGUMENT on
+// the Gemini API ("API key not valid", reason API_KEY_INVALID), not a bad request.
+func apiErrorKind(e genai.APIError) APIErrorKind {
+	text := strings.ToLower(e.Message + " " + fmt.Sprint(e.Details))
+	switch {
+	case e.Code == 401 || e.Code == 403 || strings.Contains(text, "api key") || strings.Contains(text, "api_key_invalid"):
+		return APIAuth
+	case e.Code == 404 || (e.Code == 400 && strings.Contains(text, "model")):
+		return APIModel
+	case e.Code == 429:
+		return APIQuota
+	case e.Code >= 500:
+		return APIServer
+	}
+	return APIRequest
 }
 
 // runCall runs one function call: BeforeTool hooks (which may refuse it, rewrite its

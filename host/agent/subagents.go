@@ -268,10 +268,7 @@ func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args 
 	session := &Session{ID: s.ID + "/" + sa.Name, Model: sub.Model, path: s.path}
 	var sst Stats
 	text, err := sub.turn(ctx, session, in.Query, nil, &sst)
-	st.Requests += sst.Requests
-	st.ToolCalls += sst.ToolCalls
-	st.Failed += sst.Failed
-	st.Tokens.plus(sst.Tokens)
+	st.merge(sst)
 	s.Usage.plus(session.Usage)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aymanbagabas/go-udiff"
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/registry"
@@ -134,7 +135,7 @@ type coreSpec struct {
 	name, description string
 	kind              Kind
 	args              func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
-	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, error)
+	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error)
 	aliases           map[string]string // older parameter name → current one
 }
 
@@ -147,13 +148,55 @@ func core[A any](name, description string, kind Kind, run func(*coreBackend, A) 
 // coreCtx is core for a tool that waits on the outside world (and so takes the call's
 // context).
 func coreCtx[A any](name, description string, kind Kind, run func(*coreBackend, context.Context, A) (string, error)) coreSpec {
-	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, error) {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return "", err
+			return "", nil, err
 		}
-		return run(c, ctx, a)
+		text, err := run(c, ctx, a)
+		return text, nil, err
 	}}
+}
+
+// coreEdit is core for a tool that changes a file: its result carries the change as
+// structured output (editStat: the unified diff and its line counts).
+func coreEdit[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, *editStat, error)) coreSpec {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(_ context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return "", nil, err
+		}
+		text, stat, err := run(c, a)
+		if err != nil || stat == nil {
+			return text, nil, err
+		}
+		data, _ := json.Marshal(stat)
+		return text, data, nil
+	}}
+}
+
+// editStat is what an edit changed: the unified diff of the file and its line counts (what
+// Gemini CLI's stats report as files.totalLinesAdded and totalLinesRemoved).
+type editStat struct {
+	File         string `json:"file"`
+	Diff         string `json:"diff"`
+	LinesAdded   int    `json:"lines_added"`
+	LinesRemoved int    `json:"lines_removed"`
+}
+
+// diffStat compares a file's old and new text.
+func diffStat(file, before, after string) *editStat {
+	st := &editStat{File: file, Diff: udiff.Unified(file, file, before, after)}
+	for _, line := range strings.Split(st.Diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			st.LinesAdded++
+		case strings.HasPrefix(line, "-"):
+			st.LinesRemoved++
+		}
+	}
+	return st
 }
 
 // LegacyToolNames are Gemini CLI's older names of core tools, still answered.
@@ -171,9 +214,9 @@ var coreSpecs = []coreSpec{
 		alias(map[string]string{"path": "dir_path"}),
 	coreCtx("grep_search", "Searches the workspace's files for a regular expression (case-insensitive unless case_sensitive); answers path:line: text.", KindSearch, (*coreBackend).search).
 		alias(map[string]string{"path": "dir_path", "include": "include_pattern"}),
-	core("write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, (*coreBackend).writeFile).
+	coreEdit("write_file", "Writes a file of the workspace (created, or replaced whole).", KindEdit, (*coreBackend).writeFile).
 		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
-	core("replace", "Replaces exact text in a file of the workspace: exactly one occurrence of old_string, or every one with allow_multiple.", KindEdit, (*coreBackend).replace).
+	coreEdit("replace", "Replaces exact text in a file of the workspace: exactly one occurrence of old_string, or every one with allow_multiple.", KindEdit, (*coreBackend).replace).
 		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
 	core("save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, (*coreBackend).saveMemory),
 	core("write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, (*coreBackend).writeTodos),
@@ -231,7 +274,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 		if cs.name != declared {
 			continue
 		}
-		text, err := cs.run(ctx, c, args)
+		text, structured, err := cs.run(ctx, c, args)
 		if err != nil {
 			typ := ErrorExecution
 			var pe *pathError
@@ -243,7 +286,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 			}
 			return &Result{Text: err.Error(), Error: &ResultError{Type: typ, Message: err.Error()}}, nil
 		}
-		return &Result{Text: text}, nil
+		return &Result{Text: text, Structured: structured}, nil
 	}
 	return nil, &UnknownToolError{Name: declared}
 }
@@ -686,50 +729,51 @@ func (c *coreBackend) formatHits(hits []searchHit, a searchArgs, exclude *regexp
 	return b.String()
 }
 
-func (c *coreBackend) writeFile(a writeFileArgs) (string, error) {
+func (c *coreBackend) writeFile(a writeFileArgs) (string, *editStat, error) {
 	rel, err := c.rel(a.FilePath)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := c.writable(rel); err != nil {
-		return "", err
+		return "", nil, err
 	}
+	before, _ := c.read(rel) // nothing when it is new
 	if err := c.writeAtomic(rel, []byte(a.Content)); err != nil {
-		return "", c.fsError(rel, err)
+		return "", nil, c.fsError(rel, err)
 	}
-	return fmt.Sprintf("wrote %s (%d bytes)", c.abs(rel), len(a.Content)), nil
+	return fmt.Sprintf("wrote %s (%d bytes)", c.abs(rel), len(a.Content)), diffStat(c.abs(rel), string(before), a.Content), nil
 }
 
-func (c *coreBackend) replace(a replaceArgs) (string, error) {
+func (c *coreBackend) replace(a replaceArgs) (string, *editStat, error) {
 	rel, err := c.rel(a.FilePath)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	data, err := c.read(rel)
 	if errors.Is(err, fs.ErrNotExist) && a.OldString == "" {
 		return c.writeFile(writeFileArgs{FilePath: a.FilePath, Content: a.NewString})
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if a.OldString == "" {
-		return "", fmt.Errorf("old_string is empty but %s exists: give the text to replace", c.abs(rel))
+		return "", nil, fmt.Errorf("old_string is empty but %s exists: give the text to replace", c.abs(rel))
 	}
 	n := strings.Count(string(data), a.OldString)
 	switch {
 	case n == 0:
-		return "", fmt.Errorf("old_string is not in %s: give the exact text, with its whitespace (read_file shows it)", c.abs(rel))
+		return "", nil, fmt.Errorf("old_string is not in %s: give the exact text, with its whitespace (read_file shows it)", c.abs(rel))
 	case a.AllowMultiple:
 	case a.ExpectedReplacements > 0 && n != a.ExpectedReplacements:
-		return "", fmt.Errorf("old_string occurs %d time(s) in %s, expected %d: give more context, or allow_multiple", n, c.abs(rel), a.ExpectedReplacements)
+		return "", nil, fmt.Errorf("old_string occurs %d time(s) in %s, expected %d: give more context, or allow_multiple", n, c.abs(rel), a.ExpectedReplacements)
 	case a.ExpectedReplacements == 0 && n != 1:
-		return "", fmt.Errorf("old_string occurs %d time(s) in %s, expected 1: give more context, or allow_multiple to replace every one", n, c.abs(rel))
+		return "", nil, fmt.Errorf("old_string occurs %d time(s) in %s, expected 1: give more context, or allow_multiple to replace every one", n, c.abs(rel))
 	}
 	text := strings.ReplaceAll(string(data), a.OldString, a.NewString)
 	if err := c.writeAtomic(rel, []byte(text)); err != nil {
-		return "", c.fsError(rel, err)
+		return "", nil, c.fsError(rel, err)
 	}
-	return fmt.Sprintf("replaced %d occurrence(s) in %s", n, c.abs(rel)), nil
+	return fmt.Sprintf("replaced %d occurrence(s) in %s", n, c.abs(rel)), diffStat(c.abs(rel), string(data), text), nil
 }
 
 // writeAtomic replaces the workspace file rel with data: written beside it, then renamed

@@ -137,7 +137,7 @@ func TestCoreWriteRace(t *testing.T) {
 			os.Symlink(".gemini", filepath.Join(ws, "cfg"))
 		}
 	}
-	if _, err := c.writeFile(writeFileArgs{FilePath: "cfg/settings.json", Content: `{"hooks":{}}`}); err == nil || !strings.Contains(err.Error(), "changed while gem was writing") {
+	if _, _, err := c.writeFile(writeFileArgs{FilePath: "cfg/settings.json", Content: `{"hooks":{}}`}); err == nil || !strings.Contains(err.Error(), "changed while gem was writing") {
 		t.Errorf("the swapped write: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".gemini", "settings.json")); err == nil {
@@ -145,7 +145,7 @@ func TestCoreWriteRace(t *testing.T) {
 	}
 	c.beforeOpen = nil
 	os.Remove(filepath.Join(ws, "cfg"))
-	if _, err := c.writeFile(writeFileArgs{FilePath: "new/deep/file.txt", Content: "ok"}); err != nil {
+	if _, _, err := c.writeFile(writeFileArgs{FilePath: "new/deep/file.txt", Content: "ok"}); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(ws, "new", "deep", "file.txt")); string(data) != "ok" {
@@ -213,5 +213,35 @@ func TestCoreToolsTakeGeminiShapes(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(abs("dup.txt")); string(data) != "X X X\n" {
 		t.Errorf("dup.txt: %q", data)
+	}
+}
+
+// TestCoreEditsCarryTheirDiff: write_file and replace answer with the change as structured
+// output: the unified diff and its line counts.
+func TestCoreEditsCarryTheirDiff(t *testing.T) {
+	env := testhome.Env(t, nil)
+	os.WriteFile(filepath.Join(env.Cwd, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+	r := load(t, env, Options{CoreWorkspace: env.Cwd})
+	cases := []struct {
+		tool, args     string
+		added, removed int
+		diff           string
+	}{
+		{"replace", `{"file_path":"a.txt","old_string":"two\n","new_string":"2\nzwei\n"}`, 2, 1, "-two\n+2\n+zwei\n"},
+		{"write_file", `{"file_path":"b.txt","content":"new\nfile\n"}`, 2, 0, "+new\n+file\n"},
+		{"write_file", `{"file_path":"a.txt","content":"one\n"}`, 0, 3, "-2\n-zwei\n-three\n"},
+	}
+	for _, c := range cases {
+		res, err := r.Call(context.Background(), c.tool, json.RawMessage(c.args), CallOptions{})
+		if err != nil || res.Error != nil {
+			t.Fatalf("%s: %v %+v", c.tool, err, res)
+		}
+		var st editStat
+		if err := json.Unmarshal(res.Structured, &st); err != nil {
+			t.Fatalf("%s: structured %s: %v", c.tool, res.Structured, err)
+		}
+		if st.LinesAdded != c.added || st.LinesRemoved != c.removed || !strings.Contains(st.Diff, c.diff) || !strings.HasPrefix(st.Diff, "--- "+filepath.Join(env.Cwd, "")) {
+			t.Errorf("%s %s: +%d -%d\n%s", c.tool, c.args, st.LinesAdded, st.LinesRemoved, st.Diff)
+		}
 	}
 }

@@ -322,7 +322,8 @@ func runPrompt(f *Factory, o agentOptions) error {
 				prompt = strings.TrimSpace(string(data)) + "\n\n" + prompt
 			}
 		}
-		po := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true)}
+		po := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true), start: time.Now(),
+			tools: &toolTally{started: map[string]time.Time{}, byName: map[string]*toolCount{}}}
 		a.agent.Events = po.events(a, prompt)
 		text, st, err := a.turn(ctx, prompt)
 		return po.finish(a, text, st, err)
@@ -341,18 +342,25 @@ func promptFailure(w io.Writer, format string, err error) error {
 	}
 	switch format {
 	case "json":
-		newJSONEncoder(w, false).Encode(errorJSON(err))
+		newJSONEncoder(w, false).Encode(map[string]any{"error": promptErrorJSON(err)})
 	case "stream-json":
-		newJSONEncoder(w, true).Encode(map[string]any{"type": "result", "status": "error", "error": errorJSON(err).Error})
+		newJSONEncoder(w, true).Encode(map[string]any{"type": "result", "timestamp": time.Now().UTC().Format(time.RFC3339Nano), "status": "error", "error": promptErrorJSON(err)})
 	}
 	return err
 }
 
-// promptOutput prints one gem -p turn in its output format.
+// promptOutput prints one gem -p turn in its output format. json and stream-json have
+// Gemini CLI's shapes (its JsonOutput and stream events, packages/core/src/output): the
+// same keys, so scripts written for gemini -o json read gem's. Chosen where gem differs:
+// every call that ran counts as "accept" in decisions (gem -p asks nothing; Gemini CLI
+// counts --yolo's calls so too), a refused one as "reject"; all requests are the "main"
+// role's.
 type promptOutput struct {
 	s      *session
 	format string
 	enc    *json.Encoder
+	start  time.Time
+	tools  *toolTally
 }
 
 func (p promptOutput) emit(v map[string]any) {
@@ -360,16 +368,132 @@ func (p promptOutput) emit(v map[string]any) {
 	p.enc.Encode(v)
 }
 
+// toolTally counts a turn's tool calls by name, as Gemini CLI's stats.tools and
+// stats.files report them.
+type toolTally struct {
+	mu             sync.Mutex
+	started        map[string]time.Time
+	byName         map[string]*toolCount
+	order          []string
+	added, removed int
+}
+
+type toolCount struct {
+	Count      int            `json:"count"`
+	Success    int            `json:"success"`
+	Fail       int            `json:"fail"`
+	DurationMs int64          `json:"durationMs"`
+	Decisions  map[string]int `json:"decisions"`
+}
+
+func newDecisions() map[string]int {
+	return map[string]int{"accept": 0, "reject": 0, "modify": 0, "auto_accept": 0}
+}
+
+func (t *toolTally) call(id string) {
+	t.mu.Lock()
+	t.started[id] = time.Now()
+	t.mu.Unlock()
+}
+
+func (t *toolTally) result(id, name string, res *tools.Result, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.byName[name]
+	if c == nil {
+		c = &toolCount{Decisions: newDecisions()}
+		t.byName[name] = c
+		t.order = append(t.order, name)
+	}
+	c.Count++
+	if start, ok := t.started[id]; ok {
+		c.DurationMs += time.Since(start).Milliseconds()
+		delete(t.started, id)
+	}
+	switch {
+	case errors.Is(err, tools.ErrDenied):
+		c.Fail++
+		c.Decisions["reject"]++
+	case err != nil || (res != nil && res.Error != nil):
+		c.Fail++
+		c.Decisions["accept"]++
+	default:
+		c.Success++
+		c.Decisions["accept"]++
+	}
+	if res != nil && res.Error == nil && len(res.Structured) > 0 {
+		var edit struct {
+			Added   *int `json:"lines_added"`
+			Removed *int `json:"lines_removed"`
+		}
+		if json.Unmarshal(res.Structured, &edit) == nil && edit.Added != nil && edit.Removed != nil {
+			t.added += *edit.Added
+			t.removed += *edit.Removed
+		}
+	}
+}
+
+// sessionMetrics is Gemini CLI's stats (SessionMetrics): by model, tools, files.
+func (p promptOutput) sessionMetrics(st agent.Stats) map[string]any {
+	models := map[string]any{}
+	for name, m := range st.Models {
+		tokens := geminiTokens(m.Tokens)
+		api := map[string]any{"totalRequests": m.Requests, "totalErrors": m.Errors, "totalLatencyMs": m.Latency.Milliseconds(), "errorsByType": map[string]int{}}
+		if m.Errors > 0 {
+			api["errorsByType"] = map[string]int{"Error": m.Errors}
+		}
+		role := map[string]any{"totalRequests": m.Requests, "totalErrors": m.Errors, "totalLatencyMs": m.Latency.Milliseconds(), "tokens": tokens}
+		models[name] = map[string]any{"api": api, "tokens": tokens, "roles": map[string]any{"main": role}}
+	}
+	t := p.tools
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	totals := map[string]any{}
+	calls, success, fail := 0, 0, 0
+	var ms int64
+	decisions := newDecisions()
+	byName := map[string]*toolCount{}
+	for _, name := range t.order {
+		c := t.byName[name]
+		byName[name] = c
+		calls, success, fail, ms = calls+c.Count, success+c.Success, fail+c.Fail, ms+c.DurationMs
+		for k, v := range c.Decisions {
+			decisions[k] += v
+		}
+	}
+	totals["totalCalls"], totals["totalSuccess"], totals["totalFail"], totals["totalDurationMs"] = calls, success, fail, ms
+	totals["totalDecisions"], totals["byName"] = decisions, byName
+	return map[string]any{"models": models, "tools": totals, "files": map[string]any{"totalLinesAdded": t.added, "totalLinesRemoved": t.removed}}
+}
+
+// geminiTokens are a model's tokens as Gemini CLI counts them (input: the prompt less what
+// the cache answered).
+func geminiTokens(u agent.Usage) map[string]int {
+	return map[string]int{"input": u.Prompt - u.Cached, "prompt": u.Prompt, "candidates": u.Output, "total": u.Total, "cached": u.Cached, "thoughts": u.Thoughts, "tool": u.Tool}
+}
+
+// streamStats is the stream-json result event's stats (Gemini CLI's StreamStats).
+func (p promptOutput) streamStats(st agent.Stats) map[string]any {
+	models := map[string]any{}
+	for name, m := range st.Models {
+		models[name] = map[string]int{"total_tokens": m.Tokens.Total, "input_tokens": m.Tokens.Prompt, "output_tokens": m.Tokens.Output, "cached": m.Tokens.Cached, "input": m.Tokens.Prompt - m.Tokens.Cached}
+	}
+	return map[string]any{"total_tokens": st.Tokens.Total, "input_tokens": st.Tokens.Prompt, "output_tokens": st.Tokens.Output, "cached": st.Tokens.Cached,
+		"input": st.Tokens.Prompt - st.Tokens.Cached, "duration_ms": time.Since(p.start).Milliseconds(), "tool_calls": st.ToolCalls, "models": models}
+}
+
 // events are the turn's callbacks: text streams to stdout and tool calls to stderr
-// (text), or everything as JSON lines (stream-json); json prints only at the end.
+// (text), or everything as JSON lines (stream-json); json prints only at the end. Every
+// format counts the tools (for the stats).
 func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
+	var ev agent.Events
 	switch p.format {
 	case "text":
-		return textEvents(p.s)
+		ev = textEvents(p.s)
 	case "stream-json":
 		p.emit(map[string]any{"type": "init", "session_id": a.session.ID, "model": a.agent.Model})
 		p.emit(map[string]any{"type": "message", "role": "user", "content": prompt})
-		return agent.Events{
+		ev = agent.Events{
 			Text: func(d string) {
 				p.emit(map[string]any{"type": "message", "role": "assistant", "content": d, "delta": true})
 			},
@@ -377,12 +501,12 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 				p.emit(map[string]any{"type": "tool_use", "tool_name": name, "tool_id": id, "parameters": args})
 			},
 			ToolResult: func(id, name string, res *tools.Result, err error) {
-				ev := map[string]any{"type": "tool_result", "tool_id": id, "tool_name": name, "status": "success"}
+				ev := map[string]any{"type": "tool_result", "tool_id": id, "status": "success"}
 				switch {
 				case err != nil:
-					ev["status"], ev["error"] = "error", err.Error()
+					ev["status"], ev["error"] = "error", map[string]string{"type": toolErrorType(err), "message": err.Error()}
 				case res.Error != nil:
-					ev["status"], ev["error"], ev["output"] = "error", res.Error.Summary(), res.Text
+					ev["status"], ev["error"], ev["output"] = "error", map[string]string{"type": string(res.Error.Type), "message": res.Error.Message}, res.Text
 				default:
 					ev["output"] = res.Text
 				}
@@ -390,7 +514,35 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 			},
 		}
 	}
-	return agent.Events{}
+	call, result := ev.ToolCall, ev.ToolResult
+	ev.ToolCall = func(id, name string, args json.RawMessage) {
+		p.tools.call(id)
+		if call != nil {
+			call(id, name, args)
+		}
+	}
+	ev.ToolResult = func(id, name string, res *tools.Result, err error) {
+		p.tools.result(id, name, res, err)
+		if result != nil {
+			result(id, name, res, err)
+		}
+	}
+	return ev
+}
+
+// toolErrorType names a call that did not run, for stream-json.
+func toolErrorType(err error) string {
+	var args *tools.ArgumentsError
+	var unknown *tools.UnknownToolError
+	switch {
+	case errors.Is(err, tools.ErrDenied):
+		return "permission_denied"
+	case errors.As(err, &args):
+		return "invalid_tool_params"
+	case errors.As(err, &unknown):
+		return "tool_not_registered"
+	}
+	return "execution_failed"
 }
 
 // textEvents print the model's text on stdout and each tool call on stderr.
@@ -427,8 +579,6 @@ func textEvents(s *session) agent.Events {
 // finish prints the end of the turn: the answer's last newline, the json document, or the
 // stream-json result line.
 func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err error) error {
-	stats := map[string]any{"requests": st.Requests, "tool_calls": st.ToolCalls, "failed_tool_calls": st.Failed, "tool_time_ms": st.ToolTime.Milliseconds(),
-		"input_tokens": st.Tokens.Prompt, "output_tokens": st.Tokens.Output, "cached_tokens": st.Tokens.Cached, "thoughts_tokens": st.Tokens.Thoughts, "total_tokens": st.Tokens.Total}
 	switch p.format {
 	case "text":
 		if text != "" && !strings.HasSuffix(text, "\n") {
@@ -436,17 +586,17 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 		}
 		return err
 	case "json":
-		out := map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "response": text, "stats": stats}
+		out := map[string]any{"session_id": a.session.ID, "response": text, "stats": p.sessionMetrics(st)}
 		if err != nil {
-			out["error"] = map[string]any{"message": err.Error()}
+			out["error"] = promptErrorJSON(err)
 		}
 		if perr := printJSON(p.s, out); perr != nil {
 			return perr
 		}
 	default:
-		ev := map[string]any{"type": "result", "status": "success", "stats": stats}
+		ev := map[string]any{"type": "result", "status": "success", "stats": p.streamStats(st)}
 		if err != nil {
-			ev["status"], ev["error"] = "error", err.Error()
+			ev["status"], ev["error"] = "error", promptErrorJSON(err)
 		}
 		p.emit(ev)
 	}
@@ -454,6 +604,21 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 		return exitError{code: 1}
 	}
 	return nil
+}
+
+// promptErrorJSON is a failed turn as Gemini CLI's JsonError: type, message, code (the exit
+// code), and gem's hint when it has one.
+func promptErrorJSON(err error) map[string]any {
+	f := errorJSON(err)
+	out := map[string]any{"type": "Error", "message": f.Error.Message, "code": f.Error.ExitCode}
+	var api *agent.APIError
+	if errors.As(err, &api) {
+		out["type"] = "GeminiAPIError:" + string(api.Kind)
+	}
+	if f.Error.Hint != "" {
+		out["hint"] = f.Error.Hint
+	}
+	return out
 }
 
 type sessionsOptions struct {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/host/agent"
 	"io"
 
 	"github.com/gemhost/gem/host/plugins"
@@ -95,8 +96,11 @@ func hintFor(err error) string {
 		unknownServer *tools.UnknownServerError
 		badArgs       *tools.ArgumentsError
 		denied        *tools.DeniedError
+		api           *agent.APIError
 	)
 	switch {
+	case errors.As(err, &api):
+		return apiHint(api)
 	case errors.As(err, &unknownTool) && unknownTool.Similar != "":
 		return fmt.Sprintf("did you mean %q? gem tools list shows the tools of enabled extensions", unknownTool.Similar)
 	case errors.As(err, &unknownTool):
@@ -125,6 +129,23 @@ func hintFor(err error) string {
 		return "raise the limit with --timeout"
 	case errors.Is(err, install.ErrConsentNeeded):
 		return "run gem ext update <name>"
+	}
+	return ""
+}
+
+// apiHint is what to do about a Gemini API error, by what failed.
+func apiHint(e *agent.APIError) string {
+	switch e.Kind {
+	case agent.APIAuth:
+		return "check GEMINI_API_KEY: the key was refused"
+	case agent.APIModel:
+		return "check the model: --model, or model.name in settings.json"
+	case agent.APIQuota:
+		return "rate limited or out of quota: wait and try again"
+	case agent.APIServer:
+		return "the API failed: try again"
+	case agent.APINetwork:
+		return "this machine may be offline or need a proxy (HTTPS_PROXY); GEM_GEMINI_BASE_URL changes the address"
 	}
 	return ""
 }
