@@ -92,6 +92,21 @@ print("sandbox cost on gem run: %.2f ms (%.2fx)" % ((on - off) * 1000, on / off)
 PY
 
 echo
+echo "== gem tools list: one npx-started MCP server whose list is cached vs no extension at all"
+echo "   (in one run; target <= 1.2x: nothing starts)"
+thome=$work/toolshome
+benchmcp=$OLDPWD/scripts/bench-mcp
+mkdir -p "$thome/proj" "$thome/.npm" "$thome/empty/proj"
+(cd "$thome/proj" && git init -q . && HOME=$thome GEM_HOME=$thome/.gem "$gem" ext link "$benchmcp" --consent >/dev/null 2>&1 \
+  && HOME=$thome GEM_HOME=$thome/.gem "$gem" tools list | grep -q mcp_bench_ping) || { echo "bench.sh: the npx MCP server did not list its tool" >&2; exit 1; }
+(cd "$thome/empty/proj" && git init -q .)
+hyperfine -N --warmup 5 --runs 60 --export-json "$work/toolslist.json" \
+  "env HOME=$thome/empty GEM_HOME=$thome/empty/.gem sh -c 'cd $thome/empty/proj && exec $gem tools list'" \
+  "env HOME=$thome GEM_HOME=$thome/.gem sh -c 'cd $thome/proj && exec $gem tools list'" >/dev/null
+median "$work/toolslist.json"
+ratio "$work/toolslist.json" "tools list cached/none" 1.2x
+
+echo
 echo "== plugins: cold start (launch + handshake + ListTools) vs plain fork/exec of the same binary,"
 echo "   interleaved, medians of 200 (target <= 1.3x)"
 cd "$OLDPWD"

@@ -132,6 +132,18 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	return srv, nil
 }
 
+// UncachedServers names the MCP servers whose tools are not known yet: not started, and no
+// list in the cache.
+func (r *Catalog) UncachedServers() []string {
+	var out []string
+	for _, s := range r.servers {
+		if st, _ := s.State(); st != mcphost.Ready && s.cached == nil {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
 // StartMCP starts the named MCP servers (every one when none is named) in parallel and
 // adds their tools; each server that fails is one error, and the others go on.
 func (r *Catalog) StartMCP(ctx context.Context, names ...string) []error {
@@ -149,7 +161,11 @@ func (r *Catalog) StartMCP(ctx context.Context, names ...string) []error {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
+				return
 			}
+			// Saved now, not only by the list's own callback: a command that lists and
+			// exits (gem tools list) must leave the cache behind.
+			s.saveCache(r.logger)
 		})
 	}
 	wg.Wait()

@@ -39,10 +39,12 @@ func toolsCommand(f *Factory) *cli.Command {
 
 type toolsListOptions struct {
 	jsonOutput
+	Refresh bool `flag:"refresh" usage:"start every MCP server to list its tools now, instead of the list cached at its last start"`
 }
 
 func toolsListCommand(f *Factory) *cli.Command {
-	return verb(f, "list", "list the tools (name, extension, kind, description)", toolsList, "gem tools list", "gem tools list --json | jq '.[].name'")
+	return verb(f, "list", "list the tools (name, extension, kind, description); MCP servers' tools come from the cache of their last start", toolsList,
+		"gem tools list", "gem tools list --json | jq '.[].name'", "gem tools list --refresh")
 }
 
 // toolRow is one tool in gem tools list --json.
@@ -65,7 +67,13 @@ func toolsList(ctx context.Context, s *session, o toolsListOptions) error {
 		return err
 	}
 	defer reg.Close()
-	s.startMCP(ctx, reg)
+	// The cache answers (servers are slow to start: npx, uvx); a server never started yet
+	// starts now, and --refresh starts every one.
+	if o.Refresh {
+		s.startMCP(ctx, reg)
+	} else if names := reg.UncachedServers(); len(names) > 0 {
+		s.startMCP(ctx, reg, names...)
+	}
 	rows, table := []toolRow{}, [][]string{}
 	for _, t := range reg.List() {
 		rows = append(rows, toolRow{t.Name, t.Extension, t.Source(), t.Plugin, t.Server, t.Kind(), t.Spec.Description, t.Spec.Streams, t.Spec.InputSchema, t.Spec.OutputSchema})
@@ -233,8 +241,27 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 }
 
 // startMCP starts every MCP server, warning about each that fails.
-func (s *session) startMCP(ctx context.Context, reg *tools.Catalog) {
-	for _, err := range reg.StartMCP(ctx) {
+// startMCP starts the named MCP servers (every one when none is named), saying on a
+// terminal which and how long they took; failures are warnings.
+func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...string) {
+	if len(names) == 0 {
+		for _, srv := range reg.Servers() {
+			names = append(names, srv.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	progress := s.io.IsStderrTTY()
+	t0 := time.Now()
+	if progress {
+		fmt.Fprintf(s.stderr, "starting MCP servers: %s…\n", strings.Join(names, ", "))
+	}
+	errs := reg.StartMCP(ctx, names...)
+	if progress {
+		fmt.Fprintf(s.stderr, "MCP servers started in %.1fs (%d failed)\n", time.Since(t0).Seconds(), len(errs))
+	}
+	for _, err := range errs {
 		s.warn("%s", errorText(err))
 	}
 }
