@@ -412,7 +412,7 @@ func (a *Agent) generate(ctx context.Context, model string, history []*genai.Con
 		}
 	}
 	if len(out.Parts) == 0 {
-		return out, usage, errors.New("the model sent an empty response (no text and no function call); try again")
+		return out, usage, ErrEmptyResponse
 	}
 	return out, usage, nil
 }
@@ -437,11 +437,14 @@ func describeAPIError(err error) error {
 	if errors.As(err, &apiErr) {
 		return &APIError{Kind: apiErrorKind(apiErr), Code: apiErr.Code, Status: apiErr.Status, Message: apiErr.Message, Err: err}
 	}
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, ErrEmptyResponse) {
 		return err
 	}
 	return &APIError{Kind: APINetwork, Message: err.Error(), Err: err}
 }
+
+// ErrEmptyResponse is a model answer with neither text nor a function call.
+var ErrEmptyResponse = errors.New("the model sent an empty response (no text and no function call); try again")
 
 // APIError is a request the Gemini API refused (Code, Status and Message as it answered)
 // or that did not reach it (Kind APINetwork). Kind says what failed, for the hint.

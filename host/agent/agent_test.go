@@ -188,13 +188,22 @@ func TestDeniedAndBlockedCallsAreAnsweredAsErrors(t *testing.T) {
 
 func TestServerFailuresAreClear(t *testing.T) {
 	w := newWorld(t, "", "")
+	status := func(code int, body string) fakegemini.Reply {
+		return fakegemini.Reply{Status: code, Body: json.RawMessage(body)}
+	}
 	cases := []struct {
 		reply fakegemini.Reply
 		want  string
+		kind  APIErrorKind
 	}{
-		{fakegemini.Reply{Status: 429, Body: json.RawMessage(`{"error":{"code":429,"message":"quota exceeded","status":"RESOURCE_EXHAUSTED"}}`)}, "the Gemini API answered 429 RESOURCE_EXHAUSTED: quota exceeded (rate limited"},
-		{fakegemini.Reply{Raw: "data: {not json\r\n\r\n"}, "talking to the Gemini API"},
-		{chunks(), "the model sent an empty response"},
+		{status(429, `{"error":{"code":429,"message":"quota exceeded","status":"RESOURCE_EXHAUSTED"}}`), "the Gemini API answered 429 RESOURCE_EXHAUSTED: quota exceeded", APIQuota},
+		{status(400, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}}`), "400 INVALID_ARGUMENT: API key not valid", APIAuth},
+		{status(403, `{"error":{"code":403,"message":"denied","status":"PERMISSION_DENIED"}}`), "403 PERMISSION_DENIED", APIAuth},
+		{status(404, `{"error":{"code":404,"message":"models/nope is not found","status":"NOT_FOUND"}}`), "404 NOT_FOUND", APIModel},
+		{status(400, `{"error":{"code":400,"message":"contents is empty","status":"INVALID_ARGUMENT"}}`), "contents is empty", APIRequest},
+		{status(500, `{"error":{"code":500,"message":"oops","status":"INTERNAL"}}`), "500 INTERNAL", APIServer},
+		{fakegemini.Reply{Raw: "data: {not json\r\n\r\n"}, "talking to the Gemini API", APINetwork},
+		{chunks(), "the model sent an empty response", ""},
 	}
 	saved := Retries
 	Retries = []time.Duration{time.Millisecond, time.Millisecond}
@@ -204,6 +213,10 @@ func TestServerFailuresAreClear(t *testing.T) {
 		_, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "hi")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want %q", err, c.want)
+		}
+		var api *APIError
+		if got := errors.As(err, &api); got != (c.kind != "") || (got && api.Kind != c.kind) {
+			t.Errorf("%v: kind %+v, want %q", err, api, c.kind)
 		}
 	}
 }
