@@ -12,6 +12,27 @@ func (e *AlreadyInstalledError) Error() string {
 	return fmt.Sprintf("extension %q is already installed at %s", e.Name, e.Path)
 }
 
+// InvalidError: the extension does not pass validate's checks. Forceable: the errors are
+// about running it here (a binary for another platform, an MCP command that is not there),
+// not about its manifest, so --force may install it anyway.
+type InvalidError struct {
+	Name      string
+	Problems  string // the errors, one per line
+	Forceable bool
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("extension %q is not valid:\n%s", e.Name, e.Problems)
+}
+
+// RefOnLocalError: --ref names a version of a git repository or a release; a local folder
+// or archive has only the one it holds.
+type RefOnLocalError struct{ Source, Ref string }
+
+func (e *RefOnLocalError) Error() string {
+	return fmt.Sprintf("--ref %s: %s is a local folder or archive, which has no refs", e.Ref, e.Source)
+}
+
 // NotInstalledError: no installed extension has that name or was installed from that source.
 type NotInstalledError struct{ Target string }
 

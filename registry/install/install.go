@@ -54,6 +54,9 @@ type Installer struct {
 	Ask        Asker
 	GemVersion string
 	Out        io.Writer // one line per result; notices (waiting for the lock)
+	// Check runs further checks on a staged extension (the CLI's: binaries built for this
+	// platform, their pins, MCP commands that exist), as gem ext validate does. Nil: none.
+	Check func(*registry.Extension) manifest.Problems
 	// Needs works out what an extension's programs need to run (launcher profiles and
 	// toolchains, host/commands.Needs): shown at consent and recorded with it. Nil: nothing.
 	Needs func(*registry.Extension) registry.Grant
@@ -127,14 +130,17 @@ func (in *Installer) fetchChecked(ctx context.Context, source string, opt Option
 	if err := CheckLinks(f.dir); err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
-	x, problems, err := in.checkStaged(f.dir)
+	x, problems, err := in.checkStaged(f.dir, opt.Force)
 	if err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
 	return f, x, problems, nil
 }
 
-func (in *Installer) checkStaged(dir string) (*registry.Extension, manifest.Problems, error) {
+// checkStaged runs validate's checks on an extension about to be installed: the manifest and
+// the folder (errors refuse it), then Check's (errors refuse it unless force, and are then
+// returned as problems to show).
+func (in *Installer) checkStaged(dir string, force bool) (*registry.Extension, manifest.Problems, error) {
 	x, err := registry.LoadFolder(dir)
 	if err != nil {
 		return nil, nil, err
@@ -146,10 +152,17 @@ func (in *Installer) checkStaged(dir string) (*registry.Extension, manifest.Prob
 	problems := validate.Manifest(x.Manifest(), x.LoadProblems(), lookup)
 	problems = append(problems, x.CheckFolder(in.Env)...)
 	if problems.HasErrors() {
-		return x, problems, fmt.Errorf("extension %q is not valid:\n%s", x.Name, indent(problems.Errors().Error()))
+		return x, problems, &InvalidError{Name: x.Name, Problems: indent(problems.Errors().Error())}
 	}
 	if err := version.CheckEngine(x.Name, x.Manifest().Engines.Gem, in.GemVersion); err != nil {
 		return x, problems, err
+	}
+	if in.Check != nil {
+		more := in.Check(x)
+		if more.HasErrors() && !force {
+			return x, problems, &InvalidError{Name: x.Name, Problems: indent(more.Errors().Error()), Forceable: true}
+		}
+		problems = append(problems, more...)
 	}
 	return x, problems, nil
 }
@@ -225,14 +238,23 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems}, nil
 }
 
-// sourcePaths names the source instead of the staging folder in an error.
+// sourcePaths names the source instead of the staging folder in an error (its type kept:
+// errors.As still finds it).
 func sourcePaths(err error, f *fetched) error {
 	msg := strings.ReplaceAll(err.Error(), f.dir, f.meta.Source)
 	if msg == err.Error() {
 		return err
 	}
-	return errors.New(msg)
+	return &renamedError{msg: msg, err: err}
 }
+
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
 
 func ptr[T any](v T) *T { return &v }
 

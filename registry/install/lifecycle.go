@@ -303,7 +303,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, problems, err := in.checkStaged(abs)
+	x, problems, err := in.checkStaged(abs, opt.Force)
 	if err != nil {
 		return nil, err
 	}

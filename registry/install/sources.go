@@ -82,6 +82,9 @@ func (f *Fetcher) fetch(ctx context.Context, src string, opt Options, staging st
 		return nil, err
 	}
 	tree := filepath.Join(staging, "tree")
+	if opt.Ref != "" && (kind == SourceLocal || (kind == SourceArchive && !strings.Contains(src, "://"))) {
+		return nil, &RefOnLocalError{Source: src, Ref: opt.Ref}
+	}
 	switch kind {
 	case SourceLocal:
 		abs, _ := filepath.Abs(src)

@@ -243,7 +243,7 @@ type jsonOutput struct {
 type placement struct {
 	Scope   string `flag:"scope" usage:"user (~/.gemini/extensions) or project (./.gemini/extensions)"`
 	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
-	Force   bool   `flag:"force" usage:"replace an installed extension of the same name"`
+	Force   bool   `flag:"force" usage:"replace an installed extension of the same name; install despite problems running it here (a binary for another platform)"`
 }
 
 func (o *placement) setDefaults() { o.Scope = "user" }

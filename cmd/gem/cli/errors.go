@@ -97,8 +97,16 @@ func hintFor(err error) string {
 		badArgs       *tools.ArgumentsError
 		denied        *tools.DeniedError
 		api           *agent.APIError
+		invalid       *install.InvalidError
+		refOnLocal    *install.RefOnLocalError
 	)
 	switch {
+	case errors.As(err, &invalid) && invalid.Forceable:
+		return "fix them (gem ext validate shows every problem), or add --force to install it anyway"
+	case errors.As(err, &invalid):
+		return "gem ext validate shows every problem"
+	case errors.As(err, &refOnLocal):
+		return "drop --ref: a folder or archive installs as it is (check out the version you want first)"
 	case errors.As(err, &api):
 		return apiHint(api)
 	case errors.As(err, &unknownTool) && unknownTool.Similar != "":

@@ -9,6 +9,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
 )
@@ -20,6 +21,7 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		GemVersion: buildinfo.Version,
 		Out:        s.stderr,
 		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(s.env, x) },
+		Check:      func(x *registry.Extension) manifest.Problems { return binaryProblems(s, x) },
 		Fetch: install.Fetcher{
 			GitHubAPI: s.env.Getenv("GEM_GITHUB_API_URL"),
 			Token:     s.env.Getenv("GITHUB_TOKEN"),
