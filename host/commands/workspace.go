@@ -40,12 +40,22 @@ func CheckWorkspace(env registry.Env, root string) error {
 	if env.Getenv != nil && env.Getenv("GEM_WORKSPACE") != "" {
 		return nil
 	}
-	real := resolved(root)
+	if reason := TooWide(env, root); reason != "" {
+		return &UnsafeWorkspaceError{root, reason}
+	}
+	return nil
+}
+
+// TooWide says why dir is too wide a folder to hand over as a project (to programs as their
+// workspace, or to trust): "is the root folder", "is your home folder", "holds your home
+// folder", "holds gem's state …", "holds your extensions …"; "" when it is not.
+func TooWide(env registry.Env, dir string) string {
+	real := resolved(dir)
 	switch {
 	case real == string(filepath.Separator):
-		return &UnsafeWorkspaceError{root, "is the root folder"}
+		return "is the root folder"
 	case real == resolved(env.Home):
-		return &UnsafeWorkspaceError{root, "is your home folder"}
+		return "is your home folder"
 	}
 	for _, inner := range []struct{ path, what string }{
 		{env.Home, "holds your home folder"},
@@ -54,10 +64,10 @@ func CheckWorkspace(env registry.Env, root string) error {
 	} {
 		p := resolved(inner.path)
 		if p != real && pathx.Within(real, p) {
-			return &UnsafeWorkspaceError{root, inner.what}
+			return inner.what
 		}
 	}
-	return nil
+	return ""
 }
 
 func resolved(p string) string {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gemhost/gem/manifest/version"
@@ -203,10 +204,17 @@ type Removed struct {
 	Name  string         `json:"name"`
 	Scope registry.Level `json:"scope"`
 	Dir   string         `json:"dir"`
+	// Deleted are the other folders of the extension removed with it: its data folder and
+	// the previous version an update kept. Kept are those left (--keep-data).
+	Deleted []string `json:"deleted"`
+	Kept    []string `json:"kept"`
 }
 
+// UninstallOptions: KeepData leaves the extensions' data folders ($GEM_HOME/data/<name>).
+type UninstallOptions struct{ KeepData bool }
+
 // Uninstall removes extensions by name or by source, and says what it removed.
-func (in *Installer) Uninstall(targets []string) ([]Removed, error) {
+func (in *Installer) Uninstall(targets []string, opt UninstallOptions) ([]Removed, error) {
 	l, err := in.lock()
 	if err != nil {
 		return nil, err
@@ -233,9 +241,41 @@ func (in *Installer) Uninstall(targets []string) ([]Removed, error) {
 			errs = append(errs, err)
 			continue
 		}
-		removed = append(removed, Removed{Name: x.Name, Scope: x.Level, Dir: x.Dir})
+		r := Removed{Name: x.Name, Scope: x.Level, Dir: x.Dir, Deleted: []string{}, Kept: []string{}}
+		if !slices.ContainsFunc(d.All, func(y *registry.Extension) bool { return y.Name == x.Name && y.Dir != x.Dir }) {
+			// (an extension of this name in the other scope still uses them)
+			r.Deleted, r.Kept = in.removeLeftovers(x.Name, opt)
+		}
+		removed = append(removed, r)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// removeLeftovers deletes what an extension left beside its folder: the backup of its
+// previous version, and its data folder unless opt.KeepData. It says what it deleted and
+// what it kept.
+func (in *Installer) removeLeftovers(name string, opt UninstallOptions) (deleted, kept []string) {
+	deleted, kept = []string{}, []string{}
+	drop := func(dir string) {
+		if _, err := os.Lstat(dir); err != nil {
+			return
+		}
+		// Renamed away first, so a crash leaves it whole or gone, never half.
+		trash := dir + ".gem-removing"
+		if os.Rename(dir, trash) == nil && os.RemoveAll(trash) == nil {
+			deleted = append(deleted, dir)
+		}
+	}
+	drop(in.Env.BackupDir(name))
+	data := in.Env.DataDir(name)
+	if opt.KeepData {
+		if _, err := os.Lstat(data); err == nil {
+			kept = append(kept, data)
+		}
+	} else {
+		drop(data)
+	}
+	return deleted, kept
 }
 
 // remove takes x's folder away atomically (rename out of the root, then delete), then its

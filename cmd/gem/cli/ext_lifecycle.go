@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -101,14 +103,16 @@ func effectHere(s *session, dir string) string {
 }
 
 type extUninstallOptions struct {
-	Targets []string `arg:"[name|source]..."`
-	All     bool     `flag:"all" usage:"remove every installed extension"`
+	Targets  []string `arg:"[name|source]..."`
+	All      bool     `flag:"all" usage:"remove every installed extension (asked on a terminal; --yes elsewhere)"`
+	KeepData bool     `flag:"keep-data" usage:"keep the extensions' data folders ($GEM_HOME/data/<name>)"`
+	Yes      bool     `flag:"yes,y" usage:"do not ask before removing every extension"`
 	jsonOutput
 }
 
 func extUninstallCommand(f *Factory) *cli.Command {
-	return verb(f, "uninstall", "remove extensions by name or by the source they were installed from", extUninstall,
-		"gem ext uninstall hello", "gem ext uninstall --all")
+	return verb(f, "uninstall", "remove extensions by name or by the source they were installed from, with their data folders and the previous version an update kept", extUninstall,
+		"gem ext uninstall hello", "gem ext uninstall hello --keep-data", "gem ext uninstall --all --yes")
 }
 
 func extUninstall(_ context.Context, s *session, o extUninstallOptions) error {
@@ -118,8 +122,24 @@ func extUninstall(_ context.Context, s *session, o extUninstallOptions) error {
 	in := newInstaller(s, false)
 	if o.All {
 		o.Targets = in.All()
+		if len(o.Targets) > 0 && !o.Yes {
+			if !s.io.IsStdinTTY() {
+				return usagef("uninstall --all removes %d extension(s) (%s): add --yes to confirm", len(o.Targets), strings.Join(o.Targets, ", "))
+			}
+			what := "and their data"
+			if o.KeepData {
+				what = "(their data kept)"
+			}
+			ok, err := s.askYesNo(fmt.Sprintf("Remove all %d extensions (%s) %s? [y/N] ", len(o.Targets), strings.Join(o.Targets, ", "), what), false)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errors.New("cancelled: nothing was removed")
+			}
+		}
 	}
-	removed, err := in.Uninstall(o.Targets)
+	removed, err := in.Uninstall(o.Targets, install.UninstallOptions{KeepData: o.KeepData})
 	if o.JSON && (len(removed) > 0 || err == nil) {
 		if jerr := printJSON(s, orEmpty(removed)); jerr != nil {
 			return jerr
@@ -128,6 +148,12 @@ func extUninstall(_ context.Context, s *session, o extUninstallOptions) error {
 	}
 	for _, r := range removed {
 		fmt.Fprintf(s.stdout, "Extension %q uninstalled (%s scope: %s).\n", r.Name, r.Scope, registry.Tilde(s.env.Home, r.Dir))
+		for _, d := range r.Deleted {
+			fmt.Fprintf(s.stdout, "  removed %s\n", registry.Tilde(s.env.Home, d))
+		}
+		for _, k := range r.Kept {
+			fmt.Fprintf(s.stdout, "  kept %s (--keep-data)\n", registry.Tilde(s.env.Home, k))
+		}
 	}
 	return err
 }

@@ -69,6 +69,15 @@ func setTrust(s *session, opts trustOptions) error {
 			return err
 		}
 	}
+	if !opts.Revoke {
+		target := dir
+		if opts.Parent {
+			target = filepath.Dir(dir)
+		}
+		if reason := commands.TooWide(s.env, target); reason != "" {
+			return &tooWideTrustError{Folder: target, Reason: reason}
+		}
+	}
 	var err error
 	switch {
 	case opts.Revoke:
@@ -93,6 +102,14 @@ func setTrust(s *session, opts trustOptions) error {
 		}
 		return nil
 	})
+}
+
+// tooWideTrustError: trusting the root, the home folder or a folder that holds them would let
+// every project below run its extensions, hooks and policies.
+type tooWideTrustError struct{ Folder, Reason string }
+
+func (e *tooWideTrustError) Error() string {
+	return fmt.Sprintf("gem does not trust %s: it %s, and trusting it would trust every project below it; trust a project folder instead (gem trust in the project)", e.Folder, e.Reason)
 }
 
 type extConsentOptions struct {
