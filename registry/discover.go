@@ -432,7 +432,11 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 			}
 		}
 		if meta == nil || meta.Type != "link" || meta.Source == "" {
-			return nil, "", false // missing or unreadable manifest: skipped silently
+			if !errors.Is(err, fs.ErrNotExist) {
+				// There, but not readable (permissions): skipped, and said so.
+				return nil, fmt.Sprintf("cannot read %s: %v: the extension in %s is skipped until its permissions let you read it", x.ManifestPath, errors.Unwrap(err), c.dir), false
+			}
+			return nil, "", false // no manifest: not an extension
 		}
 		st := x.state()
 		st.installOnce.Do(func() { st.install = meta })
