@@ -8,7 +8,6 @@ import (
 	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gemhost/gem/registry"
 )
@@ -122,14 +121,13 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 		_, err := fmt.Fprintln(w, "No extensions installed: install one with gem ext install <path|git-url|owner/repo>.")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tLEVEL\tPROVIDER\tPATH")
+	rows := [][]string{{"NAME", "VERSION", "STATE", "LEVEL", "PROVIDER", "PATH"}}
 	for _, x := range items {
 		st := State(x)
 		// The manifest's strings are the extension's: escaped before gem's own colour.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Cell(x.Name), dash(termsafe.Cell(x.Version)), Paint(opt.Color, StateColour(st), st), x.Level, x.Provider.ID, termsafe.Cell(x.Path))
+		rows = append(rows, []string{termsafe.Cell(x.Name), dash(termsafe.Cell(x.Version)), Paint(opt.Color, StateColour(st), st), string(x.Level), x.Provider.ID, termsafe.Cell(x.Path)})
 	}
-	return tw.Flush()
+	return WriteTable(w, rows)
 }
 
 // State is the one-word state of an extension: enabled, disabled, shadowed, conflict (a

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"strings"
 	"bytes"
 	"encoding/json"
 	"testing"
@@ -32,5 +33,32 @@ func TestListJSONMatchesEncodingJSON(t *testing.T) {
 	List(&got, &bytes.Buffer{}, &registry.Discovery{}, ListOptions{JSON: true})
 	if got.String() != "[]\n" {
 		t.Errorf("empty: %q", got.String())
+	}
+}
+
+// TestWriteTableAlignsColouredCells: a coloured cell is as wide as its text on screen; the
+// columns after it line up with the header's.
+func TestWriteTableAlignsColouredCells(t *testing.T) {
+	cases := []struct {
+		name string
+		rows [][]string
+		want string
+	}{
+		{"plain", [][]string{{"NAME", "STATE", "PATH"}, {"a", "enabled", "/x"}}, "NAME  STATE    PATH\na     enabled  /x\n"},
+		{"coloured", [][]string{{"NAME", "STATE", "PATH"}, {"a", Paint(true, Green, "enabled"), "/x"}, {"bb", Paint(true, Red, "not-consented"), "/y"}},
+			"NAME  STATE          PATH\na     " + Green + "enabled" + reset + "        /x\nbb    " + Red + "not-consented" + reset + "  /y\n"},
+		{"runes", [][]string{{"N", "P"}, {"héllo", "/z"}}, "N      P\nhéllo  /z\n"},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		if err := WriteTable(&b, c.rows); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("%s:\n%q\nwant\n%q", c.name, b.String(), c.want)
+		}
+	}
+	if got := VisibleWidth("\x1b[1;32mok\x1b[0m"); got != 2 {
+		t.Errorf("VisibleWidth = %d", got)
 	}
 }

@@ -112,11 +112,18 @@ func noColorFlag(ios *iostreams.IOStreams, args []string) []string {
 
 // helpPath turns `gem help ext install` into `gem ext install --help` (urfave's help
 // command shows only the first word's help).
+// `gem help -h` and `gem help ext --help` ask for the same help.
 func helpPath(args []string) []string {
-	if len(args) > 2 && args[1] == "help" {
-		return append(append([]string{args[0]}, args[2:]...), "--help")
+	if len(args) < 2 || args[1] != "help" {
+		return args
 	}
-	return args
+	out := []string{args[0]}
+	for _, a := range args[2:] {
+		if a != "-h" && a != "--help" && a != "-help" {
+			out = append(out, a)
+		}
+	}
+	return append(out, "--help")
 }
 
 func setUsageErrors(cmds []*cli.Command) {

@@ -3,10 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/gemhost/gem/internal/termsafe"
+	"github.com/gemhost/gem/internal/view"
 )
 
 // printTable prints a listing's human form: a header, then one aligned row per item.
@@ -21,14 +20,13 @@ func printTableOr(w io.Writer, header []string, rows [][]string, empty string) e
 		_, err := fmt.Fprintln(w, empty)
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	table := [][]string{header}
 	for _, row := range rows {
 		cells := make([]string, len(row))
 		for i, c := range row {
 			cells[i] = termsafe.Cell(c) // names, descriptions, errors: extensions' text
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		table = append(table, cells)
 	}
-	return tw.Flush()
+	return view.WriteTable(w, table)
 }
