@@ -1,9 +1,9 @@
 package view
 
 import (
-	"strings"
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/gemhost/gem/registry"
