@@ -32,12 +32,14 @@ samples:
 	@for d in sample-extensions/*/; do \
 	  if [ -f $$d/Makefile ]; then $(MAKE) -C $$d || exit 1; fi; done
 
-# Tools the tests drive (tmux for the interactive shell, git, ripgrep for search_file_content);
+# Tools the tests drive (tmux for the interactive shell, git, ripgrep for grep_search, zsh and
+# fish for their completion scripts);
 # installed from Debian when missing.
 tools:
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; } || echo "warning: tmux missing; the shell test will be skipped"
 	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; } || echo "warning: git missing; git tests will be skipped"
 	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; } || echo "warning: ripgrep missing; its search tests will be skipped"
+	@command -v zsh >/dev/null && command -v fish >/dev/null || { apt-get update -qq && apt-get install -y -qq zsh fish >/dev/null; } || echo "warning: zsh or fish missing; their completion tests will be skipped"
 
 # npm packages the tests drive, at pinned versions, in .cache/npm: Gemini CLI, to compare
 # gem -p's JSON formats with its own (gemini_json.txtar).

@@ -14,7 +14,10 @@ _gem_complete() {
   words=("${COMP_WORDS[@]:0:$COMP_CWORD}")
   local opts
   if [[ "$cur" == -* ]]; then
-    opts=$("${words[@]}" "$cur" --generate-bash-completion 2>/dev/null)
+    # a lone "-" asks for the verb's flags; compgen keeps those that start with $cur
+    # (given whole, a partial --j would be parsed as an unknown flag, and -- would end
+    # the flags)
+    opts=$("${words[@]}" - --generate-bash-completion 2>/dev/null)
   else
     opts=$("${words[@]}" --generate-bash-completion 2>/dev/null)
   fi
@@ -27,7 +30,11 @@ const zshCompletion = `#compdef gem
 # zsh completion for gem; load with: source <(gem completion zsh)
 _gem() {
   local -a opts
-  opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion 2>/dev/null)}")
+  local -a before=("${(@)words[1,CURRENT-1]}")
+  if [[ "${words[CURRENT]}" == -* ]]; then
+    before+=("-")
+  fi
+  opts=("${(@f)$("${(@)before}" --generate-bash-completion 2>/dev/null)}")
   _describe 'values' opts
 }
 compdef _gem gem
@@ -38,7 +45,8 @@ function __gem_complete
     set -l words (commandline -opc)
     set -l cur (commandline -ct)
     if string match -q -- '-*' $cur
-        $words $cur --generate-bash-completion 2>/dev/null
+        # the verb's flags; fish keeps those that start with $cur
+        $words - --generate-bash-completion 2>/dev/null
     else
         $words --generate-bash-completion 2>/dev/null
     end
