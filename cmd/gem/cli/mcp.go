@@ -155,7 +155,7 @@ type mcpReadOptions struct {
 }
 
 func mcpReadCommand(f *Factory) *cli.Command {
-	return verb(f, "read", "print a resource of an MCP server", mcpRead, "gem mcp read notes notes://all")
+	return verb(f, "read", "print a resource of an MCP server", mcpRead, "gem mcp read notes notes://index", "gem mcp read notes notes://note/1")
 }
 
 func mcpRead(ctx context.Context, s *session, o mcpReadOptions) error {

@@ -90,7 +90,7 @@ type toolsSchemaOptions struct {
 }
 
 func toolsSchemaCommand(f *Factory) *cli.Command {
-	return verb(f, "schema", "print a tool's JSON Schema", toolsSchema, "gem tools schema notes_add")
+	return verb(f, "schema", "print a tool's JSON Schema", toolsSchema, "gem tools schema mcp_notes_add_note")
 }
 
 func toolsSchema(ctx context.Context, s *session, o toolsSchemaOptions) error {
@@ -116,7 +116,7 @@ type toolsCallOptions struct {
 
 func toolsCallCommand(f *Factory) *cli.Command {
 	cmd := verb(f, "call", "call a tool with JSON arguments and print its result (--batch: JSON lines on stdin)", toolsCallOrBatch,
-		`gem tools call notes_add '{"text":"buy milk"}'`, "gem tools call notes_list --json", `printf '{"tool":"notes_list"}\n' | gem tools call --batch`)
+		`gem tools call mcp_notes_add_note '{"title":"buy milk","body":"two litres"}'`, "gem tools call mcp_notes_list_notes --json", `printf '{"tool":"mcp_notes_list_notes"}\n' | gem tools call --batch`)
 	cmd.ArgsUsage = "<tool> ['<json>'] | --batch"
 	cmd.Description = "With --batch, each stdin line is {\"tool\": name, \"args\": {...}, \"id\": optional} and each\n" +
 		"stdout line is {\"id\", \"tool\", \"result\"} or {\"id\", \"tool\", \"error\"}, in order, all in one\n" +
