@@ -14,8 +14,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -52,7 +54,7 @@ func NewApp(f *Factory) *cli.App {
 		},
 		Flags:          append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),
 		Action:         func(c *cli.Context) error { return rootAction(f, c, root.from(c)) },
-		OnUsageError:   func(c *cli.Context, err error, isSub bool) error { return usageError{err.Error()} },
+		OnUsageError:   func(c *cli.Context, err error, isSub bool) error { return usageError{msg: flagErrorText("gem", err), flags: true} },
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintf(c.App.Writer, "gem version %s\n", c.App.Version) }
@@ -128,9 +130,38 @@ func helpPath(args []string) []string {
 
 func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
-		c.OnUsageError = func(c *cli.Context, err error, isSub bool) error { return usageError{err.Error()} }
+		c.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
+			return usageError{msg: flagErrorText(c.Command.HelpName, err), flags: true}
+		}
 		setUsageErrors(c.Subcommands)
 	}
+}
+
+// flagErrorText says a flag parsing error (Go's flag package's words) in gem's: which flag,
+// what is wrong, and where the flags are listed.
+func flagErrorText(verb string, err error) string {
+	msg := err.Error()
+	name := func(f string) string { return "--" + strings.TrimLeft(f, "-") }
+	switch {
+	case strings.HasPrefix(msg, "flag provided but not defined: "):
+		f := name(strings.TrimPrefix(msg, "flag provided but not defined: "))
+		return fmt.Sprintf("%s has no flag %s (%s --help lists its flags)", verb, f, verb)
+	case strings.HasPrefix(msg, "flag needs an argument: "):
+		f := name(strings.TrimPrefix(msg, "flag needs an argument: "))
+		return fmt.Sprintf("%s %s needs a value, as in %s=<value>", verb, f, f)
+	case strings.HasPrefix(msg, "invalid value "):
+		// invalid value "x" for flag -timeout: parse error
+		var value, flag, why string
+		rest := strings.TrimPrefix(msg, "invalid value ")
+		if v, r, ok := strings.Cut(rest, " for flag "); ok {
+			value = v
+			flag, why, _ = strings.Cut(r, ": ")
+		}
+		if flag != "" {
+			return fmt.Sprintf("%s %s: %s is not a valid value (%s)", verb, name(flag), value, why)
+		}
+	}
+	return verb + ": " + msg
 }
 
 // Main runs the application on ios with args and returns the exit code.
@@ -138,5 +169,11 @@ func Main(ios *iostreams.IOStreams, args []string) int {
 	hideProcess()
 	args = noColorFlag(ios, args)
 	app := NewApp(NewFactory(ios))
-	return printError(ios.ErrOut, app.Run(interspersed(app, helpPath(args))))
+	err := app.Run(interspersed(app, helpPath(args)))
+	var u usageError
+	if errors.As(err, &u) && u.flags && slices.Contains(args, "--json") {
+		// the verb never ran (its flags did not parse): the JSON failure is said here
+		newJSONEncoder(ios.Out, false).Encode(errorJSON(err))
+	}
+	return printError(ios.ErrOut, err)
 }

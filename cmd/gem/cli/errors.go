@@ -13,11 +13,14 @@ import (
 )
 
 // usageError is a mistake in how gem was called (exit 2).
-type usageError struct{ msg string }
+type usageError struct {
+	msg   string
+	flags bool // the command line's flags did not parse: the verb never ran
+}
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
 
 // exitError carries an exit code after its message was printed (or with none).
 type exitError struct {

@@ -39,7 +39,7 @@ func runCommand(f *Factory) *cli.Command {
 				return cli.ShowCommandHelp(c.Lineage()[1], c.Command.Name)
 			}
 			if err != nil {
-				return usageError{advice.Text(err)}
+				return usageError{msg: advice.Text(err)}
 			}
 			s, err := f.Session()
 			if err != nil {
