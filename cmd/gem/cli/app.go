@@ -52,9 +52,11 @@ func NewApp(f *Factory) *cli.App {
 			skillsCommand(f),
 			completionCommand(),
 		},
-		Flags:          append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),
-		Action:         func(c *cli.Context) error { return rootAction(f, c, root.from(c)) },
-		OnUsageError:   func(c *cli.Context, err error, isSub bool) error { return usageError{msg: flagErrorText("gem", err), flags: true} },
+		Flags:  append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),
+		Action: func(c *cli.Context) error { return rootAction(f, c, root.from(c)) },
+		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
+			return usageError{msg: flagErrorText("gem", err), flags: true}
+		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintf(c.App.Writer, "gem version %s\n", c.App.Version) }
