@@ -45,6 +45,25 @@ func readToolCache(env registry.Env, bin string) []Spec {
 	return c.Tools
 }
 
+// lastToolNames are the tools the binary at bin reported when it last started, whether or
+// not it changed since (nil when it never did): what a plugin that no longer loads used to
+// bring, to name it in an error.
+func lastToolNames(env registry.Env, bin string) []string {
+	data, err := os.ReadFile(toolCachePath(env, bin))
+	if err != nil {
+		return nil
+	}
+	var c toolCache
+	if json.Unmarshal(data, &c) != nil || c.Path != bin {
+		return nil
+	}
+	var names []string
+	for _, s := range c.Tools {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
 // writeToolCache records the tools a started plugin reported.
 func writeToolCache(env registry.Env, bin string, specs []Spec) error {
 	st, err := os.Stat(bin)

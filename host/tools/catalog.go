@@ -27,6 +27,7 @@ import (
 	"fmt"
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -134,6 +135,13 @@ type Catalog struct {
 	logger      hclog.Logger
 	onChange    []func()
 	trusted     map[string]bool // MCP servers the user's own settings trust
+	unloaded    []unloadedPlugin
+}
+
+// unloadedPlugin is a plugin that did not load, and the tools its cache says it brings.
+type unloadedPlugin struct {
+	what  string // "plugin P of extension E did not load: why"
+	tools []string
 }
 
 // Load collects the tools of the enabled extensions' plugins of d. A plugin that fails is
@@ -191,6 +199,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			pl, err := preparePlugin(env, x, m, p, environ, opts)
 			if err != nil {
 				errs = append(errs, err)
+				r.unloaded = append(r.unloaded, unloadedPlugin{what: fmt.Sprintf("plugin %s of extension %s did not load: %v", p.ID, x.Name, err)})
 				continue
 			}
 			var specs []Spec
@@ -204,6 +213,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 				c, err := pl.Client(ctx)
 				if err != nil {
 					errs = append(errs, err)
+					r.unloaded = append(r.unloaded, unloadedPlugin{what: fmt.Sprintf("plugin %s of extension %s did not load: %v", p.ID, x.Name, err), tools: lastToolNames(env, pl.Path)})
 					continue
 				}
 				specs = specsFromPB(c.Tools)
@@ -533,7 +543,17 @@ func (r *Catalog) unknownTool(name string) *UnknownToolError {
 	for _, t := range r.List() {
 		names = append(names, t.Name)
 	}
-	return &UnknownToolError{Name: name, Similar: suggest.Closest(name, names)}
+	e := &UnknownToolError{Name: name, Similar: suggest.Closest(name, names)}
+	for _, u := range r.unloaded {
+		if slices.Contains(u.tools, name) {
+			e.NotLoaded, e.Similar = u.what, ""
+			return e
+		}
+		if u.tools == nil {
+			e.Unloaded = append(e.Unloaded, u.what)
+		}
+	}
+	return e
 }
 
 // UnknownTool is the error for a name no tool of the catalog has.

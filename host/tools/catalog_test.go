@@ -386,3 +386,43 @@ func TestMCPToolCache(t *testing.T) {
 		t.Error("a changed command line reused the old cache")
 	}
 }
+
+// TestUnknownToolNamesTheUnloadedPlugin: a tool whose plugin did not load is not just "no
+// tool": the error says which plugin did not load and why (by name when the tool cache knows
+// its tools; else every plugin that did not load is listed).
+func TestUnknownToolNamesTheUnloadedPlugin(t *testing.T) {
+	env := withExtensions(t, "kit")
+	r := load(t, env, Options{}) // the echo plugin starts: its tools are cached
+	r.Close()
+	// the plugin breaks (a new build that exits at once), its cache still names its tools
+	dir := filepath.Join(env.GeminiExtensionsDir(), "kit", "bin")
+	os.WriteFile(filepath.Join(dir, "echo.new"), []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	os.Rename(filepath.Join(dir, "echo.new"), filepath.Join(dir, "echo"))
+	// and a plugin that never started: which tools it brings is not known
+	testhome.Extension(t, env, "broken", `{"name":"broken","version":"1.0.0","plugins":{"tools":{"binary":"${extensionPath}/bin/tools"}}}`,
+		map[string][]byte{"bin/tools": []byte("#!/bin/sh\nexit 3\n")})
+	os.Chmod(filepath.Join(env.GeminiExtensionsDir(), "broken", "bin", "tools"), 0o755)
+	for _, c := range []struct {
+		name string
+		opts Options
+		tool string
+		want string
+	}{
+		{"cached names", Options{NoCache: false}, "echo", `no tool "echo": plugin echo of extension kit did not load: `},
+		{"unknown tool", Options{}, "frobnicate", `no tool "frobnicate" (plugins that did not load: plugin tools of extension broken did not load: `},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Environ = []string{"PATH=/usr/bin:/bin"}
+			r, errs := Load(context.Background(), env, registry.Discover(env, registry.Providers), c.opts)
+			defer r.Close()
+			if len(errs) == 0 {
+				t.Fatal("the broken plugin loaded")
+			}
+			_, err := r.Call(context.Background(), c.tool, nil, CallOptions{})
+			var unknown *UnknownToolError
+			if !errors.As(err, &unknown) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v, want %q", err, c.want)
+			}
+		})
+	}
+}

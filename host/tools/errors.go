@@ -16,10 +16,24 @@ var ErrDenied = errors.New("not allowed")
 var ErrInvalidArguments = errors.New("invalid arguments")
 
 // UnknownToolError: no enabled extension has a tool of that name. Similar is the tool the
-// user probably meant, or "".
-type UnknownToolError struct{ Name, Similar string }
+// user probably meant, or "". NotLoaded, when set, is why the tool is missing: the plugin
+// that brings it did not load ("plugin P of extension E did not load: …"); Unloaded lists
+// the plugins that did not load when which tools they bring is not known.
+type UnknownToolError struct {
+	Name, Similar string
+	NotLoaded     string
+	Unloaded      []string
+}
 
-func (e *UnknownToolError) Error() string { return fmt.Sprintf("no tool %q", e.Name) }
+func (e *UnknownToolError) Error() string {
+	switch {
+	case e.NotLoaded != "":
+		return fmt.Sprintf("no tool %q: %s", e.Name, e.NotLoaded)
+	case len(e.Unloaded) > 0:
+		return fmt.Sprintf("no tool %q (plugins that did not load: %s)", e.Name, strings.Join(e.Unloaded, "; "))
+	}
+	return fmt.Sprintf("no tool %q", e.Name)
+}
 
 // UnknownServerError: no enabled extension declares an MCP server of that name. Similar is
 // the server the user probably meant, or "".
