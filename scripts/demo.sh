@@ -81,6 +81,8 @@ send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "mcp
 print("-> mcp_notes_list_notes:", recv(3)["result"]["content"][0]["text"].strip())
 p.stdin.close(); p.wait()
 PY
+say 'gem trust   # the demo project: --yes approves the model'"'"'s calls in trusted folders only'
+"$gem" trust
 say 'gem -p "…" --yes   # the model loop, against a scripted stand-in for the Gemini API (no key needed here)'
 (cd "$repo" && go build -o "$demo/fakegemini" ./scripts/fakegemini)
 "$demo/fakegemini" "$repo/scripts/demo-agent.json" > "$demo/fakegemini.url" &
@@ -88,8 +90,10 @@ fake=$!
 for _ in $(seq 50); do [ -s "$demo/fakegemini.url" ] && break; sleep 0.1; done
 GEM_GEMINI_BASE_URL=$(cat "$demo/fakegemini.url") GEMINI_API_KEY=demo "$gem" -p "What machine is this, and what do my notes say about gem?" --yes
 kill "$fake" 2>/dev/null || true
-say "gem doctor | head -11"; "$gem" doctor | head -11
-say "gem ext list --json | head -15"; "$gem" ext list --json | head -15
+# (into a file first: head closing the pipe early would end gem with SIGPIPE, and pipefail
+# would fail the demo)
+say "gem doctor | head -11"; "$gem" doctor > "$demo/doctor.txt"; head -11 "$demo/doctor.txt"
+say "gem ext list --json | head -15"; "$gem" ext list --json > "$demo/list.json"; head -15 "$demo/list.json"
 echo
 echo "Demo home: $demo (remove it with: rm -rf $demo)"
 echo "To use gem yourself: make install PREFIX=\$HOME/.local, put ~/.local/bin on PATH, and see README's quick start."

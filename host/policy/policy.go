@@ -126,14 +126,16 @@ const (
 	ModePlan     Mode = "plan"
 )
 
-// ParseMode checks an --approval-mode value.
+// ParseMode checks an --approval-mode value: Gemini CLI's spellings (default, auto_edit,
+// yolo, plan), and autoEdit or auto-edit, in any case.
 func ParseMode(s string) (Mode, error) {
+	norm := func(v string) string { return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(v)) }
 	for _, m := range []Mode{ModeDefault, ModeAutoEdit, ModeYolo, ModePlan} {
-		if strings.EqualFold(s, string(m)) {
+		if norm(s) == norm(string(m)) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("approval mode %q: use default, autoEdit, yolo or plan", s)
+	return "", fmt.Errorf("approval mode %q: use default, auto_edit, yolo or plan", s)
 }
 
 // Call is what the engine decides about.

@@ -388,3 +388,18 @@ priority = 20
 		}
 	}
 }
+
+// TestParseModeSpellings: Gemini CLI's spellings and gem's are the same modes.
+func TestParseModeSpellings(t *testing.T) {
+	for in, want := range map[string]Mode{
+		"default": ModeDefault, "auto_edit": ModeAutoEdit, "autoEdit": ModeAutoEdit, "auto-edit": ModeAutoEdit,
+		"AUTO_EDIT": ModeAutoEdit, "yolo": ModeYolo, "plan": ModePlan,
+	} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseMode("autoedits"); err == nil || !strings.Contains(err.Error(), "use default, auto_edit, yolo or plan") {
+		t.Errorf("bad mode: %v", err)
+	}
+}

@@ -299,6 +299,18 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 	return text, st, err
 }
 
+// modelYes is --yes for the model's calls: honoured in a trusted folder only. Elsewhere (a
+// cloned repository, say) it would approve whatever the project's files lead the model to do,
+// which yolo is refused for; Gemini CLI also falls back to the default mode there. The
+// user's own direct calls (gem tools call --yes) are not the model's: --yes holds for them.
+func (s *session) modelYes(yes bool) bool {
+	if yes && !s.env.FolderTrusted(s.env.Cwd) {
+		s.warn("--yes applies to the model's calls only in a trusted folder; %s is not, so they are asked as without it (gem trust trusts it)", commands.Workspace(s.env))
+		return false
+	}
+	return yes
+}
+
 // runPrompt is gem -p: one turn, printed as text, json or stream-json.
 func runPrompt(f *Factory, o agentOptions) error {
 	if o.OutputFormat != "text" && o.OutputFormat != "json" && o.OutputFormat != "stream-json" {
@@ -311,7 +323,7 @@ func runPrompt(f *Factory, o agentOptions) error {
 	out := &countingWriter{w: s.stdout}
 	s.stdout = out
 	err = runCancellable(context.Background(), func(ctx context.Context) error {
-		a, err := openAgent(ctx, s, s.cliServices(o.Yes), o)
+		a, err := openAgent(ctx, s, s.cliServices(s.modelYes(o.Yes)), o)
 		if err != nil {
 			return err
 		}

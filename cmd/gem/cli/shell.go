@@ -288,8 +288,9 @@ func (s *shell) openAgent() bool {
 	if s.agent != nil {
 		return true
 	}
-	services := s.sess.cliServices(s.opts.Yes)
-	if !s.opts.Yes {
+	yes := s.sess.modelYes(s.opts.Yes)
+	services := s.sess.cliServices(yes)
+	if !yes {
 		// The line editor owns the terminal (raw mode): questions go through it.
 		services.Ask = s.askPolicy
 		services.Confirm = func(q string) (bool, error) {

@@ -27,7 +27,7 @@ import (
 type callFlags struct {
 	Timeout      time.Duration `flag:"timeout" usage:"per-call time limit"`
 	Yes          bool          `flag:"yes,y" usage:"approve what the policy asks about and what tools ask to confirm"`
-	ApprovalMode string        `flag:"approval-mode" usage:"default (ask before edit, delete, move, execute), autoEdit, yolo (trusted folders only) or plan (no changes)"`
+	ApprovalMode string        `flag:"approval-mode" usage:"default (ask before edit, delete, move, execute), auto_edit, yolo (trusted folders only) or plan (no changes)"`
 }
 
 func (o *callFlags) setDefaults() { o.Timeout, o.ApprovalMode = plugins.DefaultCallTimeout, "default" }
