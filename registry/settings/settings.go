@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -217,15 +218,26 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not valid JSON (%v): its settings are ignored; fix it", path, err))
 		return
 	}
+	// Key by key: a key of the wrong type is skipped (and said, with what it must be); the
+	// file's other settings, its MCP servers and hooks, still apply.
 	var f file
-	if err := json.Unmarshal(std, &f); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be %s, not %s: its settings are ignored; fix it", path, te.Field, te.Type, te.Value))
-		} else {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v: its settings are ignored; fix it", path, err))
+	for range 64 {
+		err := json.Unmarshal(std, &f)
+		if err == nil {
+			break
 		}
-		return
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || te.Field == "" {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v: its settings are ignored; fix it", path, err))
+			return
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s must be %s, not %s: skipped (the rest of the file applies)", path, te.Field, jsonKind(te.Type), jsonValueKind(te.Value)))
+		var generic map[string]any
+		if json.Unmarshal(std, &generic) != nil || !deletePath(generic, strings.Split(te.Field, ".")) {
+			return
+		}
+		std, _ = json.Marshal(generic)
+		f = file{}
 	}
 	set := func(key string) { s.Origin[key] = path }
 	if f.Model.Name != nil {
@@ -319,6 +331,62 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 		s.servers[name] = raw
 		set("mcpServers." + name)
 	}
+}
+
+// deletePath removes the key at path (object keys) from m; false when it is not there.
+func deletePath(m map[string]any, path []string) bool {
+	for len(path) > 1 {
+		next, ok := m[path[0]].(map[string]any)
+		if !ok {
+			return false
+		}
+		m, path = next, path[1:]
+	}
+	if _, ok := m[path[0]]; !ok {
+		return false
+	}
+	delete(m, path[0])
+	return true
+}
+
+// jsonKind says a Go type as the JSON a settings file must have.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
+		return "a number"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "a list of strings"
+		}
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another type"
+}
+
+// jsonValueKind says what the file had, in the same words.
+func jsonValueKind(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	return v
 }
 
 func stringOrList(raw json.RawMessage) ([]string, bool) {

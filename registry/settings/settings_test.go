@@ -33,8 +33,17 @@ func TestLoad(t *testing.T) {
 			}
 		}},
 		{"wrong type names the key", `{"model": {"name": 5}}`, "", false, func(t *testing.T, s *Settings) {
-			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "model.name must be string") {
+			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "model.name must be a string, not a number: skipped") {
 				t.Errorf("%v", s.Warnings)
+			}
+		}},
+		{"a wrong key leaves the rest", `{"model": {"name": 5}, "tools": {"exclude": "run_shell_command", "core": ["read_file"]},
+			"mcpServers": {"db": {"command": "db-server"}}, "security": {"disableYoloMode": true}}`, "", false, func(t *testing.T, s *Settings) {
+			if len(s.Warnings) != 2 || !strings.Contains(strings.Join(s.Warnings, "\n"), "tools.exclude must be a list of strings, not a string: skipped") {
+				t.Errorf("%v", s.Warnings)
+			}
+			if !s.NoYolo || len(s.CoreTools) != 1 || s.Model != "" || len(s.servers) != 1 {
+				t.Errorf("the rest did not apply: %+v", s)
 			}
 		}},
 		{"threshold out of range", `{"model": {"compressionThreshold": 7}}`, "", false, func(t *testing.T, s *Settings) {
