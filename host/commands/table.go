@@ -37,6 +37,10 @@ type Entry struct {
 // Qualified is "<extension>:<command>", which always works.
 func (e *Entry) Qualified() string { return e.Extension.Name + ":" + e.Declared }
 
+// Dotted is "<extension>.<command>", Gemini CLI's name for an extension command whose name
+// a built-in command has (the shell shows it so); it always works too.
+func (e *Entry) Dotted() string { return e.Extension.Name + "." + e.Declared }
+
 // Table is the command table of one discovery.
 type Table struct {
 	Warnings []string          // discovery's (an unreadable manifest or enablement file)
@@ -73,6 +77,7 @@ func NewTable(d *registry.Discovery) *Table {
 			t.Entries = append(t.Entries, e)
 			t.byName[e.Name] = e
 			t.byName[e.Qualified()] = e
+			t.byName[e.Dotted()] = e
 		}
 	}
 	sort.Slice(t.Entries, func(i, j int) bool { return t.Entries[i].Name < t.Entries[j].Name })

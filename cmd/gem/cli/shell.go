@@ -236,9 +236,20 @@ func (s *shell) listCommands(w io.Writer) {
 		if len(row.Subcommands) > 0 {
 			subs = " [" + strings.Join(row.Subcommands, "|") + "]"
 		}
-		fmt.Fprintf(tw, "  /%s%s\t%s\t(from %s)\n", row.Name, subs, desc, row.Extension)
+		fmt.Fprintf(tw, "  /%s%s\t%s\t(from %s)\n", s.shownName(row.Name), subs, desc, row.Extension)
 	}
 	tw.Flush()
+}
+
+// shownName is how the shell names an extension command: as it is, or "<extension>.<name>"
+// when a built-in command has its name (the built-in answers /<name>, as in Gemini CLI).
+func (s *shell) shownName(name string) string {
+	if _, builtin := shellBuiltins[name]; builtin {
+		if e, ok := s.table.Lookup(name); ok {
+			return e.Dotted()
+		}
+	}
+	return name
 }
 
 // complete offers command names after "/", and subcommands after a command.
@@ -275,8 +286,8 @@ func (s *shell) complete(line string) []string {
 		}
 	}
 	for _, e := range s.table.Entries {
-		if strings.HasPrefix(e.Name, body) {
-			out = append(out, "/"+e.Name+" ")
+		if name := s.shownName(e.Name); strings.HasPrefix(name, body) {
+			out = append(out, "/"+name+" ")
 		}
 	}
 	sort.Strings(out)
