@@ -472,6 +472,10 @@ func describeCall(t *Tool, args json.RawMessage) string {
 			always = fmt.Sprintf(" (\"always\" covers every %s command)", termsafe.Show(an.Commands[0][0], "")) // as policy.Remember saves it
 		}
 	}
+	if diff, ok := t.previewEdit(args); ok {
+		// a file edit: the change itself, as a unified diff
+		return fmt.Sprintf("%s (%s, from %s) wants to change a file:\n%s\nAllow it?", t.Name, t.Kind(), t.Extension, termsafe.Show(diff, "  "))
+	}
 	return fmt.Sprintf("%s (%s, from %s) wants to run:\n%s\nAllow it%s?", t.Name, t.Kind(), t.Extension, termsafe.Show(what, "  "), always)
 }
 

@@ -175,6 +175,44 @@ func coreEdit[A any](name, description string, kind Kind, run func(*coreBackend,
 	}}
 }
 
+// previewEdit is the unified diff a core edit tool's call would make (write_file, replace),
+// computed on the file as it is now, to show in its confirmation; ok is false for any other
+// call, or one that would fail (its own error says why when it runs).
+func (t *Tool) previewEdit(args json.RawMessage) (string, bool) {
+	c, ok := t.backend.(*coreBackend)
+	if !ok {
+		return "", false
+	}
+	var a replaceArgs // write_file's fields are a subset: file_path; content is read apart
+	var w writeFileArgs
+	if json.Unmarshal(args, &a) != nil || json.Unmarshal(args, &w) != nil {
+		return "", false
+	}
+	rel, err := c.rel(a.FilePath)
+	if err != nil {
+		return "", false
+	}
+	before, _ := c.read(rel)
+	var after string
+	switch t.Declared {
+	case "write_file":
+		after = w.Content
+	case "replace":
+		if a.OldString == "" {
+			after = a.NewString
+			break
+		}
+		n := strings.Count(string(before), a.OldString)
+		if n == 0 || (!a.AllowMultiple && n != max(a.ExpectedReplacements, 1)) {
+			return "", false
+		}
+		after = strings.ReplaceAll(string(before), a.OldString, a.NewString)
+	default:
+		return "", false
+	}
+	return strings.TrimRight(diffStat(c.abs(rel), string(before), after).Diff, "\n"), true
+}
+
 // editStat is what an edit changed: the unified diff of the file and its line counts (what
 // Gemini CLI's stats report as files.totalLinesAdded and totalLinesRemoved).
 type editStat struct {

@@ -245,3 +245,27 @@ func TestCoreEditsCarryTheirDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestEditQuestionsShowTheDiff: the question about an edit shows the change it would make,
+// computed on the file as it is; a replace that would fail shows the call instead.
+func TestEditQuestionsShowTheDiff(t *testing.T) {
+	env := testhome.Env(t, nil)
+	os.WriteFile(filepath.Join(env.Cwd, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	r := load(t, env, Options{CoreWorkspace: env.Cwd})
+	for _, c := range []struct {
+		tool, args string
+		want       []string
+	}{
+		{"replace", `{"file_path":"a.txt","old_string":"two","new_string":"TWO"}`, []string{"wants to change a file:", "-two", "+TWO", " one"}},
+		{"write_file", `{"file_path":"b.txt","content":"new\n"}`, []string{"wants to change a file:", "+++ " + filepath.Join(env.Cwd, "b.txt"), "+new"}},
+		{"replace", `{"file_path":"a.txt","old_string":"absent","new_string":"x"}`, []string{"wants to run:", `"old_string":"absent"`}},
+	} {
+		tl, _ := r.Lookup(c.tool)
+		q := describeCall(tl, json.RawMessage(c.args))
+		for _, w := range c.want {
+			if !strings.Contains(q, w) {
+				t.Errorf("%s %s: question lacks %q:\n%s", c.tool, c.args, w, q)
+			}
+		}
+	}
+}
