@@ -238,6 +238,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		if err != nil {
 			errs = append(errs, err)
 		} else {
+			c.services = opts.Services
 			r.pluginTools, r.core = append(r.pluginTools, core...), c
 		}
 	}

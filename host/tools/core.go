@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +102,21 @@ type (
 	writeFileArgs struct {
 		FilePath string `json:"file_path" jsonschema:"the path to the file (absolute, or relative to the workspace)"`
 		Content  string `json:"content" jsonschema:"the whole new content"`
+	}
+	askOption struct {
+		Label       string `json:"label" jsonschema:"the option, in 1-5 words"`
+		Description string `json:"description" jsonschema:"what choosing it means"`
+	}
+	askQuestion struct {
+		Question    string      `json:"question" jsonschema:"the whole question, ending with a question mark"`
+		Header      string      `json:"header" jsonschema:"a very short label (Auth method, Library)"`
+		Type        string      `json:"type" jsonschema:"choice (options), text (free form) or yesno"`
+		Options     []askOption `json:"options,omitempty" jsonschema:"for choice: 2-4 options (the user may also type their own answer)"`
+		MultiSelect bool        `json:"multiSelect,omitempty" jsonschema:"for choice: several options may be chosen"`
+		Placeholder string      `json:"placeholder,omitempty" jsonschema:"a hint for the typed answer"`
+	}
+	askUserArgs struct {
+		Questions []askQuestion `json:"questions" jsonschema:"one to four questions"`
 	}
 	saveMemoryArgs struct {
 		Fact string `json:"fact" jsonschema:"a short fact to remember in every later session"`
@@ -257,13 +273,15 @@ var coreSpecs = []coreSpec{
 	coreEdit("replace", "Replaces exact text in a file of the workspace: exactly one occurrence of old_string, or every one with allow_multiple.", KindEdit, (*coreBackend).replace).
 		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
 	core("save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, (*coreBackend).saveMemory),
+	core("ask_user", "Asks the user one to four questions (choice, text or yes/no) on their terminal and returns their answers; without a terminal it fails: decide, or say what you need.", KindThink, (*coreBackend).askUser),
 	core("write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, (*coreBackend).writeTodos),
 	coreCtx("web_fetch", "Fetches the http(s) URLs named in prompt (up to 20; public addresses only) and returns their text, for the request the prompt makes.", KindFetch, (*coreBackend).webFetch),
 }
 
 // coreBackend runs the core tools in one workspace.
 type coreBackend struct {
-	dir        string // the workspace, absolute
+	services   *Services // the session's: ask_user asks through it
+	dir        string    // the workspace, absolute
 	root       *os.Root
 	memoryFile string // the user's context file save_memory appends to
 	mu         sync.Mutex
@@ -951,6 +969,71 @@ func SaveMemory(file, fact string) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("remembered in %s: %s", file, fact), nil
+}
+
+// askUser puts the model's questions to the user, one at a time, and returns
+// "header: answer" lines. A choice is answered by number (several, comma separated, with
+// multiSelect) or in the user's own words.
+func (c *coreBackend) askUser(a askUserArgs) (string, error) {
+	if len(a.Questions) == 0 || len(a.Questions) > 4 {
+		return "", fmt.Errorf("questions: give one to four, not %d", len(a.Questions))
+	}
+	if c.services == nil || c.services.Answer == nil {
+		return "", errors.New("there is no terminal to ask the user on: decide yourself, or end your answer with what you need to know")
+	}
+	var out strings.Builder
+	for _, q := range a.Questions {
+		var b strings.Builder
+		fmt.Fprintf(&b, "[%s] %s", q.Header, q.Question)
+		switch q.Type {
+		case "yesno":
+			b.WriteString(" (yes/no)")
+		case "text":
+			if q.Placeholder != "" {
+				fmt.Fprintf(&b, " (%s)", q.Placeholder)
+			}
+		default:
+			for i, o := range q.Options {
+				fmt.Fprintf(&b, "\n  %d. %s", i+1, o.Label)
+				if o.Description != "" {
+					b.WriteString(" — " + o.Description)
+				}
+			}
+			if len(q.Options) > 0 {
+				if q.MultiSelect {
+					b.WriteString("\nAnswer with numbers (1,3), or in your own words:")
+				} else {
+					b.WriteString("\nAnswer with a number, or in your own words:")
+				}
+			}
+		}
+		answer, err := c.services.answer(b.String())
+		if err != nil {
+			return "", fmt.Errorf("the user could not be asked: %w", err)
+		}
+		fmt.Fprintf(&out, "%s: %s\n", q.Header, chosen(q, strings.TrimSpace(answer)))
+	}
+	return out.String(), nil
+}
+
+// chosen turns option numbers into their labels ("2" → "OAuth"); anything else is the user's
+// own answer.
+func chosen(q askQuestion, answer string) string {
+	if len(q.Options) == 0 || answer == "" {
+		if answer == "" {
+			return "(no answer)"
+		}
+		return answer
+	}
+	var labels []string
+	for _, part := range strings.Split(answer, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > len(q.Options) {
+			return answer
+		}
+		labels = append(labels, q.Options[n-1].Label)
+	}
+	return strings.Join(labels, ", ")
 }
 
 func (c *coreBackend) writeTodos(a writeTodosArgs) (string, error) {

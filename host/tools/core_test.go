@@ -269,3 +269,38 @@ func TestEditQuestionsShowTheDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestAskUser: the model's questions go to the user (Services.Answer) one by one; a choice is
+// answered by number or in words; without anyone to ask, the model is told to decide.
+func TestAskUser(t *testing.T) {
+	env := testhome.Env(t, nil)
+	var asked []string
+	answers := []string{"2\n", "1, 3\n", "my own idea\n", "yes\n"}
+	svc := &Services{Answer: func(q string) (string, error) {
+		asked = append(asked, q)
+		a := answers[0]
+		answers = answers[1:]
+		return a, nil
+	}}
+	r := load(t, env, Options{CoreWorkspace: env.Cwd, Services: svc})
+	args := `{"questions":[
+		{"question":"Which auth?","header":"Auth","type":"choice","options":[{"label":"API key","description":"simple"},{"label":"OAuth","description":"SSO"}]},
+		{"question":"Which tests?","header":"Tests","type":"choice","multiSelect":true,"options":[{"label":"unit","description":""},{"label":"e2e","description":""},{"label":"fuzz","description":""}]},
+		{"question":"Name?","header":"Name","type":"text","placeholder":"a short name"},
+		{"question":"Ship it?","header":"Ship","type":"yesno"}]}`
+	res, err := r.Call(context.Background(), "ask_user", json.RawMessage(args), CallOptions{})
+	if err != nil || res.Error != nil {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if want := "Auth: OAuth\nTests: unit, fuzz\nName: my own idea\nShip: yes\n"; res.Text != want {
+		t.Errorf("answers %q, want %q", res.Text, want)
+	}
+	if len(asked) != 4 || !strings.Contains(asked[0], "[Auth] Which auth?\n  1. API key — simple\n  2. OAuth — SSO") || !strings.Contains(asked[3], "(yes/no)") {
+		t.Errorf("questions %q", asked)
+	}
+	r2 := load(t, testhome.Env(t, nil), Options{CoreWorkspace: env.Cwd})
+	res, err = r2.Call(context.Background(), "ask_user", json.RawMessage(`{"questions":[{"question":"?","header":"h","type":"text"}]}`), CallOptions{})
+	if err != nil || res.Error == nil || !strings.Contains(res.Text, "there is no terminal to ask the user on") {
+		t.Errorf("without a terminal: %v %+v", err, res)
+	}
+}

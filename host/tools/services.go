@@ -20,13 +20,23 @@ type Services struct {
 	Ask func(question string) (policy.Answer, error)
 	// Notify hears of what the user is asked, before they are (Notification hooks: kind
 	// "ToolPermission", the question, the tool's name and arguments); nil hears nothing.
-	Notify   func(kind, message string, details map[string]any)
+	Notify func(kind, message string, details map[string]any)
+	// Answer asks the user a question the model put (ask_user) and returns what they typed;
+	// nil, or an error: there is no one to ask (no terminal).
+	Answer   func(question string) (string, error)
 	Progress io.Writer    // nil drops progress
 	Logger   hclog.Logger // nil drops logs
 	Plugin   string       // names the plugin in logs and questions
 
 	mu    sync.Mutex // one question at a time
 	outMu sync.Mutex // one progress line at a time
+}
+
+// answer puts a question to the user (through s.Answer), one question at a time.
+func (s *Services) answer(question string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Answer(question)
 }
 
 // confirm asks the user (through s.Confirm) about what a tool is about to do.

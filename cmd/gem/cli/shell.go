@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"os"
 	"os/signal"
@@ -308,6 +309,10 @@ func (s *shell) openAgent() bool {
 			a, err := s.askPolicy(q)
 			return a == policy.AnswerYes || a == policy.AnswerAlways || a == policy.AnswerSave, err
 		}
+	}
+	services.Answer = func(q string) (string, error) {
+		fmt.Fprintln(s.sess.stderr, termsafe.Text(q))
+		return s.line.Prompt("> ")
 	}
 	a, err := openAgent(context.Background(), s.sess, services, s.opts)
 	if err != nil {

@@ -271,6 +271,24 @@ func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...str
 // refused; progress on stderr; plugin logs into the log file.
 func (s *session) cliServices(yes bool) *tools.Services {
 	svc := &tools.Services{Progress: s.stderr, Logger: s.log}
+	// The model's own questions (ask_user) need a person: --yes does not answer them.
+	svc.Answer = func(q string) (string, error) {
+		tty, err := s.io.OpenTTY()
+		if err == nil && !s.io.IsStderrTTY() {
+			tty.Close()
+			err = errors.New("stderr is not a terminal")
+		}
+		if err != nil {
+			return "", fmt.Errorf("no terminal to ask on: %w", err)
+		}
+		defer tty.Close()
+		fmt.Fprintf(tty, "%s\n> ", termsafe.Text(q))
+		line, err := bufio.NewReader(tty).ReadString('\n')
+		if err != nil && line == "" {
+			return "", err
+		}
+		return line, nil
+	}
 	if yes {
 		svc.Confirm = func(string) (bool, error) { return true, nil }
 		svc.Ask = func(string) (policy.Answer, error) { return policy.AnswerYes, nil }
