@@ -30,7 +30,8 @@ import (
 // answered as search_file_content, its older name), write_file and replace work on files, confined to the workspace by an
 // os.Root (no path, .. or symbolic link leads out of it; the kernel's openat2 where there is
 // one); save_memory appends a fact to the user's GEMINI.md (the one file outside the
-// workspace they write); write_todos keeps a plan. They run in gem's process and go through
+// workspace they write); write_todos keeps a plan; ask_user puts the model's questions to the
+// user (Services.Answer: the terminal, never --yes). They run in gem's process and go through
 // the same policy, confirmation, hooks and audit as extension tools: reading and searching
 // are kinds read and search, writing, replacing and remembering kind edit (asked in the
 // default mode). They never write what sandboxed programs may not change either
