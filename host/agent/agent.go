@@ -544,7 +544,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if sa := a.subagent(call.Name); sa != nil {
 		res, err = a.runSubagent(ctx, s, sa, args, st)
 	} else {
-		res, err = a.Tools.Call(ctx, call.Name, args, a.CallOptions)
+		opts := a.CallOptions
+		opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
+		res, err = a.Tools.Call(ctx, call.Name, args, opts)
 	}
 	if err != nil || (res != nil && res.Error != nil) {
 		st.Failed++

@@ -47,6 +47,12 @@ func TestHookOutputFields(t *testing.T) {
 					t.Errorf("a rewrite to a wrong type must fail validation: %s", b)
 				}
 			}},
+		{"BeforeTool ask makes the call asked even in yolo (no one answers here: not run)", map[string]string{"BeforeTool": `{"decision":"ask","reason":"it echoes to prod"}`}, echoThenDone,
+			func(t *testing.T, srv *fakegemini.Server, out string, err error, s *Session) {
+				if b := string(srv.Requests[1].Body); !strings.Contains(b, "echo was not approved") || err != nil {
+					t.Errorf("the call was not asked (%v): %s", err, b)
+				}
+			}},
 		{"AfterTool tool_output replaces the result", map[string]string{"AfterTool": `{"hookSpecificOutput":{"tool_output":"[redacted]"}}`}, echoThenDone,
 			func(t *testing.T, srv *fakegemini.Server, out string, err error, s *Session) {
 				if b := string(srv.Requests[1].Body); !strings.Contains(b, "[redacted]") {

@@ -52,7 +52,8 @@ var toolEvents = []string{"BeforeTool", "AfterTool"}
 // Output fields honoured: "continue": false ends the turn (stopReason says why) — except in
 // the advisory events SessionStart, SessionEnd, Notification, PreCompress and
 // BeforeToolSelection; "systemMessage" is shown to the user; "suppressOutput" keeps the
-// hook's output out of gem's log; "decision": "deny" (or "block") with "reason" refuses the
+// hook's output out of gem's log; "decision": "ask" (BeforeTool) makes the call asked even
+// where the policy allows it, the reason in the question; "decision": "deny" (or "block") with "reason" refuses the
 // prompt (BeforeAgent; it is not kept), the tool call (BeforeTool; the reason goes to the
 // model), the tool's result (AfterTool; the reason replaces it), the response (AfterAgent:
 // the reason is sent as a new prompt, at most MaxAgentRetries times) or the request
@@ -291,6 +292,7 @@ type ToolConfig struct {
 // Outcome is what the hooks of one event said, in their order.
 type Outcome struct {
 	Blocked      *BlockedError // a hook denied (not in advisory events)
+	Ask          string        // a BeforeTool hook said "decision": "ask": its reason (the call is asked)
 	Stopped      bool          // a hook said "continue": false: the turn ends
 	Reason       string        // its stopReason
 	Messages     []string      // systemMessage lines, for the user
@@ -327,6 +329,7 @@ type hookResult struct {
 	said    hookOutput
 	reason  string
 	blocked bool
+	ask     bool // "decision": "ask"
 }
 
 // triggers are the payload fields the matcher of a lifecycle event is compared with.
@@ -442,6 +445,9 @@ func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]an
 	}
 	switch event {
 	case "BeforeTool":
+		if r.ask && out.Ask == "" {
+			out.Ask = fmt.Sprintf("%s hook of %s: %s", event, hk.Source, r.reason)
+		}
 		if sp.ToolInput != nil && !hk.mayRewrite(owner) {
 			tool, _ := payload["tool_name"].(string)
 			h.warn(hk, "tried to rewrite the input of "+tool+", a tool of another extension: ignored")
@@ -537,10 +543,16 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload []byte) hookResult
 			h.warn(hk, "printed what is not JSON on stdout", "error", err)
 			return r
 		}
-		if d := strings.ToLower(r.said.Decision); d == "block" || d == "deny" {
+		switch d := strings.ToLower(r.said.Decision); d {
+		case "block", "deny":
 			r.reason, r.blocked = r.said.Reason, true
 			if r.reason == "" {
 				r.reason = "denied"
+			}
+		case "ask":
+			r.reason, r.ask = r.said.Reason, true
+			if r.reason == "" {
+				r.reason = "a hook asks"
 			}
 		}
 		return r

@@ -393,6 +393,9 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 		}
 	}
 	v := r.policy.Decide(c)
+	if opts.Confirm != "" && v.Decision == policy.Allow {
+		v.Decision = policy.AskUser // a hook asks that the user confirm
+	}
 	entry := policy.Entry{Extension: t.Extension, Tool: t.Name, ArgsDigest: policy.Digest(args), Decision: v.Decision, Rule: v.Rule.String(), Mode: r.policy.Mode, Outcome: "ran"}
 	defer func() {
 		if err := r.audit.Log(entry); err != nil {
@@ -405,6 +408,9 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 		return &DeniedError{Tool: t.Name, Rule: v.Rule.String()}
 	case policy.AskUser:
 		question := describeCall(t, args)
+		if opts.Confirm != "" {
+			question = "A hook asks you to confirm this (" + termsafe.Show(opts.Confirm, "") + ").\n" + question
+		}
 		var answer policy.Answer
 		var err error
 		if opts.Host != nil {

@@ -59,6 +59,10 @@ type HostServices = pluginhost.Services
 type CallOptions struct {
 	OnUpdate func(text string) // streamed output updates; may be nil
 	Host     HostServices      // confirmation and progress for this call; nil: the session's Services
+	// Confirm, when set, makes the call asked about even where the policy allows it (a
+	// BeforeTool hook said "decision": "ask"); it is the hook's reason, shown in the question.
+	// A call the policy denies stays denied.
+	Confirm string
 }
 
 // backend is a source of tools: a plugin (plugin.go) or an MCP server (mcp.go). A call gets
