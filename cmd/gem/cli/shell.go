@@ -224,6 +224,37 @@ func (s *shell) help(w io.Writer) {
 		fmt.Fprintln(w, "Extension commands:")
 		s.listCommands(w)
 	}
+	if cmds := s.promptCommands(); len(cmds) > 0 {
+		fmt.Fprintln(w, "Prompt commands (commands/*.toml: sent to the model):")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range cmds {
+			from := c.Source
+			if c.Extension != "" {
+				from = c.Extension
+			}
+			fmt.Fprintf(tw, "  /%s\t%s\t(from %s)\n", c.Name, termsafe.Cell(c.Description), from)
+		}
+		tw.Flush()
+	}
+	switch {
+	case s.agent != nil:
+		if ps := s.agent.mcpPrompts(context.Background()); len(ps) > 0 {
+			fmt.Fprintln(w, "MCP prompts (sent to the model):")
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			for _, p := range ps {
+				fmt.Fprintf(tw, "  /%s\t%s\t(from MCP server %s)\n", p.Command, termsafe.Cell(p.Description), p.Server)
+			}
+			tw.Flush()
+		}
+	case s.hasMCPServers():
+		fmt.Fprintln(w, "MCP prompts: listed here once the model side has started (after the first prompt); /mcp starts it.")
+	}
+}
+
+// promptCommands are the prompt commands (commands/*.toml) here.
+func (s *shell) promptCommands() []*agent.PromptCommand {
+	cmds, _ := agent.PromptCommands(s.sess.env, s.disc)
+	return cmds
 }
 
 func (s *shell) listCommands(w io.Writer) {
@@ -289,6 +320,18 @@ func (s *shell) complete(line string) []string {
 	for _, e := range s.table.Entries {
 		if name := s.shownName(e.Name); strings.HasPrefix(name, body) {
 			out = append(out, "/"+name+" ")
+		}
+	}
+	for _, c := range s.promptCommands() {
+		if strings.HasPrefix(c.Name, body) && !slices.Contains(out, "/"+c.Name+" ") {
+			out = append(out, "/"+c.Name+" ")
+		}
+	}
+	if s.agent != nil {
+		for _, p := range s.agent.mcpPrompts(context.Background()) {
+			if strings.HasPrefix(p.Command, body) {
+				out = append(out, "/"+p.Command+" ")
+			}
 		}
 	}
 	sort.Strings(out)
