@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -90,6 +91,10 @@ func NewManager(ioDir string, env []string) (*Manager, error) {
 		}
 	}
 	prune(ioDir, session) // the session's own folder is made with its first job
+	// Jobs start with SIGHUP ignored (an ignored signal stays ignored across fork and exec):
+	// when a job's shell ends, the terminal's hangup would otherwise end what it left in the
+	// background ("server &"), which the model means to keep running (kill stops it).
+	signal.Ignore(syscall.SIGHUP)
 	return m, nil
 }
 
@@ -252,6 +257,12 @@ func (j *Job) append(p []byte) {
 
 func (j *Job) wait() {
 	err := j.cmd.Wait()
+	// The job is its process group (a session of its own): a command that put work in the
+	// background ("server &") is running while that work is, and kill reaches it by the
+	// group. (A process that leaves the group, setsid, is no longer the job's.)
+	for groupAlive(j.Pid) {
+		time.Sleep(groupPoll)
+	}
 	// Let the reader drain what the process wrote last (it ends when every holder of the
 	// terminal is gone; a daemonised grandchild may keep it open).
 	select {
@@ -383,6 +394,42 @@ func (j *Job) Send(input string) error {
 	}
 	_, err := j.tty.Write([]byte(input))
 	return err
+}
+
+// groupPoll is how often a job whose leader exited is checked for processes left in its
+// group.
+const groupPoll = 100 * time.Millisecond
+
+// groupAlive reports whether a process of the group pgid is still there (not a zombie: a
+// zombie of the group is not work running, and its parent reaps it).
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true // no /proc to tell zombies apart: the signal's answer holds
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp …: comm may hold spaces and parentheses
+		rest := string(data)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && pid != pgid {
+			return true
+		}
+	}
+	return false
 }
 
 // Kill sends SIGTERM to the job's process group, then SIGKILL after grace. It reports

@@ -216,3 +216,49 @@ func TestIODir(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestBackgroundWorkKeepsTheJob: a command that leaves work in the background ("sleep &")
+// is running while that work is; kill by its handle ends the work, and the job then exits.
+func TestBackgroundWorkKeepsTheJob(t *testing.T) {
+	m := newTestManager(t)
+	j, err := m.Start("sleep 300 & echo started $!", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := j.Wait(0, regexp.MustCompile(`started \d+`), 5*time.Second, nil)
+	var child int
+	fmt.Sscanf(s.Output, "started %d", &child)
+	time.Sleep(3 * groupPoll) // the shell itself has exited by now
+	if got := j.Snapshot(); got.Status != "running" {
+		t.Fatalf("with sleep in the background the job is %q, want running", got.Status)
+	}
+	if !j.Kill(time.Second) {
+		t.Fatal("Kill says the job was not running")
+	}
+	if child <= 0 || running(child) {
+		t.Fatalf("the background sleep %d survived its job's kill", child)
+	}
+	if got := j.Snapshot(); got.Status == "running" {
+		t.Errorf("after kill: %+v", got)
+	}
+	// a command without background work still exits at once
+	j2, _ := m.Start("echo quick", "", 0)
+	if s := j2.Wait(0, nil, 5*time.Second, nil); s.Status != "exited" || s.ExitCode == nil || *s.ExitCode != 0 {
+		t.Errorf("quick job: %+v", s)
+	}
+}
+
+// running: pid is a process that has not ended (a zombie has; this machine's init may be
+// slow to reap what it adopted).
+func running(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	return len(f) > 0 && f[0] != "Z"
+}
