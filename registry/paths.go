@@ -24,6 +24,7 @@ import "path/filepath"
 //	policies.toml          the user's policy rules (UserPolicies)
 //	settings.json          gem's own user settings (SettingsFile)
 //	sessions/              saved model sessions (SessionsDir)
+//	plans/                 plan-mode turns' plans, <session>.md (PlansDir)
 //	history                the shell's history (HistoryFile)
 //	trust-asked            folders gem asked about trusting (TrustAskedFile)
 //	state.lock             the lock of lifecycle changes (LockFile)
@@ -89,6 +90,9 @@ func (e Env) UserPolicies() string { return filepath.Join(e.GemHome, "policies.t
 
 // SettingsFile is gem's own user settings file.
 func (e Env) SettingsFile() string { return filepath.Join(e.GemHome, "settings.json") }
+
+// PlansDir holds the plans of plan-mode turns, one file per session.
+func (e Env) PlansDir() string { return filepath.Join(e.GemHome, "plans") }
 
 // SessionsDir holds saved model sessions.
 func (e Env) SessionsDir() string { return filepath.Join(e.GemHome, "sessions") }

@@ -7,9 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/internal/termsafe"
+	"github.com/gemhost/gem/registry"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,7 +65,19 @@ type agentSession struct {
 	files    []agent.ContextFile
 	last     agent.Stats // the last turn's
 	prompts  *[]mcpPrompt
+	plan     bool // --approval-mode plan: the model is told, and its answers are kept as the plan
 }
+
+// planModeNote tells the model what plan mode is (Gemini CLI's plan mode: read, search and
+// plan; change nothing).
+const planModeNote = `
+
+# Plan mode
+You are in plan mode: you may read, list and search the project and fetch pages, but every
+tool that changes something (writing or replacing files, running commands, saving memories)
+is refused. Study what the request needs, then answer with a plan: the steps, the files each
+touches and what changes in them, the risks and how to check the result. Your answer is kept
+as the plan file; the user leaves plan mode to carry it out.`
 
 // openAgent connects to the Gemini API and loads tools, context, hooks and commands.
 func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions) (*agentSession, error) {
@@ -112,12 +128,15 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	hooks.Warn = func(msg string) { s.warn("%s", msg) }
 	hooks.Say = func(msg string) { fmt.Fprintln(s.stderr, msg) }
 	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks, files: files}
+	if m, err := policy.ParseMode(o.ApprovalMode); err == nil && m == policy.ModePlan {
+		a.plan = true
+	}
 	if o.Model == "" {
 		o.Model = cmp.Or(s.settings().Model, agent.DefaultModel)
 	}
 	a.agent = &agent.Agent{
 		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,
-		System: agent.SystemInstruction(files, skills), Skills: skills,
+		System: agent.SystemInstruction(files, skills) + planNote(a.plan), Skills: skills,
 		CompressAt: s.settings().CompressionThreshold, Subagents: subagents,
 	}
 	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one,
@@ -296,7 +315,32 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 	if serr := a.session.Save(); serr != nil {
 		a.s.warn("saving the session: %v", serr)
 	}
+	if a.plan && err == nil && strings.TrimSpace(text) != "" {
+		a.keepPlan(input, text)
+	}
 	return text, st, err
+}
+
+func planNote(plan bool) string {
+	if plan {
+		return planModeNote
+	}
+	return ""
+}
+
+// keepPlan writes a plan-mode answer to the session's plan file ($GEM_HOME/plans/<session>.md,
+// the latest plan under the request it answers) and says where.
+func (a *agentSession) keepPlan(request, plan string) {
+	file := filepath.Join(a.s.env.PlansDir(), strings.ReplaceAll(a.session.ID, "/", "_")+".md")
+	doc := fmt.Sprintf("# Plan\n\nRequest: %s\n\n%s\n", strings.TrimSpace(request), strings.TrimSpace(plan))
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err == nil {
+		err = registry.WriteFileAtomic(file, []byte(doc), 0o600)
+		if err == nil {
+			fmt.Fprintf(a.s.stderr, "(plan mode: the plan is kept in %s)\n", registry.Tilde(a.s.env.Home, file))
+			return
+		}
+		a.s.warn("keeping the plan: %v", err)
+	}
 }
 
 // modelYes is --yes for the model's calls: honoured in a trusted folder only. Elsewhere (a
