@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/registry/secrets"
 	"maps"
 	"os"
 	"path/filepath"
@@ -252,7 +253,7 @@ func (in *Installer) Uninstall(targets []string, opt UninstallOptions) ([]Remove
 }
 
 // removeLeftovers deletes what an extension left beside its folder: the backup of its
-// previous version, and its data folder unless opt.KeepData. It says what it deleted and
+// previous version, and its data folder and sealed settings unless opt.KeepData. It says what it deleted and
 // what it kept.
 func (in *Installer) removeLeftovers(name string, opt UninstallOptions) (deleted, kept []string) {
 	deleted, kept = []string{}, []string{}
@@ -268,12 +269,18 @@ func (in *Installer) removeLeftovers(name string, opt UninstallOptions) (deleted
 	}
 	drop(in.Env.BackupDir(name))
 	data := in.Env.DataDir(name)
+	sealed := filepath.Join(in.Env.SecretsDir(), name+".enc") // its sensitive settings
 	if opt.KeepData {
-		if _, err := os.Lstat(data); err == nil {
-			kept = append(kept, data)
+		for _, p := range []string{data, sealed} {
+			if _, err := os.Lstat(p); err == nil {
+				kept = append(kept, p)
+			}
 		}
 	} else {
 		drop(data)
+		if _, err := os.Lstat(sealed); err == nil && secrets.Write(in.Env, name, nil) == nil {
+			deleted = append(deleted, sealed)
+		}
 	}
 	return deleted, kept
 }

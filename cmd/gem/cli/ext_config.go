@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/gemhost/gem/internal/termsafe"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -110,4 +111,50 @@ func readValue(s *session, name string, sensitive bool) (string, error) {
 		return "", fmt.Errorf("no value for %s: pass --value, or pipe it on stdin", name)
 	}
 	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// askSettings asks, after an install or update on a terminal, for each setting of the
+// extension named name that is not set yet (a sensitive one hidden, then sealed), as Gemini CLI
+// does; an empty answer leaves it unset. Without a terminal, or with --skip-settings, it says
+// how to set them later.
+func askSettings(s *session, name string, skip bool) {
+	x, err := registry.Discover(s.env, registry.Providers).Get(name)
+	if err != nil {
+		return
+	}
+	states, err := install.SettingStates(s.env, x)
+	if err != nil {
+		return
+	}
+	var unset []install.SettingState
+	for _, st := range states {
+		if !st.IsSet {
+			unset = append(unset, st)
+		}
+	}
+	if len(unset) == 0 {
+		return
+	}
+	if skip || !s.io.IsStdinTTY() {
+		var names []string
+		for _, st := range unset {
+			names = append(names, st.Name)
+		}
+		fmt.Fprintf(s.stderr, "%s has settings not set yet (%s): gem ext config %s <setting> sets one\n", x.Name, strings.Join(names, ", "), x.Name)
+		return
+	}
+	fmt.Fprintf(s.stderr, "%s has settings (Enter leaves one unset):\n", x.Name)
+	for _, st := range unset {
+		if st.Description != "" {
+			fmt.Fprintf(s.stderr, "  %s\n", termsafe.Text(st.Description))
+		}
+		value, err := readValue(s, st.Name, st.Sensitive)
+		if err != nil || value == "" {
+			continue
+		}
+		setting := st.Setting
+		if err := install.SetSetting(s.env, x, &setting, value, false); err != nil {
+			s.warn("%s: %v", st.Name, err)
+		}
+	}
 }

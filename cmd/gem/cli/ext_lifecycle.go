@@ -45,10 +45,11 @@ func scopeLevel(scope string) (registry.Level, error) {
 }
 
 type extInstallOptions struct {
-	Source     string `arg:"<source>" help:"a source"`
-	Ref        string `flag:"ref" usage:"git branch, tag or commit; GitHub release tag"`
-	AutoUpdate bool   `flag:"auto-update" usage:"record that this extension updates automatically"`
-	PreRelease bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
+	Source       string `arg:"<source>" help:"a source"`
+	SkipSettings bool   `flag:"skip-settings" usage:"do not ask for the extension's settings now (gem ext config sets them later)"`
+	Ref          string `flag:"ref" usage:"git branch, tag or commit; GitHub release tag"`
+	AutoUpdate   bool   `flag:"auto-update" usage:"record that this extension updates automatically"`
+	PreRelease   bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
 	placement
 	jsonOutput
 }
@@ -74,10 +75,14 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 	for _, p := range res.Problems {
 		s.warn("%s", p.String())
 	}
-	return render(s, o.JSON, res, func() error {
+	err = render(s, o.JSON, res, func() error {
 		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (%s).\n", res.Name, res.Version, res.Path, effectHere(s, res.Path))
 		return err
 	})
+	if err == nil && !o.JSON {
+		askSettings(s, res.Name, o.SkipSettings)
+	}
+	return err
 }
 
 // effectHere says whether the extension just placed in dir is in effect in this folder: a

@@ -17,6 +17,8 @@ type extUpdateOptions struct {
 	DryRun   bool     `flag:"dry-run" usage:"only say what would be updated"`
 	Rollback bool     `flag:"rollback" usage:"put back the version the last update replaced"`
 	Consent  bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	// SkipSettings: settings a new version adds are asked on a terminal unless this is set.
+	SkipSettings bool `flag:"skip-settings" usage:"do not ask for settings the new version adds (gem ext config sets them later)"`
 	jsonOutput
 }
 
@@ -61,6 +63,13 @@ func extUpdate(ctx context.Context, s *session, o extUpdateOptions) error {
 		}
 		return nil
 	})
+	if err == nil && !o.JSON && !o.Auto {
+		for _, res := range results {
+			if res.Status == install.StatusUpdated {
+				askSettings(s, res.Name, o.SkipSettings)
+			}
+		}
+	}
 	if err == nil && failed > 0 {
 		return exitError{code: 1, msg: fmt.Sprintf("%d of %d update(s) failed; the installed versions were kept", failed, len(names))}
 	}
