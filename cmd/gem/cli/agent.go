@@ -92,7 +92,18 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	}
 	// MCP servers whose tool list is cached start in the background: the first request
 	// does not wait for them (a call to one of their tools waits for that server alone).
-	for _, err := range reg.Warm(ctx, sent) {
+	// Those never started are waited for: on a terminal, gem says which and how long (a
+	// first npx start downloads its package).
+	waitFor := reg.UncachedServers()
+	t0 := time.Now()
+	if len(waitFor) > 0 && s.io.IsStderrTTY() {
+		fmt.Fprintf(s.stderr, "starting MCP servers for the first time: %s…\n", strings.Join(waitFor, ", "))
+	}
+	warmErrs := reg.Warm(ctx, sent)
+	if len(waitFor) > 0 && s.io.IsStderrTTY() {
+		fmt.Fprintf(s.stderr, "MCP servers started in %.1fs\n", time.Since(t0).Seconds())
+	}
+	for _, err := range warmErrs {
 		s.warn("%s", errorText(err))
 	}
 	d := s.discover()
