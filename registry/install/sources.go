@@ -112,8 +112,15 @@ func (f *Fetcher) fetch(ctx context.Context, src string, opt Options, staging st
 		}
 		return &fetched{dir: dir, meta: registry.InstallMetadata{Source: source, Type: "local"}}, nil
 	case SourceGit:
+		t0 := time.Now()
+		if f.Progress != nil {
+			fmt.Fprintf(f.Progress, "cloning %s…\n", src)
+		}
 		if err := gitClone(ctx, src, opt.Ref, tree); err != nil {
 			return nil, err
+		}
+		if f.Progress != nil {
+			fmt.Fprintf(f.Progress, "cloned %s in %.1fs\n", src, time.Since(t0).Seconds())
 		}
 		return &fetched{dir: tree, meta: registry.InstallMetadata{Source: src, Type: "git", Ref: opt.Ref}}, nil
 	default:
