@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/pathx"
 	"os"
 	"path/filepath"
@@ -186,6 +187,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}
+	toolchain.EnsureCaches(needs, policy.Write, env.Home)
 	return finishEnv(childEnv, s.Environ, policy, needs), policy, nil
 }
 

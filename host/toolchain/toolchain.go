@@ -200,6 +200,33 @@ func (n *Needs) apply(pr *Profile, env Env) {
 	}
 }
 
+// EnsureCaches makes the launcher caches of granted that do not exist yet (a fresh home has
+// no ~/.npm), as the user with mode 0755, before the program runs: the sandbox can only open
+// what exists, and a launcher that cannot make its cache fails (npm then blames
+// "root-owned files"). Only the profile table's cache folders are made, never another grant.
+func EnsureCaches(needs Needs, granted []string, home string) {
+	for _, w := range needs.Write {
+		if !slices.Contains(granted, w) || !isProfileCache(w, home) {
+			continue
+		}
+		if _, err := os.Lstat(w); os.IsNotExist(err) {
+			os.MkdirAll(w, 0o755)
+		}
+	}
+}
+
+// isProfileCache: dir is a cache folder of the profile table under home.
+func isProfileCache(dir, home string) bool {
+	for _, pr := range Profiles {
+		for _, w := range pr.Write {
+			if filepath.Join(home, w) == dir {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // LookPath finds command on path (a PATH value), or returns it when it is a path.
 func LookPath(command, path string) string {
 	if command == "" {

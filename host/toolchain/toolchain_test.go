@@ -113,3 +113,22 @@ func BenchmarkFor(b *testing.B) {
 		For("npx", env)
 	}
 }
+
+// TestEnsureCaches: the granted launcher caches that do not exist are made; a cache not
+// granted, or a granted folder that is not a profile's cache, is not.
+func TestEnsureCaches(t *testing.T) {
+	home := t.TempDir()
+	npm, uv, other := filepath.Join(home, ".npm"), filepath.Join(home, ".cache", "uv"), filepath.Join(home, "notes")
+	needs := Needs{Write: []string{npm, uv, other}}
+	EnsureCaches(needs, []string{npm, other}, home)
+	cases := []struct {
+		path string
+		made bool
+	}{{npm, true}, {uv, false}, {other, false}}
+	for _, c := range cases {
+		st, err := os.Stat(c.path)
+		if made := err == nil && st.IsDir(); made != c.made {
+			t.Errorf("%s made %v, want %v", c.path, made, c.made)
+		}
+	}
+}
