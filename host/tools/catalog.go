@@ -136,6 +136,9 @@ type Catalog struct {
 	onChange    []func()
 	trusted     map[string]bool // MCP servers the user's own settings trust
 	unloaded    []unloadedPlugin
+	// failedStarts are the MCP servers that did not start when a tool of theirs was looked
+	// for, as errors: an unknown mcp_ tool names them.
+	failedStarts []string
 }
 
 // unloadedPlugin is a plugin that did not load, and the tools its cache says it brings.
@@ -374,7 +377,12 @@ func (r *Catalog) Find(ctx context.Context, name string) (*Tool, bool) {
 		}
 		return t, ok
 	}
-	r.StartMCP(ctx, r.serversFor(name)...)
+	for _, err := range r.StartMCP(ctx, r.serversFor(name)...) {
+		// kept to say why the tool is missing (unknownTool), not only "no tool"
+		r.mu.Lock()
+		r.failedStarts = append(r.failedStarts, err.Error())
+		r.mu.Unlock()
+	}
 	return r.Lookup(name)
 }
 
@@ -555,6 +563,11 @@ func (r *Catalog) unknownTool(name string) *UnknownToolError {
 		names = append(names, t.Name)
 	}
 	e := &UnknownToolError{Name: name, Similar: suggest.Closest(name, names)}
+	r.mu.RLock()
+	if strings.HasPrefix(name, "mcp_") && len(r.failedStarts) > 0 {
+		e.Unloaded = append(e.Unloaded, r.failedStarts...)
+	}
+	r.mu.RUnlock()
 	for _, u := range r.unloaded {
 		if slices.Contains(u.tools, name) {
 			e.NotLoaded, e.Similar = u.what, ""

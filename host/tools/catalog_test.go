@@ -410,7 +410,7 @@ func TestUnknownToolNamesTheUnloadedPlugin(t *testing.T) {
 		want string
 	}{
 		{"cached names", Options{NoCache: false}, "echo", `no tool "echo": plugin echo of extension kit did not load: `},
-		{"unknown tool", Options{}, "frobnicate", `no tool "frobnicate" (plugins that did not load: plugin tools of extension broken did not load: `},
+		{"unknown tool", Options{}, "frobnicate", `no tool "frobnicate" (what did not start: plugin tools of extension broken did not load: `},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.opts.Environ = []string{"PATH=/usr/bin:/bin"}

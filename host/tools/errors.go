@@ -18,7 +18,8 @@ var ErrInvalidArguments = errors.New("invalid arguments")
 // UnknownToolError: no enabled extension has a tool of that name. Similar is the tool the
 // user probably meant, or "". NotLoaded, when set, is why the tool is missing: the plugin
 // that brings it did not load ("plugin P of extension E did not load: …"); Unloaded lists
-// the plugins that did not load when which tools they bring is not known.
+// the plugins that did not load (and MCP servers that did not start) when which tools they
+// bring is not known.
 type UnknownToolError struct {
 	Name, Similar string
 	NotLoaded     string
@@ -30,7 +31,7 @@ func (e *UnknownToolError) Error() string {
 	case e.NotLoaded != "":
 		return fmt.Sprintf("no tool %q: %s", e.Name, e.NotLoaded)
 	case len(e.Unloaded) > 0:
-		return fmt.Sprintf("no tool %q (plugins that did not load: %s)", e.Name, strings.Join(e.Unloaded, "; "))
+		return fmt.Sprintf("no tool %q (what did not start: %s)", e.Name, strings.Join(e.Unloaded, "; "))
 	}
 	return fmt.Sprintf("no tool %q", e.Name)
 }

@@ -158,6 +158,9 @@ func (r *Catalog) StartMCP(ctx context.Context, names ...string) []error {
 		}
 		wg.Go(func() {
 			if err := s.Start(ctx); err != nil {
+				if r.logger != nil {
+					r.logger.Warn("mcp server did not start", "server", s.Name, "extension", s.Extension, "error", err)
+				}
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
