@@ -257,6 +257,11 @@ func (in *Installer) Uninstall(targets []string, opt UninstallOptions) ([]Remove
 // what it kept.
 func (in *Installer) removeLeftovers(name string, opt UninstallOptions) (deleted, kept []string) {
 	deleted, kept = []string{}, []string{}
+	if !registry.PlainName(name) {
+		// The folders are named by the extension's name: "../x" would name folders outside
+		// gem's (a hostile manifest's name): nothing is removed beside its own folder.
+		return deleted, kept
+	}
 	drop := func(dir string) {
 		if _, err := os.Lstat(dir); err != nil {
 			return
