@@ -273,11 +273,7 @@ func (s *session) cliServices(yes bool) *tools.Services {
 	svc := &tools.Services{Progress: s.stderr, Logger: s.log}
 	// The model's own questions (ask_user) need a person: --yes does not answer them.
 	svc.Answer = func(q string) (string, error) {
-		tty, err := s.io.OpenTTY()
-		if err == nil && !s.io.IsStderrTTY() {
-			tty.Close()
-			err = errors.New("stderr is not a terminal")
-		}
+		tty, err := s.openQuestionTTY()
 		if err != nil {
 			return "", fmt.Errorf("no terminal to ask on: %w", err)
 		}
@@ -318,16 +314,23 @@ func (s *session) cliServices(yes bool) *tools.Services {
 // questionTTY opens the terminal to ask q on, or says why it cannot and returns nil: no
 // terminal (or stderr is not one, so nobody watches) means the answer is no.
 func (s *session) questionTTY(q string) io.ReadWriteCloser {
-	tty, err := s.io.OpenTTY()
-	if err == nil && !s.io.IsStderrTTY() {
-		tty.Close()
-		err = errors.New("stderr is not a terminal")
-	}
+	tty, err := s.openQuestionTTY()
 	if err != nil {
 		fmt.Fprintf(s.stderr, "%s\nrefused: no terminal to ask on (add --yes to approve)\n", q)
 		return nil
 	}
 	return tty
+}
+
+// openQuestionTTY opens the terminal questions are asked on: /dev/tty, when stderr is one
+// too (a question is not put where nobody sees it).
+func (s *session) openQuestionTTY() (io.ReadWriteCloser, error) {
+	tty, err := s.io.OpenTTY()
+	if err == nil && !s.io.IsStderrTTY() {
+		tty.Close()
+		err = errors.New("stderr is not a terminal")
+	}
+	return tty, err
 }
 
 // parseAnswer reads a policy answer: y once, a always this session, s always and saved to
