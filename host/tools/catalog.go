@@ -380,7 +380,9 @@ func (r *Catalog) Find(ctx context.Context, name string) (*Tool, bool) {
 	for _, err := range r.StartMCP(ctx, r.serversFor(name)...) {
 		// kept to say why the tool is missing (unknownTool), not only "no tool"
 		r.mu.Lock()
-		r.failedStarts = append(r.failedStarts, err.Error())
+		if !slices.Contains(r.failedStarts, err.Error()) { // a long session looks again and again
+			r.failedStarts = append(r.failedStarts, err.Error())
+		}
 		r.mu.Unlock()
 	}
 	return r.Lookup(name)
