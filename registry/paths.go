@@ -13,6 +13,7 @@ import "path/filepath"
 //	backups/<name>/        the version an update replaced (BackupDir)
 //	secrets/               sealed sensitive settings (SecretsDir)
 //	data/<name>/           each extension's own data folder (DataDir)
+//	data/<name>/output/    what its programs keep for the model to read (OutputDir)
 //	run/                   plugin socket folders (RunDir)
 //	mcp-serve/<port>.token gem mcp serve --http's bearer tokens (ServeTokenDir)
 //	cache/discovery/       the discovery index (IndexFile)
@@ -52,8 +53,19 @@ func (e Env) BackupDir(name string) string { return filepath.Join(e.GemHome, "ba
 // SecretsDir is where sensitive settings are kept, sealed (registry/secrets).
 func (e Env) SecretsDir() string { return filepath.Join(e.GemHome, "secrets") }
 
+// OutputFolder is the folder in an extension's data folder where its programs keep what the
+// model may read later (GEM_EXTENSION_OUTPUT): core read tools read it, nothing else of the
+// data folder.
+const OutputFolder = "output"
+
+// OutputDir is extension name's output folder (GEM_EXTENSION_OUTPUT).
+func (e Env) OutputDir(name string) string { return filepath.Join(e.DataDir(name), OutputFolder) }
+
 // DataDir is extension name's own data folder (GEM_EXTENSION_DATA).
-func (e Env) DataDir(name string) string { return filepath.Join(e.GemHome, "data", name) }
+func (e Env) DataDir(name string) string { return filepath.Join(e.DataRoot(), name) }
+
+// DataRoot holds every extension's data folder.
+func (e Env) DataRoot() string { return filepath.Join(e.GemHome, "data") }
 
 // RunDir holds the plugins' socket folders.
 func (e Env) RunDir() string { return filepath.Join(e.GemHome, "run") }

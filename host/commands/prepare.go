@@ -121,7 +121,8 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 // ChildEnv is the environment of one of x's subprocesses (command, plugin): the sanitised
 // environ (plus the names sandboxEnv allows), then x's settings, the declared env with
 // variables expanded for platform p, and gem's own variables (GEMINI_CLI, GEM_EXTENSION_NAME,
-// GEM_EXTENSION_PATH, GEM_WORKSPACE=root, GEM_HOME, GEM_BIN).
+// GEM_EXTENSION_PATH, GEM_WORKSPACE=root, GEM_HOME, GEM_BIN, GEM_EXTENSION_DATA,
+// GEM_EXTENSION_OUTPUT).
 func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, sandboxEnv, environ []string, readSecrets registry.SecretReader) ([]string, error) {
 	settings, err := registry.SettingsEnv(env, x, readSecrets)
 	if err != nil {
@@ -136,6 +137,10 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 	if data, temp, err := sandbox.PrivateDirs(env.GemHome, x.Name); err == nil {
 		// The folders the sandbox lets the extension write besides the workspace.
 		add = append(add, "GEM_EXTENSION_DATA="+data, "TMPDIR="+temp)
+		// What the model may read later with read_file (registry.OutputFolder).
+		if out := filepath.Join(data, registry.OutputFolder); sandbox.OwnDir(out) == nil {
+			add = append(add, "GEM_EXTENSION_OUTPUT="+out)
+		}
 	}
 	if self, err := os.Executable(); err == nil {
 		add = append(add, "GEM_BIN="+self) // so a command can call gem back (the gallery installs with it)

@@ -242,6 +242,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			errs = append(errs, err)
 		} else {
 			c.services = opts.Services
+			c.dataDir = env.DataRoot()
 			r.pluginTools, r.core = append(r.pluginTools, core...), c
 		}
 	}

@@ -29,7 +29,9 @@ import (
 // policies carry over: read_file, read_many_files, list_directory, glob, grep_search (also
 // answered as search_file_content, its older name), write_file and replace work on files, confined to the workspace by an
 // os.Root (no path, .. or symbolic link leads out of it; the kernel's openat2 where there is
-// one); save_memory appends a fact to the user's GEMINI.md (the one file outside the
+// one); read_file and list_directory also read, never write, extensions' output folders
+// (outputRoot: what shell-tools saves of a command's output, as its design says the model
+// reads it later); save_memory appends a fact to the user's GEMINI.md (the one file outside the
 // workspace they write); write_todos keeps a plan; ask_user puts the model's questions to the
 // user (Services.Answer: the terminal, never --yes). They run in gem's process and go through
 // the same policy, confirmation, hooks and audit as extension tools: reading and searching
@@ -285,6 +287,7 @@ type coreBackend struct {
 	dir        string    // the workspace, absolute
 	root       *os.Root
 	memoryFile string // the user's context file save_memory appends to
+	dataDir    string // <GEM_HOME>/data: extensions' output folders under it are readable
 	mu         sync.Mutex
 	todos      []todo
 	web        *webFetcher
@@ -399,13 +402,60 @@ func (c *coreBackend) rel(p string) (string, error) {
 	return r, nil
 }
 
+// outputRoot: whether p (absolute) lies in an extension's output folder
+// (<GEM_HOME>/data/<extension>/output, GEM_EXTENSION_OUTPUT), which read_file and
+// list_directory read, never write, besides the workspace: what extensions' programs keep
+// for the model to read later (shell-tools' saved output). It answers that folder as an
+// os.Root and p relative to it, so no link or .. leads out of it.
+func (c *coreBackend) outputRoot(p string) (root *os.Root, rel string, ok bool, err error) {
+	if c.dataDir == "" || !filepath.IsAbs(p) {
+		return nil, "", false, nil
+	}
+	r, err := filepath.Rel(c.dataDir, filepath.Clean(p))
+	if err != nil {
+		return nil, "", false, nil
+	}
+	parts := strings.SplitN(filepath.ToSlash(r), "/", 3)
+	if len(parts) < 2 || parts[1] != registry.OutputFolder || parts[0] == ".." || parts[0] == "." {
+		return nil, "", false, nil
+	}
+	rel = "."
+	if len(parts) == 3 {
+		rel = filepath.FromSlash(parts[2])
+	}
+	ext, err := os.OpenRoot(filepath.Join(c.dataDir, parts[0]))
+	if err != nil {
+		return nil, "", true, err
+	}
+	defer ext.Close()
+	if st, err := ext.Lstat(registry.OutputFolder); err != nil || !st.IsDir() {
+		return nil, "", true, &pathError{p, "is not in a folder gem made for an extension's output"}
+	}
+	root, err = ext.OpenRoot(registry.OutputFolder)
+	return root, rel, true, err
+}
+
+// outputError says what an os.Root refusal in an output folder means.
+func outputError(p string, err error) error {
+	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+		return &pathError{p, "leads out of the extension's output folder (a link or ..): core tools read inside it only"}
+	}
+	return err
+}
+
 // abs is the absolute path of rel in the workspace, as the tools answer with.
 func (c *coreBackend) abs(rel string) string { return filepath.Join(c.dir, rel) }
 
 func (c *coreBackend) read(rel string) ([]byte, error) {
-	f, err := c.root.Open(rel)
+	data, err := readIn(c.root, rel, c.abs(rel))
+	return data, c.fsError(rel, err)
+}
+
+// readIn reads rel under root whole (abs names it in errors).
+func readIn(root *os.Root, rel, abs string) ([]byte, error) {
+	f, err := root.Open(rel)
 	if err != nil {
-		return nil, c.fsError(rel, err)
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -413,10 +463,10 @@ func (c *coreBackend) read(rel string) ([]byte, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder: list_directory lists it", c.abs(rel))
+		return nil, fmt.Errorf("%s is a folder: list_directory lists it", abs)
 	}
 	if st.Size() > coreMaxFile {
-		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", c.abs(rel), st.Size(), coreMaxFile)
+		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", abs, st.Size(), coreMaxFile)
 	}
 	data := make([]byte, st.Size())
 	_, err = f.ReadAt(data, 0)
@@ -435,19 +485,32 @@ func (c *coreBackend) fsError(rel string, err error) error {
 }
 
 func (c *coreBackend) readFile(a readFileArgs) (string, error) {
-	rel, err := c.rel(a.FilePath)
-	if err != nil {
-		return "", err
-	}
 	if a.EndLine > 0 && a.StartLine > a.EndLine {
 		return "", fmt.Errorf("start_line %d is after end_line %d", a.StartLine, a.EndLine)
 	}
-	data, err := c.read(rel)
-	if err != nil {
-		return "", err
+	var data []byte
+	abs := a.FilePath
+	if out, rel, ok, err := c.outputRoot(a.FilePath); ok {
+		if err != nil {
+			return "", err
+		}
+		data, err = readIn(out, rel, abs)
+		out.Close()
+		if err != nil {
+			return "", outputError(abs, err)
+		}
+	} else {
+		rel, err := c.rel(a.FilePath)
+		if err != nil {
+			return "", err
+		}
+		if data, err = c.read(rel); err != nil {
+			return "", err
+		}
+		abs = c.abs(rel)
 	}
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
-		return fmt.Sprintf("[binary file %s, %d bytes]", c.abs(rel), len(data)), nil
+		return fmt.Sprintf("[binary file %s, %d bytes]", abs, len(data)), nil
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	if lines[len(lines)-1] == "" {
@@ -538,6 +601,25 @@ func (f *fileFiltering) respect() bool {
 }
 
 func (c *coreBackend) listDirectory(a listDirArgs) (string, error) {
+	if out, rel, ok, err := c.outputRoot(a.DirPath); ok {
+		if err != nil {
+			return "", err
+		}
+		defer out.Close()
+		entries, err := fs.ReadDir(out.FS(), filepath.ToSlash(rel))
+		if err != nil {
+			return "", outputError(a.DirPath, err)
+		}
+		var names []string
+		for _, e := range entries {
+			if e.IsDir() {
+				names = append(names, "[DIR] "+e.Name())
+			} else {
+				names = append(names, e.Name())
+			}
+		}
+		return fmt.Sprintf("%s:\n%s\n", a.DirPath, strings.Join(names, "\n")), nil
+	}
 	rel, err := c.rel(a.DirPath)
 	if err != nil {
 		return "", err

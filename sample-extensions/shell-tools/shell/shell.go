@@ -14,9 +14,10 @@
 //     pattern, when the command exits or after ai_callback_delay.
 //   - Persistence: <io dir>/<session>/<handle>/stdout.txt (the kept output) and info.json
 //     (handle, command, dir, pid, times, status, exit code), rewritten when a call returns
-//     and when the job ends. The io dir is $SHELL_TOOLS_IO, else $GEM_EXTENSION_DATA/io
-//     (the extension's data folder, which gem's sandbox lets it write: ~/.gem/data/
-//     shell-tools/io), else $GEM_HOME/io, else ~/.gem/io. At start, sessions older than 7 days are removed and only the 20 newest
+//     and when the job ends. The io dir is $SHELL_TOOLS_IO, else $GEM_EXTENSION_OUTPUT/io
+//     (the extension's output folder, which gem's sandbox lets it write and gem's read_file
+//     reads: ~/.gem/data/shell-tools/output/io), else $GEM_EXTENSION_DATA/io, else
+//     $GEM_HOME/io, else ~/.gem/io. At start, sessions older than 7 days are removed and only the 20 newest
 //     are kept.
 //   - kill: SIGTERM to the job's process group, SIGKILL after 2 s; on plugin shutdown every
 //     job still running is killed the same way. If the plugin dies, the kernel hangs up
@@ -70,6 +71,9 @@ type Manager struct {
 func IODir(getenv func(string) string) string {
 	if d := getenv("SHELL_TOOLS_IO"); d != "" {
 		return d
+	}
+	if d := getenv("GEM_EXTENSION_OUTPUT"); d != "" {
+		return filepath.Join(d, "io") // where gem's read_file reads
 	}
 	if d := getenv("GEM_EXTENSION_DATA"); d != "" {
 		return filepath.Join(d, "io")
