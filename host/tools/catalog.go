@@ -242,7 +242,10 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			errs = append(errs, err)
 		} else {
 			c.services = opts.Services
-			c.dataDir = env.DataRoot()
+			c.dataDir, c.catalog = env.DataRoot(), r
+			if len(r.servers) == 0 {
+				core = slices.DeleteFunc(core, func(t *Tool) bool { return slices.Contains(mcpResourceTools, t.Declared) })
+			}
 			r.pluginTools, r.core = append(r.pluginTools, core...), c
 		}
 	}

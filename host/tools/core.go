@@ -29,7 +29,8 @@ import (
 // policies carry over: read_file, read_many_files, list_directory, glob, grep_search (also
 // answered as search_file_content, its older name), write_file and replace work on files, confined to the workspace by an
 // os.Root (no path, .. or symbolic link leads out of it; the kernel's openat2 where there is
-// one); read_file and list_directory also read, never write, extensions' output folders
+// one); list_mcp_resources and read_mcp_resource read MCP servers' resources
+// (mcpresources.go); read_file and list_directory also read, never write, extensions' output folders
 // (outputRoot: what shell-tools saves of a command's output, as its design says the model
 // reads it later); save_memory appends a fact to the user's GEMINI.md (the one file outside the
 // workspace they write); write_todos keeps a plan; ask_user puts the model's questions to the
@@ -278,6 +279,8 @@ var coreSpecs = []coreSpec{
 	core("save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, (*coreBackend).saveMemory),
 	core("ask_user", "Asks the user one to four questions (choice, text or yes/no) on their terminal and returns their answers; without a terminal it fails: decide, or say what you need.", KindThink, (*coreBackend).askUser),
 	core("write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, (*coreBackend).writeTodos),
+	coreCtx("list_mcp_resources", "Lists the resources (and resource templates) the session's MCP servers offer, as server: uri — name: description.", KindRead, (*coreBackend).listResources),
+	coreCtx("read_mcp_resource", "Reads the content of an MCP resource by its URI (one list_mcp_resources lists).", KindRead, (*coreBackend).readResource),
 	coreCtx("web_fetch", "Fetches the http(s) URLs named in prompt (up to 20; public addresses only) and returns their text, for the request the prompt makes.", KindFetch, (*coreBackend).webFetch),
 }
 
@@ -286,8 +289,9 @@ type coreBackend struct {
 	services   *Services // the session's: ask_user asks through it
 	dir        string    // the workspace, absolute
 	root       *os.Root
-	memoryFile string // the user's context file save_memory appends to
-	dataDir    string // <GEM_HOME>/data: extensions' output folders under it are readable
+	memoryFile string   // the user's context file save_memory appends to
+	dataDir    string   // <GEM_HOME>/data: extensions' output folders under it are readable
+	catalog    *Catalog // its MCP servers' resources (list_mcp_resources, read_mcp_resource)
 	mu         sync.Mutex
 	todos      []todo
 	web        *webFetcher
