@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -142,10 +143,31 @@ func (f *Fetcher) unpack(file, tree string) (string, error) {
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		return "", err
 	}
+	t0 := time.Now()
+	if f.Progress != nil {
+		fmt.Fprintf(f.Progress, "unpacking %s…\n", filepath.Base(file))
+	}
 	if err := Extract(file, tree, DefaultArchiveLimits); err != nil {
 		return "", err
 	}
+	if f.Progress != nil {
+		files, size := treeSize(tree)
+		fmt.Fprintf(f.Progress, "unpacked %s: %d files, %.1f MiB in %.1fs\n", filepath.Base(file), files, float64(size)/(1<<20), time.Since(t0).Seconds())
+	}
 	return extensionRoot(tree)
+}
+
+// treeSize counts the regular files under dir and their bytes (for progress).
+func treeSize(dir string) (files int, size int64) {
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				files, size = files+1, size+info.Size()
+			}
+		}
+		return nil
+	})
+	return files, size
 }
 
 // gitClone clones url at ref (branch, tag or commit) into dir, never prompting.
