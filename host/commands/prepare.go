@@ -189,6 +189,9 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 		policy.Read = append(policy.Read, needs.Read...)
 		policy.Write = append(policy.Write, needs.Write...)
 	}
+	// A toolchain switch (nvm use, another venv first) among those agreed to needs no new
+	// consent: the same toolchain at another version (toolchain.Switched).
+	policy.Read = append(policy.Read, toolchain.Switched(needs.Read, policy.Read, env.Home)...)
 	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}

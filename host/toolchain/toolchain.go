@@ -13,6 +13,16 @@
 // or shims/), except when that root is a home folder or its .local (then only the
 // executable, resolved); a script's interpreter (#!/usr/bin/env node) is resolved the same
 // way; profiles never imply a docker or podman socket (root-equivalent: shown, not granted).
+//
+// Python is a unit: a venv (pyvenv.cfg above its bin/) brings the venv and the installation
+// its pyvenv.cfg names (its standard library), linked or copied; a path a manifest names
+// brings the folder above its bin/ only when that proves to be an installation (a
+// lib/python3.*/os.py or lib/node_modules beside it: installRoot), so an extension's own
+// .venv linked to a pyenv interpreter runs, while naming ~/secrets/bin/x brings x alone.
+// Toolchains are agreed to as toolchains: another version in a version manager's folder
+// (Managers: nvm, pyenv, asdf, mise, volta, fnm, uv's Pythons …) of a family already
+// granted, or another venv when one was granted, needs no new consent (Switched); an
+// interpreter elsewhere still asks. What is read is only ever read.
 package toolchain
 
 import (
@@ -150,7 +160,8 @@ func (n *Needs) add(command string, env Env, depth int) {
 	}
 	// Only a program found on the user's own PATH brings its toolchain's root: a path a
 	// manifest or a #! line names brings that one executable (a manifest must not get
-	// ~/secrets read by naming ~/secrets/bin/x as its command).
+	// ~/secrets read by naming ~/secrets/bin/x as its command), unless that folder proves to
+	// be an interpreter's installation or a venv (installRoot, venvRoot).
 	onPath := !strings.ContainsRune(command, '/')
 	for _, p := range []string{path, real} {
 		if root := toolchainRoot(p, env.Home); root != "" {
@@ -158,6 +169,20 @@ func (n *Needs) add(command string, env Env, depth int) {
 				root = p
 			}
 			n.Read = append(n.Read, root)
+		}
+	}
+	if !onPath {
+		if root := installRoot(real, env.Home); root != "" {
+			n.Read = append(n.Read, root)
+		}
+	}
+	// A venv (found on the PATH or named by path) runs on the interpreter its pyvenv.cfg
+	// names: the venv and that installation (its standard library) are read, whether the
+	// venv links to it or copied it.
+	if venv := venvRoot(path); venv != "" {
+		n.Read = append(n.Read, venv)
+		if base := venvBase(venv, env.Home); base != "" {
+			n.Read = append(n.Read, base)
 		}
 	}
 	// A profile is a launcher's by identity, not by name: one found on the user's own PATH,
@@ -271,6 +296,64 @@ func toolchainRoot(p, home string) string {
 	return p
 }
 
+// installRoot is the installation an interpreter's executable (resolved) lies in, when its
+// folder proves to be one — the folder above bin/ holding a Python standard library
+// (lib/python3.*/os.py) or node's modules (lib/node_modules) — outside the system folders
+// and not a home folder: "" otherwise. What it proves is that the folder is a toolchain,
+// not a place for secrets, so a path a manifest names may bring it.
+func installRoot(real, home string) string {
+	dir := filepath.Dir(real)
+	if filepath.Base(dir) != "bin" {
+		return ""
+	}
+	root := filepath.Dir(dir)
+	if homeLike(root, home) || slices.ContainsFunc(sandbox.SystemRead, func(sys string) bool { return pathx.Within(sys, root) }) {
+		return ""
+	}
+	if py, _ := filepath.Glob(filepath.Join(root, "lib", "python3*", "os.py")); len(py) > 0 {
+		return root
+	}
+	if st, err := os.Stat(filepath.Join(root, "lib", "node_modules")); err == nil && st.IsDir() {
+		return root
+	}
+	return ""
+}
+
+// venvRoot is the Python virtual environment an executable's path lies in (the folder
+// above its bin/ holding pyvenv.cfg), or "".
+func venvRoot(path string) string {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) != "bin" {
+		return ""
+	}
+	root := filepath.Dir(dir)
+	if st, err := os.Stat(filepath.Join(root, "pyvenv.cfg")); err == nil && st.Mode().IsRegular() {
+		return root
+	}
+	return ""
+}
+
+// venvBase is the installation a venv was made from: pyvenv.cfg's home (its interpreter's
+// folder), resolved, when it proves to be one (installRoot); "" for a system Python.
+func venvBase(venv, home string) string {
+	data, err := os.ReadFile(filepath.Join(venv, "pyvenv.cfg"))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) != "home" {
+			continue
+		}
+		bin := strings.TrimSpace(v)
+		if real, err := filepath.EvalSymlinks(bin); err == nil {
+			bin = real
+		}
+		return installRoot(filepath.Join(bin, "python3"), home)
+	}
+	return ""
+}
+
 // homeLike reports whether dir is a home folder (or its .local), too wide to grant as a
 // toolchain's root.
 func homeLike(dir, home string) bool {
@@ -323,4 +406,77 @@ func compact(paths []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// Managers are the folders, ~-relative, where version managers keep one installation per
+// version ("*" is a tool's name): nvm, pyenv, asdf, mise, volta, fnm, nodenv, rbenv, goenv,
+// uv's Pythons, rustup, sdkman.
+var Managers = []string{
+	".nvm/versions/node", ".pyenv/versions", ".asdf/installs/*", ".local/share/mise/installs/*",
+	".volta/tools/image/node", ".local/share/fnm/node-versions", ".nodenv/versions", ".rbenv/versions",
+	".goenv/versions", ".local/share/uv/python", ".rustup/toolchains", ".sdkman/candidates/*",
+}
+
+// Installation is the version folder of a version manager that p lies in, and the
+// manager's folder (its family): ("~/.nvm/versions/node/v21", "~/.nvm/versions/node");
+// "", "" when p is not in one.
+func Installation(p, home string) (version, family string) {
+	rel, err := filepath.Rel(home, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for _, m := range Managers {
+		mp := strings.Split(m, "/")
+		if len(parts) <= len(mp) {
+			continue
+		}
+		match := true
+		for i, seg := range mp {
+			if seg != "*" && seg != parts[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			family = filepath.Join(home, filepath.FromSlash(strings.Join(parts[:len(mp)], "/")))
+			return filepath.Join(family, parts[len(mp)]), family
+		}
+	}
+	return "", ""
+}
+
+// Switched is what of reads (a program's toolchain reads) the user agreed to as a
+// toolchain rather than as a path: a version of a version manager's family when granted
+// holds another version of the same family (nvm use, pyenv shell), and a venv when granted
+// holds another venv (another venv first on PATH). It answers the folders to read in
+// addition to granted; a toolchain elsewhere (not in a manager's folder, not a venv) is not
+// switched to without consent.
+func Switched(reads, granted []string, home string) []string {
+	grantedFamilies := map[string]bool{}
+	grantedVenv := false
+	for _, g := range granted {
+		if _, fam := Installation(g, home); fam != "" {
+			grantedFamilies[fam] = true
+		}
+		if st, err := os.Stat(filepath.Join(g, "pyvenv.cfg")); err == nil && st.Mode().IsRegular() {
+			grantedVenv = true
+		}
+	}
+	var out []string
+	for _, r := range reads {
+		if slices.ContainsFunc(granted, func(g string) bool { return pathx.Within(g, r) }) {
+			continue
+		}
+		if version, fam := Installation(r, home); fam != "" && grantedFamilies[fam] {
+			out = append(out, version)
+			continue
+		}
+		if grantedVenv {
+			if st, err := os.Stat(filepath.Join(r, "pyvenv.cfg")); err == nil && st.Mode().IsRegular() {
+				out = append(out, r)
+			}
+		}
+	}
+	return compact(out)
 }

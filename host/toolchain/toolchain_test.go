@@ -132,3 +132,78 @@ func TestEnsureCaches(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitched: another version of an agreed version manager's toolchain, or another venv
+// when a venv was agreed, is the same toolchain; anything else is not.
+func TestSwitched(t *testing.T) {
+	home := testhome.Dir(t, "toolchain-switch-")
+	venv := func(dir string) {
+		os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+		os.WriteFile(filepath.Join(dir, "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644)
+	}
+	venv(filepath.Join(home, "venvs/a"))
+	venv(filepath.Join(home, "venvs/b"))
+	os.MkdirAll(filepath.Join(home, "notavenv"), 0o755)
+	h := func(p string) string { return filepath.Join(home, p) }
+	for _, tt := range []struct {
+		name           string
+		reads, granted []string
+		want           []string
+	}{
+		{"nvm use", []string{h(".nvm/versions/node/v21")}, []string{h(".nvm/versions/node/v20")}, []string{h(".nvm/versions/node/v21")}},
+		{"deeper path of a version", []string{h(".nvm/versions/node/v21/bin/node")}, []string{h(".nvm/versions/node/v20")}, []string{h(".nvm/versions/node/v21")}},
+		{"asdf: same tool", []string{h(".asdf/installs/nodejs/21")}, []string{h(".asdf/installs/nodejs/20")}, []string{h(".asdf/installs/nodejs/21")}},
+		{"asdf: another tool", []string{h(".asdf/installs/python/3.12")}, []string{h(".asdf/installs/nodejs/20")}, nil},
+		{"another family", []string{h(".pyenv/versions/3.12")}, []string{h(".nvm/versions/node/v20")}, nil},
+		{"outside the managers", []string{h("opt/node")}, []string{h(".nvm/versions/node/v20")}, nil},
+		{"the manager's folder itself is not a version", []string{h(".nvm/versions/node")}, []string{h(".nvm/versions/node/v20")}, nil},
+		{"another venv", []string{h("venvs/b")}, []string{h("venvs/a")}, []string{h("venvs/b")}},
+		{"a venv when none was agreed", []string{h("venvs/b")}, []string{h(".nvm/versions/node/v20")}, nil},
+		{"not a venv", []string{h("notavenv")}, []string{h("venvs/a")}, nil},
+		{"already granted", []string{h(".nvm/versions/node/v20/bin")}, []string{h(".nvm/versions/node/v20")}, nil},
+	} {
+		if got := Switched(tt.reads, tt.granted, home); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Switched = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestNamedByPath: a path a manifest names brings the installation it proves to be in (a
+// Python standard library beside its bin/) and a venv's base, never an unproven folder.
+func TestNamedByPath(t *testing.T) {
+	home := testhome.Dir(t, "toolchain-path-")
+	exe := func(path string) {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte("\x7fELF"), 0o755)
+	}
+	py := filepath.Join(home, "opt/py")
+	exe(filepath.Join(py, "bin/python3.11"))
+	os.MkdirAll(filepath.Join(py, "lib/python3.11"), 0o755)
+	os.WriteFile(filepath.Join(py, "lib/python3.11/os.py"), nil, 0o644)
+	venv := filepath.Join(home, "venvs/a")
+	os.MkdirAll(filepath.Join(venv, "bin"), 0o755)
+	os.Symlink(filepath.Join(py, "bin/python3.11"), filepath.Join(venv, "bin/python"))
+	os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = "+filepath.Join(py, "bin")+"\n"), 0o644)
+	secrets := filepath.Join(home, "secrets")
+	exe(filepath.Join(secrets, "bin/python3"))
+	fake := filepath.Join(home, "fakevenv")
+	os.MkdirAll(filepath.Join(fake, "bin"), 0o755)
+	os.Symlink(filepath.Join(secrets, "bin/python3"), filepath.Join(fake, "bin/python"))
+	os.WriteFile(filepath.Join(fake, "pyvenv.cfg"), []byte("home = "+filepath.Join(secrets, "bin")+"\n"), 0o644)
+	env := Env{Home: home}
+	for _, tt := range []struct {
+		command string
+		want    []string
+	}{
+		{filepath.Join(venv, "bin/python"), []string{py, venv}},
+		{filepath.Join(py, "bin/python3.11"), []string{py}},
+		// an executable in a folder that is no installation: itself only
+		{filepath.Join(secrets, "bin/python3"), []string{filepath.Join(secrets, "bin/python3")}},
+		// a venv whose pyvenv.cfg names such a folder: the venv, not the folder
+		{filepath.Join(fake, "bin/python"), []string{fake, filepath.Join(secrets, "bin/python3")}},
+	} {
+		if got := For(tt.command, env).Read; !slices.Equal(got, tt.want) {
+			t.Errorf("For(%s).Read = %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
