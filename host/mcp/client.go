@@ -11,7 +11,11 @@
 //     Gemini CLI's current releases speak it.
 //   - `timeout` (milliseconds, default 600 000) bounds every request; the start (launch,
 //     initialize, first tool list) has its own shorter limit, DefaultStartTimeout (30 s,
-//     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others.
+//     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others;
+//     a first start (no tool list known yet: npx or uvx may be downloading) may take 10
+//     minutes as in Gemini CLI, and any start goes on past its limit while its processes
+//     keep working (CPU, reads and writes: watchStart), so a launcher is never killed
+//     mid-install while a hang still ends at the limit. A long start is said on a terminal.
 //   - A stdio server runs with the launcher's environment (host/sandbox allowlist, the
 //     extension's settings, then the server's `env`), in `cwd` or else gem's working folder,
 //     in its own process group, killed with gem. Closing it closes its stdin, SIGTERMs its
@@ -103,6 +107,12 @@ type Config struct {
 	Logger       hclog.Logger
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
+	// FirstStart: the server never started before (no tool list is known): a launcher may be
+	// downloading its package, so the start may take up to FirstStartTimeout unless
+	// StartTimeout is set.
+	FirstStart bool
+	// Waiting hears, every few seconds, of a start that takes long (a terminal; nil: none).
+	Waiting func(message string)
 	// OnToolsChanged runs (in its own goroutine) after the tool list changed, and after each
 	// start (the first list).
 	OnToolsChanged func(*Client)
@@ -239,24 +249,96 @@ func (s *Client) failLocked(err error) {
 // (a Go duration) changes it.
 const DefaultStartTimeout = 30 * time.Second
 
+// FirstStartTimeout bounds a server's first start (Gemini CLI waits as long): npx or uvx
+// may be downloading and unpacking its package, and a launcher killed mid-install can
+// leave its cache broken.
+const FirstStartTimeout = 10 * time.Minute
+
+// startSayAfter is when a start still going on is first said to Waiting (then every 10 s).
+var startSayAfter = 5 * time.Second
+
+// startActivityGrace is how long past its limit a start that is still working (its
+// processes use CPU or read and write) may go on, measured again at each tick, up to
+// FirstStartTimeout.
+const startActivityGrace = 10 * time.Second
+
 // StartTimeout bounds the server's start.
 func (s *Client) StartTimeout() time.Duration {
 	limit := s.Config.StartTimeout
 	if limit <= 0 {
 		limit = DefaultStartTimeout
+		if s.FirstStart {
+			limit = FirstStartTimeout
+		}
 	}
 	return min(limit, s.Timeout())
 }
 
+// watchStart ends a start that passed its limit (it calls expire): the limit moves on while
+// the server's processes keep working (sandbox.Process.Activity, sampled each second: a
+// launcher still downloading is not killed mid-install), up to FirstStartTimeout; a server
+// that does nothing is ended at the limit. Every 10 s it tells Waiting how long the start
+// has taken (first after startSayAfter). It returns when done closes.
+func (s *Client) watchStart(done <-chan struct{}, proc func() *sandbox.Process, expire func()) {
+	t0 := time.Now()
+	limit := s.StartTimeout()
+	ceiling := min(max(limit, FirstStartTimeout), s.Timeout())
+	deadline := t0.Add(limit)
+	tick := time.NewTicker(min(time.Second, max(limit/4, 50*time.Millisecond)))
+	defer tick.Stop()
+	var last uint64
+	nextSay := t0.Add(startSayAfter)
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-tick.C:
+			working := false
+			if p := proc(); p != nil {
+				if a := p.Activity(); a != last {
+					working, last = last != 0, a
+				}
+			}
+			if working && now.Add(startActivityGrace).After(deadline) {
+				deadline = now.Add(startActivityGrace)
+				if end := t0.Add(ceiling); deadline.After(end) {
+					deadline = end
+				}
+			}
+			if s.Waiting != nil && now.After(nextSay) {
+				nextSay = now.Add(10 * time.Second)
+				state := "waiting"
+				if working {
+					state = "working"
+				}
+				s.Waiting(fmt.Sprintf("mcp server %s of %s is still starting (%s): %ds, %s", s.Name, s.Extension, s.commandLine(), int(now.Sub(t0).Seconds()), state))
+			}
+			if now.After(deadline) {
+				expire()
+				return
+			}
+		}
+	}
+}
+
+// commandLine is the server's command and arguments, or its URL, as said in progress.
+func (s *Client) commandLine() string {
+	if s.Server.Command == "" {
+		return s.Endpoint()
+	}
+	return strings.TrimSpace(s.Server.Command + " " + strings.Join(s.Server.Args, " "))
+}
+
 func (s *Client) connect(ctx context.Context) error {
-	timeout := s.StartTimeout()
 	// The session's context outlives this call (HTTP transports keep a stream open with it);
-	// the timeout and the caller's cancellation bound only the connection.
+	// the start limit (watchStart) and the caller's cancellation bound only the connection.
 	sctx, cancelSession := context.WithCancel(context.WithoutCancel(ctx))
 	var timedOut atomic.Bool
-	timer := time.AfterFunc(timeout, func() { timedOut.Store(true); cancelSession() })
+	var started atomic.Pointer[sandbox.Process]
+	watchDone := make(chan struct{})
+	go s.watchStart(watchDone, started.Load, func() { timedOut.Store(true); cancelSession() })
 	stopParent := context.AfterFunc(ctx, cancelSession)
-	defer func() { timer.Stop(); stopParent() }()
+	defer func() { close(watchDone); stopParent() }()
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "gem", Version: buildinfo.Version}, &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{},
@@ -277,6 +359,7 @@ func (s *Client) connect(ctx context.Context) error {
 			return err
 		}
 		proc, transport = p, t
+		started.Store(p)
 	case HTTP, SSE:
 		if err := s.checkEndpoint(sctx); err != nil {
 			cancelSession()

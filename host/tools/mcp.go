@@ -123,6 +123,8 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
 		LocalAllowed:   localAllowed,
 		StartTimeout:   mcpStartTimeout(env),
+		FirstStart:     srv.cached == nil,
+		Waiting:        opts.Services.waiting(),
 		OnToolsChanged: func(*mcphost.Client) { srv.saveCache(opts.Logger); r.index() },
 	})
 	if err != nil {

@@ -24,9 +24,12 @@ type Services struct {
 	// Answer asks the user a question the model put (ask_user) and returns what they typed;
 	// nil, or an error: there is no one to ask (no terminal).
 	Answer   func(question string) (string, error)
-	Progress io.Writer    // nil drops progress
-	Logger   hclog.Logger // nil drops logs
-	Plugin   string       // names the plugin in logs and questions
+	Progress io.Writer // nil drops progress
+	// Waiting hears of long waits the user did not ask for (an MCP server's first start,
+	// downloading its package): a terminal, or nil.
+	Waiting io.Writer
+	Logger  hclog.Logger // nil drops logs
+	Plugin  string       // names the plugin in logs and questions
 
 	mu    sync.Mutex // one question at a time
 	outMu sync.Mutex // one progress line at a time
@@ -115,5 +118,17 @@ func (p *PluginServices) Log(_ context.Context, level, message string) {
 		l.Error(message)
 	default:
 		l.Info(message)
+	}
+}
+
+// waiting is Waiting as a line writer (one line at a time), or nil.
+func (s *Services) waiting() func(string) {
+	if s == nil || s.Waiting == nil {
+		return nil
+	}
+	return func(line string) {
+		s.outMu.Lock()
+		defer s.outMu.Unlock()
+		fmt.Fprintln(s.Waiting, line)
 	}
 }

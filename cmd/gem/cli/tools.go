@@ -270,7 +270,7 @@ func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...str
 // else asked on the terminal (/dev/tty, since --batch owns stdin) when stderr is one, else
 // refused; progress on stderr; plugin logs into the log file.
 func (s *session) cliServices(yes bool) *tools.Services {
-	svc := &tools.Services{Progress: s.stderr, Logger: s.log}
+	svc := &tools.Services{Progress: s.stderr, Waiting: s.io.Progress(), Logger: s.log}
 	// The model's own questions (ask_user) need a person: --yes does not answer them.
 	svc.Answer = func(q string) (string, error) {
 		tty, err := s.openQuestionTTY()

@@ -88,8 +88,16 @@ func main() {
 	httpAddr := flag.String("http", "", "serve streamable HTTP at http://ADDR/mcp")
 	sseAddr := flag.String("sse", "", "serve SSE at http://ADDR/sse")
 	delay := flag.Duration("delay", 0, "wait this long before serving (a server slow to boot, as node or uvx are)")
+	work := flag.Duration("work", 0, "work (use the CPU) this long before serving, as a launcher unpacking its package does")
 	flag.Parse()
 	time.Sleep(*delay)
+	for end := time.Now().Add(*work); time.Now().Before(end); {
+		busy := 0
+		for i := range 1_000_000 {
+			busy += i
+		}
+		_ = busy
+	}
 	switch *mode {
 	case "hang":
 		fmt.Fprintln(os.Stderr, "warming up forever")
