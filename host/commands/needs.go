@@ -153,6 +153,16 @@ func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolc
 	} else {
 		add = append(add, n.Offline...)
 	}
+	// The launcher keeps its shared folders (XDG_* point into the data folder), unless the
+	// user set the variable.
+	for _, kv := range n.Pin {
+		k, _, _ := strings.Cut(kv, "=")
+		if v, ok := lookup(k); ok {
+			add = append(add, k+"="+v)
+		} else {
+			add = append(add, kv)
+		}
+	}
 	out := setEnv(childEnv, add...)
 	for i, kv := range out {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {

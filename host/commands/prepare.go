@@ -122,7 +122,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 // environ (plus the names sandboxEnv allows), then x's settings, the declared env with
 // variables expanded for platform p, and gem's own variables (GEMINI_CLI, GEM_EXTENSION_NAME,
 // GEM_EXTENSION_PATH, GEM_WORKSPACE=root, GEM_HOME, GEM_BIN, GEM_EXTENSION_DATA,
-// GEM_EXTENSION_OUTPUT).
+// GEM_EXTENSION_OUTPUT, XDG_CACHE_HOME, XDG_DATA_HOME and XDG_STATE_HOME in the data folder).
 func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.Platform, declared []manifest.KV, sandboxEnv, environ []string, readSecrets registry.SecretReader) ([]string, error) {
 	settings, err := registry.SettingsEnv(env, x, readSecrets)
 	if err != nil {
@@ -140,6 +140,13 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 		// What the model may read later with read_file (registry.OutputFolder).
 		if out := filepath.Join(data, registry.OutputFolder); sandbox.OwnDir(out) == nil {
 			add = append(add, "GEM_EXTENSION_OUTPUT="+out)
+		}
+		// State has a home: programs that follow XDG keep caches, data and state in the
+		// extension's data folder (launchers keep their shared caches: toolchain.Profile.Pin).
+		for _, x := range [][2]string{{"XDG_CACHE_HOME", "cache"}, {"XDG_DATA_HOME", "share"}, {"XDG_STATE_HOME", "state"}} {
+			if dir := filepath.Join(data, x[1]); sandbox.OwnDir(dir) == nil {
+				add = append(add, x[0]+"="+dir)
+			}
 		}
 	}
 	if self, err := os.Executable(); err == nil {

@@ -47,6 +47,10 @@ type Profile struct {
 	Offline []string
 	// RootEquivalent: talking to it is root on the machine (a container engine's socket).
 	RootEquivalent bool
+	// Pin are variables (KEY: ~-relative folder) that keep the launcher on its shared
+	// folders although gem points the program's XDG_* variables into its extension's data
+	// folder: uv's cache stays ~/.cache/uv, not a new one per extension.
+	Pin map[string]string
 }
 
 // Profiles is the table of launchers. Adding a launcher is adding an entry. Write lists
@@ -55,16 +59,20 @@ type Profile struct {
 // may write those plants code in the user's PATH.
 var Profiles = []Profile{
 	{Launchers: []string{"npx", "npm", "pnpm", "pnpx", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm/store", ".cache/pnpm", ".cache/yarn"},
-		Read: []string{".npmrc", ".config/npm", ".yarnrc", ".yarnrc.yml"}, Network: true, Offline: []string{"npm_config_offline=true"}},
+		Read: []string{".npmrc", ".config/npm", ".yarnrc", ".yarnrc.yml"}, Network: true, Offline: []string{"npm_config_offline=true"},
+		Pin: map[string]string{"npm_config_devdir": ".cache/node-gyp", "npm_config_store_dir": ".local/share/pnpm/store", "npm_config_cache_dir": ".cache/pnpm", "YARN_CACHE_FOLDER": ".cache/yarn"}},
 	{Launchers: []string{"node", "nodejs"}, Read: []string{".npmrc"}},
-	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv"}, Read: []string{".config/uv"}, Network: true, Offline: []string{"UV_OFFLINE=1"}},
-	{Launchers: []string{"pipx"}, Write: []string{".cache/pipx"}, Read: []string{".config/pip", ".pip"}, Network: true, Offline: []string{"PIP_NO_INDEX=1"}},
+	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv"}, Read: []string{".config/uv", ".local/share/uv/python"}, Network: true, Offline: []string{"UV_OFFLINE=1"},
+		Pin: map[string]string{"UV_CACHE_DIR": ".cache/uv", "UV_PYTHON_INSTALL_DIR": ".local/share/uv/python"}},
+	{Launchers: []string{"pipx"}, Write: []string{".cache/pipx"}, Read: []string{".config/pip", ".pip"}, Network: true, Offline: []string{"PIP_NO_INDEX=1"},
+		Pin: map[string]string{"PIPX_CACHE_DIR": ".cache/pipx"}},
 	{Launchers: []string{"python", "python3", "pip", "pip3"}, Read: []string{".config/pip", ".pip"}},
 	{Launchers: []string{"bunx", "bun"}, Write: []string{".bun/install/cache", ".cache/bun"}, Read: []string{".bunfig.toml", ".npmrc"}, Network: true},
-	{Launchers: []string{"deno"}, Write: []string{".cache/deno"}, Network: true},
+	{Launchers: []string{"deno"}, Write: []string{".cache/deno"}, Network: true, Pin: map[string]string{"DENO_DIR": ".cache/deno"}},
 	{Launchers: []string{"docker", "podman"}, Network: true, RootEquivalent: true},
 	{Launchers: []string{"java"}},
-	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOPROXY=off"}},
+	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOPROXY=off"},
+		Pin: map[string]string{"GOCACHE": ".cache/go-build"}},
 }
 
 // ProfileOf returns the profile of a launcher name, or nil for a plain binary.
@@ -83,6 +91,7 @@ type Needs struct {
 	Read     []string // absolute: toolchain roots, configuration
 	Write    []string // absolute: caches
 	Offline  []string // KEY=VALUE for when the network is not granted
+	Pin      []string // KEY=VALUE: the launcher's shared folders (Profile.Pin)
 	Warnings []string // what is shown and never granted (root-equivalent sockets)
 }
 
@@ -220,6 +229,10 @@ func (n *Needs) apply(pr *Profile, env Env) {
 		}
 	}
 	n.Offline = append(n.Offline, pr.Offline...)
+	for k, v := range pr.Pin {
+		n.Pin = append(n.Pin, k+"="+filepath.Join(home, v))
+	}
+	slices.Sort(n.Pin)
 	if pr.RootEquivalent {
 		n.Warnings = append(n.Warnings, pr.Launchers[0]+": its socket would give root on this machine; gem never grants it (nor should a grant of write access)")
 	}
