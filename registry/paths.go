@@ -14,6 +14,7 @@ import "path/filepath"
 //	secrets/               sealed sensitive settings (SecretsDir)
 //	data/<name>/           each extension's own data folder (DataDir)
 //	data/<name>/output/    what its programs keep for the model to read (OutputDir)
+//	overlays/<name>/       what its servers and plugins wrote into its folder (OverlayDir)
 //	run/                   plugin socket folders (RunDir)
 //	mcp-serve/<port>.token gem mcp serve --http's bearer tokens (ServeTokenDir)
 //	cache/discovery/       the discovery index (IndexFile)
@@ -63,6 +64,10 @@ func (e Env) OutputDir(name string) string { return filepath.Join(e.DataDir(name
 
 // DataDir is extension name's own data folder (GEM_EXTENSION_DATA).
 func (e Env) DataDir(name string) string { return filepath.Join(e.DataRoot(), name) }
+
+// OverlayDir keeps what extension name's servers and plugins wrote into its folder
+// (sandbox.OverlayDirs): part of its data.
+func (e Env) OverlayDir(name string) string { return filepath.Join(e.GemHome, "overlays", name) }
 
 // DataRoot holds every extension's data folder.
 func (e Env) DataRoot() string { return filepath.Join(e.GemHome, "data") }

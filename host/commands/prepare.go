@@ -163,7 +163,8 @@ type ProgramSpec struct {
 	Plugin   string        // the plugin whose own sandbox block applies ("" for the others)
 	// Command is an MCP stdio server's command (name or path): its launcher profile and
 	// toolchain are what it needs (host/toolchain).
-	Command     string
+	Command string
+	Server  string // the MCP server's name (its writes into the extension's folder are its own)
 	Environ     []string // the host's environment
 	ReadSecrets registry.SecretReader
 }
@@ -188,6 +189,17 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	if err != nil {
 		return nil, nil, err
 	}
+	// A server or plugin that writes beside its own code (server-memory's memory.jsonl in
+	// its dist/) sees the extension's folder writable, its writes kept in
+	// $GEM_HOME/overlays/<extension>/<program>: the installed files and their hashes never
+	// change, and no other program — of another extension or of this one, whose grants may
+	// differ — sees the writes. Commands and hooks see the folder read-only.
+	if program := overlayName(s); program != "" && x.Path != "" && !x.Synthetic {
+		if o, err := sandbox.OverlayDirs(env.GemHome, x.Name, program); err == nil {
+			o.Lower = x.Path
+			policy.AddOverlay(*o)
+		}
+	}
 	needs := ProgramNeeds(env, x, s.Command, s.Plugin, s.Root)
 	if x.Synthetic {
 		// The user's own settings are their consent: a server they declared gets what its
@@ -204,6 +216,18 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	}
 	toolchain.EnsureCaches(needs, policy.Write, env.Home)
 	return finishEnv(childEnv, s.Environ, policy, needs), policy, nil
+}
+
+// overlayName names the program whose writes into its extension's folder an overlay keeps:
+// "plugin-<id>", "mcp-<server>", or "" for the others.
+func overlayName(s ProgramSpec) string {
+	switch {
+	case s.Plugin != "":
+		return "plugin-" + s.Plugin
+	case s.Server != "":
+		return "mcp-" + s.Server
+	}
+	return ""
 }
 
 // permissionBlocks are the sandbox blocks that apply to x's programs: those of the manifest

@@ -32,6 +32,8 @@ type View struct {
 	// Protect are paths inside the writable workspace made read-only (agent and VCS
 	// configuration: what the next program, or the user's next git command, would obey).
 	Protect []string `json:"protect,omitempty"`
+	// Overlays are mounted (Policy.Overlays).
+	Overlays []Overlay `json:"overlays,omitempty"`
 }
 
 // emptied are the folders a program sees empty (a private tmpfs), but for what it was granted
@@ -110,6 +112,7 @@ func useNamespaces(p *Policy) bool {
 			}
 		}
 	}
+	v.Overlays = p.Overlays
 	p.View = v
 	return true
 }
@@ -142,16 +145,27 @@ func namespaceAttrs(a *syscall.SysProcAttr, network bool) {
 // buildView makes the program's filesystem view; the helper calls it in its new mount
 // namespace, before Landlock. Every step that fails is returned as missing, not fatal:
 // the layers after it still hold.
-func buildView(v *View, pidNS bool) (missing []string) {
+func buildView(v *View, pidNS bool) (missing, writable []string) {
 	if os.Getpid() != 1 {
 		// Not the first process of a PID namespace gem made, so maybe not in a mount
 		// namespace of its own either: mounting here could change the whole machine's view.
-		return []string{"a filesystem view of its own (the helper is not in namespaces of its own)"}
+		return []string{"a filesystem view of its own (the helper is not in namespaces of its own)"}, nil
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return []string{"a filesystem view of its own (" + err.Error() + ")"}
+		return []string{"a filesystem view of its own (" + err.Error() + ")"}, nil
 	}
 	cwd, _ := os.Getwd()
+	// The overlays' folders are opened before the view hides any (their upper folders are
+	// in gem's home, which the view may empty).
+	overlays := make([][]int, len(v.Overlays))
+	for i, o := range v.Overlays {
+		fds, err := openOverlay(o)
+		if err != nil {
+			missing = append(missing, fmt.Sprintf("a writable view of %s (%v)", o.Lower, err))
+		}
+		overlays[i] = fds
+		defer closeAll(fds)
+	}
 	for _, dir := range emptied {
 		if err := emptyDir(dir, v.Keep); err != nil {
 			missing = append(missing, fmt.Sprintf("a private %s (%v)", dir, err))
@@ -176,6 +190,16 @@ func buildView(v *View, pidNS bool) (missing []string) {
 			missing = append(missing, fmt.Sprintf("read-only %s (%v)", p, err))
 		}
 	}
+	for i, o := range v.Overlays {
+		if overlays[i] == nil {
+			continue
+		}
+		if err := mountOverlay(o.Lower, overlays[i]); err != nil {
+			missing = append(missing, fmt.Sprintf("a writable view of %s (%v)", o.Lower, err))
+			continue
+		}
+		writable = append(writable, o.Lower)
+	}
 	if pidNS {
 		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 			missing = append(missing, "a /proc of its own ("+err.Error()+")")
@@ -184,7 +208,38 @@ func buildView(v *View, pidNS bool) (missing []string) {
 	if cwd != "" {
 		os.Chdir(cwd) // the same path, now seen through the new mounts
 	}
-	return missing
+	return missing, writable
+}
+
+// openOverlay opens an overlay's lower, upper and work folders without following links.
+func openOverlay(o Overlay) ([]int, error) {
+	var fds []int
+	for _, dir := range []string{o.Lower, o.Upper, o.Work} {
+		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			closeAll(fds)
+			return nil, err
+		}
+		fds = append(fds, fd)
+	}
+	return fds, nil
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// mountOverlay mounts on lower an overlay of the opened folders fds (lower, upper, work):
+// its changes go to upper.
+func mountOverlay(lower string, fds []int) error {
+	name := func(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
+	opts := "lowerdir=" + name(fds[0]) + ",upperdir=" + name(fds[1]) + ",workdir=" + name(fds[2])
+	if os.Geteuid() != 0 {
+		opts += ",userxattr" // overlayfs in a user namespace
+	}
+	return unix.Mount("overlay", lower, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
 }
 
 // emptyDir mounts an empty tmpfs over dir and binds back the kept paths beneath it (opened
@@ -320,7 +375,9 @@ func harden(p Policy) (listener int, err error) {
 	listener = -1
 	var missing []string
 	if p.Namespaces && p.View != nil {
-		missing = buildView(p.View, true)
+		var writable []string
+		missing, writable = buildView(p.View, true)
+		p.Write = append(p.Write, writable...) // only what is an overlay now: its writes land elsewhere
 	}
 	r, err := Apply(p)
 	if err != nil {

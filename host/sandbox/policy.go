@@ -42,6 +42,18 @@ type Policy struct {
 	// builds View in them.
 	Namespaces bool  `json:"namespaces,omitempty"`
 	View       *View `json:"view,omitempty"`
+	// Overlays are folders the program sees writable while its writes land in another
+	// folder (the extension's own folder, for programs that write beside their code): made
+	// writable only where the overlay was mounted (namespaces), else they stay read-only.
+	Overlays []Overlay `json:"overlays,omitempty"`
+}
+
+// Overlay shows Lower writable with the changes kept in Upper (Work is overlayfs's scratch
+// folder, on Upper's file system): Lower itself never changes.
+type Overlay struct {
+	Lower string `json:"lower"`
+	Upper string `json:"upper"`
+	Work  string `json:"work"`
 }
 
 // Limits are resource limits (0: unlimited).
@@ -102,6 +114,40 @@ func ForExtension(a Access) Policy {
 	}
 	p.GuardWorkspace()
 	return p
+}
+
+// AddOverlay shows o.Lower writable to the program with its writes kept in o.Upper — never
+// a folder inside the workspace or holding it (the workspace's own rules hold there).
+func (p *Policy) AddOverlay(o Overlay) {
+	if o.Lower == "" || (p.Workspace != "" && (pathx.Within(p.Workspace, o.Lower) || pathx.Within(o.Lower, p.Workspace))) {
+		return
+	}
+	p.Overlays = append(p.Overlays, o)
+}
+
+// OverlayDirs makes (0700) and returns the folders that keep what one of an extension's
+// programs writes into the extension's folder: $GEM_HOME/overlays/<extension>/<program>/
+// upper and work, outside the data folder, so no program can turn them into links to
+// elsewhere. Uninstall removes them with the data folder.
+func OverlayDirs(gemHome, extension, program string) (*Overlay, error) {
+	for _, name := range []string{extension, program} {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00,:") {
+			return nil, fmt.Errorf("%q is not a plain folder name", name)
+		}
+	}
+	root := filepath.Join(gemHome, "overlays")
+	ext := filepath.Join(root, extension)
+	base := filepath.Join(ext, program)
+	o := &Overlay{Upper: filepath.Join(base, "upper"), Work: filepath.Join(base, "work")}
+	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{root, ext, base, o.Upper, o.Work} {
+		if err := OwnDir(d); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
 }
 
 // GuardWorkspace sets the guard when p may write its workspace (the workspace, a folder in

@@ -104,7 +104,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	var policy *sandbox.Policy
 	if resolved.Command != "" {
 		var err error
-		if childEnv, policy, err = commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: platform, Declared: raw.Env, Command: resolved.Command, Environ: environ, ReadSecrets: opts.ReadSecrets}); err != nil {
+		if childEnv, policy, err = commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: platform, Declared: raw.Env, Command: resolved.Command, Server: raw.Name, Environ: environ, ReadSecrets: opts.ReadSecrets}); err != nil {
 			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 	}

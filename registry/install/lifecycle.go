@@ -275,14 +275,16 @@ func (in *Installer) removeLeftovers(name string, opt UninstallOptions) (deleted
 	drop(in.Env.BackupDir(name))
 	data := in.Env.DataDir(name)
 	sealed := filepath.Join(in.Env.SecretsDir(), name+".enc") // its sensitive settings
+	overlay := in.Env.OverlayDir(name)
 	if opt.KeepData {
-		for _, p := range []string{data, sealed} {
+		for _, p := range []string{data, overlay, sealed} {
 			if _, err := os.Lstat(p); err == nil {
 				kept = append(kept, p)
 			}
 		}
 	} else {
 		drop(data)
+		drop(overlay)
 		if _, err := os.Lstat(sealed); err == nil && secrets.Write(in.Env, name, nil) == nil {
 			deleted = append(deleted, sealed)
 		}
