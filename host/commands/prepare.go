@@ -163,8 +163,8 @@ type ProgramSpec struct {
 	Plugin   string        // the plugin whose own sandbox block applies ("" for the others)
 	// Command is an MCP stdio server's command (name or path): its launcher profile and
 	// toolchain are what it needs (host/toolchain).
-	Command string
-	Server  string // the MCP server's name (its writes into the extension's folder are its own)
+	Command     string
+	Server      string   // the MCP server's name (its writes into the extension's folder are its own)
 	Environ     []string // the host's environment
 	ReadSecrets registry.SecretReader
 }
