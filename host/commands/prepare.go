@@ -138,7 +138,7 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 		// The folders the sandbox lets the extension write besides the workspace.
 		add = append(add, "GEM_EXTENSION_DATA="+data, "TMPDIR="+temp)
 		// What the model may read later with read_file (registry.OutputFolder).
-		if out := filepath.Join(data, registry.OutputFolder); sandbox.OwnDir(out) == nil {
+		if out := env.OutputDir(x.Name); sandbox.OwnDir(out) == nil {
 			add = append(add, "GEM_EXTENSION_OUTPUT="+out)
 		}
 		// State has a home: programs that follow XDG keep caches, data and state in the
@@ -195,7 +195,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	// change, and no other program — of another extension or of this one, whose grants may
 	// differ — sees the writes. Commands and hooks see the folder read-only.
 	if program := overlayName(s); program != "" && x.Path != "" && !x.Synthetic {
-		if o, err := sandbox.OverlayDirs(env.GemHome, x.Name, program); err == nil {
+		if o, err := sandbox.OverlayDirs(env.OverlayDir(x.Name), program); err == nil {
 			o.Lower = x.Path
 			policy.AddOverlay(*o)
 		}
@@ -210,7 +210,9 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	}
 	// A toolchain switch (nvm use, another venv first) among those agreed to needs no new
 	// consent: the same toolchain at another version (toolchain.Switched).
-	policy.Read = append(policy.Read, toolchain.Switched(needs.Read, policy.Read, env.Home)...)
+	tenv := toolchainEnv(env)
+	tenv.Exclude = []string{x.Path, env.GemHome, s.Root}
+	policy.Read = append(policy.Read, toolchain.Switched(needs.Read, policy.Read, tenv)...)
 	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}

@@ -125,24 +125,24 @@ func (p *Policy) AddOverlay(o Overlay) {
 	p.Overlays = append(p.Overlays, o)
 }
 
-// OverlayDirs makes (0700) and returns the folders that keep what one of an extension's
-// programs writes into the extension's folder: $GEM_HOME/overlays/<extension>/<program>/
-// upper and work, outside the data folder, so no program can turn them into links to
-// elsewhere. Uninstall removes them with the data folder.
-func OverlayDirs(gemHome, extension, program string) (*Overlay, error) {
-	for _, name := range []string{extension, program} {
+// OverlayDirs makes (0700) and returns the folders that keep what one program of an
+// extension writes into the extension's folder: <base>/<program>/upper and work, where base
+// is the extension's overlay folder (registry.Env.OverlayDir: outside the data folder, so no
+// program can turn them into links to elsewhere). Each folder on the way is checked as
+// PrivateDirs checks its own.
+func OverlayDirs(base, program string) (*Overlay, error) {
+	for _, name := range []string{filepath.Base(base), program} {
 		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00,:") {
 			return nil, fmt.Errorf("%q is not a plain folder name", name)
 		}
 	}
-	root := filepath.Join(gemHome, "overlays")
-	ext := filepath.Join(root, extension)
-	base := filepath.Join(ext, program)
-	o := &Overlay{Upper: filepath.Join(base, "upper"), Work: filepath.Join(base, "work")}
+	root := filepath.Dir(base)
+	dir := filepath.Join(base, program)
+	o := &Overlay{Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
 	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{root, ext, base, o.Upper, o.Work} {
+	for _, d := range []string{root, base, dir, o.Upper, o.Work} {
 		if err := OwnDir(d); err != nil {
 			return nil, err
 		}

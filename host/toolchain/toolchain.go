@@ -464,11 +464,17 @@ func Installation(p, home string) (version, family string) {
 // holds another version of the same family (nvm use, pyenv shell), and a venv when granted
 // holds another venv (another venv first on PATH). It answers the folders to read in
 // addition to granted; a toolchain elsewhere (not in a manager's folder, not a venv) is not
-// switched to without consent.
-func Switched(reads, granted []string, home string) []string {
+// switched to without consent. Granted folders in env's excluded ones (the extension, the
+// workspace: folders their authors fill) vouch for nothing: an extension or a cloned
+// project shipping a pyvenv.cfg does not make every venv readable.
+func Switched(reads, granted []string, env Env) []string {
+	home := env.Home
 	grantedFamilies := map[string]bool{}
 	grantedVenv := false
 	for _, g := range granted {
+		if env.excluded(g) {
+			continue
+		}
 		if _, fam := Installation(g, home); fam != "" {
 			grantedFamilies[fam] = true
 		}

@@ -143,6 +143,7 @@ func TestSwitched(t *testing.T) {
 	}
 	venv(filepath.Join(home, "venvs/a"))
 	venv(filepath.Join(home, "venvs/b"))
+	venv(filepath.Join(home, "ext")) // an extension (or a cloned project) shipping a pyvenv.cfg
 	os.MkdirAll(filepath.Join(home, "notavenv"), 0o755)
 	h := func(p string) string { return filepath.Join(home, p) }
 	for _, tt := range []struct {
@@ -161,8 +162,9 @@ func TestSwitched(t *testing.T) {
 		{"a venv when none was agreed", []string{h("venvs/b")}, []string{h(".nvm/versions/node/v20")}, nil},
 		{"not a venv", []string{h("notavenv")}, []string{h("venvs/a")}, nil},
 		{"already granted", []string{h(".nvm/versions/node/v20/bin")}, []string{h(".nvm/versions/node/v20")}, nil},
+		{"the extension's own pyvenv.cfg vouches for nothing", []string{h("venvs/b")}, []string{h("ext")}, nil},
 	} {
-		if got := Switched(tt.reads, tt.granted, home); !slices.Equal(got, tt.want) {
+		if got := Switched(tt.reads, tt.granted, Env{Home: home, Exclude: []string{h("ext")}}); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: Switched = %q, want %q", tt.name, got, tt.want)
 		}
 	}
