@@ -121,7 +121,9 @@ func useNamespaces(p *Policy) bool {
 // user other than root that includes a user namespace mapping the user's own uid and gid (so
 // files keep their owners and the program gains nothing), and the helper keeps CAP_SYS_ADMIN
 // and CAP_SETPCAP of that namespace across its execve (ambient) to build the view and then
-// drop every capability before the program runs.
+// drop every capability before the program runs. CAP_DAC_OVERRIDE is kept too: overlayfs
+// makes its work folder with mode 0 and needs it to mount an overlay (Policy.Overlays); in
+// the user namespace it covers only the user's own files, which the user may chmod anyway.
 func namespaceAttrs(a *syscall.SysProcAttr, network bool) {
 	a.Cloneflags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC
 	if !network {
@@ -135,7 +137,7 @@ func namespaceAttrs(a *syscall.SysProcAttr, network bool) {
 		return
 	}
 	a.Cloneflags |= unix.CLONE_NEWUSER
-	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE}
 	uid, gid := os.Getuid(), os.Getgid()
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}

@@ -225,3 +225,42 @@ func TestViewKeepsBusyFiles(t *testing.T) {
 		t.Errorf("the workspace is not visible: %v %s", err, out)
 	}
 }
+
+// TestOverlay: a program sees its extension's folder writable through an overlay; its writes
+// land in the upper folder, the folder itself never changes, and what it wrote is there at
+// its next start. Run as root and again as a normal user (a user namespace).
+func TestOverlay(t *testing.T) {
+	if LandlockABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	ext, data, tmp, ws, base := outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t)
+	os.WriteFile(filepath.Join(ext, "code.js"), []byte("installed"), 0o644)
+	o, err := OverlayDirs(filepath.Join(base, "overlays", "ext"), "mcp-srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Lower = ext
+	start := func(script string) string {
+		t.Helper()
+		pol := ForExtension(Access{Extension: ext, Workspace: ws, Data: data, Temp: tmp})
+		pol.AddOverlay(*o)
+		out, err := run(t, &pol, ws, script)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
+		}
+		return out
+	}
+	start("echo state > " + ext + "/memory.jsonl && echo changed > " + ext + "/code.js")
+	if out := start("cat " + ext + "/memory.jsonl " + ext + "/code.js"); out != "state\nchanged\n" {
+		t.Errorf("the second start sees %q, want what the first wrote", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ext, "code.js")); string(b) != "installed" {
+		t.Errorf("the installed file changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(ext, "memory.jsonl")); err == nil {
+		t.Error("the write landed in the extension's folder")
+	}
+	if b, _ := os.ReadFile(filepath.Join(o.Upper, "memory.jsonl")); string(b) != "state\n" {
+		t.Errorf("upper folder holds %q", b)
+	}
+}
