@@ -197,7 +197,10 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	if program := overlayName(s); program != "" && x.Path != "" && !x.Synthetic {
 		if o, err := sandbox.OverlayDirs(env.OverlayDir(x.Name), program); err == nil {
 			o.Lower = x.Path
-			policy.AddOverlay(*o)
+			// After an update the writes kept stop hiding the new version's files.
+			if o.Rebase() == nil {
+				policy.AddOverlay(*o)
+			}
 		}
 	}
 	needs := ProgramNeeds(env, x, s.Command, s.Plugin, s.Root)

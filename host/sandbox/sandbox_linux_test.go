@@ -243,6 +243,9 @@ func TestOverlay(t *testing.T) {
 	start := func(script string) string {
 		t.Helper()
 		pol := ForExtension(Access{Extension: ext, Workspace: ws, Data: data, Temp: tmp})
+		if err := o.Rebase(); err != nil {
+			t.Fatal(err)
+		}
 		pol.AddOverlay(*o)
 		out, err := run(t, &pol, ws, script)
 		if err != nil {
@@ -250,7 +253,8 @@ func TestOverlay(t *testing.T) {
 		}
 		return out
 	}
-	start("echo state > " + ext + "/memory.jsonl && echo changed > " + ext + "/code.js")
+	os.WriteFile(filepath.Join(ext, "old.js"), []byte("v1"), 0o644)
+	start("echo state > " + ext + "/memory.jsonl && echo changed > " + ext + "/code.js && rm " + ext + "/old.js")
 	if out := start("cat " + ext + "/memory.jsonl " + ext + "/code.js"); out != "state\nchanged\n" {
 		t.Errorf("the second start sees %q, want what the first wrote", out)
 	}
@@ -262,5 +266,14 @@ func TestOverlay(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(o.Upper, "memory.jsonl")); string(b) != "state\n" {
 		t.Errorf("upper folder holds %q", b)
+	}
+	// An update swaps in a new folder: its files show again (the program's changed code.js
+	// and its deletion of old.js no longer hide them); its state stays.
+	os.Rename(ext, ext+".old")
+	os.Mkdir(ext, 0o755)
+	os.WriteFile(filepath.Join(ext, "code.js"), []byte("v2\n"), 0o644)
+	os.WriteFile(filepath.Join(ext, "old.js"), []byte("back\n"), 0o644)
+	if out := start("cat " + ext + "/memory.jsonl " + ext + "/code.js " + ext + "/old.js"); out != "state\nv2\nback\n" {
+		t.Errorf("after an update the program sees %q, want its state and the new files", out)
 	}
 }
