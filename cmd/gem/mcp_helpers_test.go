@@ -269,12 +269,19 @@ func init() {
 }
 
 func init() {
-	// npmregistry VAR DIR: serve the npm packages packed in DIR (npm pack's .tgz files) as an
-	// npm registry on 127.0.0.1 (package metadata and tarballs, as npm and npx read them)
-	// until the script ends; VAR is its URL (with a trailing slash).
+	// npmregistry [-delay D] VAR DIR: serve the npm packages packed in DIR (npm pack's .tgz
+	// files) as an npm registry on 127.0.0.1 (package metadata and tarballs, as npm and npx
+	// read them) until the script ends; VAR is its URL (with a trailing slash). -delay holds
+	// each tarball back for D, as a slow network would (a first download that takes long).
 	scriptCmds["npmregistry"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		var delay time.Duration
+		if len(args) == 4 && args[0] == "-delay" {
+			d, err := time.ParseDuration(args[1])
+			ts.Check(err)
+			delay, args = d, args[2:]
+		}
 		if len(args) != 2 {
-			ts.Fatalf("usage: npmregistry VAR DIR")
+			ts.Fatalf("usage: npmregistry [-delay D] VAR DIR")
 		}
 		dir := ts.MkAbs(args[1])
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -283,6 +290,11 @@ func init() {
 		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			name := strings.Trim(r.URL.Path, "/")
 			if strings.Contains(name, "/-/") {
+				select {
+				case <-time.After(delay):
+				case <-r.Context().Done():
+					return
+				}
 				http.ServeFile(w, r, filepath.Join(dir, filepath.Base(name)))
 				return
 			}

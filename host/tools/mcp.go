@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -29,6 +31,7 @@ type mcpServer struct {
 	services  *Services // progress of calls without their own host
 	cacheFile string
 	cached    []*sdk.Tool // the list the cache held at load; nil: none
+	fetches   bool        // its launcher downloads what it runs (npx, uvx …: toolchain.Profile.Network)
 	mu        sync.Mutex
 	from      []*sdk.Tool // the list the conversion was made from
 	tools     []*Tool
@@ -119,6 +122,9 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	}
 	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
 	srv.cached = readMCPCache(srv.cacheFile)
+	if pr := toolchain.ProfileOf(filepath.Base(resolved.Command)); resolved.Command != "" && pr != nil && pr.Network {
+		srv.fetches = true
+	}
 	c, err := mcphost.New(mcphost.Config{
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
 		LocalAllowed:   localAllowed,
@@ -149,13 +155,44 @@ func (r *Catalog) UncachedServers() []string {
 // StartMCP starts the named MCP servers (every one when none is named) in parallel and
 // adds their tools; each server that fails is one error, and the others go on.
 func (r *Catalog) StartMCP(ctx context.Context, names ...string) []error {
+	return r.startWhere(ctx, func(s *mcpServer) bool { return len(names) == 0 || slices.Contains(names, s.Name) })
+}
+
+// Prefetch starts the MCP servers of extension whose launcher downloads what it runs (npx,
+// uvx …) and whose tools are not known yet, so the download happens now (gem ext install
+// --prefetch) and not at the first request; it leaves their tool lists in the cache, so
+// later starts keep the usual limit. It returns the servers it started and their failures.
+func (r *Catalog) Prefetch(ctx context.Context, extension string) (started []string, errs []error) {
+	started = r.Fetching(extension)
+	if len(started) == 0 {
+		return nil, nil
+	}
+	return started, r.startWhere(ctx, func(s *mcpServer) bool { return fetching(s, extension) })
+}
+
+// Fetching names the servers Prefetch would start.
+func (r *Catalog) Fetching(extension string) []string {
+	var out []string
+	for _, s := range r.servers {
+		if fetching(s, extension) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+func fetching(s *mcpServer, extension string) bool {
+	return s.Extension == extension && s.fetches && s.cached == nil
+}
+
+func (r *Catalog) startWhere(ctx context.Context, pick func(*mcpServer) bool) []error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
 	)
 	for _, s := range r.servers {
-		if len(names) > 0 && !slices.Contains(names, s.Name) {
+		if !pick(s) {
 			continue
 		}
 		wg.Go(func() {

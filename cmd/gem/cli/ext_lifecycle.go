@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest"
@@ -50,13 +51,15 @@ type extInstallOptions struct {
 	Ref          string `flag:"ref" usage:"git branch, tag or commit; GitHub release tag"`
 	AutoUpdate   bool   `flag:"auto-update" usage:"record that this extension updates automatically"`
 	PreRelease   bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
+	Prefetch     bool   `flag:"prefetch" usage:"start its npx/uvx servers now, so they download what they run before the first request (asked on a terminal)"`
 	placement
 	jsonOutput
 }
 
 func extInstallCommand(f *Factory) *cli.Command {
 	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo or archive", extInstall,
-		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent")
+		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent",
+		"gem ext install ./my-ext --consent --prefetch")
 }
 
 func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
@@ -82,7 +85,44 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 	if err == nil && !o.JSON {
 		askSettings(s, res.Name, o.SkipSettings)
 	}
+	if err == nil {
+		err = prefetch(ctx, s, res.Name, o.Prefetch)
+	}
 	return err
+}
+
+// prefetch starts the just-installed extension's servers whose launcher downloads what it
+// runs (npx, uvx …): with --prefetch, or when the user agrees on a terminal; without a
+// terminal it only says how. The download then happens now, with progress, and the first
+// request does not wait for it. A server that fails is an error: the install stays.
+func prefetch(ctx context.Context, s *session, name string, yes bool) error {
+	reg, err := s.openTools(ctx, &tools.Services{Waiting: s.io.Progress(), Logger: s.log}, callFlags{})
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	fetching := reg.Fetching(name)
+	if len(fetching) == 0 {
+		return nil
+	}
+	if !yes {
+		if !s.io.IsStdinTTY() {
+			fmt.Fprintf(s.stderr, "%s's servers %s download what they run at their first start: gem ext install --prefetch fetches it at install\n", name, strings.Join(fetching, ", "))
+			return nil
+		}
+		if ok, err := s.askYesNo(fmt.Sprintf("%s's servers %s download what they run at their first start. Fetch it now? [Y/n] ", name, strings.Join(fetching, ", ")), true); err != nil || !ok {
+			return err
+		}
+	}
+	started, errs := reg.Prefetch(ctx, name)
+	if len(errs) > 0 {
+		for _, e := range errs {
+			s.warn("%s", errorText(e))
+		}
+		return exitError{code: 1, msg: fmt.Sprintf("%s is installed, but %d of its %d servers did not start (gem mcp list shows why)", name, len(errs), len(started))}
+	}
+	fmt.Fprintf(s.stderr, "Fetched what %s's servers %s run: they are ready.\n", name, strings.Join(started, ", "))
+	return nil
 }
 
 // effectHere says whether the extension just placed in dir is in effect in this folder: a
