@@ -14,10 +14,15 @@
 //     would); an object or array name falls back to the folder name. Both are validation errors.
 //   - Maps (commands, plugins, mcpServers, env, headers) come out sorted by key, so output
 //     is stable (encoding/json does not keep object order).
+//   - A command or plugin may name its own context file (`context`, a path inside the
+//     extension folder): gem adds it to its model's context after contextFileName's; Gemini
+//     CLI, which ignores commands and plugins, never reads it, so what only gem runs is not
+//     advertised to Gemini CLI's model.
 package manifest
 
 import (
 	"encoding/json"
+	"slices"
 )
 
 // FileName is the manifest's file name inside an extension folder.
@@ -99,6 +104,9 @@ type Command struct {
 	RequireConfirm bool     `manifest:"requireConfirm"`
 	Env            []KV     `manifest:"env"`
 	SHA256         []KV     `manifest:"sha256"` // "platform/arch" -> hex digest
+	// Context is a file in the extension folder that tells gem's model about this command
+	// (GemContextFiles); Gemini CLI, which does not run it, never reads it.
+	Context string `manifest:"context"`
 }
 
 // Plugin is a go-plugin tool plugin (gem's `plugins` field).
@@ -109,6 +117,9 @@ type Plugin struct {
 	SHA256      []KV     `manifest:"sha256"`
 	Env         []KV     `manifest:"env"`
 	Sandbox     *Sandbox `manifest:"sandbox"`
+	// Context is a file in the extension folder about the plugin's tools, for gem's model
+	// only (GemContextFiles).
+	Context string `manifest:"context"`
 }
 
 // Sandbox is what an extension's subprocesses may reach beyond the defaults.
@@ -134,6 +145,26 @@ func (m *Manifest) ContextFiles() []string {
 		return []string{"GEMINI.md"}
 	}
 	return m.ContextFileName
+}
+
+// GemContextFiles are the context files of the parts only gem runs (commands.<name>.context,
+// plugins.<id>.context), in manifest order, without those contextFileName names already:
+// a gem-made extension keeps what Gemini CLI cannot run out of the context Gemini CLI gives
+// its model, and gem still tells its own.
+func (m *Manifest) GemContextFiles() []string {
+	var out []string
+	add := func(name string) {
+		if name != "" && !slices.Contains(out, name) && !slices.Contains(m.ContextFiles(), name) {
+			out = append(out, name)
+		}
+	}
+	for _, c := range m.Commands {
+		add(c.Context)
+	}
+	for _, p := range m.Plugins {
+		add(p.Context)
+	}
+	return out
 }
 
 // Command returns the command with the given name, or nil.

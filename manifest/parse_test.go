@@ -106,3 +106,32 @@ func TestLoadAllFields(t *testing.T) {
 		t.Errorf("plan/migratedTo: %s %s", m.Plan, m.MigratedTo)
 	}
 }
+
+// TestGemContextFiles: the context files of gem-only parts, in order, once each, never one
+// contextFileName already names; a mistyped one is a problem naming its field.
+func TestGemContextFiles(t *testing.T) {
+	tests := []struct {
+		name, in, want, problem string
+	}{
+		{"none", `{"name":"a"}`, "", ""},
+		{"command and plugin", `{"name":"a","commands":{"c":{"type":"executable","binary":"b","context":"C.md"}},"plugins":{"p":{"binary":"b","context":"P.md"}}}`, "C.md,P.md", ""},
+		{"shared file once", `{"name":"a","commands":{"c":{"type":"executable","binary":"b","context":"GEM.md"}},"plugins":{"p":{"binary":"b","context":"GEM.md"}}}`, "GEM.md", ""},
+		{"already a context file", `{"name":"a","contextFileName":"GEMINI.md","plugins":{"p":{"binary":"b","context":"GEMINI.md"}}}`, "", ""},
+		{"default context file", `{"name":"a","plugins":{"p":{"binary":"b","context":"GEMINI.md"}}}`, "", ""},
+		{"mistyped", `{"name":"a","plugins":{"p":{"binary":"b","context":["X.md"]}}}`, "", "plugins.p.context: must be a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, problems, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(m.GemContextFiles(), ","); got != tt.want {
+				t.Errorf("GemContextFiles = %q, want %q", got, tt.want)
+			}
+			if tt.problem != "" && !strings.Contains(problems.Error(), tt.problem) {
+				t.Errorf("problems %v, want %q", problems, tt.problem)
+			}
+		})
+	}
+}

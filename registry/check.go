@@ -22,11 +22,27 @@ func (x *Extension) CheckFolder(env Env) manifest.Problems {
 	if err != nil {
 		return manifest.Problems{{Severity: manifest.Error, Path: "", Value: x.Path, Want: "the extension folder cannot be read: " + err.Error()}}
 	}
+	type contextFile struct{ field, name string }
+	var contexts []contextFile
 	for i, name := range m.ContextFileName {
 		field := "contextFileName"
 		if len(m.ContextFileName) > 1 {
 			field += "[" + strconv.Itoa(i) + "]"
 		}
+		contexts = append(contexts, contextFile{field, name})
+	}
+	for _, c := range m.Commands {
+		if c.Context != "" {
+			contexts = append(contexts, contextFile{"commands." + c.Name + ".context", c.Context})
+		}
+	}
+	for _, p := range m.Plugins {
+		if p.Context != "" {
+			contexts = append(contexts, contextFile{"plugins." + p.ID + ".context", p.Context})
+		}
+	}
+	for _, c := range contexts {
+		field, name := c.field, c.name
 		path := filepath.Join(x.Path, name)
 		if filepath.IsAbs(name) {
 			path = filepath.Clean(name)
@@ -34,7 +50,7 @@ func (x *Extension) CheckFolder(env Env) manifest.Problems {
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
 			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: field, Value: strconv.Quote(name),
-				Want: "context file not found; it will be skipped (create it or remove it from contextFileName)"})
+				Want: "context file not found; it will be skipped (create it or remove it from " + field + ")"})
 			continue
 		}
 		if !pathx.Within(root, real) {

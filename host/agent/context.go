@@ -25,7 +25,8 @@ type ContextFile struct {
 
 // ContextFiles gathers, as Gemini CLI does: the user's ~/.gemini/GEMINI.md, the project's
 // GEMINI.md (at its root), then each enabled extension's contextFileName files (GEMINI.md
-// when it names none).
+// when it names none) followed by the context files of its gem-only parts
+// (manifest.GemContextFiles).
 func ContextFiles(env registry.Env, d *registry.Discovery, names ...string) ([]ContextFile, []error) {
 	if len(names) == 0 {
 		names = []string{"GEMINI.md"} // Gemini CLI's default; settings' context.fileName changes it
@@ -58,6 +59,15 @@ func ContextFiles(env registry.Env, d *registry.Discovery, names ...string) ([]C
 		for i, name := range x.Manifest().ContextFiles() {
 			if filepath.IsAbs(name) {
 				errs = append(errs, fmt.Errorf("%s: contextFileName[%d] %q is an absolute path; name a file inside the extension folder (skipped)", x.ManifestPath, i, name))
+				continue
+			}
+			add(x.Path, name, x.Name)
+		}
+		// Then what only gem runs: its commands' and plugins' context (Gemini CLI never reads
+		// these, so a gem-made extension does not advertise them to its model).
+		for _, name := range x.Manifest().GemContextFiles() {
+			if filepath.IsAbs(name) {
+				errs = append(errs, fmt.Errorf("%s: context %q of a command or plugin is an absolute path; name a file inside the extension folder (skipped)", x.ManifestPath, name))
 				continue
 			}
 			add(x.Path, name, x.Name)

@@ -214,6 +214,15 @@ func (v *validator) commands(m *manifest.Manifest) {
 		}
 		v.envNames(p+".env", c.Env)
 		v.hashes(p+".sha256", c.SHA256)
+		v.context(p+".context", c.Context)
+	}
+}
+
+// context checks a gem-only part's context file: a path inside the extension folder
+// (relative to it), read by gem alone (manifest.GemContextFiles).
+func (v *validator) context(field, value string) {
+	if value != "" {
+		v.insideFolder(field, value, "a file inside the extension folder, such as GEM.md")
 	}
 }
 
@@ -227,6 +236,7 @@ func (v *validator) plugins(m *manifest.Manifest) {
 		v.envNames(p+".env", pl.Env)
 		v.hashes(p+".sha256", pl.SHA256)
 		v.sandbox(p+".sandbox", pl.Sandbox)
+		v.context(p+".context", pl.Context)
 	}
 }
 
