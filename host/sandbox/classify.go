@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +22,7 @@ type Failure struct {
 var (
 	networkErrors = lazyRegexp(`EAI_AGAIN|ENOTFOUND|ENETUNREACH|getaddrinfo|[Tt]emporary failure in name resolution|[Nn]etwork is unreachable|[Nn]ame or service not known|Could not resolve host|dial tcp[^\n]*: connect: permission denied`)
 	deniedPath    = lazyRegexp(`(?:EACCES|EPERM|EROFS|[Pp]ermission denied|[Rr]ead-only file system)[^\n/~]*?['"]?(~?/[^'"\s:,)]+)`)
+	missingPath   = lazyRegexp(`(?:ENOENT|[Nn]o such file or directory)[^\n/~]*?['"]?(/[^'"\s:,)]+)`)
 	missingTool   = lazyRegexp(`env: ['"]?([A-Za-z0-9_.+-]+)['"]?: No such file or directory|([A-Za-z0-9_.+-]+): (?:command )?not found|spawn ([A-Za-z0-9_.+-]+) ENOENT`)
 )
 
@@ -56,6 +58,30 @@ func Classify(stderr []string, p *Policy) Failure {
 		}
 	}
 	return Failure{}
+}
+
+// Hidden reads a "no such file" failure against the host: a path whose folder exists here
+// but that p gives the program no access to was hidden by its sandbox's view (another
+// extension's folder, a tool's cache), which is FailedPath; anything else is no Failure. It
+// looks at the disk, so it runs in gem, never in the helper.
+func Hidden(text string, p *Policy) Failure {
+	m := missingPath().FindStringSubmatch(text)
+	if m == nil || p == nil {
+		return Failure{}
+	}
+	path := filepath.Clean(m[1])
+	for _, g := range append(append([]string{}, p.Read...), p.Write...) {
+		if pathx.Within(g, path) {
+			return Failure{} // it may reach it: really missing
+		}
+	}
+	if p.Workspace != "" && pathx.Within(p.Workspace, path) {
+		return Failure{}
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return Failure{}
+	}
+	return Failure{Kind: FailedPath, Detail: path}
 }
 
 // The kinds of Failure.

@@ -24,8 +24,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	mcphost "github.com/gemhost/gem/host/mcp"
 	"net/netip"
 	"slices"
 	"sort"
@@ -33,20 +33,22 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gemhost/gem/internal/config"
-	"github.com/gemhost/gem/internal/limits"
-	"github.com/gemhost/gem/internal/suggest"
-	"github.com/gemhost/gem/registry/settings"
-
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
+	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/policy"
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/config"
+	"github.com/gemhost/gem/internal/limits"
+	"github.com/gemhost/gem/internal/pathx"
+	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/settings"
 )
 
 // Tool is one tool in the catalog.
@@ -512,6 +514,37 @@ type Result struct {
 type ResultError struct {
 	Type    ErrorType `json:"type"`
 	Message string    `json:"message"`
+	// Sandbox is what the sandbox made of the failure when it points at it (a path it
+	// denied, the network): said in Message too, for the model; the front end adds what
+	// to grant.
+	Sandbox *sandbox.FailureError `json:"-"`
+}
+
+// explain reads a sandboxed tool's failure against its policy: a denied path outside what
+// it may write, a project file it may not change, or the network it lacks is named in the
+// message (the model then tells the user the cause, not just "permission denied") and kept
+// in Sandbox. A failure the sandbox did not cause (a path it may write) is left as is.
+func (e *ResultError) explain(extension string, p *sandbox.Policy) {
+	if p == nil {
+		return
+	}
+	f := sandbox.Classify([]string{e.Message}, p)
+	if f.Kind == "" {
+		f = sandbox.Hidden(e.Message, p)
+	}
+	switch f.Kind {
+	case sandbox.FailedPath:
+		for _, w := range p.Write {
+			if pathx.Within(w, f.Detail) {
+				return
+			}
+		}
+	case sandbox.FailedWorkspace, sandbox.FailedProtected, sandbox.FailedNetwork:
+	default:
+		return
+	}
+	e.Sandbox = &sandbox.FailureError{Extension: extension, Failure: f, Err: errors.New(e.Message)}
+	e.Message += "\n(" + f.String() + ")"
 }
 
 // Summary is the error as one line: "type: message".

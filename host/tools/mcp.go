@@ -299,7 +299,11 @@ func (s *mcpServer) call(ctx context.Context, declared string, args json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	return fromMCP(res), nil
+	out := fromMCP(res)
+	if out.Error != nil {
+		out.Error.explain(s.Extension, s.Policy)
+	}
+	return out, nil
 }
 
 // fromMCP converts an MCP result: text contents joined by newlines (other contents named

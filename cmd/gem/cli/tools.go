@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"path/filepath"
@@ -160,7 +161,13 @@ func toolsCall(ctx context.Context, s *session, o toolsCallOptions) error {
 		return nil
 	}
 	if res.Error != nil {
-		return exitError{code: 1, msg: fmt.Sprintf("tool %s failed (%s): %s", o.Tool, res.Error.Type, res.Error.Message)}
+		msg := fmt.Sprintf("tool %s failed (%s): %s", o.Tool, res.Error.Type, res.Error.Message)
+		if res.Error.Sandbox != nil {
+			if hint := advice.For(res.Error.Sandbox); hint != "" {
+				msg += " (" + hint + ")"
+			}
+		}
+		return exitError{code: 1, msg: msg}
 	}
 	fmt.Fprintln(s.stdout, termsafe.Text(strings.TrimRight(res.DisplayText(), "\n"))) // a tool's text, escaped
 	return nil
