@@ -2,34 +2,23 @@ package cli
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/host/policy"
-	"github.com/gemhost/gem/internal/termsafe"
-	"github.com/gemhost/gem/registry"
 	"io"
-	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/gemhost/gem/internal/limits"
-
 	"github.com/urfave/cli/v2"
-	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/internal/termsafe"
+	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
 )
 
@@ -53,36 +42,21 @@ type rootOptions struct {
 	agentOptions
 }
 
-// agentSession is the model side of one CLI session.
+// agentSession is the model side of one CLI session: the conversation host/agent composes
+// (agent.Open), with the CLI's rendering.
 type agentSession struct {
-	s        *session
-	reg      *tools.Catalog
-	agent    *agent.Agent
-	session  *agent.Session
-	cmds     []*agent.PromptCommand
-	expander agent.Expander
-	hooks    *agent.Hooks
-	files    []agent.ContextFile
-	last     agent.Stats // the last turn's
-	prompts  *[]mcpPrompt
-	plan     bool // --approval-mode plan: the model is told, and its answers are kept as the plan
+	s       *session
+	conv    *agent.Conversation
+	prompts *[]mcpPrompt
 }
 
-// planModeNote tells the model what plan mode is (Gemini CLI's plan mode: read, search and
-// plan; change nothing).
-const planModeNote = `
-
-# Plan mode
-You are in plan mode: you may read, list and search the project and fetch pages, but every
-tool that changes something (writing or replacing files, running commands, saving memories)
-is refused. Study what the request needs, then answer with a plan: the steps, the files each
-touches and what changes in them, the risks and how to check the result. Your answer is kept
-as the plan file; the user leaves plan mode to carry it out.`
-
-// openAgent connects to the Gemini API and loads tools, context, hooks and commands.
+// openAgent connects to the Gemini API, opens the tool catalog with the CLI's flags and
+// composes the conversation (agent.Open), its problems warned about on stderr.
 func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions) (*agentSession, error) {
-	sent := make(chan struct{})
-	client, err := geminiClient(ctx, s, sent)
+	client, sent, err := agent.NewClient(ctx, s.env.Getenv)
+	if errors.Is(err, agent.ErrNoAPIKey) {
+		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -90,268 +64,69 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	if err != nil {
 		return nil, err
 	}
-	// MCP servers whose tool list is cached start in the background: the first request
-	// does not wait for them (a call to one of their tools waits for that server alone).
-	// Those never started are waited for: on a terminal, gem says which and how long (a
-	// first npx start downloads its package).
-	waitFor := reg.UncachedServers()
-	t0 := time.Now()
-	if len(waitFor) > 0 && s.io.IsStderrTTY() {
-		fmt.Fprintf(s.stderr, "starting MCP servers for the first time: %s…\n", strings.Join(waitFor, ", "))
+	cfg := agent.Config{
+		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ, Catalog: reg, Services: services,
+		Client: client, FirstRequest: sent, ReadSecrets: secrets.Read, Logger: s.log, Model: o.Model, Resume: o.Resume,
+		Warn: func(err error) { s.warn("%s", errorText(err)) },
+		Say:  func(msg string) { fmt.Fprintln(s.stderr, msg) },
 	}
-	warmErrs := reg.Warm(ctx, sent)
-	if len(waitFor) > 0 && s.io.IsStderrTTY() {
-		fmt.Fprintf(s.stderr, "MCP servers started in %.1fs\n", time.Since(t0).Seconds())
-	}
-	for _, err := range warmErrs {
-		s.warn("%s", errorText(err))
-	}
-	d := s.discover()
-	hooks, errs := agent.LoadHooks(s.env, d, s.environ, secrets.Read, s.log)
-	errs = append(errs, hooks.AddSettings(s.env, s.settings(), s.environ)...)
-	cmds, cmdErrs := agent.PromptCommands(s.env, d)
-	files, fileErrs := agent.ContextFiles(s.env, d, s.settings().ContextFiles...)
-	skills := agent.EnabledSkills(agent.Skills(s.env, d), s.settings().DisabledSkills)
-	subagents, subErrs := agent.Subagents(s.env, d)
-	errs = append(errs, subErrs...)
-	if s.settings().AgentsOff {
-		subagents = nil // experimental.enableAgents: false
-	}
-	subagents = slices.DeleteFunc(subagents, func(sa *agent.Subagent) bool {
-		if _, taken := reg.Lookup(sa.Name); taken {
-			errs = append(errs, fmt.Errorf("%s: the agent name %s is a tool's name already: rename the agent", sa.Path, sa.Name))
-			return true
-		}
-		return false
-	})
-	for _, sa := range subagents {
-		unknown := sa.UnknownTools(func(name string) bool {
-			_, ok := reg.Lookup(name)
-			return ok || slices.ContainsFunc(subagents, func(o *agent.Subagent) bool { return o.Name == name })
-		})
-		if len(unknown) > 0 {
-			errs = append(errs, fmt.Errorf("%s: tools %s: no such tool here, so the agent goes without (core tools, extension tools, mcp_* patterns and Claude Code's Bash, Read, Write, Edit, Grep, Glob are known)", sa.Path, strings.Join(unknown, ", ")))
-		}
-	}
-	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
-		s.warn("%s", errorText(e))
-	}
-	hooks.Warn = func(msg string) { s.warn("%s", msg) }
-	hooks.Say = func(msg string) { fmt.Fprintln(s.stderr, msg) }
-	a := &agentSession{s: s, reg: reg, cmds: cmds, hooks: hooks, files: files}
 	if m, err := policy.ParseMode(o.ApprovalMode); err == nil && m == policy.ModePlan {
-		a.plan = true
+		cfg.Plan = true
 	}
-	if o.Model == "" {
-		o.Model = cmp.Or(s.settings().Model, agent.DefaultModel)
+	if s.io.IsStderrTTY() {
+		cfg.Progress = func(msg string) { fmt.Fprintln(s.stderr, msg) }
 	}
-	a.agent = &agent.Agent{
-		Client: client, Model: o.Model, Tools: reg, Hooks: hooks,
-		System: agent.SystemInstruction(files, skills) + planNote(a.plan), Skills: skills,
-		CompressAt: s.settings().CompressionThreshold, Subagents: subagents,
-	}
-	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one,
-	// to see compression at work).
-	if n, err := strconv.Atoi(s.env.Getenv("GEM_MODEL_TOKEN_LIMIT")); err == nil && n > 0 {
-		a.agent.TokenLimit = n
-	}
-	services.Notify = func(kind, message string, details map[string]any) {
-		hooks.Run(ctx, "Notification", map[string]any{"session_id": a.session.ID, "transcript_path": a.session.Path(),
-			"notification_type": kind, "message": message, "details": details})
-	}
-	a.expander = agent.Expander{Root: commands.Workspace(s.env), Shell: a.shellInjection}
-	store := agent.Sessions{Dir: s.env.SessionsDir()}
-	source := "startup"
-	if o.Resume != "" {
-		if a.session, err = store.Load(o.Resume); err != nil {
-			reg.Close()
-			return nil, err
-		}
-		source = "resume"
-	} else {
-		a.session = store.New(a.agent.Model)
-	}
-	a.startSession(ctx, source)
-	return a, nil
-}
-
-// firstRequest closes sent when the client's first request goes out.
-type firstRequest struct {
-	base http.RoundTripper
-	once *sync.Once
-	sent chan struct{}
-}
-
-func (f firstRequest) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.once.Do(func() { close(f.sent) })
-	return f.base.RoundTrip(r)
-}
-
-// geminiClient connects to the Gemini API with the user's key; sent (when not nil) closes
-// as the first request goes out.
-func geminiClient(ctx context.Context, s *session, sent chan struct{}) (*genai.Client, error) {
-	key := s.env.Getenv("GEMINI_API_KEY")
-	if key == "" {
-		key = s.env.Getenv("GOOGLE_API_KEY")
-	}
-	if key == "" {
-		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
-	}
-	cfg := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI}
-	if sent != nil {
-		cfg.HTTPClient = &http.Client{Transport: firstRequest{base: http.DefaultTransport, once: &sync.Once{}, sent: sent}}
-	}
-	if base := s.env.Getenv("GEM_GEMINI_BASE_URL"); base != "" {
-		cfg.HTTPOptions.BaseURL = base
-	}
-	client, err := genai.NewClient(ctx, cfg)
+	conv, err := agent.Open(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("the Gemini client: %w", err)
+		reg.Close()
+		return nil, err
 	}
-	return client, nil
+	return &agentSession{s: s, conv: conv}, nil
 }
 
-// startSession runs the SessionStart hooks (source: startup, resume or clear): their
-// additionalContext goes with the next prompt.
-func (a *agentSession) startSession(ctx context.Context, source string) {
-	out := a.hooks.Run(ctx, "SessionStart", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "source": source})
-	a.agent.NextContext = out.Context
-}
-
-// endSession runs the SessionEnd hooks (reason: exit or clear).
-func (a *agentSession) endSession(reason string) {
-	a.hooks.Run(context.Background(), "SessionEnd", map[string]any{"transcript_path": a.session.Path(), "session_id": a.session.ID, "reason": reason})
-}
-
-// newSession ends the conversation (SessionEnd) and starts a new one (SessionStart), as
-// Gemini CLI's /clear does; active skills stay active.
+// newSession starts a new conversation, as Gemini CLI's /clear does.
 func (a *agentSession) newSession() {
-	a.endSession("clear")
-	if len(a.session.History) > 0 {
-		if err := a.session.Save(); err != nil {
-			a.s.warn("saving the session: %v", err)
-		}
+	if err := a.conv.NewSession(); err != nil {
+		a.s.warn("saving the session: %v", err)
 	}
-	a.session = agent.Sessions{Dir: a.s.env.SessionsDir()}.New(a.agent.Model)
-	a.startSession(context.Background(), "clear")
 }
 
-func (a *agentSession) close() {
-	a.endSession("exit")
-	a.reg.Close()
-}
+func (a *agentSession) close() { a.conv.Close() }
 
-// shellInjection runs a prompt command's !{…}: decided like run_shell_command, then run by
-// /bin/sh in the project under the sandbox of the command's extension (or the project's).
-func (a *agentSession) shellInjection(ctx context.Context, pc *agent.PromptCommand, command string) (string, int, error) {
-	if err := a.reg.AuthorizeShell(ctx, pc.Extension, command, tools.CallOptions{}); err != nil {
-		return "", 0, err
-	}
-	root := a.expander.Root
-	var env []string
-	var pol *sandbox.Policy
-	if x := pc.ExtensionOf(); x != nil {
-		// An extension's command runs with that extension's environment and sandbox.
-		var err error
-		if env, pol, err = commands.Program(a.s.env, x, commands.ProgramSpec{Root: root, Platform: manifest.HostPlatforms(a.s.env.Getenv)[0], Environ: a.s.environ, ReadSecrets: secrets.Read}); err != nil {
-			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
-		}
-	} else {
-		// The user's and the project's commands: the project's sandbox, a folder of their own
-		// (scripts the user's commands name under the home folder readable).
-		var roots []string
-		if pc.Source == "user" {
-			roots = []string{a.s.env.Home}
-		}
-		var err error
-		if env, pol, err = commands.UserProgram(a.s.env, root, "_prompt-commands", command, a.s.environ, roots...); err != nil {
-			return "", 0, err
-		}
-	}
-	out := &limits.Buffer{Max: limits.ShellOutput}
-	spec := sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: env, Dir: root, Name: "!{" + command + "}", Policy: pol}
-	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdout: out, Stderr: out}, 500*time.Millisecond)
-	if err != nil {
-		return "", 0, err
-	}
-	return strings.TrimRight(out.String(), "\n"), code, nil
-}
-
-// command finds a prompt command for "/name args".
-func (a *agentSession) command(input string) (*agent.PromptCommand, string) {
-	if !strings.HasPrefix(input, "/") {
-		return nil, ""
-	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
-	for _, pc := range a.cmds {
-		if pc.Name == name {
-			return pc, strings.TrimSpace(args)
-		}
-	}
-	return nil, ""
-}
-
-// turn expands a prompt command if input is one, runs the turn and saves the session.
+// turn expands a prompt command (or an MCP server's prompt) if input is one, runs the turn
+// and saves the session; in plan mode the answer is kept as the plan.
 func (a *agentSession) turn(ctx context.Context, input string) (string, agent.Stats, error) {
-	prompt := input
-	if pc, args := a.command(input); pc != nil {
-		p, err := a.expander.Expand(ctx, pc, args)
-		if err != nil {
-			return "", agent.Stats{}, err
-		}
-		prompt = p
-	} else if mp, args := a.mcpPromptFor(ctx, input); mp != nil {
-		p, err := mp.fill(ctx, a, args)
-		if err != nil {
-			return "", agent.Stats{}, err
-		}
-		prompt = p
-	} else {
-		var errs []error
-		prompt, errs = a.expander.ExpandAtPaths(input) // @file and @folder of the project
-		for _, e := range errs {
-			a.s.warn("%s", errorText(e))
+	var prompt string
+	var err error
+	if pc, _ := a.conv.Command(input); pc == nil {
+		if mp, args := a.mcpPromptFor(ctx, input); mp != nil {
+			if prompt, err = mp.fill(ctx, a, args); err != nil {
+				return "", agent.Stats{}, err
+			}
 		}
 	}
-	if a.agent.Events.Compressed == nil {
-		a.agent.Events.Compressed = func(trigger string, before, after int) {
+	if prompt == "" {
+		if prompt, err = a.conv.Expand(ctx, input); err != nil {
+			return "", agent.Stats{}, err
+		}
+	}
+	if a.conv.Agent.Events.Compressed == nil {
+		a.conv.Agent.Events.Compressed = func(trigger string, before, after int) {
 			if trigger != "auto" {
 				return // /compress says it itself
 			}
 			fmt.Fprintf(a.s.stderr, "(the conversation neared the model's input limit: %d messages compressed to %d)\n", before, after)
 		}
 	}
-	text, st, err := a.agent.Turn(ctx, a.session, prompt)
-	a.last = st
-	if serr := a.session.Save(); serr != nil {
-		a.s.warn("saving the session: %v", serr)
-	}
-	if a.plan && err == nil && strings.TrimSpace(text) != "" {
-		a.keepPlan(input, text)
+	text, st, err := a.conv.Send(ctx, prompt)
+	if a.conv.Plan && err == nil && strings.TrimSpace(text) != "" {
+		if file, perr := a.conv.KeepPlan(input, text); perr != nil {
+			a.s.warn("keeping the plan: %v", perr)
+		} else {
+			fmt.Fprintf(a.s.stderr, "(plan mode: the plan is kept in %s)\n", registry.Tilde(a.s.env.Home, file))
+		}
 	}
 	return text, st, err
-}
-
-func planNote(plan bool) string {
-	if plan {
-		return planModeNote
-	}
-	return ""
-}
-
-// keepPlan writes a plan-mode answer to the session's plan file ($GEM_HOME/plans/<session>.md,
-// the latest plan under the request it answers) and says where.
-func (a *agentSession) keepPlan(request, plan string) {
-	file := filepath.Join(a.s.env.PlansDir(), strings.ReplaceAll(a.session.ID, "/", "_")+".md")
-	doc := fmt.Sprintf("# Plan\n\nRequest: %s\n\n%s\n", strings.TrimSpace(request), strings.TrimSpace(plan))
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err == nil {
-		err = registry.WriteFileAtomic(file, []byte(doc), 0o600)
-		if err == nil {
-			fmt.Fprintf(a.s.stderr, "(plan mode: the plan is kept in %s)\n", registry.Tilde(a.s.env.Home, file))
-			return
-		}
-		a.s.warn("keeping the plan: %v", err)
-	}
 }
 
 // modelYes is --yes for the model's calls: honoured in a trusted folder only. Elsewhere (a
@@ -391,7 +166,7 @@ func runPrompt(f *Factory, o agentOptions) error {
 		}
 		po := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true), start: time.Now(),
 			tools: &toolTally{started: map[string]time.Time{}, byName: map[string]*toolCount{}}}
-		a.agent.Events = po.events(a, prompt)
+		a.conv.Agent.Events = po.events(a, prompt)
 		text, st, err := a.turn(ctx, prompt)
 		return po.finish(a, text, st, err)
 	})
@@ -558,7 +333,7 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 	case "text":
 		ev = textEvents(p.s)
 	case "stream-json":
-		p.emit(map[string]any{"type": "init", "session_id": a.session.ID, "model": a.agent.Model})
+		p.emit(map[string]any{"type": "init", "session_id": a.conv.Session.ID, "model": a.conv.Agent.Model})
 		p.emit(map[string]any{"type": "message", "role": "user", "content": prompt})
 		ev = agent.Events{
 			Text: func(d string) {
@@ -653,7 +428,7 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 		}
 		return err
 	case "json":
-		out := map[string]any{"session_id": a.session.ID, "response": text, "stats": p.sessionMetrics(st)}
+		out := map[string]any{"session_id": a.conv.Session.ID, "response": text, "stats": p.sessionMetrics(st)}
 		if err != nil {
 			out["error"] = promptErrorJSON(err)
 		}

@@ -25,8 +25,8 @@ func (a *agentSession) mcpPrompts(ctx context.Context) []mcpPrompt {
 	}
 	list := []mcpPrompt{}
 	seen := map[string]bool{}
-	for _, srv := range a.reg.Servers() {
-		c, err := a.reg.MCPServerByName(srv.Name)
+	for _, srv := range a.conv.Catalog.Servers() {
+		c, err := a.conv.Catalog.MCPServerByName(srv.Name)
 		if err != nil {
 			continue
 		}
@@ -61,7 +61,7 @@ func (a *agentSession) promptsOf(server string) []mcpPrompt {
 
 // mcpPromptFor finds the MCP prompt input ("/name args") runs; nil when it names none.
 func (a *agentSession) mcpPromptFor(ctx context.Context, input string) (*mcpPrompt, string) {
-	if !strings.HasPrefix(input, "/") || len(a.reg.Servers()) == 0 {
+	if !strings.HasPrefix(input, "/") || len(a.conv.Catalog.Servers()) == 0 {
 		return nil, ""
 	}
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
@@ -98,7 +98,7 @@ func (p *mcpPrompt) fill(ctx context.Context, a *agentSession, args string) (str
 			return "", fmt.Errorf("/%s needs %s: /%s %s=<value>", p.Command, arg.Name, p.Command, arg.Name)
 		}
 	}
-	c, err := a.reg.MCPServerByName(p.Server)
+	c, err := a.conv.Catalog.MCPServerByName(p.Server)
 	if err != nil {
 		return "", err
 	}

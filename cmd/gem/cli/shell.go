@@ -163,7 +163,7 @@ func (s *shell) exec(input string, line *liner.State) bool {
 		}
 		if s.agent != nil {
 			s.agent.newSession()
-			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.session.ID)
+			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.conv.Session.ID)
 		}
 	case "skills":
 		s.skills(w, args)
@@ -424,7 +424,7 @@ func (s *shell) ask(input string) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	w := s.sess.stdout
-	s.agent.agent.Events = agent.Events{
+	s.agent.conv.Agent.Events = agent.Events{
 		Text:     func(d string) { fmt.Fprint(w, d) },
 		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", name, args) },
 		ToolResult: func(_, name string, res *tools.Result, err error) {
@@ -490,7 +490,7 @@ func (s *shell) activateSkill(args []string) {
 	if !s.openAgent() {
 		return
 	}
-	if sk, ok := s.agent.agent.ActivateSkill(args[0]); ok {
+	if sk, ok := s.agent.conv.Agent.ActivateSkill(args[0]); ok {
 		fmt.Fprintf(s.sess.stderr, "Skill %s is active: its instructions join the model's from the next prompt on.\n", sk.Name)
 		return
 	}

@@ -42,9 +42,9 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 		err = a.chat(w, args)
 	case "model":
 		if len(args) == 0 {
-			fmt.Fprintf(w, "Model: %s\n", a.agent.Model)
+			fmt.Fprintf(w, "Model: %s\n", a.conv.Agent.Model)
 		} else {
-			a.agent.Model, a.session.Model = args[0], args[0]
+			a.conv.Agent.Model, a.conv.Session.Model = args[0], args[0]
 			fmt.Fprintf(w, "Model: %s (from the next prompt on)\n", args[0])
 		}
 	case "tools":
@@ -60,10 +60,10 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 	case "compress":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		before := len(a.session.History)
-		if err = a.agent.Compress(ctx, a.session, "manual"); err == nil {
-			fmt.Fprintf(w, "Compressed the conversation: %d messages to %d.\n", before, len(a.session.History))
-			err = a.session.Save()
+		before := len(a.conv.Session.History)
+		if err = a.conv.Agent.Compress(ctx, a.conv.Session, "manual"); err == nil {
+			fmt.Fprintf(w, "Compressed the conversation: %d messages to %d.\n", before, len(a.conv.Session.History))
+			err = a.conv.Session.Save()
 		}
 	}
 	if errors.Is(err, agent.ErrNoChat) {
@@ -101,10 +101,10 @@ func (a *agentSession) chat(w io.Writer, args []string) error {
 		}
 		return tw.Flush()
 	case "save":
-		if len(a.session.History) == 0 {
+		if len(a.conv.Session.History) == 0 {
 			return errors.New("nothing to save yet: the conversation is empty")
 		}
-		replaced, err := chats.Save(args[1], a.session)
+		replaced, err := chats.Save(args[1], a.conv.Session)
 		if err != nil {
 			return err
 		}
@@ -118,9 +118,9 @@ func (a *agentSession) chat(w io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		a.session.History, a.session.LastPromptTokens = ch.History, 0
+		a.conv.Session.History, a.conv.Session.LastPromptTokens = ch.History, 0
 		fmt.Fprintf(w, "Resumed %q: %d messages.\n", args[1], len(ch.History))
-		return a.session.Save()
+		return a.conv.Session.Save()
 	case "delete":
 		if err := chats.Delete(args[1]); err != nil {
 			return err
@@ -133,7 +133,7 @@ func (a *agentSession) chat(w io.Writer, args []string) error {
 }
 
 func (a *agentSession) listTools(w io.Writer, descriptions bool) {
-	list := a.reg.List()
+	list := a.conv.Catalog.List()
 	if len(list) == 0 {
 		fmt.Fprintln(w, "No tools: the model can only answer in text.")
 		return
@@ -151,7 +151,7 @@ func (a *agentSession) listTools(w io.Writer, descriptions bool) {
 
 func (a *agentSession) listMCP(w io.Writer) {
 	a.mcpPrompts(context.Background()) // starts the servers
-	servers := a.reg.Servers()
+	servers := a.conv.Catalog.Servers()
 	if len(servers) == 0 {
 		fmt.Fprintln(w, "No MCP servers: no enabled extension or settings file declares mcpServers.")
 		return
@@ -179,11 +179,11 @@ func (a *agentSession) memory(w io.Writer, args []string) error {
 	}
 	switch verb {
 	case "show":
-		if len(a.files) == 0 {
+		if len(a.conv.Files) == 0 {
 			fmt.Fprintln(w, "No context files: GEMINI.md in ~/.gemini, the project or an extension adds one (/memory add <fact> starts yours).")
 			return nil
 		}
-		for _, f := range a.files {
+		for _, f := range a.conv.Files {
 			fmt.Fprintf(w, "--- %s ---\n%s\n", f.Path, strings.TrimRight(f.Text, "\n"))
 		}
 	case "add":
@@ -196,7 +196,7 @@ func (a *agentSession) memory(w io.Writer, args []string) error {
 		a.refreshContext()
 	case "refresh":
 		a.refreshContext()
-		fmt.Fprintf(w, "Context reloaded: %d file(s).\n", len(a.files))
+		fmt.Fprintf(w, "Context reloaded: %d file(s).\n", len(a.conv.Files))
 	default:
 		return fmt.Errorf("/memory %s: use show, add <fact> or refresh", verb)
 	}
@@ -204,29 +204,20 @@ func (a *agentSession) memory(w io.Writer, args []string) error {
 }
 
 // refreshContext reads the context files and skills again into the system instruction.
-func (a *agentSession) refreshContext() {
-	d := a.s.discover()
-	files, errs := agent.ContextFiles(a.s.env, d, a.s.settings().ContextFiles...)
-	for _, e := range errs {
-		a.s.warn("%s", errorText(e))
-	}
-	skills := agent.EnabledSkills(agent.Skills(a.s.env, d), a.s.settings().DisabledSkills)
-	a.files = files
-	a.agent.System, a.agent.Skills = agent.SystemInstruction(files, skills), skills
-}
+func (a *agentSession) refreshContext() { a.conv.ReloadContext() }
 
 func (a *agentSession) stats(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tinput\toutput\tcached\tthoughts\ttotal\trequests\ttool calls")
-	l, u := a.last, a.session.Usage
+	l, u := a.conv.Last, a.conv.Session.Usage
 	fmt.Fprintf(tw, "last turn\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.Tokens.Prompt, l.Tokens.Output, l.Tokens.Cached, l.Tokens.Thoughts, l.Tokens.Total, l.Requests, l.ToolCalls)
 	fmt.Fprintf(tw, "conversation\t%d\t%d\t%d\t%d\t%d\t\t\n", u.Prompt, u.Output, u.Cached, u.Thoughts, u.Total)
 	tw.Flush()
-	limit := a.agent.TokenLimit
+	limit := a.conv.Agent.TokenLimit
 	if limit <= 0 {
-		limit = agent.TokenLimitOf(a.agent.Model)
+		limit = agent.TokenLimitOf(a.conv.Agent.Model)
 	}
-	fmt.Fprintf(w, "The last request used %d of the model's %d input tokens.\n", a.session.LastPromptTokens, limit)
+	fmt.Fprintf(w, "The last request used %d of the model's %d input tokens.\n", a.conv.Session.LastPromptTokens, limit)
 }
 
 func init() {
@@ -236,12 +227,12 @@ func init() {
 }
 
 func (a *agentSession) listAgents(w io.Writer) {
-	if len(a.agent.Subagents) == 0 {
+	if len(a.conv.Agent.Subagents) == 0 {
 		fmt.Fprintln(w, "No subagents: agents/<name>.md in ~/.gemini, a trusted project's .gemini or an extension adds one.")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, sa := range a.agent.Subagents {
+	for _, sa := range a.conv.Agent.Subagents {
 		tools := "every tool"
 		if len(sa.Tools) > 0 {
 			tools = strings.Join(sa.Tools, ", ")

@@ -1,0 +1,380 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/genai"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/limits"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/settings"
+)
+
+// Config is what composes a Conversation. The caller opens the tool catalog (its policy and
+// approval mode are the caller's flags) and the model client (NewClient); Open loads the rest.
+type Config struct {
+	Env       registry.Env
+	Discovery *registry.Discovery
+	Settings  *settings.Settings // nil: none
+	Environ   []string           // the caller's environment, for hooks and programs
+	Catalog   *tools.Catalog
+	// Services are the catalog's services: Open sets their Notify (Notification hooks).
+	Services    *tools.Services
+	Client      *genai.Client
+	ReadSecrets registry.SecretReader
+	Logger      hclog.Logger
+	// FirstRequest closes when the client's first request goes out (NewClient's): MCP
+	// servers whose tool lists are cached start after it, the others before the first turn.
+	FirstRequest <-chan struct{}
+	Model        string // "" : the settings' model.name, else DefaultModel
+	Plan         bool   // plan mode: the model is told, its answers kept as the plan file
+	Resume       string // a saved session's id, or "latest"; "": a new session
+	// Warn hears each problem found while loading (a hook, command, context file or agent
+	// skipped); Say, what hooks tell the user; Progress, long waits (MCP servers started for
+	// the first time). Nil: not told.
+	Warn     func(error)
+	Say      func(string)
+	Progress func(string)
+}
+
+// Conversation is one conversation with the model as gem composes it: the catalog's tools,
+// the enabled extensions' hooks, prompt commands, context files, skills and subagents, the
+// user's settings and the session store. The CLI (gem -p, gem shell), the SDK and gem acp
+// use it alike and keep only flags and rendering. Not safe for concurrent turns.
+type Conversation struct {
+	Agent    *Agent
+	Session  *Session
+	Catalog  *tools.Catalog
+	Hooks    *Hooks
+	Files    []ContextFile
+	Commands []*PromptCommand
+	Plan     bool
+	Last     Stats // the last turn's
+	cfg      Config
+	expander Expander
+}
+
+// planModeNote tells the model what plan mode is (Gemini CLI's plan mode: read, search and
+// plan; change nothing).
+const planModeNote = `
+
+# Plan mode
+You are in plan mode: you may read, list and search the project and fetch pages, but every
+tool that changes something (writing or replacing files, running commands, saving memories)
+is refused. Study what the request needs, then answer with a plan: the steps, the files each
+touches and what changes in them, the risks and how to check the result. Your answer is kept
+as the plan file; the user leaves plan mode to carry it out.`
+
+// Open composes a conversation: it starts the MCP servers whose tools are not known yet
+// (those cached start once the first request is out), loads hooks, prompt commands, context
+// files, skills and subagents (an agent whose name a tool has is dropped), opens or resumes
+// the session and runs the SessionStart hooks. Problems that skip one part go to Warn.
+func Open(ctx context.Context, cfg Config) (*Conversation, error) {
+	if cfg.Catalog == nil || cfg.Client == nil {
+		return nil, errors.New("agent.Open: a catalog and a client are needed")
+	}
+	warn := func(err error) {
+		if cfg.Warn != nil {
+			cfg.Warn(err)
+		}
+	}
+	reg, env, st := cfg.Catalog, cfg.Env, cfg.Settings
+	if st == nil {
+		st = &settings.Settings{}
+	}
+	d := cfg.Discovery
+	if d == nil {
+		d = registry.Discover(env, registry.Providers)
+	}
+	// MCP servers whose tool list is cached start in the background: the first request does
+	// not wait for them (a call to one of their tools waits for that server alone). Those
+	// never started are waited for, and said (a first npx start downloads its package).
+	waitFor := reg.UncachedServers()
+	t0 := time.Now()
+	if len(waitFor) > 0 && cfg.Progress != nil {
+		cfg.Progress(fmt.Sprintf("starting MCP servers for the first time: %s…", strings.Join(waitFor, ", ")))
+	}
+	warmErrs := reg.Warm(ctx, cfg.FirstRequest)
+	if len(waitFor) > 0 && cfg.Progress != nil {
+		cfg.Progress(fmt.Sprintf("MCP servers started in %.1fs", time.Since(t0).Seconds()))
+	}
+	for _, err := range warmErrs {
+		warn(err)
+	}
+	hooks, errs := LoadHooks(env, d, cfg.Environ, cfg.ReadSecrets, cfg.Logger)
+	errs = append(errs, hooks.AddSettings(env, st, cfg.Environ)...)
+	cmds, cmdErrs := PromptCommands(env, d)
+	files, fileErrs := ContextFiles(env, d, st.ContextFiles...)
+	skills := EnabledSkills(Skills(env, d), st.DisabledSkills)
+	subagents, subErrs := Subagents(env, d)
+	errs = append(errs, subErrs...)
+	if st.AgentsOff {
+		subagents = nil // experimental.enableAgents: false
+	}
+	subagents, clashErrs := settleSubagents(subagents, reg)
+	errs = append(errs, clashErrs...)
+	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
+		warn(e)
+	}
+	hooks.Warn = func(msg string) { warn(errors.New(msg)) }
+	hooks.Say = func(msg string) {
+		if cfg.Say != nil {
+			cfg.Say(msg)
+		}
+	}
+	c := &Conversation{Catalog: reg, Commands: cmds, Hooks: hooks, Files: files, Plan: cfg.Plan, cfg: cfg}
+	c.Agent = &Agent{
+		Client: cfg.Client, Model: cmp.Or(cfg.Model, st.Model, DefaultModel), Tools: reg, Hooks: hooks,
+		System: SystemInstruction(files, skills) + planNote(cfg.Plan), Skills: skills,
+		CompressAt: st.CompressionThreshold, Subagents: subagents,
+	}
+	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one, to
+	// see compression at work).
+	if env.Getenv != nil {
+		if n, err := strconv.Atoi(env.Getenv("GEM_MODEL_TOKEN_LIMIT")); err == nil && n > 0 {
+			c.Agent.TokenLimit = n
+		}
+	}
+	if cfg.Services != nil {
+		cfg.Services.Notify = func(kind, message string, details map[string]any) {
+			hooks.Run(ctx, "Notification", map[string]any{"session_id": c.Session.ID, "transcript_path": c.Session.Path(),
+				"notification_type": kind, "message": message, "details": details})
+		}
+	}
+	c.expander = Expander{Root: commands.Workspace(env), Shell: c.shellInjection}
+	store := Sessions{Dir: env.SessionsDir()}
+	source := "startup"
+	if cfg.Resume != "" {
+		s, err := store.Load(cfg.Resume)
+		if err != nil {
+			return nil, err
+		}
+		c.Session, source = s, "resume"
+	} else {
+		c.Session = store.New(c.Agent.Model)
+	}
+	c.startSession(ctx, source)
+	return c, nil
+}
+
+// settleSubagents drops the agents whose name a tool has already, and reports agents that
+// name tools the session lacks (they go without them).
+func settleSubagents(subagents []*Subagent, reg *tools.Catalog) ([]*Subagent, []error) {
+	var errs []error
+	subagents = slices.DeleteFunc(subagents, func(sa *Subagent) bool {
+		if _, taken := reg.Lookup(sa.Name); taken {
+			errs = append(errs, fmt.Errorf("%s: the agent name %s is a tool's name already: rename the agent", sa.Path, sa.Name))
+			return true
+		}
+		return false
+	})
+	for _, sa := range subagents {
+		unknown := sa.UnknownTools(func(name string) bool {
+			_, ok := reg.Lookup(name)
+			return ok || slices.ContainsFunc(subagents, func(o *Subagent) bool { return o.Name == name })
+		})
+		if len(unknown) > 0 {
+			errs = append(errs, fmt.Errorf("%s: tools %s: no such tool here, so the agent goes without (core tools, extension tools, mcp_* patterns and Claude Code's Bash, Read, Write, Edit, Grep, Glob are known)", sa.Path, strings.Join(unknown, ", ")))
+		}
+	}
+	return subagents, errs
+}
+
+func planNote(plan bool) string {
+	if plan {
+		return planModeNote
+	}
+	return ""
+}
+
+// NewClient connects to the Gemini API with the key in GEMINI_API_KEY (or GOOGLE_API_KEY);
+// GEM_GEMINI_BASE_URL points it elsewhere (a test's fake). The channel it returns closes as
+// the first request goes out (Config.FirstRequest).
+func NewClient(ctx context.Context, getenv func(string) string) (*genai.Client, <-chan struct{}, error) {
+	key := cmp.Or(getenv("GEMINI_API_KEY"), getenv("GOOGLE_API_KEY"))
+	if key == "" {
+		return nil, nil, ErrNoAPIKey
+	}
+	sent := make(chan struct{})
+	cfg := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI,
+		HTTPClient: &http.Client{Transport: firstRequest{base: http.DefaultTransport, once: &sync.Once{}, sent: sent}}}
+	if base := getenv("GEM_GEMINI_BASE_URL"); base != "" {
+		cfg.HTTPOptions.BaseURL = base
+	}
+	client, err := genai.NewClient(ctx, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the Gemini client: %w", err)
+	}
+	return client, sent, nil
+}
+
+// ErrNoAPIKey: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set.
+var ErrNoAPIKey = errors.New("no Gemini API key: GEMINI_API_KEY (or GOOGLE_API_KEY) is not set")
+
+// firstRequest closes sent when the client's first request goes out.
+type firstRequest struct {
+	base http.RoundTripper
+	once *sync.Once
+	sent chan struct{}
+}
+
+func (f firstRequest) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.once.Do(func() { close(f.sent) })
+	return f.base.RoundTrip(r)
+}
+
+// startSession runs the SessionStart hooks (source: startup, resume or clear): their
+// additionalContext goes with the next prompt.
+func (c *Conversation) startSession(ctx context.Context, source string) {
+	out := c.Hooks.Run(ctx, "SessionStart", map[string]any{"transcript_path": c.Session.Path(), "session_id": c.Session.ID, "source": source})
+	c.Agent.NextContext = out.Context
+}
+
+// endSession runs the SessionEnd hooks (reason: exit or clear).
+func (c *Conversation) endSession(reason string) {
+	c.Hooks.Run(context.Background(), "SessionEnd", map[string]any{"transcript_path": c.Session.Path(), "session_id": c.Session.ID, "reason": reason})
+}
+
+// NewSession ends the conversation (SessionEnd) and starts a new one (SessionStart), as
+// Gemini CLI's /clear does; active skills stay active. The old one is saved if it said
+// anything.
+func (c *Conversation) NewSession() error {
+	c.endSession("clear")
+	var err error
+	if len(c.Session.History) > 0 {
+		err = c.Session.Save()
+	}
+	c.Session = Sessions{Dir: c.cfg.Env.SessionsDir()}.New(c.Agent.Model)
+	c.startSession(context.Background(), "clear")
+	return err
+}
+
+// Close ends the conversation (SessionEnd) and stops the catalog's programs.
+func (c *Conversation) Close() {
+	c.endSession("exit")
+	c.Catalog.Close()
+}
+
+// Command finds the prompt command of "/name args".
+func (c *Conversation) Command(input string) (*PromptCommand, string) {
+	if !strings.HasPrefix(input, "/") {
+		return nil, ""
+	}
+	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
+	for _, pc := range c.Commands {
+		if pc.Name == name {
+			return pc, strings.TrimSpace(args)
+		}
+	}
+	return nil, ""
+}
+
+// Expand turns the user's input into the prompt sent: a prompt command's expansion
+// (its !{…} run sandboxed), else the input with the project's @file and @folder added.
+// Problems with @paths are warnings (Config.Warn); the prompt goes anyway.
+func (c *Conversation) Expand(ctx context.Context, input string) (string, error) {
+	if pc, args := c.Command(input); pc != nil {
+		return c.expander.Expand(ctx, pc, args)
+	}
+	prompt, errs := c.expander.ExpandAtPaths(input)
+	for _, e := range errs {
+		if c.cfg.Warn != nil {
+			c.cfg.Warn(e)
+		}
+	}
+	return prompt, nil
+}
+
+// Send runs one turn with prompt as it is (Expand makes it from input) and saves the
+// session (a failure to save is a warning: the answer stands).
+func (c *Conversation) Send(ctx context.Context, prompt string) (string, Stats, error) {
+	text, st, err := c.Agent.Turn(ctx, c.Session, prompt)
+	c.Last = st
+	if serr := c.Session.Save(); serr != nil && c.cfg.Warn != nil {
+		c.cfg.Warn(fmt.Errorf("saving the session: %w", serr))
+	}
+	return text, st, err
+}
+
+// KeepPlan writes a plan-mode answer to the session's plan file ($GEM_HOME/plans/<session>.md,
+// the latest plan under the request it answers) and returns its path.
+func (c *Conversation) KeepPlan(request, plan string) (string, error) {
+	file := filepath.Join(c.cfg.Env.PlansDir(), strings.ReplaceAll(c.Session.ID, "/", "_")+".md")
+	doc := fmt.Sprintf("# Plan\n\nRequest: %s\n\n%s\n", strings.TrimSpace(request), strings.TrimSpace(plan))
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return "", err
+	}
+	return file, registry.WriteFileAtomic(file, []byte(doc), 0o600)
+}
+
+// ReloadContext reads the context files and skills again (/memory refresh, after
+// save_memory).
+func (c *Conversation) ReloadContext() {
+	d := registry.Discover(c.cfg.Env, registry.Providers)
+	st := c.cfg.Settings
+	if st == nil {
+		st = &settings.Settings{}
+	}
+	files, errs := ContextFiles(c.cfg.Env, d, st.ContextFiles...)
+	for _, e := range errs {
+		if c.cfg.Warn != nil {
+			c.cfg.Warn(e)
+		}
+	}
+	skills := EnabledSkills(Skills(c.cfg.Env, d), st.DisabledSkills)
+	c.Files = files
+	c.Agent.System, c.Agent.Skills = SystemInstruction(files, skills)+planNote(c.Plan), skills
+}
+
+// shellInjection runs a prompt command's !{…}: decided like run_shell_command, then run by
+// /bin/sh in the project under the sandbox of the command's extension (or the project's).
+func (c *Conversation) shellInjection(ctx context.Context, pc *PromptCommand, command string) (string, int, error) {
+	if err := c.Catalog.AuthorizeShell(ctx, pc.Extension, command, tools.CallOptions{}); err != nil {
+		return "", 0, err
+	}
+	env := c.cfg.Env
+	root := c.expander.Root
+	var childEnv []string
+	var pol *sandbox.Policy
+	if x := pc.ExtensionOf(); x != nil {
+		// An extension's command runs with that extension's environment and sandbox.
+		var err error
+		if childEnv, pol, err = commands.Program(env, x, commands.ProgramSpec{Root: root, Platform: manifest.HostPlatforms(env.Getenv)[0], Environ: c.cfg.Environ, ReadSecrets: c.cfg.ReadSecrets}); err != nil {
+			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
+		}
+	} else {
+		// The user's and the project's commands: the project's sandbox, a folder of their own
+		// (scripts the user's commands name under the home folder readable).
+		var roots []string
+		if pc.Source == "user" {
+			roots = []string{env.Home}
+		}
+		var err error
+		if childEnv, pol, err = commands.UserProgram(env, root, "_prompt-commands", command, c.cfg.Environ, roots...); err != nil {
+			return "", 0, err
+		}
+	}
+	out := &limits.Buffer{Max: limits.ShellOutput}
+	spec := sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: childEnv, Dir: root, Name: "!{" + command + "}", Policy: pol}
+	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdout: out, Stderr: out}, 500*time.Millisecond)
+	if err != nil {
+		return "", 0, err
+	}
+	return strings.TrimRight(out.String(), "\n"), code, nil
+}
