@@ -515,9 +515,6 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if a.Events.ToolCall != nil {
 		a.Events.ToolCall(call.ID, call.Name, args)
 	}
-	if call.Name == "activate_skill" && len(a.Skills) > 0 {
-		return a.activateSkillCall(call, args)
-	}
 	if a.only != nil && !a.only.allows(call.Name) {
 		st.Failed++
 		err := &SubagentError{Agent: a.only.Name, Tool: call.Name}
@@ -526,8 +523,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		}
 		return genaiconv.Response(call.ID, call.Name, nil, err)
 	}
+	skill := call.Name == "activate_skill" && len(a.Skills) > 0
 	owner := ""
-	if t, ok := a.Tools.Lookup(call.Name); ok {
+	if t, ok := a.Tools.Lookup(call.Name); ok && !skill {
 		owner = t.Extension
 	}
 	before := a.Hooks.RunTool(ctx, "BeforeTool", hookInput(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)), owner)
@@ -547,7 +545,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		args, _ = json.Marshal(before.ToolInput)
 	}
 	var res *tools.Result
-	if sa := a.subagent(call.Name); sa != nil {
+	if skill {
+		res, err = a.activateSkillCall(args)
+	} else if sa := a.subagent(call.Name); sa != nil {
 		res, err = a.runSubagent(ctx, s, sa, args, st)
 	} else {
 		opts := a.CallOptions
@@ -664,7 +664,10 @@ func (a *Agent) ActivateSkill(name string) (Skill, bool) {
 	return Skill{}, false
 }
 
-func (a *Agent) activateSkillCall(call *genai.FunctionCall, args json.RawMessage) *genai.FunctionResponse {
+// activateSkillCall is the activate_skill tool: it runs like every call (BeforeTool and
+// AfterTool hooks, the call's events, a result paired with it), its backend the agent's
+// skills.
+func (a *Agent) activateSkillCall(args json.RawMessage) (*tools.Result, error) {
 	var in struct {
 		Name string `json:"name"`
 	}
@@ -675,9 +678,9 @@ func (a *Agent) activateSkillCall(call *genai.FunctionCall, args json.RawMessage
 		for _, s := range a.Skills {
 			names = append(names, s.Name)
 		}
-		return genaiconv.Response(call.ID, call.Name, nil, fmt.Errorf("no skill %q: the skills are %s", in.Name, strings.Join(names, ", ")))
+		return nil, fmt.Errorf("no skill %q: the skills are %s", in.Name, strings.Join(names, ", "))
 	}
-	return genaiconv.Response(call.ID, call.Name, &tools.Result{Text: "Skill " + sk.Name + " is active. Its instructions:\n\n" + sk.Text}, nil)
+	return &tools.Result{Text: "Skill " + sk.Name + " is active. Its instructions:\n\n" + sk.Text}, nil
 }
 
 // systemInstruction is System with the active skills' instructions.

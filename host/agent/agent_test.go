@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -568,8 +569,16 @@ func TestSkillPrecedenceAndActivation(t *testing.T) {
 
 	a, srv := w.agent(t, []fakegemini.Reply{chunks(call("activate_skill", `{"name":"review"}`)), chunks(text("reviewed"))})
 	a.Skills = skills
+	var events []string // activate_skill is a call like any: its result is paired with it
+	a.Events.ToolCall = func(id, name string, _ json.RawMessage) { events = append(events, "call "+name) }
+	a.Events.ToolResult = func(id, name string, res *tools.Result, err error) {
+		events = append(events, fmt.Sprintf("result %s %v", name, err == nil && res != nil && strings.Contains(res.Text, "USER REVIEW STEPS")))
+	}
 	if _, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "review this"); err != nil {
 		t.Fatal(err)
+	}
+	if got := strings.Join(events, "; "); got != "call activate_skill; result activate_skill true" {
+		t.Errorf("events: %s", got)
 	}
 	first, second := string(srv.Requests[0].Body), string(srv.Requests[1].Body)
 	if !strings.Contains(first, `"name":"activate_skill"`) || strings.Contains(first, "USER REVIEW STEPS") {
