@@ -1,7 +1,7 @@
 // Package host is gem's runtime: running what extensions bring, behind the sandbox and the
 // policy. host never prints and never names a gem command in its errors: it returns typed
 // results and errors and takes interfaces for questions and output; the CLI
-// (cmd/gem/cli, internal/advice) says what to do about them.
+// (cmd/gem/cli, cmd/gem/internal/advice) says what to do about them.
 //
 // Its subpackages:
 //   - [github.com/gemhost/gem/host/commands]: executable slash commands — the command table,

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/internal/iostreams"
-	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/registry"
 	"golang.org/x/term"
 )

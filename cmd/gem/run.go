@@ -6,9 +6,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
-	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/registry"
 )
 

@@ -1,5 +1,5 @@
-// Package archtest holds tests of rules that span the tree: libraries carry no advice in
-// the command line's terms, and only the programs' main files and the config reader touch
+// Package archtest holds tests of rules that span the tree: dependencies point down
+// (deps_test.go), libraries carry no advice in the command line's terms, and only the programs' main files and the config reader touch
 // the process's streams, exit and environment.
 package archtest
 
@@ -43,11 +43,11 @@ func goFiles(t *testing.T, dirs ...string) []string {
 }
 
 // TestLibrariesCarryNoCLIAdvice: no string a library passes to a function (errors,
-// messages, warnings) names a gem verb or flag; the CLI adds that (internal/advice,
+// messages, warnings) names a gem verb or flag; the CLI adds that (cmd/gem/internal/advice,
 // cmd/gem/cli/errors.go).
 func TestLibrariesCarryNoCLIAdvice(t *testing.T) {
-	if len(cliAdvice(t, filepath.Join(root, "internal/advice/advice.go"))) == 0 {
-		t.Fatal("the check finds nothing in internal/advice, which is all advice: it is broken")
+	if len(cliAdvice(t, filepath.Join(root, "cmd/gem/internal/advice/advice.go"))) == 0 {
+		t.Fatal("the check finds nothing in cmd/gem/internal/advice, which is all advice: it is broken")
 	}
 	files := goFiles(t, "host", "registry", "manifest")
 	if len(files) < 50 {
@@ -55,7 +55,7 @@ func TestLibrariesCarryNoCLIAdvice(t *testing.T) {
 	}
 	for _, path := range files {
 		for _, s := range cliAdvice(t, path) {
-			t.Errorf("%s: %q names a gem command or flag; return a typed error and add the advice in internal/advice or the CLI", path, s)
+			t.Errorf("%s: %q names a gem command or flag; return a typed error and add the advice in cmd/gem/internal/advice or the CLI", path, s)
 		}
 	}
 }

@@ -12,11 +12,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/cmd/gem/internal/advice"
+	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
-	"github.com/gemhost/gem/internal/advice"
-	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"

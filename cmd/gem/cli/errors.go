@@ -6,9 +6,9 @@ import (
 	"github.com/gemhost/gem/host/agent"
 	"io"
 
+	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/registry/install"
 )
 

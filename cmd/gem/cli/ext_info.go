@@ -15,8 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/agent"
-	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )

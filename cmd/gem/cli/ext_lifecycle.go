@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/internal/advice"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/internal/view"
+	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/registry/install"
 )
 

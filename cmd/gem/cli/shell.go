@@ -19,12 +19,12 @@ import (
 	"github.com/peterh/liner"
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/internal/view"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
 )

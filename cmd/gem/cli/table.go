@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/internal/termsafe"
-	"github.com/gemhost/gem/internal/view"
 )
 
 // printTable prints a listing's human form: a header, then one aligned row per item.

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/advice"
+	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"path/filepath"

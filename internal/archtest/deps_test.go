@@ -1,0 +1,80 @@
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gemhost/gem"
+
+// TestDependenciesPointDown: cmd → sdk → host → registry → manifest, and internal/ and
+// pluginsdk below all of them. It reads `go list -deps` (what each package links, transitively) and fails on an
+// arrow up, and on the light front (cmd/gem) linking what only the engine needs.
+func TestDependenciesPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	// layer of a package of the module: the first path element after the module.
+	layer := func(p string) string {
+		rest, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			return ""
+		}
+		first, _, _ := strings.Cut(rest, "/")
+		return first
+	}
+	// may lists what each layer may link of the module's layers. pluginsdk (the plugin
+	// authors' API, a module that stands alone) is at the bottom: anyone may link it, and it
+	// links nothing of gem's.
+	may := map[string][]string{
+		"pluginsdk": {"pluginsdk"},
+		"internal":  {"internal", "pluginsdk"},
+		"manifest":  {"manifest", "internal", "pluginsdk"},
+		"registry":  {"registry", "manifest", "internal", "pluginsdk"},
+		"host":      {"host", "registry", "manifest", "internal", "pluginsdk"},
+		"sdk":       {"sdk", "host", "registry", "manifest", "internal", "pluginsdk"},
+	}
+	// Test support that builds a registry.Env for the tests of every layer: linked by tests only.
+	testSupport := map[string]bool{module + "/internal/testhome": true}
+	// The light front stays light: nothing of the engine's libraries.
+	heavy := []string{"github.com/urfave/cli", "google.golang.org/grpc", "google.golang.org/genai", "github.com/modelcontextprotocol/go-sdk"}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, deps := fields[0], fields[1:]
+		if testSupport[pkg] {
+			continue
+		}
+		allowed, ok := may[layer(pkg)]
+		for _, d := range deps {
+			if l := layer(d); ok && l != "" && !contains(allowed, l) {
+				t.Errorf("%s links %s: %s may not depend on %s (dependencies point down: cmd → sdk → host → registry → manifest, internal below all)", pkg, d, layer(pkg), l)
+			}
+			if testSupport[d] {
+				t.Errorf("%s links %s, which is for tests only", pkg, d)
+			}
+			if pkg == module+"/cmd/gem" {
+				for _, h := range heavy {
+					if d == h || strings.HasPrefix(d, h+"/") {
+						t.Errorf("the light front cmd/gem links %s: keep it in the engine (cmd/gem/cli)", d)
+					}
+				}
+			}
+		}
+		checked++
+	}
+	if checked < 40 {
+		t.Fatalf("only %d packages listed: the check is broken", checked)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
