@@ -44,7 +44,13 @@ func (o Overlay) Rebase() error {
 		fresh = true // nothing written yet: nothing to check
 	}
 	if !fresh {
-		if err := pruneUpper(o.Upper, o.Lower); err != nil {
+		root, err := os.OpenRoot(o.Upper)
+		if err != nil {
+			return err
+		}
+		err = pruneUpper(root, ".", o.Lower)
+		root.Close()
+		if err != nil {
 			return fmt.Errorf("fitting the writes kept in %s to the new %s: %w", o.Upper, o.Lower, err)
 		}
 	}
@@ -55,34 +61,44 @@ func (o Overlay) Rebase() error {
 	return os.Rename(tmp, stamp)
 }
 
-// pruneUpper removes from upper what would hide an entry of lower: a file, link or whiteout
-// where lower has an entry of that name, a whiteout anywhere (it hides a file the new
-// version may have again), the opaque mark of a folder lower has; folders both have are
-// walked.
-func pruneUpper(upper, lower string) error {
-	entries, err := os.ReadDir(upper)
+// pruneUpper removes from rel, a folder of the upper folder root, what would hide an entry of
+// lower: a file, link or whiteout where lower has an entry of that name, a whiteout anywhere
+// (it hides a file the new version may have again), the opaque mark of a folder lower has;
+// folders both have are walked. Everything goes through root: the program may be running
+// and swap a folder for a link meanwhile, and no link leads the removal out of its upper
+// folder.
+func pruneUpper(root *os.Root, rel, lower string) error {
+	dir, err := root.Open(rel)
+	if err != nil {
+		return err
+	}
+	entries, err := dir.ReadDir(-1)
+	dir.Close()
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		u, l := filepath.Join(upper, e.Name()), filepath.Join(lower, e.Name())
-		ust, err := os.Lstat(u)
+		u, l := filepath.Join(rel, e.Name()), filepath.Join(lower, e.Name())
+		ust, err := root.Lstat(u)
 		if err != nil {
 			continue
 		}
 		lst, lerr := os.Lstat(l)
 		switch {
 		case isWhiteout(ust):
-			err = os.Remove(u)
+			err = root.Remove(u)
 		case lerr != nil:
 			continue // made by the program: its state
 		case ust.IsDir() && lst.IsDir():
-			for _, name := range []string{"trusted.overlay.opaque", "user.overlay.opaque"} {
-				unix.Lremovexattr(u, name)
+			if d, err := root.Open(u); err == nil {
+				for _, name := range []string{"trusted.overlay.opaque", "user.overlay.opaque"} {
+					unix.Fremovexattr(int(d.Fd()), name)
+				}
+				d.Close()
 			}
-			err = pruneUpper(u, l)
+			err = pruneUpper(root, u, l)
 		default:
-			err = os.RemoveAll(u) // RemoveAll never follows a link
+			err = root.RemoveAll(u)
 		}
 		if err != nil {
 			return err
