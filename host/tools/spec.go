@@ -4,24 +4,26 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/pluginsdk/pluginhost"
 )
 
-// Kind says what a tool does, for policy and confirmation. Plugins declare it; an MCP tool's
-// comes from its server's annotations (read-only: read, destructive: delete, else other).
-type Kind string
+// Kind says what a tool does, for policy and confirmation: pluginsdk's, the one plugins
+// declare; an MCP tool's comes from its server's annotations (read-only: read, destructive:
+// delete, else other).
+type Kind = pluginsdk.Kind
 
-// The kinds Gemini CLI knows.
+// The kinds Gemini CLI knows (pluginsdk's).
 const (
-	KindRead    Kind = "read"
-	KindEdit    Kind = "edit"
-	KindDelete  Kind = "delete"
-	KindMove    Kind = "move"
-	KindSearch  Kind = "search"
-	KindExecute Kind = "execute"
-	KindThink   Kind = "think"
-	KindFetch   Kind = "fetch"
-	KindOther   Kind = "other"
+	KindRead    = pluginsdk.KindRead
+	KindEdit    = pluginsdk.KindEdit
+	KindDelete  = pluginsdk.KindDelete
+	KindMove    = pluginsdk.KindMove
+	KindSearch  = pluginsdk.KindSearch
+	KindExecute = pluginsdk.KindExecute
+	KindThink   = pluginsdk.KindThink
+	KindFetch   = pluginsdk.KindFetch
+	KindOther   = pluginsdk.KindOther
 )
 
 // Spec is what a tool's source says of it, the same for a plugin's and an MCP server's tools.
@@ -35,19 +37,19 @@ type Spec struct {
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"` // of the structured result, when declared
 }
 
-// ErrorType says what kind of failure a tool's own error (ResultError) is, for the model to act
-// on. Plugins send these names; other names pass through unchanged.
-type ErrorType string
+// ErrorType says what kind of failure a tool's own error (ResultError) is, for the model to
+// act on: pluginsdk's, the names plugins send; other names pass through unchanged.
+type ErrorType = pluginsdk.ErrorType
 
-// The error types of tool results.
+// The error types of tool results (pluginsdk's).
 const (
-	ErrorInvalidArguments ErrorType = "invalid_arguments"
-	ErrorNotFound         ErrorType = "not_found"
-	ErrorPermissionDenied ErrorType = "permission_denied"
-	ErrorTimeout          ErrorType = "timeout"
-	ErrorCancelled        ErrorType = "cancelled"
-	ErrorExecution        ErrorType = "execution"
-	ErrorInternal         ErrorType = "internal"
+	ErrorInvalidArguments = pluginsdk.InvalidArguments
+	ErrorNotFound         = pluginsdk.NotFound
+	ErrorPermissionDenied = pluginsdk.PermissionDenied
+	ErrorTimeout          = pluginsdk.Timeout
+	ErrorCancelled        = pluginsdk.Cancelled
+	ErrorExecution        = pluginsdk.Execution
+	ErrorInternal         = pluginsdk.Internal
 )
 
 // HostServices is what the host offers a tool while it runs: confirmation, progress, logs
