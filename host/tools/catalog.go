@@ -592,6 +592,9 @@ func (r *Catalog) Call(ctx context.Context, name string, args json.RawMessage, o
 	if err != nil {
 		return nil, err
 	}
+	if res.Error != nil {
+		res.Error.explain(t.backend.sandbox())
+	}
 	return res.capped(), nil
 }
 

@@ -333,6 +333,8 @@ func coreTools(dir, memoryFile string, enabled []string, web *webFetcher, rg str
 	return out, c, nil
 }
 
+func (c *coreBackend) sandbox() (string, *sandbox.Policy) { return "", nil } // runs in gem
+
 func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMessage, _ CallOptions) (*Result, error) {
 	for _, cs := range coreSpecs {
 		if cs.name != declared {

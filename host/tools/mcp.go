@@ -299,12 +299,10 @@ func (s *mcpServer) call(ctx context.Context, declared string, args json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	out := fromMCP(res)
-	if out.Error != nil {
-		out.Error.explain(s.Extension, s.Policy)
-	}
-	return out, nil
+	return fromMCP(res), nil
 }
+
+func (s *mcpServer) sandbox() (string, *sandbox.Policy) { return s.Extension, s.Policy }
 
 // fromMCP converts an MCP result: text contents joined by newlines (other contents named
 // in brackets), structured content as JSON, isError as an execution error.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/plugins"
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/pluginsdk/pluginhost"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
@@ -16,6 +17,8 @@ import (
 
 // pluginBackend serves the tools of one go-plugin plugin.
 type pluginBackend struct{ plugin *plugins.Plugin }
+
+func (b pluginBackend) sandbox() (string, *sandbox.Policy) { return b.plugin.Extension, b.plugin.Policy }
 
 func (b pluginBackend) call(ctx context.Context, declared string, args json.RawMessage, opts CallOptions) (*Result, error) {
 	popts := pluginhost.CallOptions{OnUpdate: opts.OnUpdate}

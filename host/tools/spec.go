@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/pluginsdk/pluginhost"
 )
@@ -71,4 +72,7 @@ type CallOptions struct {
 // the declared name and the validated arguments, and gives the host's Result.
 type backend interface {
 	call(ctx context.Context, declared string, args json.RawMessage, opts CallOptions) (*Result, error)
+	// sandbox is the extension whose program runs the tools and that program's policy (nil
+	// for the core tools, which run in gem): a tool's failure is read against it.
+	sandbox() (extension string, p *sandbox.Policy)
 }
