@@ -18,7 +18,9 @@ import (
 // pluginBackend serves the tools of one go-plugin plugin.
 type pluginBackend struct{ plugin *plugins.Plugin }
 
-func (b pluginBackend) sandbox() (string, *sandbox.Policy) { return b.plugin.Extension, b.plugin.Policy }
+func (b pluginBackend) sandbox() (string, *sandbox.Policy) {
+	return b.plugin.Extension, b.plugin.Policy
+}
 
 func (b pluginBackend) call(ctx context.Context, declared string, args json.RawMessage, opts CallOptions) (*Result, error) {
 	popts := pluginhost.CallOptions{OnUpdate: opts.OnUpdate}
