@@ -94,10 +94,10 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 			cfg.Warn(err)
 		}
 	}
-	reg, env, st := cfg.Catalog, cfg.Env, cfg.Settings
-	if st == nil {
-		st = &settings.Settings{}
+	if cfg.Settings == nil {
+		cfg.Settings = &settings.Settings{}
 	}
+	reg, env, st := cfg.Catalog, cfg.Env, cfg.Settings
 	d := cfg.Discovery
 	if d == nil {
 		d = registry.Discover(env, registry.Providers)
@@ -120,8 +120,7 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 	hooks, errs := LoadHooks(env, d, cfg.Environ, cfg.ReadSecrets, cfg.Logger)
 	errs = append(errs, hooks.AddSettings(env, st, cfg.Environ)...)
 	cmds, cmdErrs := PromptCommands(env, d)
-	files, fileErrs := ContextFiles(env, d, st.ContextFiles...)
-	skills := EnabledSkills(Skills(env, d), st.DisabledSkills)
+	files, skills, fileErrs := loadContext(env, d, st)
 	subagents, subErrs := Subagents(env, d)
 	errs = append(errs, subErrs...)
 	if st.AgentsOff {
@@ -171,6 +170,12 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 	}
 	c.startSession(ctx, source)
 	return c, nil
+}
+
+// loadContext reads the context files and the enabled skills, as the settings name them.
+func loadContext(env registry.Env, d *registry.Discovery, st *settings.Settings) ([]ContextFile, []Skill, []error) {
+	files, errs := ContextFiles(env, d, st.ContextFiles...)
+	return files, EnabledSkills(Skills(env, d), st.DisabledSkills), errs
 }
 
 // settleSubagents drops the agents whose name a tool has already, and reports agents that
@@ -326,18 +331,12 @@ func (c *Conversation) KeepPlan(request, plan string) (string, error) {
 // ReloadContext reads the context files and skills again (/memory refresh, after
 // save_memory).
 func (c *Conversation) ReloadContext() {
-	d := registry.Discover(c.cfg.Env, registry.Providers)
-	st := c.cfg.Settings
-	if st == nil {
-		st = &settings.Settings{}
-	}
-	files, errs := ContextFiles(c.cfg.Env, d, st.ContextFiles...)
+	files, skills, errs := loadContext(c.cfg.Env, registry.Discover(c.cfg.Env, registry.Providers), c.cfg.Settings)
 	for _, e := range errs {
 		if c.cfg.Warn != nil {
 			c.cfg.Warn(e)
 		}
 	}
-	skills := EnabledSkills(Skills(c.cfg.Env, d), st.DisabledSkills)
 	c.Files = files
 	c.Agent.System, c.Agent.Skills = SystemInstruction(files, skills)+planNote(c.Plan), skills
 }
