@@ -231,11 +231,11 @@ func TestIsProtected(t *testing.T) {
 func TestGuardAsNormalUser(t *testing.T) {
 	u := testuser.Ensure(t)
 	bin := u.TestBinary(t)
-	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^(TestGuard|TestWorkspaceReadOnlyWithoutTheCapability|TestPolicyIsEnforced|TestPrestartedHelper|TestOverlay)$", "-test.v").CombinedOutput()
+	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^(TestGuard|TestWorkspaceReadOnlyWithoutTheCapability|TestPolicyIsEnforced|TestPrestartedHelper|TestOverlay|TestRebase)$", "-test.v").CombinedOutput()
 	if err != nil {
 		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
 	}
-	for _, name := range []string{"TestGuard", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay"} {
+	for _, name := range []string{"TestGuard", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay", "TestRebase"} {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
 		}
