@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,23 +10,6 @@ import (
 
 	"github.com/gemhost/gem/manifest"
 )
-
-// Consent is what the user agreed to for one extension, kept in $GEM_HOME (never in the
-// extension's or the project's folders, which programs may write). It is keyed by the
-// extension's identity, its folder and source, never by its display name, and holds the
-// manifest's exact bytes: the permissions a program gets (the manifest's sandbox blocks,
-// the host variables it names) are the ones of the manifest agreed to.
-type Consent struct {
-	Name     string `json:"name"`
-	Dir      string `json:"dir"`    // the extension folder found under its root
-	Source   string `json:"source"` // its install source (or link target); "" when none
-	Level    Level  `json:"level"`
-	Manifest string `json:"manifest"` // the manifest's bytes when the user agreed
-	// Grant is what its programs needed to run when the user agreed (launcher profiles and
-	// toolchains: host/toolchain), shown in the consent text and granted with it.
-	Grant Grant     `json:"grant,omitempty"`
-	Time  time.Time `json:"time"`
-}
 
 // ConsentState says how an extension stands with its consent record.
 type ConsentState string
@@ -47,26 +28,6 @@ func (x *Extension) identitySource() string {
 	return ""
 }
 
-// ReadConsent returns x's consent record (nil when none, or when the record found under
-// its key belongs to another folder).
-func ReadConsent(env Env, x *Extension) (*Consent, error) {
-	data, err := os.ReadFile(env.ConsentFile(x.Dir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var c Consent
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("consent record %s: %w", env.ConsentFile(x.Dir), err)
-	}
-	if c.Dir != filepath.Clean(x.Dir) {
-		return nil, nil
-	}
-	return &c, nil
-}
-
 // Consented returns x's consent state and, when there is a record, the manifest agreed to.
 // It is computed once per Extension.
 func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
@@ -77,8 +38,8 @@ func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
 		return st.consent, st.consented
 	}
 	st.consent = ConsentNone
-	c, err := ReadConsent(env, x)
-	if err != nil || c == nil {
+	c, err := ReadReceipt(env, x.Dir)
+	if err != nil || c == nil || c.Manifest == "" {
 		return st.consent, nil
 	}
 	m, _, perr := manifest.Parse([]byte(c.Manifest))
@@ -136,7 +97,7 @@ func (x *Extension) ConsentGrant(env Env) Grant {
 	if state, _ := x.Consented(env); state == ConsentNone {
 		return Grant{}
 	}
-	c, err := ReadConsent(env, x)
+	c, err := ReadReceipt(env, x.Dir)
 	if err != nil || c == nil {
 		return Grant{}
 	}
@@ -144,38 +105,32 @@ func (x *Extension) ConsentGrant(env Env) Grant {
 }
 
 // RecordConsent stores that the user agreed to x as its manifest is now, with what its
-// programs need (g).
+// programs need (g), in x's receipt (what an install recorded there is kept).
 func RecordConsent(env Env, x *Extension, g Grant) error {
 	data, err := os.ReadFile(x.ManifestPath)
 	if err != nil {
 		return fmt.Errorf("recording consent for %s: %w", x.Name, err)
 	}
-	c := Consent{Name: x.Name, Dir: filepath.Clean(x.Dir), Source: x.identitySource(), Level: x.Level, Manifest: string(data), Grant: g, Time: time.Now().UTC()}
-	out, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
+	r, err := ReadReceipt(env, x.Dir)
+	if err != nil || r == nil {
+		r = &Receipt{}
+	}
+	r.Name, r.Dir, r.Source, r.Level = x.Name, filepath.Clean(x.Dir), x.identitySource(), x.Level
+	r.Manifest, r.Grant, r.Time = string(data), g, time.Now().UTC()
+	if err := WriteReceipt(env, r); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(env.ConsentDir(), 0o700); err != nil {
-		return err
-	}
-	if err := WriteFileAtomic(env.ConsentFile(x.Dir), append(out, '\n'), 0o600); err != nil {
-		return err
-	}
+	x.agreed(data)
+	return nil
+}
+
+// agreed caches that the user agreed to x's manifest bytes data.
+func (x *Extension) agreed(data []byte) {
 	m, _, _ := manifest.Parse(data)
 	st := x.state()
 	st.consentMu.Lock()
 	st.consent, st.consented, st.agreedVars = ConsentGiven, m, manifest.ReferencedVars(string(data))
 	st.consentMu.Unlock()
-	return nil
-}
-
-// RemoveConsent forgets the consent of the extension in folder dir.
-func RemoveConsent(env Env, dir string) error {
-	err := os.Remove(env.ConsentFile(dir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
 }
 
 // Block says why gem runs none of an extension's programs here.

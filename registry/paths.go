@@ -7,10 +7,10 @@ import "path/filepath"
 //
 //	extensions/            gem's native user extensions (the native provider's user root)
 //	extension-enablement.json
-//	consent/<key>.json     what the user agreed to, per extension folder (ConsentFile)
+//	receipts/<key>.json    per extension folder: what the user agreed to, its source and
+//	                       file hashes (ReceiptFile); <key>.pending.json while it changes
 //	grants.json            the user's grants (GrantsFile)
-//	records/<name>.json    install records: source, consent text, file hashes (RecordFile)
-//	backups/<name>/        the version an update replaced (BackupDir)
+//	backups/<name>/        the version an update replaced (BackupDir), with its receipt
 //	secrets/               sealed sensitive settings (SecretsDir)
 //	data/<name>/           each extension's own data folder (DataDir)
 //	data/<name>/output/    what its programs keep for the model to read (OutputDir)
@@ -37,16 +37,28 @@ func (e Env) LogDir() string { return filepath.Join(e.GemHome, "logs") }
 // GrantsFile is $GEM_HOME/grants.json: extension name → Grant.
 func (e Env) GrantsFile() string { return filepath.Join(e.GemHome, "grants.json") }
 
-// ConsentDir holds the consent records.
-func (e Env) ConsentDir() string { return filepath.Join(e.GemHome, "consent") }
+// ReceiptDir holds the receipts (Receipt).
+func (e Env) ReceiptDir() string { return filepath.Join(e.GemHome, "receipts") }
 
-// ConsentFile is where the record of the extension in folder dir lives.
-func (e Env) ConsentFile(dir string) string {
-	return filepath.Join(e.ConsentDir(), PathKey(filepath.Clean(dir))+".json")
+// ReceiptFile is the receipt of the extension in folder dir.
+func (e Env) ReceiptFile(dir string) string {
+	return filepath.Join(e.ReceiptDir(), PathKey(filepath.Clean(dir))+".json")
 }
 
-// RecordFile is the install record of the extension name.
-func (e Env) RecordFile(name string) string { return filepath.Join(e.GemHome, "records", name+".json") }
+const pendingSuffix = ".pending.json"
+
+// PendingReceiptFile is the receipt of folder dir while a change of it is under way.
+func (e Env) PendingReceiptFile(dir string) string {
+	return filepath.Join(e.ReceiptDir(), PathKey(filepath.Clean(dir))+pendingSuffix)
+}
+
+// The places of the records gem kept before receipts (read, then removed).
+func (e Env) legacyConsentFile(dir string) string {
+	return filepath.Join(e.GemHome, "consent", PathKey(filepath.Clean(dir))+".json")
+}
+func (e Env) legacyRecordFile(name string) string {
+	return filepath.Join(e.GemHome, "records", name+".json")
+}
 
 // BackupDir keeps the version of name that an update replaced.
 func (e Env) BackupDir(name string) string { return filepath.Join(e.GemHome, "backups", name) }

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,21 +39,14 @@ func SettingsEnv(env Env, x *Extension, readSecrets SecretReader) ([]string, err
 	return out, nil
 }
 
-// RecordedHash returns the SHA-256 that gem recorded at install for the file rel of x
-// ($GEM_HOME/records/<name>.json), when x is the folder the record describes.
+// RecordedHash returns the SHA-256 that gem recorded at install for the file rel of x (its
+// receipt's file hashes).
 func RecordedHash(env Env, x *Extension, rel string) (string, bool) {
 	if x.Level != LevelUser || !PlainName(x.Name) {
 		return "", false
 	}
-	data, err := readFile(env.RecordFile(x.Name))
-	if err != nil {
-		return "", false
-	}
-	var r struct {
-		Path  string            `json:"path"`
-		Files map[string]string `json:"files"`
-	}
-	if json.Unmarshal(data, &r) != nil || filepath.Clean(r.Path) != filepath.Clean(x.Dir) {
+	r, err := ReadReceipt(env, x.Dir)
+	if err != nil || r == nil {
 		return "", false
 	}
 	sum, ok := r.Files[filepath.ToSlash(rel)]

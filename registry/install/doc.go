@@ -14,10 +14,14 @@
 //     place. Elsewhere the swap is three renames and a crash between them can leave the
 //     installed copy under <root>/<name>.gem-swap (not yet repaired automatically).
 //   - The previous version of an updated extension is kept in $GEM_HOME/backups/<name>
-//     (one generation) with its record, for rollback (`gem ext update --rollback <name>`).
-//   - $GEM_HOME/records/<name>.json holds the file hashes of the installed tree
-//     (`gem ext verify`), the source, the version and the consent text that was accepted.
-//   - One lock, $GEM_HOME/state.lock (flock), serialises gem processes that change state.
+//     (one generation) with its receipt, for rollback (`gem ext update --rollback <name>`).
+//   - Each extension folder has one receipt, $GEM_HOME/receipts/<key>.json
+//     (registry.Receipt): the source, the version, the manifest and consent text agreed to,
+//     what its programs were granted, and the file hashes of the installed tree
+//     (`gem ext verify`). A change writes the new receipt as pending before the rename that
+//     commits it; see receipts.go for the transaction and how the next run settles it.
+//   - One lock, $GEM_HOME/state.lock (flock), serialises gem processes that change state;
+//     taking it settles what a killed gem left.
 //   - GEM_TEST_CRASH_AT=<step> makes gem kill itself with SIGKILL at that step; tests use
 //     it to prove that no step leaves the extension missing or half-written.
 package install

@@ -2,22 +2,18 @@ package install
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/netaddr"
 	"io"
-	"io/fs"
 	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
+
+	"github.com/gemhost/gem/internal/netaddr"
 
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/validate"
@@ -102,8 +98,14 @@ func (in *Installer) root(scope registry.Level) string {
 	return in.Env.GeminiExtensionsDir()
 }
 
+// lock takes the state lock and settles what a killed gem left.
 func (in *Installer) lock() (*Lock, error) {
-	return AcquireLock(in.Env.LockFile(), in.Out)
+	l, err := AcquireLock(in.Env.LockFile(), in.Out)
+	if err != nil {
+		return nil, err
+	}
+	in.reconcile()
+	return l, nil
 }
 
 // cleanStale removes staging folders left by killed runs (the lock is held).
@@ -196,7 +198,8 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	if other := in.sameNameElsewhere(x.Name, dest); other != "" {
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
 	}
-	text := ConsentText(x, "Installing", f.meta.Source, dest, in.Env, in.needs(x))
+	needs := in.needs(x)
+	text := ConsentText(x, "Installing", f.meta.Source, dest, in.Env, needs)
 	if ok, err := in.Ask(text); err != nil {
 		return nil, err
 	} else if !ok {
@@ -216,25 +219,28 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
+	p, err := in.pending(x, f.dir, dest, opt.Scope, meta, text, needs)
+	if err != nil {
+		return nil, err
+	}
+	p.Enable = true
 	if exists {
-		if err := exchange(f.dir, dest); err != nil {
-			return nil, fmt.Errorf("cannot replace %s: %w", dest, err)
+		p.Replaced = f.dir // --force: the replaced version is kept as the backup
+	}
+	_, err = in.commit(p, "", func() error {
+		if exists {
+			if err := exchange(f.dir, dest); err != nil {
+				return fmt.Errorf("cannot replace %s: %w", dest, err)
+			}
+		} else if err := os.Rename(f.dir, dest); err != nil {
+			return fmt.Errorf("cannot move the extension into %s: %w", dest, err)
 		}
-	} else if err := os.Rename(f.dir, dest); err != nil {
-		return nil, fmt.Errorf("cannot move the extension into %s: %w", dest, err)
-	}
-	crashPoint("renamed")
-	if err := in.enable(x.Name); err != nil {
+		crashPoint("renamed")
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	crashPoint("enabled")
-	if err := in.recordConsent(dest); err != nil {
-		return nil, err
-	}
-	if err := in.writeRecord(x.Name, dest, meta, x.Version, text); err != nil {
-		return nil, err
-	}
-	crashPoint("recorded")
 	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems}, nil
 }
 
@@ -268,17 +274,6 @@ func (in *Installer) sameNameElsewhere(name, dest string) string {
 	return ""
 }
 
-// recordConsent keeps the user's agreement to the extension now in folder dest, bound to its
-// folder, source and manifest (registry.Consent).
-func (in *Installer) recordConsent(dest string) error {
-	for _, x := range registry.Discover(in.Env, registry.Providers).All {
-		if x.Dir == dest {
-			return registry.RecordConsent(in.Env, x, in.needs(x))
-		}
-	}
-	return fmt.Errorf("recording consent: no extension found in %s after it was put in place", dest)
-}
-
 func writeMetadata(dir string, meta registry.InstallMetadata) error {
 	data, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {
@@ -297,130 +292,6 @@ func (in *Installer) enable(name string) error {
 	}
 	e.Add(name, registry.ScopeRule(in.Env.Home, false))
 	return registry.WriteEnablement(path, e)
-}
-
-// Record is gem's own record of an installed extension ($GEM_HOME/records/<name>.json).
-type Record struct {
-	Name        string                   `json:"name"`
-	Version     string                   `json:"version"`
-	Path        string                   `json:"path"`
-	Install     registry.InstallMetadata `json:"install"`
-	InstalledAt time.Time                `json:"installedAt"`
-	Consent     string                   `json:"consent"`
-	Files       map[string]string        `json:"files"` // relative path -> sha256
-}
-
-func recordPath(env registry.Env, name string) string {
-	return env.RecordFile(name)
-}
-
-// ReadRecord reads the record of name.
-func ReadRecord(env registry.Env, name string) (*Record, error) {
-	data, err := os.ReadFile(recordPath(env, name))
-	if err != nil {
-		return nil, err
-	}
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", recordPath(env, name), err)
-	}
-	return &r, nil
-}
-
-func (in *Installer) writeRecord(name, dir string, meta registry.InstallMetadata, ver, consent string) error {
-	files, err := HashTree(dir)
-	if err != nil {
-		return err
-	}
-	r := Record{Name: name, Version: ver, Path: dir, Install: meta, InstalledAt: time.Now().UTC(), Consent: consent, Files: files}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return registry.WriteFileAtomic(recordPath(in.Env, name), data, 0o600)
-}
-
-// hashSkipped are files that change after install by design.
-func hashSkipped(rel string) bool {
-	return rel == ".git" || strings.HasPrefix(rel, ".git/") || rel == ".env" || rel == registry.InstallMetadataFile
-}
-
-// HashTree returns the SHA-256 of every regular file below dir (links as their text).
-func HashTree(dir string) (map[string]string, error) {
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		if hashSkipped(rel) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256([]byte(link))
-			out[rel] = "link:" + hex.EncodeToString(sum[:])
-		case d.Type().IsRegular():
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			h := sha256.New()
-			_, err = io.Copy(h, f)
-			f.Close()
-			if err != nil {
-				return err
-			}
-			out[rel] = hex.EncodeToString(h.Sum(nil))
-		}
-		return nil
-	})
-	return out, err
-}
-
-// Verify compares an installed extension's files with its record. It returns the changed,
-// missing and added files (sorted).
-func Verify(env registry.Env, name string) (changed, missing, added []string, err error) {
-	r, err := ReadRecord(env, name)
-	if os.IsNotExist(err) {
-		return nil, nil, nil, fmt.Errorf("no install record for %q: only extensions installed by gem have one; reinstall it to create one", name)
-	}
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("the install record of %q is unreadable (%v): reinstall it to write a new one", name, err)
-	}
-	now, err := HashTree(r.Path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	for rel, sum := range r.Files {
-		got, ok := now[rel]
-		switch {
-		case !ok:
-			missing = append(missing, rel)
-		case got != sum:
-			changed = append(changed, rel)
-		}
-	}
-	for rel := range now {
-		if _, ok := r.Files[rel]; !ok {
-			added = append(added, rel)
-		}
-	}
-	sort.Strings(changed)
-	sort.Strings(missing)
-	sort.Strings(added)
-	return changed, missing, added, nil
 }
 
 // ConsentText says what an extension brings, as Gemini CLI's install consent lists it.

@@ -2,15 +2,14 @@ package install
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/registry/secrets"
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"github.com/gemhost/gem/registry/secrets"
 
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
@@ -91,46 +90,55 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		res.Status, res.Version, res.Previous = StatusWouldUpdate, nx.Version, x.Version
 		return res, nil
 	}
-	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, in.needs(nx))
-	if rec, err := ReadRecord(in.Env, x.Name); err != nil || rec.Consent == "" {
+	needs := in.needs(nx)
+	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs)
+	if rec, err := registry.ReadReceipt(in.Env, x.Dir); err != nil || rec == nil || rec.ConsentText == "" {
 		if ok, err := in.Ask(text); err != nil || !ok {
 			return nil, orDeclined(err)
 		}
-	} else if added, removed := consentDiff(rec.Consent, text); len(added)+len(removed) > 0 {
-		var b strings.Builder
-		b.WriteString(text)
-		b.WriteString("What it brings has changed since you agreed:\n")
-		for _, a := range added {
-			b.WriteString("  + " + a + "\n")
-		}
-		for _, r := range removed {
-			b.WriteString("  - " + r + "\n")
-		}
-		if ok, err := in.Ask(b.String()); err != nil || !ok {
+	} else if added, removed := consentDiff(rec.ConsentText, text); len(added)+len(removed) > 0 {
+		if ok, err := in.Ask(text + changedSince(added, removed)); err != nil || !ok {
 			return nil, orDeclined(err)
 		}
 	}
 	crashPoint("update-staged")
-	if err := exchange(f.dir, x.Dir); err != nil {
-		return nil, fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
-	}
-	crashPoint("update-swapped")
-	in.keepBackup(x.Name, f.dir)
-	if err := in.recordConsent(x.Dir); err != nil {
+	p, err := in.pending(nx, f.dir, x.Dir, x.Level, newMeta, text, needs)
+	if err != nil {
 		return nil, err
 	}
-	if err := in.writeRecord(x.Name, x.Dir, newMeta, nx.Version, text); err != nil {
+	p.Replaced = f.dir
+	_, err = in.commit(p, "update-", func() error {
+		if err := exchange(f.dir, x.Dir); err != nil {
+			return fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
+		}
+		crashPoint("update-swapped")
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	res.Previous, res.Version, res.Install, res.Status, res.Problems = x.Version, nx.Version, newMeta, StatusUpdated, problems
 	return res, nil
 }
 
-// sameAsInstalled reports whether the fetched tree at dir is what x's install record holds:
-// the same version and the same files (an archive URL or a git head that changed nothing).
+// changedSince says what the consent lines added and removed are, after the consent text.
+func changedSince(added, removed []string) string {
+	var b strings.Builder
+	b.WriteString("What it brings has changed since you agreed:\n")
+	for _, a := range added {
+		b.WriteString("  + " + a + "\n")
+	}
+	for _, r := range removed {
+		b.WriteString("  - " + r + "\n")
+	}
+	return b.String()
+}
+
+// sameAsInstalled reports whether the fetched tree at dir is what x's receipt holds: the
+// same version and the same files (an archive URL or a git head that changed nothing).
 func (in *Installer) sameAsInstalled(x, nx *registry.Extension, dir string) bool {
-	rec, err := ReadRecord(in.Env, x.Name)
-	if err != nil || nx.Version != x.Version || len(rec.Files) == 0 {
+	rec, err := registry.ReadReceipt(in.Env, x.Dir)
+	if err != nil || rec == nil || nx.Version != x.Version || len(rec.Files) == 0 {
 		return false
 	}
 	now, err := HashTree(dir)
@@ -142,21 +150,6 @@ func orDeclined(err error) error {
 		return err
 	}
 	return ErrDeclined
-}
-
-// keepBackup moves the previous version (now at old) to $GEM_HOME/backups/<name>.
-func (in *Installer) keepBackup(name, old string) {
-	dir := in.Env.BackupDir(name)
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return
-	}
-	if os.Rename(old, dir) != nil {
-		copyTree(old, dir, nil) // another filesystem
-	}
-	if data, err := os.ReadFile(recordPath(in.Env, name)); err == nil {
-		os.WriteFile(dir+".record.json", data, 0o600)
-	}
 }
 
 // hasUpdate checks the source: local, a different version; git, a different remote head;
@@ -200,6 +193,13 @@ func (in *Installer) hasUpdate(ctx context.Context, x *registry.Extension, meta 
 	return false, "", fmt.Errorf("extension %q has install type %q, which gem cannot update", x.Name, meta.Type)
 }
 
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 // Removed is one extension Uninstall took away: its name, scope and folder.
 type Removed struct {
 	Name  string         `json:"name"`
@@ -238,16 +238,12 @@ func (in *Installer) Uninstall(targets []string, opt UninstallOptions) ([]Remove
 			errs = append(errs, &NotInstalledError{Target: t})
 			continue
 		}
-		if err := in.remove(x); err != nil {
+		done, err := in.remove(x, opt)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		r := Removed{Name: x.Name, Scope: x.Level, Dir: x.Dir, Deleted: []string{}, Kept: []string{}}
-		if !slices.ContainsFunc(d.All, func(y *registry.Extension) bool { return y.Name == x.Name && y.Dir != x.Dir }) {
-			// (an extension of this name in the other scope still uses them)
-			r.Deleted, r.Kept = in.removeLeftovers(x.Name, opt)
-		}
-		removed = append(removed, r)
+		removed = append(removed, Removed{Name: x.Name, Scope: x.Level, Dir: x.Dir, Deleted: orEmpty(done.deleted), Kept: orEmpty(done.kept)})
 	}
 	return removed, errors.Join(errs...)
 }
@@ -292,38 +288,27 @@ func (in *Installer) removeLeftovers(name string, opt UninstallOptions) (deleted
 	return deleted, kept
 }
 
-// remove takes x's folder away atomically (rename out of the root, then delete), then its
-// enablement entry and record.
-func (in *Installer) remove(x *registry.Extension) error {
-	grant, granted, _ := registry.GrantFor(in.Env, x) // read before its folder (and record) goes
+// remove takes x's folder away atomically (rename out of the root, then delete), then what
+// it had beside it (settleRemoval).
+func (in *Installer) remove(x *registry.Extension, opt UninstallOptions) (settled, error) {
 	root := filepath.Dir(x.Dir)
 	trash, err := newStaging(root)
 	if err != nil {
-		return err
+		return settled{}, err
 	}
-	if err := os.Rename(x.Dir, filepath.Join(trash, "old")); err != nil {
-		os.RemoveAll(trash)
-		return fmt.Errorf("cannot remove %s: %w", x.Dir, err)
+	defer dropStaging(trash)
+	p := &registry.Receipt{Name: x.Name, Dir: x.Dir, Level: x.Level, Remove: true, KeepData: opt.KeepData,
+		Folder: registry.FolderStamp(x.Dir), Enablement: in.Env.EnablementPath(x.Provider)}
+	if m := x.Install(); m != nil {
+		p.Source = m.Source
 	}
-	crashPoint("uninstall-moved")
-	dropStaging(trash)
-	path := in.Env.EnablementPath(x.Provider)
-	if e, err := registry.ReadEnablement(path); err == nil {
-		if _, ok := e[x.Name]; ok {
-			delete(e, x.Name)
-			if err := registry.WriteEnablement(path, e); err != nil {
-				return err
-			}
+	return in.commit(p, "uninstall-", func() error {
+		if err := os.Rename(x.Dir, filepath.Join(trash, "old")); err != nil {
+			return fmt.Errorf("cannot remove %s: %w", x.Dir, err)
 		}
-	}
-	os.Remove(recordPath(in.Env, x.Name))
-	if x.Level == registry.LevelUser && granted && !grant.Empty() {
-		// A grant is the removed extension's: the next one of its name starts without it.
-		if err := registry.SetGrant(in.Env, x.Name, registry.Grant{}); err != nil {
-			return err
-		}
-	}
-	return registry.RemoveConsent(in.Env, x.Dir)
+		crashPoint("uninstall-moved")
+		return nil
+	})
 }
 
 // All returns the names of every effective installed extension (for uninstall/update --all).
@@ -366,7 +351,8 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if _, err := os.Lstat(dest); err == nil && !opt.Force {
 		return nil, &AlreadyInstalledError{Name: x.Name, Path: dest, Linking: true}
 	}
-	text := ConsentText(x, "Linking", abs, dest, in.Env, in.needs(x))
+	needs := in.needs(x)
+	text := ConsentText(x, "Linking", abs, dest, in.Env, needs)
 	if ok, err := in.Ask(text); err != nil || !ok {
 		return nil, orDeclined(err)
 	}
@@ -388,13 +374,19 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if _, statErr := os.Lstat(dest); statErr == nil {
 		place = exchange
 	}
-	if err := place(dir, dest); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", dest, err)
-	}
-	if err := in.enable(x.Name); err != nil {
+	manifestBytes, err := os.ReadFile(x.ManifestPath)
+	if err != nil {
 		return nil, err
 	}
-	if err := in.recordConsent(dest); err != nil {
+	p := &registry.Receipt{Name: x.Name, Dir: dest, Source: abs, Level: opt.Scope, Manifest: string(manifestBytes),
+		Grant: needs, Version: x.Version, Install: &meta, ConsentText: text, Folder: registry.FolderStamp(dir), Enable: true}
+	_, err = in.commit(p, "link-", func() error {
+		if err := place(dir, dest); err != nil {
+			return fmt.Errorf("cannot create %s: %w", dest, err)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &Result{Name: x.Name, Version: x.Version, Path: abs, Install: meta, Status: StatusLinked, Problems: problems}, nil
@@ -462,29 +454,28 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 	if err := copyTree(backup, tree, nil); err != nil {
 		return nil, err
 	}
-	var rec *Record
-	if data, err := os.ReadFile(backup + ".record.json"); err == nil {
-		rec = &Record{}
-		if json.Unmarshal(data, rec) != nil {
-			rec = nil
-		}
-	}
-	if err := exchange(tree, x.Dir); err != nil {
-		return nil, fmt.Errorf("cannot swap %s: %w (nothing changed)", x.Dir, err)
-	}
-	in.keepBackup(x.Name, tree)
 	meta := registry.InstallMetadata{}
-	if m, _ := registry.ReadInstallMetadata(x.Dir); m != nil {
+	if m, _ := registry.ReadInstallMetadata(tree); m != nil {
 		meta = *m
 	}
 	consent := ""
-	if rec != nil {
-		consent = rec.Consent
+	if rec, err := registry.ReadReceiptFile(backupReceipt(backup)); err == nil {
+		consent = rec.ConsentText
+	} else if rec, err := registry.ReadReceiptFile(backup + ".record.json"); err == nil {
+		consent = rec.ConsentText // kept by a gem before receipts
 	}
-	if err := in.recordConsent(x.Dir); err != nil {
+	p, err := in.pending(prev, tree, x.Dir, x.Level, meta, consent, in.needs(prev))
+	if err != nil {
 		return nil, err
 	}
-	if err := in.writeRecord(x.Name, x.Dir, meta, prev.Version, consent); err != nil {
+	p.Replaced = tree
+	_, err = in.commit(p, "rollback-", func() error {
+		if err := exchange(tree, x.Dir); err != nil {
+			return fmt.Errorf("cannot swap %s: %w (nothing changed)", x.Dir, err)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &Result{Name: x.Name, Version: prev.Version, Previous: x.Version, Path: x.Dir, Install: meta, Status: StatusRolledBack}, nil

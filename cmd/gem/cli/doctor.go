@@ -209,7 +209,7 @@ func changedFiles(s *session, x *registry.Extension) manifest.Problems {
 	if m := x.Install(); m == nil || m.Type == "link" {
 		return nil
 	}
-	changed, missing, _, err := install.Verify(s.env, x.Name)
+	changed, missing, _, err := install.VerifyExtension(s.env, x)
 	if err != nil || len(changed)+len(missing) == 0 {
 		return nil
 	}

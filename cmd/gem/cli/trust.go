@@ -173,7 +173,7 @@ func askConsent(s *session, x *registry.Extension, ask install.Asker) error {
 	text := install.ConsentText(x, "Running", x.Dir, x.Dir, s.env, needs)
 	if state, _ := x.Consented(s.env); state == registry.ConsentChanged {
 		text += "Its manifest changed since you agreed to it:\n"
-		if rec, err := registry.ReadConsent(s.env, x); err == nil && rec != nil {
+		if rec, err := registry.ReadReceipt(s.env, x.Dir); err == nil && rec != nil {
 			current, _ := os.ReadFile(x.ManifestPath)
 			added, removed := install.ManifestDiff(rec.Manifest, string(current))
 			for _, l := range removed {
