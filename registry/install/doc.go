@@ -4,6 +4,11 @@
 // rollback, uninstall, link, enable/disable, settings, and verification against recorded
 // hashes. It is separate from registry so the light `gem` front does not link semver.
 //
+// Where an extension comes from is a Source (sources.go): Sources resolves an install
+// argument, or the install metadata an installed extension records, to one, and that is the
+// only place that asks what kind a source is. Fetcher is gem's (local folder, archive, git,
+// GitHub release); tests drive Install, Update and Rollback through a fake one.
+//
 // Layout and choices (Gemini CLI's on-disk layout, and gem's choices where it is silent):
 //   - Staging happens in <root>/../.gem-staging/<random> (beside the extensions root, so the
 //     final rename stays on one filesystem, but outside it, so discovery never sees a

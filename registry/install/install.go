@@ -46,7 +46,7 @@ var ErrConsentNeeded = errors.New("what it brings changed, so it needs your cons
 // Installer changes what is installed.
 type Installer struct {
 	Env        registry.Env
-	Fetch      Fetcher
+	Sources    Sources // where extensions come from (*Fetcher)
 	Ask        Asker
 	GemVersion string
 	Out        io.Writer // one line per result; notices (waiting for the lock)
@@ -123,16 +123,16 @@ func cleanStale(root string) {
 // platform inside the folder, engines.gem.
 // fetchChecked fetches source into staging and checks what came: no link leaves it, and it
 // is an extension (the crash point after the fetch is named for tests).
-func (in *Installer) fetchChecked(ctx context.Context, source string, opt Options, staging, point string) (*fetched, *registry.Extension, manifest.Problems, error) {
-	f, err := in.Fetch.fetch(ctx, source, opt, staging)
+func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, staging, point string) (*Fetched, *registry.Extension, manifest.Problems, error) {
+	f, err := src.Fetch(ctx, staging, opt)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	crashPoint(point)
-	if err := CheckLinks(f.dir); err != nil {
+	if err := CheckLinks(f.Dir); err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
-	x, problems, err := in.checkStaged(f.dir, opt.Force)
+	x, problems, err := in.checkStaged(f.Dir, opt.Force)
 	if err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
@@ -185,7 +185,11 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	}
 	defer dropStaging(staging)
 
-	f, x, problems, err := in.fetchChecked(ctx, source, opt, staging, "fetched")
+	src, err := in.Sources.Parse(source, opt)
+	if err != nil {
+		return nil, err
+	}
+	f, x, problems, err := in.fetchChecked(ctx, src, opt, staging, "fetched")
 	if err != nil {
 		return nil, err
 	}
@@ -199,40 +203,40 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
 	}
 	needs := in.needs(x)
-	text := ConsentText(x, "Installing", f.meta.Source, dest, in.Env, needs)
+	text := ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs)
 	if ok, err := in.Ask(text); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, ErrDeclined
 	}
-	meta := f.meta
+	meta := f.Meta
 	if opt.AutoUpdate {
 		meta.AutoUpdate = ptr(true)
 	}
 	if opt.PreRelease {
 		meta.AllowPreRelease = ptr(true)
 	}
-	if err := writeMetadata(f.dir, meta); err != nil {
+	if err := writeMetadata(f.Dir, meta); err != nil {
 		return nil, err
 	}
 	crashPoint("staged")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	p, err := in.pending(x, f.dir, dest, opt.Scope, meta, text, needs)
+	p, err := in.pending(x, f.Dir, dest, opt.Scope, meta, text, needs)
 	if err != nil {
 		return nil, err
 	}
 	p.Enable = true
 	if exists {
-		p.Replaced = f.dir // --force: the replaced version is kept as the backup
+		p.Replaced = f.Dir // --force: the replaced version is kept as the backup
 	}
 	_, err = in.commit(p, "", func() error {
 		if exists {
-			if err := exchange(f.dir, dest); err != nil {
+			if err := exchange(f.Dir, dest); err != nil {
 				return fmt.Errorf("cannot replace %s: %w", dest, err)
 			}
-		} else if err := os.Rename(f.dir, dest); err != nil {
+		} else if err := os.Rename(f.Dir, dest); err != nil {
 			return fmt.Errorf("cannot move the extension into %s: %w", dest, err)
 		}
 		crashPoint("renamed")
@@ -246,8 +250,8 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 
 // sourcePaths names the source instead of the staging folder in an error (its type kept:
 // errors.As still finds it).
-func sourcePaths(err error, f *fetched) error {
-	msg := strings.ReplaceAll(err.Error(), f.dir, f.meta.Source)
+func sourcePaths(err error, f *Fetched) error {
+	msg := strings.ReplaceAll(err.Error(), f.Dir, f.Meta.Source)
 	if msg == err.Error() {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +162,55 @@ func TestCheckStagedEngines(t *testing.T) {
 	in.GemVersion = "9.1.0"
 	if _, _, err := in.checkStaged(dir, false); err != nil {
 		t.Fatalf("9.1.0 satisfies >=9.0.0: %v", err)
+	}
+}
+
+// TestSourcesResolve: the one switch on what kind a source is, from an argument and from
+// the metadata an install recorded; the same source either way.
+func TestSourcesResolve(t *testing.T) {
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "x.tgz")
+	os.WriteFile(archive, nil, 0o644)
+	f := &Fetcher{}
+	kind := func(s Source) string { return strings.TrimPrefix(fmt.Sprintf("%T", s), "*install.") }
+	parse := []struct {
+		arg, ref, want, wantErr string
+	}{
+		{arg: dir, want: "localSource"},
+		{arg: archive, want: "archiveSource"},
+		{arg: "https://example.invalid/x.zip", want: "archiveSource"},
+		{arg: "https://example.invalid/x.zip", ref: "v1", want: "archiveSource"},
+		{arg: "owner/repo", want: "githubSource"},
+		{arg: "https://github.com/owner/repo.git", want: "gitSource"},
+		{arg: dir, ref: "v1", wantErr: "RefOnLocalError"},
+		{arg: archive, ref: "v1", wantErr: "RefOnLocalError"},
+	}
+	for _, tt := range parse {
+		s, err := f.Parse(tt.arg, Options{Ref: tt.ref})
+		var refErr *RefOnLocalError
+		switch {
+		case tt.wantErr != "" && !errors.As(err, &refErr):
+			t.Errorf("Parse(%q, ref %q) = %v, want a RefOnLocalError", tt.arg, tt.ref, err)
+		case tt.wantErr == "" && (err != nil || kind(s) != tt.want):
+			t.Errorf("Parse(%q) = %s, %v; want %s", tt.arg, kind(s), err, tt.want)
+		}
+	}
+	installed := []struct {
+		meta registry.InstallMetadata
+		want string
+	}{
+		{registry.InstallMetadata{Type: "local", Source: dir}, "localSource"},
+		{registry.InstallMetadata{Type: "local", Source: archive}, "archiveSource"},
+		{registry.InstallMetadata{Type: "local", Source: "https://example.invalid/x.tar.gz"}, "archiveSource"},
+		{registry.InstallMetadata{Type: "git", Source: "https://github.com/owner/repo"}, "gitSource"},
+		{registry.InstallMetadata{Type: "github-release", Source: "https://github.com/owner/repo"}, "githubSource"},
+		{registry.InstallMetadata{Type: "github-release", Source: "https://example.invalid/x"}, ""},
+		{registry.InstallMetadata{Type: "link", Source: dir}, ""},
+	}
+	for _, tt := range installed {
+		s, err := f.Installed(tt.meta)
+		if (tt.want == "") != (err != nil) || (err == nil && kind(s) != tt.want) {
+			t.Errorf("Installed(%+v) = %s, %v; want %q", tt.meta, kind(s), err, tt.want)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gemhost/gem/registry/secrets"
 
-	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -48,7 +47,11 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return res, nil // a link follows its source
 	}
 	res.Install = *meta
-	newer, latest, err := in.hasUpdate(ctx, x, meta, opt)
+	src, err := in.Sources.Installed(*meta)
+	if err != nil {
+		return nil, fmt.Errorf("extension %q: %w", x.Name, err)
+	}
+	newer, latest, err := src.Newer(ctx, x, *meta)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +73,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	fopt := opt
 	fopt.Ref = meta.Ref
 	fopt.PreRelease = meta.AllowPreRelease != nil && *meta.AllowPreRelease
-	f, nx, problems, err := in.fetchChecked(ctx, meta.Source, fopt, staging, "update-fetched")
+	f, nx, problems, err := in.fetchChecked(ctx, src, fopt, staging, "update-fetched")
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +81,11 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
 	}
 	newMeta := *meta
-	newMeta.ReleaseTag = f.meta.ReleaseTag
-	if err := writeMetadata(f.dir, newMeta); err != nil {
+	newMeta.ReleaseTag = f.Meta.ReleaseTag
+	if err := writeMetadata(f.Dir, newMeta); err != nil {
 		return nil, err
 	}
-	if in.sameAsInstalled(x, nx, f.dir) {
+	if in.sameAsInstalled(x, nx, f.Dir) {
 		res.Status = StatusUpToDate
 		return res, nil
 	}
@@ -102,13 +105,13 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		}
 	}
 	crashPoint("update-staged")
-	p, err := in.pending(nx, f.dir, x.Dir, x.Level, newMeta, text, needs)
+	p, err := in.pending(nx, f.Dir, x.Dir, x.Level, newMeta, text, needs)
 	if err != nil {
 		return nil, err
 	}
-	p.Replaced = f.dir
+	p.Replaced = f.Dir
 	_, err = in.commit(p, "update-", func() error {
-		if err := exchange(f.dir, x.Dir); err != nil {
+		if err := exchange(f.Dir, x.Dir); err != nil {
 			return fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
 		}
 		crashPoint("update-swapped")
@@ -150,47 +153,6 @@ func orDeclined(err error) error {
 		return err
 	}
 	return ErrDeclined
-}
-
-// hasUpdate checks the source: local, a different version; git, a different remote head;
-// github-release, a newer release tag (semver-aware).
-func (in *Installer) hasUpdate(ctx context.Context, x *registry.Extension, meta *registry.InstallMetadata, opt Options) (bool, string, error) {
-	switch meta.Type {
-	case "local":
-		if IsArchive(meta.Source) {
-			return true, "", nil // an archive says its version once unpacked: Update compares then
-		}
-		src, err := registry.LoadFolder(meta.Source)
-		if err != nil {
-			return false, "", fmt.Errorf("the source of %q: %w", x.Name, err)
-		}
-		return src.Version != x.Version, src.Version, nil
-	case "git":
-		remote, err := gitRemoteHead(ctx, meta.Source, meta.Ref)
-		if err != nil {
-			return false, "", err
-		}
-		local, err := gitLocalHead(x.Dir)
-		if err != nil {
-			return false, "", err
-		}
-		return !strings.HasPrefix(local, remote) && remote != local, "", nil
-	case "github-release":
-		owner, repo, ok := ownerRepo(meta.Source)
-		if !ok {
-			return false, "", fmt.Errorf("%q is not a GitHub repository URL", meta.Source)
-		}
-		if meta.Ref != "" {
-			return false, "", nil // pinned to a tag
-		}
-		rel, err := in.Fetch.latestRelease(ctx, owner, repo, "", meta.AllowPreRelease != nil && *meta.AllowPreRelease)
-		if err != nil {
-			return false, "", err
-		}
-		cmp, _ := version.Compare(rel.TagName, meta.ReleaseTag)
-		return cmp > 0, strings.TrimPrefix(rel.TagName, "v"), nil
-	}
-	return false, "", fmt.Errorf("extension %q has install type %q, which gem cannot update", x.Name, meta.Type)
 }
 
 func orEmpty(s []string) []string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gemhost/gem/manifest/version"
 	"io"
 	"io/fs"
 	"net"
@@ -62,13 +63,36 @@ func Classify(s string) (SourceKind, error) {
 	return "", fmt.Errorf("%q is not an existing folder, an archive, a git URL or a GitHub owner/repo; check the path or URL", s)
 }
 
-// fetched is a source brought into a staging folder.
-type fetched struct {
-	dir  string // the folder that holds the manifest
-	meta registry.InstallMetadata
+// Source is one place an extension comes from: a local folder, an archive (a file or a URL),
+// a git repository, a GitHub repository's releases (the next issues add more). Install
+// resolves its argument to a Source, update resolves the receipt's install metadata to one
+// (Sources); nothing else asks what kind a source is.
+type Source interface {
+	// Fetch brings the source into the empty folder staging: the folder that holds the
+	// manifest, and the install metadata to record (Gemini CLI's format).
+	Fetch(ctx context.Context, staging string, opt Options) (*Fetched, error)
+	// Newer says whether the source has something newer than x, installed from it with the
+	// metadata meta, and its version when that is known without fetching ("": Update fetches
+	// and compares the files).
+	Newer(ctx context.Context, x *registry.Extension, meta registry.InstallMetadata) (newer bool, version string, err error)
 }
 
-// Fetcher brings sources into staging folders.
+// Sources resolves sources: the one switch on what kind a source is.
+type Sources interface {
+	// Parse resolves an install argument (a path, a URL, owner/repo).
+	Parse(arg string, opt Options) (Source, error)
+	// Installed resolves the source an installed extension's metadata records.
+	Installed(meta registry.InstallMetadata) (Source, error)
+}
+
+// Fetched is a source brought into a staging folder.
+type Fetched struct {
+	Dir  string // the folder that holds the manifest
+	Meta registry.InstallMetadata
+}
+
+// Fetcher is gem's Sources: local folders, archives, git and GitHub releases, over HTTP(S)
+// and git.
 type Fetcher struct {
 	HTTP      *http.Client
 	GitHubAPI string    // default https://api.github.com (GEM_GITHUB_API_URL)
@@ -77,56 +101,160 @@ type Fetcher struct {
 	Getenv    func(string) string
 }
 
-func (f *Fetcher) fetch(ctx context.Context, src string, opt Options, staging string) (*fetched, error) {
+// Parse implements Sources.
+func (f *Fetcher) Parse(src string, opt Options) (Source, error) {
 	kind, err := Classify(src)
 	if err != nil {
 		return nil, err
 	}
-	tree := filepath.Join(staging, "tree")
 	if opt.Ref != "" && (kind == SourceLocal || (kind == SourceArchive && !strings.Contains(src, "://"))) {
 		return nil, &RefOnLocalError{Source: src, Ref: opt.Ref}
 	}
 	switch kind {
 	case SourceLocal:
-		abs, _ := filepath.Abs(src)
-		if err := copyTree(abs, tree, func(rel string) bool { return rel == registry.InstallMetadataFile }); err != nil {
-			return nil, fmt.Errorf("copying %s: %w", abs, err)
-		}
-		return &fetched{dir: tree, meta: registry.InstallMetadata{Source: abs, Type: "local"}}, nil
+		abs, err := filepath.Abs(src)
+		return &localSource{path: abs}, err
 	case SourceArchive:
-		file := src
-		if strings.Contains(src, "://") {
-			file = filepath.Join(staging, "download"+archiveExt(src))
-			if err := f.download(ctx, src, file); err != nil {
-				return nil, err
-			}
-		} else {
-			file, _ = filepath.Abs(src)
-		}
-		dir, err := f.unpack(file, tree)
-		if err != nil {
-			return nil, err
-		}
-		source := src
 		if !strings.Contains(src, "://") {
-			source = file
+			src, _ = filepath.Abs(src)
 		}
-		return &fetched{dir: dir, meta: registry.InstallMetadata{Source: source, Type: "local"}}, nil
+		return &archiveSource{f: f, src: src}, nil
 	case SourceGit:
-		t0 := time.Now()
-		if f.Progress != nil {
-			fmt.Fprintf(f.Progress, "cloning %s…\n", src)
+		return &gitSource{f: f, url: src}, nil
+	default:
+		owner, repo, _ := ownerRepo(src)
+		return &githubSource{f: f, owner: owner, repo: repo}, nil
+	}
+}
+
+// Installed implements Sources.
+func (f *Fetcher) Installed(meta registry.InstallMetadata) (Source, error) {
+	switch meta.Type {
+	case "local":
+		if IsArchive(meta.Source) {
+			return &archiveSource{f: f, src: meta.Source}, nil
 		}
-		if err := gitClone(ctx, src, opt.Ref, tree); err != nil {
+		return &localSource{path: meta.Source}, nil
+	case "git":
+		return &gitSource{f: f, url: meta.Source}, nil
+	case "github-release":
+		owner, repo, ok := ownerRepo(meta.Source)
+		if !ok {
+			return nil, fmt.Errorf("%q is not a GitHub repository URL", meta.Source)
+		}
+		return &githubSource{f: f, owner: owner, repo: repo}, nil
+	}
+	return nil, &UnknownSourceError{Type: meta.Type, Source: meta.Source}
+}
+
+// UnknownSourceError is install metadata of a type gem cannot update from.
+type UnknownSourceError struct{ Type, Source string }
+
+func (e *UnknownSourceError) Error() string {
+	return fmt.Sprintf("install type %q (source %s) is not one gem can update from", e.Type, e.Source)
+}
+
+// localSource is a folder on this machine, copied.
+type localSource struct{ path string }
+
+func (s *localSource) Fetch(_ context.Context, staging string, _ Options) (*Fetched, error) {
+	tree := filepath.Join(staging, "tree")
+	if err := copyTree(s.path, tree, func(rel string) bool { return rel == registry.InstallMetadataFile }); err != nil {
+		return nil, fmt.Errorf("copying %s: %w", s.path, err)
+	}
+	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.path, Type: "local"}}, nil
+}
+
+func (s *localSource) Newer(_ context.Context, x *registry.Extension, _ registry.InstallMetadata) (bool, string, error) {
+	src, err := registry.LoadFolder(s.path)
+	if err != nil {
+		return false, "", fmt.Errorf("the source of %q: %w", x.Name, err)
+	}
+	return src.Version != x.Version, src.Version, nil
+}
+
+// archiveSource is a .tar.gz, .tgz or .zip, a file or a URL, unpacked.
+type archiveSource struct {
+	f   *Fetcher
+	src string // an absolute path or a URL
+}
+
+func (s *archiveSource) Fetch(ctx context.Context, staging string, _ Options) (*Fetched, error) {
+	file := s.src
+	if strings.Contains(s.src, "://") {
+		file = filepath.Join(staging, "download"+archiveExt(s.src))
+		if err := s.f.download(ctx, s.src, file); err != nil {
 			return nil, err
 		}
-		if f.Progress != nil {
-			fmt.Fprintf(f.Progress, "cloned %s in %.1fs\n", src, time.Since(t0).Seconds())
-		}
-		return &fetched{dir: tree, meta: registry.InstallMetadata{Source: src, Type: "git", Ref: opt.Ref}}, nil
-	default:
-		return f.fetchGitHub(ctx, src, opt, staging, tree)
 	}
+	dir, err := s.f.unpack(file, filepath.Join(staging, "tree"))
+	if err != nil {
+		return nil, err
+	}
+	return &Fetched{Dir: dir, Meta: registry.InstallMetadata{Source: s.src, Type: "local"}}, nil
+}
+
+// Newer: an archive says its version once unpacked (Update compares then).
+func (s *archiveSource) Newer(context.Context, *registry.Extension, registry.InstallMetadata) (bool, string, error) {
+	return true, "", nil
+}
+
+// gitSource is a git repository, cloned at a ref.
+type gitSource struct {
+	f   *Fetcher
+	url string
+}
+
+func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fetched, error) {
+	tree := filepath.Join(staging, "tree")
+	t0 := time.Now()
+	if s.f.Progress != nil {
+		fmt.Fprintf(s.f.Progress, "cloning %s…\n", s.url)
+	}
+	if err := gitClone(ctx, s.url, opt.Ref, tree); err != nil {
+		return nil, err
+	}
+	if s.f.Progress != nil {
+		fmt.Fprintf(s.f.Progress, "cloned %s in %.1fs\n", s.url, time.Since(t0).Seconds())
+	}
+	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.url, Type: "git", Ref: opt.Ref}}, nil
+}
+
+// Newer: the remote head of the recorded ref differs from the checkout's.
+func (s *gitSource) Newer(ctx context.Context, x *registry.Extension, meta registry.InstallMetadata) (bool, string, error) {
+	remote, err := gitRemoteHead(ctx, s.url, meta.Ref)
+	if err != nil {
+		return false, "", err
+	}
+	local, err := gitLocalHead(x.Dir)
+	if err != nil {
+		return false, "", err
+	}
+	return !strings.HasPrefix(local, remote) && remote != local, "", nil
+}
+
+// githubSource is a GitHub repository: its release for this platform, or its source when it
+// has no release.
+type githubSource struct {
+	f           *Fetcher
+	owner, repo string
+}
+
+func (s *githubSource) Fetch(ctx context.Context, staging string, opt Options) (*Fetched, error) {
+	return s.f.fetchGitHub(ctx, s.owner, s.repo, opt, staging, filepath.Join(staging, "tree"))
+}
+
+// Newer: a newer release tag (semver-aware); a source pinned to a tag never is.
+func (s *githubSource) Newer(ctx context.Context, _ *registry.Extension, meta registry.InstallMetadata) (bool, string, error) {
+	if meta.Ref != "" {
+		return false, "", nil
+	}
+	rel, err := s.f.latestRelease(ctx, s.owner, s.repo, "", meta.AllowPreRelease != nil && *meta.AllowPreRelease)
+	if err != nil {
+		return false, "", err
+	}
+	cmp, _ := version.Compare(rel.TagName, meta.ReleaseTag)
+	return cmp > 0, strings.TrimPrefix(rel.TagName, "v"), nil
 }
 
 func archiveExt(u string) string {
@@ -359,8 +487,7 @@ func pickAsset(r *release, p manifest.Platform) (name, u string) {
 	return "", ""
 }
 
-func (f *Fetcher) fetchGitHub(ctx context.Context, src string, opt Options, staging, tree string) (*fetched, error) {
-	owner, repo, _ := ownerRepo(src)
+func (f *Fetcher) fetchGitHub(ctx context.Context, owner, repo string, opt Options, staging, tree string) (*Fetched, error) {
 	canonical := "https://github.com/" + owner + "/" + repo
 	rel, err := f.latestRelease(ctx, owner, repo, opt.Ref, opt.PreRelease)
 	if errors.Is(err, errNoRelease) {
@@ -368,7 +495,7 @@ func (f *Fetcher) fetchGitHub(ctx context.Context, src string, opt Options, stag
 		if err := gitClone(ctx, gitURL, opt.Ref, tree); err != nil {
 			return nil, fmt.Errorf("%s has no release and cloning failed: %w", canonical, err)
 		}
-		return &fetched{dir: tree, meta: registry.InstallMetadata{Source: canonical, Type: "git", Ref: opt.Ref}}, nil
+		return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: canonical, Type: "git", Ref: opt.Ref}}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -393,7 +520,7 @@ func (f *Fetcher) fetchGitHub(ctx context.Context, src string, opt Options, stag
 	if opt.Ref != "" {
 		meta.Ref = opt.Ref
 	}
-	return &fetched{dir: dir, meta: meta}, nil
+	return &Fetched{Dir: dir, Meta: meta}, nil
 }
 
 // download fetches u into file, showing progress on a terminal.

@@ -25,7 +25,7 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		Out:        s.stderr,
 		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(s.env, x) },
 		Check:      func(x *registry.Extension) manifest.Problems { return binaryProblems(s, x) },
-		Fetch: install.Fetcher{
+		Sources: &install.Fetcher{
 			GitHubAPI: s.env.Getenv("GEM_GITHUB_API_URL"),
 			Token:     s.env.Getenv("GITHUB_TOKEN"),
 			Getenv:    s.env.Getenv,
