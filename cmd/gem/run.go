@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gemhost/gem/internal/prompt"
+
 	"golang.org/x/term"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
@@ -39,8 +41,8 @@ func run(std stdio, args []string) (int, bool) {
 	sandbox.Warn = func(m string) {
 		fmt.Fprintln(std.err, "warning:", m, "(gem doctor says more; GEM_SANDBOX_STRICT=1 refuses to run such programs)")
 	}
-	confirm := commands.TerminalConfirm(term.IsTerminal(int(std.in.Fd())), std.in, std.err)
-	err = commands.Exec(env, t, std.environ, ra, confirm, nil, nil)
+	ask := prompt.Stdin(term.IsTerminal(int(std.in.Fd())), std.in, std.err, "--yes", "agree")
+	err = commands.Exec(env, t, std.environ, ra, ask, nil, nil)
 	if child, ok := errors.AsType[*sandbox.ChildExit](err); ok {
 		return child.Code, true // it ran as gem's child (the guard's supervisor beside it)
 	}

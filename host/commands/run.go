@@ -1,11 +1,12 @@
 package commands
 
 import (
-	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/gemhost/gem/internal/prompt"
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/termsafe"
@@ -54,34 +55,12 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 // ErrHelp: `gem run --help` (before the command's name: after it, --help is the command's).
 var ErrHelp = errors.New("help asked for")
 
-// NoTerminalError is a question that could not be asked: stdin is not a terminal.
-type NoTerminalError struct{ Question string }
-
-func (e *NoTerminalError) Error() string { return e.Question + "\nno terminal to ask on" }
-
-// Confirm asks the user; it returns an error when it cannot ask.
-type Confirm func(question string) (bool, error)
-
-// TerminalConfirm asks on stdin/stderr when stdin is a terminal, and refuses otherwise
-// with a message naming --yes.
-func TerminalConfirm(isTerminal bool, in io.Reader, out io.Writer) Confirm {
-	return func(question string) (bool, error) {
-		if !isTerminal {
-			return false, &NoTerminalError{Question: question}
-		}
-		fmt.Fprint(out, question+" [y/N] ")
-		line, _ := bufio.NewReader(in).ReadString('\n')
-		a := strings.ToLower(strings.TrimSpace(line))
-		return a == "y" || a == "yes", nil
-	}
-}
-
 // ErrDeclined is returned when the user answers no.
 var ErrDeclined = errors.New("not run: you declined")
 
 // Exec prepares the command and replaces this process with it. It returns only on error.
 // check, when not nil, vets the extension first (the engine checks engines.gem with it).
-func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, confirm Confirm, check func(*registry.Extension) error, readSecrets registry.SecretReader) error {
+func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, ask prompt.Prompter, check func(*registry.Extension) error, readSecrets registry.SecretReader) error {
 	p, err := Prepare(env, t, ra.Name, ra.Args, environ, readSecrets)
 	if err != nil {
 		return err
@@ -93,7 +72,8 @@ func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, confirm Conf
 		}
 	}
 	if p.RequireConfirm && !ra.Yes {
-		ok, err := confirm(fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n%s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, termsafe.Show(p.CommandLine(), "  ")))
+		q := fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n%s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, termsafe.Show(p.CommandLine(), "  "))
+		ok, err := ask.Confirm(context.Background(), prompt.Question{Text: q})
 		if err != nil {
 			return err
 		}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/internal/prompt"
 )
 
 // Options configure the server.
@@ -203,6 +204,7 @@ func (b *bridge) call(ctx context.Context, name string, req *sdk.CallToolRequest
 		defer cancel()
 		res, err := b.reg.Call(pctx, name, req.Params.Arguments, tools.CallOptions{
 			Host:     host,
+			Prompt:   elicitation{host},
 			OnUpdate: func(line string) { host.Progress(pctx, line, -1) },
 		})
 		p.done <- outcome{res, err}
@@ -314,6 +316,28 @@ func (h *callHost) Confirm(ctx context.Context, title, details string) (bool, er
 		return false, ctx.Err()
 	}
 }
+
+// elicitation asks the MCP client's user (prompt.Prompter): a yes/no question by
+// elicitation, a choice as yes (the first) or no (the last). Free text is not asked.
+type elicitation struct{ h *callHost }
+
+func (e elicitation) Confirm(ctx context.Context, q prompt.Question) (bool, error) {
+	return e.h.Confirm(ctx, q.Text, "")
+}
+
+func (e elicitation) Choose(ctx context.Context, question string, choices []prompt.Choice, def int) (int, error) {
+	ok, err := e.h.Confirm(ctx, question, "")
+	if ok {
+		return 0, err
+	}
+	return len(choices) - 1, err
+}
+
+func (e elicitation) Input(context.Context, string) (string, error) {
+	return "", &prompt.NotAskedError{Reason: "the MCP client is asked yes or no only"}
+}
+
+func (e elicitation) CanPrompt() bool { return e.h.canAsk }
 
 func (h *callHost) Progress(ctx context.Context, message string, fraction float64) {
 	req := h.p.request()

@@ -427,17 +427,14 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 		if opts.Confirm != "" {
 			question = "A hook asks you to confirm this (" + termsafe.Show(opts.Confirm, "") + ").\n" + question
 		}
-		var answer policy.Answer
-		var err error
-		if opts.Host != nil {
-			ok, herr := opts.Host.Confirm(ctx, question, "")
-			answer, err = policy.AnswerNo, herr
-			if ok {
-				answer = policy.AnswerYes
+		svc := r.services
+		if opts.Prompt != nil {
+			svc = &Services{Prompt: opts.Prompt}
+			if r.services != nil {
+				svc.Notify = r.services.Notify
 			}
-		} else {
-			answer, err = r.services.ask(question, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})
 		}
+		answer, err := svc.ask(ctx, question, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})
 		entry.Answer = string(answer)
 		if err != nil {
 			entry.Outcome = "refused"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/host/policy"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,9 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemhost/gem/host/policy"
+
 	"github.com/gemhost/gem/registry"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/testbins"
 	"github.com/gemhost/gem/internal/testhome"
 )
@@ -432,22 +434,20 @@ func TestUnknownToolNamesTheUnloadedPlugin(t *testing.T) {
 // it, with the hook's reason in the question; the answer decides.
 func TestHookAskConfirms(t *testing.T) {
 	env := withExtensions(t, "kit")
-	var asked []string
-	answer := policy.AnswerYes
-	svc := &Services{Ask: func(q string) (policy.Answer, error) { asked = append(asked, q); return answer, nil }}
+	script := &prompt.Script{Answers: []string{"y", "n"}}
+	svc := &Services{Prompt: script}
 	r := load(t, env, Options{Services: svc, Policy: &policy.Engine{Mode: policy.ModeYolo, Trusted: true}})
 	opts := CallOptions{Confirm: "BeforeTool hook of kit: it echoes to prod"}
 	if res, err := r.Call(context.Background(), "echo", json.RawMessage(`{"text":"hi"}`), opts); err != nil || res.Text != "hi" {
 		t.Fatalf("approved: %v %+v", err, res)
 	}
-	if len(asked) != 1 || !strings.HasPrefix(asked[0], "A hook asks you to confirm this (BeforeTool hook of kit: it echoes to prod).\necho (") {
+	if asked := script.Asked; len(asked) != 1 || !strings.HasPrefix(asked[0], "A hook asks you to confirm this (BeforeTool hook of kit: it echoes to prod).\necho (") {
 		t.Errorf("question %q", asked)
 	}
-	answer = policy.AnswerNo
 	if _, err := r.Call(context.Background(), "echo", json.RawMessage(`{"text":"hi"}`), opts); !errors.Is(err, ErrDenied) {
 		t.Errorf("declined: %v", err)
 	}
-	if _, err := r.Call(context.Background(), "echo", json.RawMessage(`{"text":"hi"}`), CallOptions{}); err != nil || len(asked) != 2 {
-		t.Errorf("without the hook, yolo asks nothing: %v, asked %d", err, len(asked))
+	if _, err := r.Call(context.Background(), "echo", json.RawMessage(`{"text":"hi"}`), CallOptions{}); err != nil || len(script.Asked) != 2 {
+		t.Errorf("without the hook, yolo asks nothing: %v, asked %d", err, len(script.Asked))
 	}
 }

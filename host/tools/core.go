@@ -1067,7 +1067,7 @@ func (c *coreBackend) askUser(a askUserArgs) (string, error) {
 	if len(a.Questions) == 0 || len(a.Questions) > 4 {
 		return "", fmt.Errorf("questions: give one to four, not %d", len(a.Questions))
 	}
-	if c.services == nil || c.services.Answer == nil {
+	if c.services == nil || c.services.Prompt == nil || !c.services.Prompt.CanPrompt() {
 		return "", errors.New("there is no terminal to ask the user on: decide yourself, or end your answer with what you need to know")
 	}
 	var out strings.Builder
@@ -1096,7 +1096,7 @@ func (c *coreBackend) askUser(a askUserArgs) (string, error) {
 				}
 			}
 		}
-		answer, err := c.services.answer(b.String())
+		answer, err := c.services.answer(context.Background(), b.String())
 		if err != nil {
 			return "", fmt.Errorf("the user could not be asked: %w", err)
 		}

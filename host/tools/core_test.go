@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/testhome"
 )
 
@@ -274,14 +275,8 @@ func TestEditQuestionsShowTheDiff(t *testing.T) {
 // answered by number or in words; without anyone to ask, the model is told to decide.
 func TestAskUser(t *testing.T) {
 	env := testhome.Env(t, nil)
-	var asked []string
-	answers := []string{"2\n", "1, 3\n", "my own idea\n", "yes\n"}
-	svc := &Services{Answer: func(q string) (string, error) {
-		asked = append(asked, q)
-		a := answers[0]
-		answers = answers[1:]
-		return a, nil
-	}}
+	script := &prompt.Script{Answers: []string{"2", "1, 3", "my own idea", "yes"}}
+	svc := &Services{Prompt: script}
 	r := load(t, env, Options{CoreWorkspace: env.Cwd, Services: svc})
 	args := `{"questions":[
 		{"question":"Which auth?","header":"Auth","type":"choice","options":[{"label":"API key","description":"simple"},{"label":"OAuth","description":"SSO"}]},
@@ -295,7 +290,7 @@ func TestAskUser(t *testing.T) {
 	if want := "Auth: OAuth\nTests: unit, fuzz\nName: my own idea\nShip: yes\n"; res.Text != want {
 		t.Errorf("answers %q, want %q", res.Text, want)
 	}
-	if len(asked) != 4 || !strings.Contains(asked[0], "[Auth] Which auth?\n  1. API key — simple\n  2. OAuth — SSO") || !strings.Contains(asked[3], "(yes/no)") {
+	if asked := script.Asked; len(asked) != 4 || !strings.Contains(asked[0], "[Auth] Which auth?\n  1. API key — simple\n  2. OAuth — SSO") || !strings.Contains(asked[3], "(yes/no)") {
 		t.Errorf("questions %q", asked)
 	}
 	r2 := load(t, testhome.Env(t, nil), Options{CoreWorkspace: env.Cwd})

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -9,21 +10,21 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/policy"
+	"github.com/gemhost/gem/internal/prompt"
 )
 
-// Services are the host services gem offers plugins (pluginsdk.HostServices): confirmation
-// through Confirm, progress lines on Progress, log lines into the session's log file.
+// Services are the host services gem offers plugins (pluginsdk.HostServices) and the core
+// tools: questions to the user through Prompt, progress lines on Progress, log lines into the
+// session's log file.
 type Services struct {
-	Confirm func(question string) (bool, error) // nil refuses every confirmation
-	// Ask answers the policy engine's questions (yes, no, always for the session, always
-	// and save); nil uses Confirm (yes or no).
-	Ask func(question string) (policy.Answer, error)
+	// Prompt asks the user: plugins' confirmations, the policy's questions (yes once, always
+	// this session, always and saved, no), the model's own (ask_user, Input). nil refuses
+	// every confirmation and leaves no one to answer; a prompter that cannot ask
+	// (*prompt.NotAskedError) answers no.
+	Prompt prompt.Prompter
 	// Notify hears of what the user is asked, before they are (Notification hooks: kind
 	// "ToolPermission", the question, the tool's name and arguments); nil hears nothing.
-	Notify func(kind, message string, details map[string]any)
-	// Answer asks the user a question the model put (ask_user) and returns what they typed;
-	// nil, or an error: there is no one to ask (no terminal).
-	Answer   func(question string) (string, error)
+	Notify   func(kind, message string, details map[string]any)
 	Progress io.Writer // nil drops progress
 	// Waiting hears of long waits the user did not ask for (an MCP server's first start,
 	// downloading its package): a terminal, or nil.
@@ -35,16 +36,16 @@ type Services struct {
 	outMu sync.Mutex // one progress line at a time
 }
 
-// answer puts a question to the user (through s.Answer), one question at a time.
-func (s *Services) answer(question string) (string, error) {
+// answer puts the model's question to the user, one question at a time.
+func (s *Services) answer(ctx context.Context, question string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.Answer(question)
+	return s.Prompt.Input(ctx, question)
 }
 
-// confirm asks the user (through s.Confirm) about what a tool is about to do.
-func (s *Services) confirm(title, details string) (bool, error) {
-	if s == nil || s.Confirm == nil {
+// confirm asks the user about what a tool is about to do.
+func (s *Services) confirm(ctx context.Context, title, details string) (bool, error) {
+	if s == nil || s.Prompt == nil {
 		return false, nil
 	}
 	s.mu.Lock()
@@ -53,27 +54,35 @@ func (s *Services) confirm(title, details string) (bool, error) {
 	if details != "" {
 		q += "\n" + details
 	}
-	return s.Confirm(q)
+	ok, err := s.Prompt.Confirm(ctx, prompt.Question{Text: q})
+	if _, notAsked := errors.AsType[*prompt.NotAskedError](err); notAsked {
+		return false, nil // shown, and refused
+	}
+	return ok, err
 }
 
+// policyChoices are the answers to a policy question, in policy.Answer's terms.
+var policyChoices = []prompt.Choice{{Key: "y", Label: "yes once"}, {Key: "a", Label: "always this session"}, {Key: "s", Label: "save always"}, {Key: "n", Label: "no"}}
+var policyAnswers = []policy.Answer{policy.AnswerYes, policy.AnswerAlways, policy.AnswerSave, policy.AnswerNo}
+
 // ask puts a policy question about a call.
-func (s *Services) ask(question string, details map[string]any) (policy.Answer, error) {
-	if s == nil {
+func (s *Services) ask(ctx context.Context, question string, details map[string]any) (policy.Answer, error) {
+	if s == nil || s.Prompt == nil {
 		return policy.AnswerNo, nil
 	}
 	if s.Notify != nil {
 		s.Notify("ToolPermission", question, details)
 	}
-	if s.Ask != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.Ask(question)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.Prompt.Choose(ctx, question, policyChoices, len(policyChoices)-1)
+	if _, notAsked := errors.AsType[*prompt.NotAskedError](err); notAsked {
+		return policy.AnswerNo, nil // shown, and refused
 	}
-	ok, err := s.confirm(question, "")
-	if ok {
-		return policy.AnswerYes, err
+	if err != nil || i < 0 || i >= len(policyAnswers) {
+		return policy.AnswerNo, err
 	}
-	return policy.AnswerNo, err
+	return policyAnswers[i], nil
 }
 
 // For returns pluginsdk.HostServices bound to one plugin.
@@ -85,8 +94,8 @@ type PluginServices struct {
 	plugin string
 }
 
-func (p *PluginServices) Confirm(_ context.Context, title, details string) (bool, error) {
-	return p.s.confirm(fmt.Sprintf("[%s] %s", p.plugin, title), details)
+func (p *PluginServices) Confirm(ctx context.Context, title, details string) (bool, error) {
+	return p.s.confirm(ctx, fmt.Sprintf("[%s] %s", p.plugin, title), details)
 }
 
 func (p *PluginServices) Progress(_ context.Context, message string, fraction float64) {

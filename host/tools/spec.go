@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/pluginsdk/pluginhost"
 )
@@ -61,7 +62,10 @@ type HostServices = pluginhost.Services
 // CallOptions are per-call hooks of [Catalog.Call], whatever the tool's source.
 type CallOptions struct {
 	OnUpdate func(text string) // streamed output updates; may be nil
-	Host     HostServices      // confirmation and progress for this call; nil: the session's Services
+	Host     HostServices      // plugins' confirmation and progress for this call; nil: the session's Services
+	// Prompt asks the policy's questions about this call (gem mcp serve: its client, by
+	// elicitation); nil: the session's Services.Prompt.
+	Prompt prompt.Prompter
 	// Confirm, when set, makes the call asked about even where the policy allows it (a
 	// BeforeTool hook said "decision": "ask"); it is the hook's reason, shown in the question.
 	// A call the policy denies stays denied.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/netaddr"
 	"io"
 	"mime"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gemhost/gem/internal/netaddr"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/http/httpproxy"

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/internal/netaddr"
+	"github.com/gemhost/gem/internal/prompt"
 
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/validate"
@@ -31,10 +32,26 @@ type Options struct {
 	DryRun     bool
 }
 
-// Asker asks the user to agree. text is the full consent text; the asker shows it with
-// "Do you want to continue? [Y/n]" and returns the answer, or an error when it cannot ask
-// (no terminal and no --consent).
-type Asker func(text string) (bool, error)
+// ConsentQuestion is the question consent to an extension asks: its consent text, then
+// whether to go on.
+func ConsentQuestion(text string) prompt.Question {
+	return prompt.Question{Text: text + "Do you want to continue?", Default: true}
+}
+
+// consent asks the user to agree to text: nil when they did.
+func (in *Installer) consent(ctx context.Context, text string) error {
+	if in.Unattended {
+		return ErrConsentNeeded
+	}
+	ok, err := in.Prompt.Confirm(ctx, ConsentQuestion(text))
+	if err != nil {
+		return fmt.Errorf("cannot ask for consent: %w", err)
+	}
+	if !ok {
+		return ErrDeclined
+	}
+	return nil
+}
 
 // ErrDeclined is returned when the user says no.
 var ErrDeclined = errors.New("cancelled: you declined; nothing was changed")
@@ -46,8 +63,11 @@ var ErrConsentNeeded = errors.New("what it brings changed, so it needs your cons
 // Installer changes what is installed.
 type Installer struct {
 	Env        registry.Env
-	Sources    Sources // where extensions come from (*Fetcher)
-	Ask        Asker
+	Sources    Sources         // where extensions come from (*Fetcher)
+	Prompt     prompt.Prompter // asks consent (the consent text, then "Do you want to continue?")
+	// Unattended: nobody is asked (update --auto); what needs consent fails with
+	// ErrConsentNeeded.
+	Unattended bool
 	GemVersion string
 	Out        io.Writer // one line per result; notices (waiting for the lock)
 	// Check runs further checks on a staged extension (the CLI's: binaries built for this
@@ -204,10 +224,8 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	}
 	needs := in.needs(x)
 	text := ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs)
-	if ok, err := in.Ask(text); err != nil {
+	if err := in.consent(ctx, text); err != nil {
 		return nil, err
-	} else if !ok {
-		return nil, ErrDeclined
 	}
 	meta := f.Meta
 	if opt.AutoUpdate {
@@ -223,7 +241,11 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	p, err := in.pending(x, f.Dir, dest, opt.Scope, meta, text, needs)
+	scope := opt.Scope
+	if scope != registry.LevelProject {
+		scope = registry.LevelUser
+	}
+	p, err := in.pending(x, f.Dir, dest, scope, meta, text, needs)
 	if err != nil {
 		return nil, err
 	}

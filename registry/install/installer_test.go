@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 )
@@ -88,13 +89,25 @@ func newFixture(t *testing.T) *fixture {
 		Env:     testhome.Env(t, nil),
 		Sources: fakeSources{"demo": fx.src},
 		Out:     io.Discard,
-		Ask: func(text string) (bool, error) {
-			fx.asked = append(fx.asked, text)
-			return fx.answer, nil
-		},
+		Prompt:  (*answering)(fx),
 	}
 	return fx
 }
+
+// answering is the fixture as the one who answers consent.
+type answering fixture
+
+func (a *answering) Confirm(_ context.Context, q prompt.Question) (bool, error) {
+	a.asked = append(a.asked, q.Text)
+	return a.answer, nil
+}
+func (a *answering) Choose(context.Context, string, []prompt.Choice, int) (int, error) {
+	return 0, errors.New("not asked in install")
+}
+func (a *answering) Input(context.Context, string) (string, error) {
+	return "", errors.New("not asked in install")
+}
+func (a *answering) CanPrompt() bool { return true }
 
 func (fx *fixture) dir() string { return filepath.Join(fx.in.Env.GeminiExtensionsDir(), "demo") }
 
@@ -157,7 +170,7 @@ func TestInstallThroughSource(t *testing.T) {
 				}
 				fx.assertConsistent(t)
 				r, _ := registry.ReadReceipt(fx.in.Env, fx.dir())
-				if r.ConsentText != fx.asked[0] || r.Install.Source != "fake:demo" || r.Manifest == "" {
+				if r.ConsentText+"Do you want to continue?" != fx.asked[0] || r.Install.Source != "fake:demo" || r.Manifest == "" || r.Level != registry.LevelUser {
 					t.Errorf("receipt %+v does not hold the consent text, source and manifest", r)
 				}
 				if state, _ := mustFind(t, fx.in.Env).Consented(fx.in.Env); state != registry.ConsentGiven {

@@ -96,12 +96,12 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	needs := in.needs(nx)
 	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs)
 	if rec, err := registry.ReadReceipt(in.Env, x.Dir); err != nil || rec == nil || rec.ConsentText == "" {
-		if ok, err := in.Ask(text); err != nil || !ok {
-			return nil, orDeclined(err)
+		if err := in.consent(ctx, text); err != nil {
+			return nil, err
 		}
 	} else if added, removed := consentDiff(rec.ConsentText, text); len(added)+len(removed) > 0 {
-		if ok, err := in.Ask(text + changedSince(added, removed)); err != nil || !ok {
-			return nil, orDeclined(err)
+		if err := in.consent(ctx, text+changedSince(added, removed)); err != nil {
+			return nil, err
 		}
 	}
 	crashPoint("update-staged")
@@ -315,8 +315,8 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	}
 	needs := in.needs(x)
 	text := ConsentText(x, "Linking", abs, dest, in.Env, needs)
-	if ok, err := in.Ask(text); err != nil || !ok {
-		return nil, orDeclined(err)
+	if err := in.consent(context.Background(), text); err != nil {
+		return nil, err
 	}
 	staging, err := stage(root)
 	if err != nil {
@@ -340,7 +340,11 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &registry.Receipt{Name: x.Name, Dir: dest, Source: abs, Level: opt.Scope, Manifest: string(manifestBytes),
+	scope := opt.Scope
+	if scope != registry.LevelProject {
+		scope = registry.LevelUser
+	}
+	p := &registry.Receipt{Name: x.Name, Dir: dest, Source: abs, Level: scope, Manifest: string(manifestBytes),
 		Grant: needs, Version: x.Version, Install: &meta, ConsentText: text, Folder: registry.FolderStamp(dir), Enable: true}
 	_, err = in.commit(p, "link-", func() error {
 		if err := place(dir, dest); err != nil {

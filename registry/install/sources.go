@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/manifest/version"
 	"io"
 	"io/fs"
 	"net"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gemhost/gem/manifest/version"
 
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/manifest"

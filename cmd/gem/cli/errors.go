@@ -3,8 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/host/agent"
 	"io"
+
+	"github.com/gemhost/gem/host/agent"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/plugins"

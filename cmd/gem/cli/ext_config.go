@@ -3,8 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/gemhost/gem/internal/termsafe"
 	"strings"
+
+	"github.com/gemhost/gem/internal/termsafe"
 
 	"github.com/urfave/cli/v2"
 

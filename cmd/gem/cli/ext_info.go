@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gemhost/gem/internal/termsafe"
 
 	"github.com/gemhost/gem/host/commands"
 

@@ -20,7 +20,7 @@ import (
 func newInstaller(s *session, consent bool) *install.Installer {
 	return &install.Installer{
 		Env:        s.env,
-		Ask:        consentAsker(s, consent),
+		Prompt:     s.consentPrompter(consent),
 		GemVersion: buildinfo.Version,
 		Out:        s.stderr,
 		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(s.env, x) },
@@ -110,7 +110,7 @@ func prefetch(ctx context.Context, s *session, name string, yes bool) error {
 			fmt.Fprintf(s.stderr, "%s's servers %s download what they run at their first start: gem ext install --prefetch fetches it at install\n", name, strings.Join(fetching, ", "))
 			return nil
 		}
-		if ok, err := s.askYesNo(fmt.Sprintf("%s's servers %s download what they run at their first start. Fetch it now? [Y/n] ", name, strings.Join(fetching, ", ")), true); err != nil || !ok {
+		if ok, err := s.askYesNo(fmt.Sprintf("%s's servers %s download what they run at their first start. Fetch it now?", name, strings.Join(fetching, ", ")), true, "--prefetch"); err != nil || !ok {
 			return err
 		}
 	}
@@ -175,7 +175,7 @@ func extUninstall(_ context.Context, s *session, o extUninstallOptions) error {
 			if o.KeepData {
 				what = "(their data kept)"
 			}
-			ok, err := s.askYesNo(fmt.Sprintf("Remove all %d extensions (%s) %s? [y/N] ", len(o.Targets), strings.Join(o.Targets, ", "), what), false)
+			ok, err := s.askYesNo(fmt.Sprintf("Remove all %d extensions (%s) %s?", len(o.Targets), strings.Join(o.Targets, ", "), what), false, "--yes")
 			if err != nil {
 				return err
 			}

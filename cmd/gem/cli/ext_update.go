@@ -38,7 +38,7 @@ func extUpdate(ctx context.Context, s *session, o extUpdateOptions) error {
 		names = in.All()
 	case o.Auto:
 		names = in.AutoUpdating()
-		in.Ask = func(text string) (bool, error) { return false, install.ErrConsentNeeded }
+		in.Unattended = true
 	}
 	var results []*install.Result
 	failed := 0

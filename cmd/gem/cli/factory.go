@@ -3,10 +3,11 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"github.com/gemhost/gem/host/sandbox"
 	"io"
 	"log"
 	"sync"
+
+	"github.com/gemhost/gem/host/sandbox"
 
 	"github.com/hashicorp/go-hclog"
 

@@ -1,42 +1,79 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"io"
 
-	"github.com/gemhost/gem/internal/termsafe"
+	"github.com/gemhost/gem/internal/prompt"
+	"github.com/gemhost/gem/registry/install"
 )
 
-// consentAsker returns the Asker for install/update/link: --consent answers yes; without a
-// terminal it fails at once naming --consent (gem never waits on a closed stdin).
-func consentAsker(s *session, consent bool) func(text string) (bool, error) {
-	return func(text string) (bool, error) {
-		fmt.Fprint(s.stderr, termsafe.Text(text)) // names, descriptions, commands: the extension's text
-		if consent {
-			fmt.Fprintln(s.stderr, "Consent given with --consent.")
-			return true, nil
-		}
-		if !s.io.IsStdinTTY() {
-			return false, errors.New("cannot ask for consent: stdin is not a terminal; read the above and run again with --consent to agree")
-		}
-		return s.askYesNo("Do you want to continue? [Y/n] ", true)
+// The CLI's prompters (internal/prompt says how every question is worded). They are made
+// here only: questions about what gem itself does (consent, uninstall --all, a command that
+// asks first) are asked on stdin when it is a terminal; the model's and the policy's
+// questions on /dev/tty (stdin may carry the prompt), and only when stderr is a terminal too
+// (a question is not put where nobody sees it). Without a terminal they are refused, naming
+// the flag that answers instead.
+
+// stdinPrompter asks on stdin and stderr, or refuses naming flag (which does verb).
+func (s *session) stdinPrompter(flag, verb string) prompt.Prompter {
+	if !s.io.IsStdinTTY() {
+		return &prompt.Refuse{Out: s.stderr, Why: prompt.NotAskedError{Reason: prompt.NoTerminal, Flag: flag, Verb: verb}, Reported: true}
 	}
+	return &prompt.Terminal{Out: s.stderr, ReadLine: func(p string) (string, error) {
+		fmt.Fprint(s.stderr, p)
+		line, err := s.readLine()
+		if err != nil && line == "" {
+			return "", err
+		}
+		return trimNewline(line), nil
+	}}
 }
 
-// askYesNo asks on stderr and reads one answer from stdin; empty takes def.
-func (s *session) askYesNo(question string, def bool) (bool, error) {
-	fmt.Fprint(s.stderr, question)
-	line, err := s.readLine()
-	if err != nil && line == "" {
-		return false, errors.New("no answer (end of input): run again with --consent to agree")
+func trimNewline(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r') {
+		s = s[:len(s)-1]
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "":
-		return def, nil
-	case "y", "yes":
-		return true, nil
-	default:
-		return false, nil
+	return s
+}
+
+// consentPrompter is install's, update's, link's and consent's: --consent answers yes.
+func (s *session) consentPrompter(consent bool) prompt.Prompter {
+	if consent {
+		return &prompt.Yes{Out: s.stderr, Note: "Consent given with --consent."}
 	}
+	return s.stdinPrompter("--consent", "agree")
+}
+
+// ttyPrompter asks on /dev/tty when stderr is a terminal, and otherwise refuses, showing
+// the question on stderr with the reason (a refusal is an answer, not a failure).
+func (s *session) ttyPrompter(flag, verb string) prompt.Prompter {
+	refused := &prompt.Refuse{Out: s.stderr, Why: prompt.NotAskedError{Reason: prompt.NoTerminal, Flag: flag, Verb: verb}}
+	return &prompt.Opener{Refused: refused, Open: func() (io.ReadWriteCloser, error) {
+		tty, err := s.io.OpenTTY()
+		if err == nil && !s.io.IsStderrTTY() {
+			tty.Close()
+			err = errors.New("stderr is not a terminal")
+		}
+		return tty, err
+	}}
+}
+
+// askConsentText shows an extension's consent text and asks whether to go on.
+func askConsentText(ask prompt.Prompter, text string) error {
+	ok, err := ask.Confirm(context.Background(), install.ConsentQuestion(text))
+	if err != nil {
+		return fmt.Errorf("cannot ask for consent: %w", err)
+	}
+	if !ok {
+		return install.ErrDeclined
+	}
+	return nil
+}
+
+// askYesNo asks a question about what gem itself is about to do on stdin.
+func (s *session) askYesNo(question string, def bool, flag string) (bool, error) {
+	return s.stdinPrompter(flag, "agree").Confirm(context.Background(), prompt.Question{Text: question, Default: def})
 }

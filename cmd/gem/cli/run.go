@@ -55,8 +55,7 @@ func runExtensionCommand(s *session, ra commands.RunArgs) error {
 	check := func(x *registry.Extension) error {
 		return version.CheckEngine(x.Name, x.Manifest().Engines.Gem, buildinfo.Version)
 	}
-	confirm := commands.TerminalConfirm(s.io.IsStdinTTY(), s.io.In, s.stderr)
-	err := commands.Exec(s.env, commands.NewTable(s.discover()), s.environ, ra, confirm, check, secrets.Read)
+	err := commands.Exec(s.env, commands.NewTable(s.discover()), s.environ, ra, s.stdinPrompter("--yes", "agree"), check, secrets.Read)
 	if errors.Is(err, commands.ErrDeclined) {
 		return exitError{code: 1, msg: err.Error()}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"os"
 	"os/signal"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gemhost/gem/internal/prompt"
+	"github.com/gemhost/gem/internal/termsafe"
+
 	shellquote "github.com/kballard/go-shellquote"
 	"github.com/peterh/liner"
 	"github.com/urfave/cli/v2"
@@ -22,7 +24,6 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
@@ -345,17 +346,12 @@ func (s *shell) openAgent() bool {
 	}
 	yes := s.sess.modelYes(s.opts.Yes)
 	services := s.sess.cliServices(yes)
-	if !yes {
-		// The line editor owns the terminal (raw mode): questions go through it.
-		services.Ask = s.askPolicy
-		services.Confirm = func(q string) (bool, error) {
-			a, err := s.askPolicy(q)
-			return a == policy.AnswerYes || a == policy.AnswerAlways || a == policy.AnswerSave, err
-		}
-	}
-	services.Answer = func(q string) (string, error) {
-		fmt.Fprintln(s.sess.stderr, termsafe.Text(q))
-		return s.line.Prompt("> ")
+	// The line editor owns the terminal (raw mode): questions go through it.
+	editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.line.Prompt}
+	if yes {
+		services.Prompt = &prompt.Yes{Person: editor}
+	} else {
+		services.Prompt = editor
 	}
 	a, err := openAgent(context.Background(), s.sess, services, s.opts)
 	if err != nil {
@@ -364,20 +360,6 @@ func (s *shell) openAgent() bool {
 	}
 	s.agent = a
 	return true
-}
-
-// askPolicy asks on the shell's line editor: y once, a always this session, s always and
-// saved, anything else no.
-func (s *shell) askPolicy(question string) (policy.Answer, error) {
-	lines := strings.Split(question, "\n")
-	for _, l := range lines[:len(lines)-1] {
-		fmt.Fprintln(s.sess.stderr, l)
-	}
-	answer, err := s.line.Prompt(lines[len(lines)-1] + " [y]es once, [a]lways this session, [s]ave always, [N]o: ")
-	if err != nil {
-		return policy.AnswerNo, nil
-	}
-	return parseAnswer(answer), nil
 }
 
 // isMCPPrompt reports whether input runs a prompt of an MCP server (the model side is

@@ -1,17 +1,16 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/gemhost/gem/cmd/gem/internal/advice"
-	"github.com/gemhost/gem/internal/termsafe"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gemhost/gem/cmd/gem/internal/advice"
+	"github.com/gemhost/gem/internal/prompt"
+	"github.com/gemhost/gem/internal/termsafe"
 
 	"github.com/urfave/cli/v2"
 
@@ -278,78 +277,12 @@ func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...str
 // refused; progress on stderr; plugin logs into the log file.
 func (s *session) cliServices(yes bool) *tools.Services {
 	svc := &tools.Services{Progress: s.stderr, Waiting: s.io.Progress(), Logger: s.log}
-	// The model's own questions (ask_user) need a person: --yes does not answer them.
-	svc.Answer = func(q string) (string, error) {
-		tty, err := s.openQuestionTTY()
-		if err != nil {
-			return "", fmt.Errorf("no terminal to ask on: %w", err)
-		}
-		defer tty.Close()
-		fmt.Fprintf(tty, "%s\n> ", termsafe.Text(q))
-		line, err := bufio.NewReader(tty).ReadString('\n')
-		if err != nil && line == "" {
-			return "", err
-		}
-		return line, nil
-	}
+	tty := s.ttyPrompter("--yes", "approve")
 	if yes {
-		svc.Confirm = func(string) (bool, error) { return true, nil }
-		svc.Ask = func(string) (policy.Answer, error) { return policy.AnswerYes, nil }
-		return svc
-	}
-	svc.Ask = func(q string) (policy.Answer, error) {
-		tty := s.questionTTY(q)
-		if tty == nil {
-			return policy.AnswerNo, nil
-		}
-		defer tty.Close()
-		fmt.Fprintf(tty, "%s [y]es once, [a]lways this session, [s]ave always, [N]o: ", q)
-		line, _ := bufio.NewReader(tty).ReadString('\n')
-		return parseAnswer(line), nil
-	}
-	svc.Confirm = func(q string) (bool, error) {
-		tty := s.questionTTY(q)
-		if tty == nil {
-			return false, nil
-		}
-		defer tty.Close()
-		return commands.TerminalConfirm(true, tty, tty)(q)
+		// The model's own questions (ask_user) need a person: --yes does not answer them.
+		svc.Prompt = &prompt.Yes{Person: tty}
+	} else {
+		svc.Prompt = tty
 	}
 	return svc
-}
-
-// questionTTY opens the terminal to ask q on, or says why it cannot and returns nil: no
-// terminal (or stderr is not one, so nobody watches) means the answer is no.
-func (s *session) questionTTY(q string) io.ReadWriteCloser {
-	tty, err := s.openQuestionTTY()
-	if err != nil {
-		fmt.Fprintf(s.stderr, "%s\nrefused: no terminal to ask on (add --yes to approve)\n", q)
-		return nil
-	}
-	return tty
-}
-
-// openQuestionTTY opens the terminal questions are asked on: /dev/tty, when stderr is one
-// too (a question is not put where nobody sees it).
-func (s *session) openQuestionTTY() (io.ReadWriteCloser, error) {
-	tty, err := s.io.OpenTTY()
-	if err == nil && !s.io.IsStderrTTY() {
-		tty.Close()
-		err = errors.New("stderr is not a terminal")
-	}
-	return tty, err
-}
-
-// parseAnswer reads a policy answer: y once, a always this session, s always and saved to
-// the user's policy file, anything else no.
-func parseAnswer(line string) policy.Answer {
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return policy.AnswerYes
-	case "a", "always":
-		return policy.AnswerAlways
-	case "s", "save":
-		return policy.AnswerSave
-	}
-	return policy.AnswerNo
 }

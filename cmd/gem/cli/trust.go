@@ -13,6 +13,7 @@ import (
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -132,7 +133,7 @@ func extConsent(_ context.Context, s *session, opts extConsentOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := askConsent(s, x, consentAsker(s, opts.Consent)); err != nil {
+	if err := askConsent(s, x, s.consentPrompter(opts.Consent)); err != nil {
 		return err
 	}
 	return render(s, opts.JSON, map[string]any{"name": x.Name, "path": x.Dir, "consent": registry.ConsentGiven}, func() error {
@@ -165,7 +166,7 @@ func findForConsent(s *session, arg string) (*registry.Extension, error) {
 
 // askConsent shows x's consent text (with the difference from what was agreed before) and
 // records the agreement.
-func askConsent(s *session, x *registry.Extension, ask install.Asker) error {
+func askConsent(s *session, x *registry.Extension, ask prompt.Prompter) error {
 	if x.Blocked == registry.BlockBadName {
 		return errors.New(advice.Explain(x))
 	}
@@ -184,12 +185,8 @@ func askConsent(s *session, x *registry.Extension, ask install.Asker) error {
 			}
 		}
 	}
-	ok, err := ask(text)
-	if err != nil {
+	if err := askConsentText(ask, text); err != nil {
 		return err
-	}
-	if !ok {
-		return install.ErrDeclined
 	}
 	return registry.RecordConsent(s.env, x, needs)
 }
@@ -232,10 +229,9 @@ func (s *session) discover() *registry.Discovery {
 		}
 	}
 	if len(untrusted) > 0 && interactive && s.firstAsk(s.env.Cwd) {
-		fmt.Fprintf(s.stderr, "This folder (%s) is not trusted. Trusting it lets its project extensions (%s),\nits policies and its prompt commands run.\n", s.env.Cwd, strings.Join(untrusted, ", "))
-		fmt.Fprint(s.stderr, "Trust this folder? [t]rust, [N]ot now: ")
-		line, _ := s.readLine()
-		if a := strings.ToLower(strings.TrimSpace(line)); a == "t" || a == "trust" || a == "y" || a == "yes" {
+		q := fmt.Sprintf("This folder (%s) is not trusted. Trusting it lets its project extensions (%s),\nits policies and its prompt commands run.\nTrust this folder?", s.env.Cwd, strings.Join(untrusted, ", "))
+		choices := []prompt.Choice{{Key: "t", Label: "trust"}, {Key: "n", Label: "not now"}}
+		if i, _ := s.stdinPrompter("", "").Choose(context.Background(), q, choices, 1); i == 0 {
 			if err := registry.SetFolderTrust(s.env, s.env.Cwd, registry.TrustFolder); err != nil {
 				s.warn("%s", errorText(err))
 			}
@@ -249,7 +245,7 @@ func (s *session) discover() *registry.Discovery {
 		for _, x := range skipped {
 			if x.Blocked == registry.BlockUnconsented || x.Blocked == registry.BlockChanged {
 				asked = true
-				if err := askConsent(s, x, consentAsker(s, false)); err != nil {
+				if err := askConsent(s, x, s.consentPrompter(false)); err != nil {
 					s.warn("%s", errorText(err))
 				}
 			}
@@ -303,7 +299,7 @@ func (s *session) askFirstUse(d *registry.Discovery) bool {
 		if n := commands.Needs(s.env, x); !n.Network && len(n.Read) == 0 && len(n.Write) == 0 {
 			continue
 		}
-		if err := askConsent(s, x, consentAsker(s, false)); err != nil {
+		if err := askConsent(s, x, s.consentPrompter(false)); err != nil {
 			s.warn("%s", errorText(err))
 			continue
 		}

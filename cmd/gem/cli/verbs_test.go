@@ -82,7 +82,7 @@ func TestVerbs(t *testing.T) {
 		{args: "ext list extra", code: 2, stderr: `gem ext list takes no arguments \(got "extra"\)`},
 		{args: "ext validate " + src, stdout: `valid extension "demo" 1.0.0`},
 		{args: "ext validate " + src + " --json", stdout: `"valid": true`},
-		{args: "ext install " + src, code: 1, stderr: `stdin is not a terminal; read the above and run again with --consent`},
+		{args: "ext install " + src, code: 1, stderr: `cannot ask for consent: no terminal to ask on \(add --consent to agree\)`},
 		{args: "ext install " + src + " --consent --json", stdout: `"status": "installed"`, stderr: `Consent given with --consent`},
 		{args: "ext install " + src + " --consent", code: 1, stderr: `already installed at .* \(run gem ext update demo, or install again with --force`},
 		{args: "ext list", stdout: `demo +1.0.0 +enabled`},

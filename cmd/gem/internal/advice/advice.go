@@ -30,7 +30,6 @@ func For(err error) string {
 		disabled *commands.DisabledError
 		missing  *commands.MissingNeedsError
 		tampered *commands.TamperedError
-		noTTY    *commands.NoTerminalError
 		failure  *sandbox.FailureError
 		notFound *registry.NotFoundError
 	)
@@ -44,8 +43,6 @@ func For(err error) string {
 			missing.Extension, missing.Extension, GrantFlags(missing.Missing, missing.Home))
 	case errors.As(err, &tampered):
 		return "gem ext verify lists what changed, and reinstalling restores it"
-	case errors.As(err, &noTTY):
-		return "add --yes to agree"
 	case errors.As(err, &failure):
 		return sandboxFix(failure)
 	case errors.As(err, &notFound) && notFound.Similar != "":
