@@ -54,7 +54,9 @@ func confirm(def bool) func(Prompter) (any, error) {
 	if def {
 		text = "What it brings\nGo on?"
 	}
-	return func(p Prompter) (any, error) { return p.Confirm(context.Background(), Question{Text: text, Default: def}) }
+	return func(p Prompter) (any, error) {
+		return p.Confirm(context.Background(), Question{Text: text, Default: def})
+	}
 }
 
 func choose(c []Choice, def int) func(Prompter) (any, error) {

@@ -62,9 +62,9 @@ var ErrConsentNeeded = errors.New("what it brings changed, so it needs your cons
 
 // Installer changes what is installed.
 type Installer struct {
-	Env        registry.Env
-	Sources    Sources         // where extensions come from (*Fetcher)
-	Prompt     prompt.Prompter // asks consent (the consent text, then "Do you want to continue?")
+	Env     registry.Env
+	Sources Sources         // where extensions come from (*Fetcher)
+	Prompt  prompt.Prompter // asks consent (the consent text, then "Do you want to continue?")
 	// Unattended: nobody is asked (update --auto); what needs consent fails with
 	// ErrConsentNeeded.
 	Unattended bool
