@@ -35,15 +35,15 @@ type definition struct {
 
 // A tool with a typed result: the output schema comes from definition, and the model gets
 // the result as structured output with its JSON as text.
-func ExampleAddTool() {
-	p := pluginsdk.Plugin{Name: "dictionary"}
-	pluginsdk.AddTool(&p, "define", "Looks a word up", pluginsdk.KindRead,
+func ExampleNewTool_typedResult() {
+	define := pluginsdk.NewTool("define", "Looks a word up", pluginsdk.KindRead,
 		func(ctx context.Context, a lookupArgs) (definition, error) {
 			if a.Word != "gem" {
 				return definition{}, pluginsdk.Errorf(pluginsdk.NotFound, "no entry for %q", a.Word)
 			}
 			return definition{Word: "gem", Senses: []string{"a precious stone"}}, nil
 		})
+	p := pluginsdk.Plugin{Name: "dictionary", Tools: []pluginsdk.Tool{define}}
 	fmt.Println(p.Tools[0].Name(), string(p.Tools[0].OutputSchema()) != "")
 	// Output: define true
 }

@@ -1,7 +1,7 @@
 // Package pluginsdk is what a plugin author imports to give gem tools, and all of it is for
 // authors: declare tools with typed arguments (NewTool; the JSON Schema is derived from the Go
 // struct and arguments are validated against it before the handler runs) or typed arguments
-// and result (AddTool), then call Serve from main. Serve checks the tools first (names,
+// and result (a typed result), then call Serve from main. Serve checks the tools first (names,
 // duplicates, schemas) and refuses to start a plugin with a mistake, naming it. A plugin is a
 // go-plugin gRPC server speaking pluginsdk/proto/gemplugin1.proto; the host's side of that
 // protocol is package pluginhost, which authors never need.
@@ -109,7 +109,7 @@ func Errorf(t ErrorType, format string, args ...any) error {
 	return &ToolError{Type: t, Message: fmt.Sprintf(format, args...)}
 }
 
-// Tool is one tool of a plugin; make it with NewTool or AddTool (a zero Tool is refused by
+// Tool is one tool of a plugin; make it with NewTool (a zero Tool is refused by
 // Serve). A Tool is a value: its methods read it, Streaming returns a changed copy.
 type Tool struct {
 	name         string
@@ -138,17 +138,48 @@ func (t Tool) Streams() bool { return t.streams }
 // Schema is the JSON Schema of the tool's arguments.
 func (t Tool) Schema() json.RawMessage { return t.schemaJSON }
 
-// OutputSchema is the JSON Schema of the tool's structured result (AddTool), or nil.
+// OutputSchema is the JSON Schema of the tool's structured result (a typed result), or nil.
 func (t Tool) OutputSchema() json.RawMessage { return t.outputSchema }
 
 // Streaming marks the tool as sending output updates (with Output) while it runs.
 func (t Tool) Streaming() Tool { t.streams = true; return t }
 
-// NewTool declares a tool whose arguments decode into A. The schema comes from A's fields
-// (json tags for names, jsonschema tags for descriptions; fields without omitempty are
-// required) and arguments are validated against it before fn runs. A type no schema can be
-// derived from makes Serve refuse to start, naming the tool.
-func NewTool[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error)) Tool {
+// NewTool declares a tool: its arguments decode into In, and it answers with Out. The
+// argument schema comes from In's fields (json tags for names, jsonschema tags for
+// descriptions; fields without omitempty are required) and arguments are validated against
+// it before fn runs. When Out is Result the tool answers with text (and optional structured
+// output); any other Out is a typed result: its output schema is derived from Out, and the
+// result is Out as structured output with its JSON as the text, as the MCP Go SDK's AddTool
+// does. A type no schema can be derived from makes Serve refuse to start, naming the tool.
+// It is the one way to make a Tool: list them in Plugin.Tools.
+func NewTool[In, Out any](name, description string, kind Kind, fn func(ctx context.Context, args In) (Out, error)) Tool {
+	if text, ok := any(fn).(func(context.Context, In) (Result, error)); ok {
+		return newTool(name, description, kind, text)
+	}
+	t := newTool(name, description, kind, func(ctx context.Context, args In) (Result, error) {
+		out, err := fn(ctx, args)
+		if err != nil {
+			return Result{}, err
+		}
+		text, err := json.Marshal(out)
+		if err != nil {
+			return Result{}, &ToolError{Type: Internal, Message: "encoding the result: " + err.Error()}
+		}
+		return Result{Text: string(text), Structured: out}, nil
+	})
+	if t.err == nil {
+		schema, err := jsonschema.For[Out](nil)
+		if err == nil {
+			t.outputSchema, err = json.Marshal(schema)
+		}
+		if err != nil {
+			t.err = fmt.Errorf("no JSON Schema for its result (%T): %w", *new(Out), err)
+		}
+	}
+	return t
+}
+
+func newTool[A any](name, description string, kind Kind, fn func(ctx context.Context, args A) (Result, error)) Tool {
 	t := Tool{name: name, description: description, kind: kind}
 	schema, err := jsonschema.For[A](nil)
 	if err == nil {
@@ -169,33 +200,6 @@ func NewTool[A any](name, description string, kind Kind, fn func(ctx context.Con
 		return fn(ctx, a)
 	}
 	return t
-}
-
-// AddTool adds to p a tool with typed arguments (In, as NewTool) and a typed result (Out):
-// the output schema is derived from Out, and the result is Out as structured output with its
-// JSON as the text, as the MCP Go SDK's AddTool does.
-func AddTool[In, Out any](p *Plugin, name, description string, kind Kind, fn func(ctx context.Context, args In) (Out, error)) {
-	t := NewTool(name, description, kind, func(ctx context.Context, args In) (Result, error) {
-		out, err := fn(ctx, args)
-		if err != nil {
-			return Result{}, err
-		}
-		text, err := json.Marshal(out)
-		if err != nil {
-			return Result{}, &ToolError{Type: Internal, Message: "encoding the result: " + err.Error()}
-		}
-		return Result{Text: string(text), Structured: out}, nil
-	})
-	if t.err == nil {
-		schema, err := jsonschema.For[Out](nil)
-		if err == nil {
-			t.outputSchema, err = json.Marshal(schema)
-		}
-		if err != nil {
-			t.err = fmt.Errorf("no JSON Schema for its result (%T): %w", *new(Out), err)
-		}
-	}
-	p.Tools = append(p.Tools, t)
 }
 
 // Validate checks raw arguments against the tool's schema, reporting every violation.
@@ -230,7 +234,7 @@ type Plugin struct {
 }
 
 // Check reports what is wrong with p's tools, all at once: a zero Tool{} (not made with
-// NewTool or AddTool), arguments or a result no JSON Schema can be derived from, a missing or malformed name (letters, digits, '_', '-',
+// NewTool), arguments or a result no JSON Schema can be derived from, a missing or malformed name (letters, digits, '_', '-',
 // '.', at most 64), the same name twice, an unknown kind. Serve refuses to start a plugin
 // that fails it, so the mistake shows when the host starts the plugin, not on a first call.
 func (p Plugin) Check() error {
@@ -240,7 +244,7 @@ func (p Plugin) Check() error {
 		where := fmt.Sprintf("tool %d (%q)", i+1, t.name)
 		switch {
 		case t.name == "" && t.err == nil && t.call == nil:
-			problems = append(problems, fmt.Sprintf("tool %d is a zero Tool (make it with NewTool or AddTool)", i+1))
+			problems = append(problems, fmt.Sprintf("tool %d is a zero Tool (make it with NewTool)", i+1))
 			continue
 		case t.name == "":
 			problems = append(problems, fmt.Sprintf("tool %d has no name", i+1))

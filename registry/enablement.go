@@ -2,11 +2,12 @@ package registry
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gemhost/gem/internal/fsx"
 )
 
 // EnablementFile is the name of Gemini CLI's enablement file.
@@ -197,34 +198,10 @@ func WriteEnablement(path string, e Enablement) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(path, data, 0o644); err != nil {
 		return err
 	}
-	return WriteFileAtomic(lastGood(path), data, 0o644)
-}
-
-// WriteFileAtomic writes data to a temporary file beside path, syncs it, and renames it into
-// place, so readers see the old or the new content, never a part.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr, os.Chmod(tmp.Name(), perm)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return fsx.WriteFileAtomic(lastGood(path), data, 0o644)
 }
 
 // EnablementPath returns the enablement file of a provider.

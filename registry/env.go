@@ -19,7 +19,8 @@
 //     This overrides the native provider's "project first" order for same-named items.
 //   - Folder trust is Gemini CLI's ~/.gemini/trustedFolders.json; the longest matching rule
 //     decides; a missing or corrupt file trusts nothing. The folder is the current directory.
-//   - Consent is a record in $GEM_HOME/consent keyed by the extension folder, holding its
+//   - Consent is kept in the extension folder's receipt ($GEM_HOME/receipts, keyed by the
+//     folder; receipt.go), holding its
 //     source and the manifest's exact bytes (a byte comparison, not a hash, so the light front
 //     needs no crypto). A project extension runs only when its folder is trusted and its
 //     record matches (Blocked says why not). A user extension without a record (installed by
@@ -29,19 +30,23 @@
 package registry
 
 import (
-	"path/filepath"
-
 	"github.com/gemhost/gem/internal/config"
+	"github.com/gemhost/gem/internal/paths"
 )
 
 // Env is where gem looks: the user's home, gem's home, the home that holds .gemini, and the
 // current directory. Tests build one by hand; EnvFromOS reads the process's.
 type Env struct {
-	Home       string // $HOME
-	GemHome    string // $GEM_HOME, else ~/.gem
-	GeminiHome string // $GEMINI_CLI_HOME, else $HOME: the folder that holds .gemini
-	Cwd        string
-	Getenv     func(string) string
+	paths.Layout // every path gem reads or writes, by name
+	Getenv       func(string) string
+	Engine       Engine
+}
+
+// Engine is what only gem-engine links (crypto, binary formats): the light front leaves it
+// zero and hands to the engine what needs it. It travels in Env, never in a global.
+type Engine struct {
+	HashFile       func(path string) (string, error) // a file's SHA-256 in hex
+	DescribeBinary func(path string) string          // the platform a binary was built for
 }
 
 // EnvFromOS returns the environment of this process.
@@ -55,28 +60,5 @@ func EnvFromOS() (Env, error) {
 
 // NewEnv fills GemHome and GeminiHome from getenv (GEM_HOME, GEMINI_CLI_HOME).
 func NewEnv(home, cwd string, getenv func(string) string) Env {
-	e := Env{Home: home, Cwd: cwd, Getenv: getenv}
-	e.GemHome = filepath.Join(home, ".gem")
-	e.GeminiHome = home
-	if getenv != nil {
-		if g := getenv("GEM_HOME"); g != "" {
-			e.GemHome = absFrom(cwd, g)
-		}
-		if g := getenv("GEMINI_CLI_HOME"); g != "" {
-			e.GeminiHome = absFrom(cwd, g)
-		}
-	}
-	return e
-}
-
-func absFrom(cwd, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(cwd, p)
-}
-
-// GeminiExtensionsDir is ~/.gemini/extensions.
-func (e Env) GeminiExtensionsDir() string {
-	return filepath.Join(e.GeminiHome, ".gemini", "extensions")
+	return Env{Layout: paths.NewLayout(home, cwd, getenv), Getenv: getenv}
 }

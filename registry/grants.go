@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gemhost/gem/internal/fsx"
 )
 
 // Grant is what the user allows an extension's programs beyond its manifest's sandbox block
@@ -108,7 +110,7 @@ func SetGrant(env Env, name string, g Grant) error {
 	if err := os.MkdirAll(env.GemHome, 0o700); err != nil {
 		return err
 	}
-	return WriteFileAtomic(env.GrantsFile(), append(data, '\n'), 0o600)
+	return fsx.WriteFileAtomic(env.GrantsFile(), append(data, '\n'), 0o600)
 }
 
 // ExpandHome turns a leading ~ into the home folder.

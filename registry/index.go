@@ -3,11 +3,9 @@ package registry
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,14 +49,6 @@ type rootIndex struct {
 
 func indexPath(env Env, root string) string {
 	return env.IndexFile(root)
-}
-
-// PathKey names a cache file after a path (FNV-1a; crypto/sha256 would cost the light
-// front its package initialisation).
-func PathKey(path string) string {
-	h := fnv.New64a()
-	h.Write([]byte(path))
-	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func loadRootIndex(path string) *rootIndex {

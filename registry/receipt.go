@@ -9,6 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/internal/paths"
 )
 
 // Receipt is gem's one record of an extension folder, kept in $GEM_HOME (never in the
@@ -136,11 +139,11 @@ func (e *ReceiptError) Unwrap() error { return e.Err }
 
 // readLegacyReceipt merges a consent record and an install record of gem before receipts.
 func readLegacyReceipt(env Env, dir string) (*Receipt, error) {
-	r, err := readReceiptFile(env.legacyConsentFile(dir))
+	r, err := readReceiptFile(env.LegacyConsentFile(dir))
 	if err != nil {
 		return nil, err
 	}
-	if data, err := readFile(env.legacyRecordFile(r.Name)); err == nil && PlainName(r.Name) {
+	if data, err := readFile(env.LegacyRecordFile(r.Name)); err == nil && PlainName(r.Name) {
 		var rec struct {
 			Path    string            `json:"path"`
 			Version string            `json:"version"`
@@ -166,7 +169,7 @@ func WriteReceiptFile(path string, r *Receipt) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, data, 0o600)
+	return fsx.WriteFileAtomic(path, data, 0o600)
 }
 
 // ReadReceiptFile reads a receipt written by WriteReceiptFile.
@@ -183,7 +186,7 @@ func WriteReceipt(env Env, r *Receipt) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(env.ReceiptFile(r.Dir), data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(env.ReceiptFile(r.Dir), data, 0o600); err != nil {
 		return err
 	}
 	env.dropLegacy(r)
@@ -198,7 +201,7 @@ func WritePendingReceipt(env Env, p *Receipt) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(env.PendingReceiptFile(p.Dir), data, 0o600)
+	return fsx.WriteFileAtomic(env.PendingReceiptFile(p.Dir), data, 0o600)
 }
 
 // DropPendingReceipt forgets the pending receipt of folder dir.
@@ -212,7 +215,7 @@ func DropPendingReceipt(env Env, dir string) error {
 
 // PendingReceipts lists the pending receipts (a change killed before it was settled).
 func PendingReceipts(env Env) []*Receipt {
-	names, _ := filepath.Glob(filepath.Join(env.ReceiptDir(), "*"+pendingSuffix))
+	names, _ := filepath.Glob(filepath.Join(env.ReceiptDir(), "*"+paths.PendingReceiptSuffix))
 	var out []*Receipt
 	for _, n := range names {
 		if r, err := readReceiptFile(n); err == nil {
@@ -235,7 +238,7 @@ func RemoveReceipt(env Env, dir string) error {
 	if r != nil {
 		env.dropLegacy(r)
 	} else {
-		os.Remove(env.legacyConsentFile(dir))
+		os.Remove(env.LegacyConsentFile(dir))
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -244,10 +247,10 @@ func RemoveReceipt(env Env, dir string) error {
 }
 
 func (e Env) dropLegacy(r *Receipt) {
-	os.Remove(e.legacyConsentFile(r.Dir))
+	os.Remove(e.LegacyConsentFile(r.Dir))
 	if PlainName(r.Name) {
-		if data, err := readFile(e.legacyRecordFile(r.Name)); err == nil && strings.Contains(string(data), fmt.Sprintf("%q", r.Dir)) {
-			os.Remove(e.legacyRecordFile(r.Name))
+		if data, err := readFile(e.LegacyRecordFile(r.Name)); err == nil && strings.Contains(string(data), fmt.Sprintf("%q", r.Dir)) {
+			os.Remove(e.LegacyRecordFile(r.Name))
 		}
 	}
 }

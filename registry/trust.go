@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/pathx"
 )
 
@@ -16,11 +17,6 @@ const (
 	TrustParent TrustLevel = "TRUST_PARENT" // the folder's parent and everything below it
 	DoNotTrust  TrustLevel = "DO_NOT_TRUST" // the folder and everything below it, explicitly not
 )
-
-// TrustedFoldersFile is Gemini CLI's trust file, shared with it: ~/.gemini/trustedFolders.json.
-func (e Env) TrustedFoldersFile() string {
-	return filepath.Join(e.GeminiHome, ".gemini", "trustedFolders.json")
-}
 
 // TrustedFolders reads the trust file: folder → level. A missing file is no rules; a file
 // that is not valid JSON is an error naming it (and trusts nothing).
@@ -89,7 +85,7 @@ func SetFolderTrust(env Env, dir string, level TrustLevel) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(env.TrustedFoldersFile(), data, 0o644)
+	return fsx.WriteFileAtomic(env.TrustedFoldersFile(), data, 0o644)
 }
 
 // TrustRules lists the trust file's rules, sorted by folder.

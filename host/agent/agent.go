@@ -37,7 +37,7 @@ import (
 
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/host/tools/genaiconv"
-	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/internal/fsx"
 )
 
 // DefaultModel is the model used when none is named.
@@ -77,6 +77,8 @@ type Agent struct {
 	// compressed before a request once the last prompt reached CompressAt of it.
 	TokenLimit int
 	CompressAt float64 // 0: DefaultCompressAt
+	// Retries are the waits before retrying an overloaded request (nil: DefaultRetries).
+	Retries []time.Duration
 	// Subagents the model may hand tasks to (as tools of their names); Depth is this
 	// agent's nesting: 0 is the user's agent, 1 a subagent (which calls no subagents).
 	Subagents   []*Subagent
@@ -358,9 +360,16 @@ func (a *Agent) request(ctx context.Context, s *Session, shared *genai.GenerateC
 	return content, nil
 }
 
-// Retries are the waits before retrying a request the API refused for load (429, 500, 503)
-// before it sent anything.
-var Retries = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+// DefaultRetries are the waits before retrying a request the API refused for load (429,
+// 500, 503) before it sent anything (Agent.Retries).
+var DefaultRetries = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+
+func (a *Agent) retries() []time.Duration {
+	if a.Retries != nil {
+		return a.Retries
+	}
+	return DefaultRetries
+}
 
 // generateWithRetry is generate, retried on overload while nothing was received yet.
 func (a *Agent) generateWithRetry(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, *genai.GenerateContentResponseUsageMetadata, error) {
@@ -368,14 +377,14 @@ func (a *Agent) generateWithRetry(ctx context.Context, model string, history []*
 		content, usage, err := a.generate(ctx, model, history, config)
 		var apiErr genai.APIError
 		retryable := err != nil && len(content.Parts) == 0 && errors.As(err, &apiErr) && (apiErr.Code == 429 || apiErr.Code == 500 || apiErr.Code == 503)
-		if !retryable || attempt >= len(Retries) {
+		if !retryable || attempt >= len(a.retries()) {
 			if err != nil {
 				err = describeAPIError(err)
 			}
 			return content, usage, err
 		}
 		select {
-		case <-time.After(Retries[attempt]):
+		case <-time.After(a.retries()[attempt]):
 		case <-ctx.Done():
 			return content, nil, ctx.Err()
 		}
@@ -639,7 +648,7 @@ func (s *Session) Save() error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return err
 	}
-	return registry.WriteFileAtomic(s.path, data, 0o600)
+	return fsx.WriteFileAtomic(s.path, data, 0o600)
 }
 
 // activateSkillDecl is the tool the model activates a skill with, as in Gemini CLI.

@@ -81,7 +81,7 @@ func (w *world) agent(t *testing.T, replies []fakegemini.Reply) (*Agent, *fakege
 		t.Fatal(errs)
 	}
 	return &Agent{Client: client, Model: "gemini-test", Tools: w.reg, Hooks: hooks,
-		System: SystemInstruction(files, nil)}, srv
+		System: SystemInstruction(files, nil), Retries: []time.Duration{time.Millisecond, time.Millisecond}}, srv
 }
 
 func chunks(parts ...string) fakegemini.Reply {
@@ -206,9 +206,6 @@ func TestServerFailuresAreClear(t *testing.T) {
 		{fakegemini.Reply{Raw: "data: {not json\r\n\r\n"}, "talking to the Gemini API", APINetwork},
 		{chunks(), "the model sent an empty response", ""},
 	}
-	saved := Retries
-	Retries = []time.Duration{time.Millisecond, time.Millisecond}
-	defer func() { Retries = saved }()
 	for _, c := range cases {
 		a, _ := w.agent(t, []fakegemini.Reply{c.reply, c.reply, c.reply})
 		_, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "hi")
@@ -406,9 +403,6 @@ func TestPromptCommandNamesAndConflicts(t *testing.T) {
 }
 
 func TestOverloadIsRetried(t *testing.T) {
-	saved := Retries
-	Retries = []time.Duration{time.Millisecond, time.Millisecond}
-	defer func() { Retries = saved }()
 	w := newWorld(t, "", "")
 	busy := fakegemini.Reply{Status: 503, Body: json.RawMessage(`{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}`)}
 	a, srv := w.agent(t, []fakegemini.Reply{busy, busy, chunks(text("finally"))})

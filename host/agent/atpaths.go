@@ -3,10 +3,11 @@ package agent
 import (
 	"os"
 
-	"github.com/gemhost/gem/host/tools"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/gemhost/gem/host/tools"
 )
 
 // atPath is an @path reference in a prompt, as Gemini CLI reads one: @ at the start or

@@ -13,9 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"google.golang.org/genai"
-
-	"github.com/gemhost/gem/registry"
 )
 
 // Chats are the conversations the user saved by name (/chat save <tag>), per project as in
@@ -72,7 +71,7 @@ func (c Chats) Save(tag string, s *Session) (replaced bool, err error) {
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
 		return false, err
 	}
-	return statErr == nil, registry.WriteFileAtomic(path, data, 0o600)
+	return statErr == nil, fsx.WriteFileAtomic(path, data, 0o600)
 }
 
 // Load reads the chat saved under tag.

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -34,7 +36,7 @@ func ContextFiles(env registry.Env, d *registry.Discovery, names ...string) ([]C
 	var out []ContextFile
 	var errs []error
 	add := func(root, rel, ext string) {
-		data, err := registry.ReadBeneath(root, rel, MaxContextFile)
+		data, err := fsx.ReadBeneath(root, rel, MaxContextFile)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, fmt.Errorf("context file %s is skipped: %w", filepath.Join(root, rel), err))
@@ -47,7 +49,7 @@ func ContextFiles(env registry.Env, d *registry.Discovery, names ...string) ([]C
 		out = append(out, ContextFile{Path: filepath.Join(root, rel), Extension: ext, Text: string(data)})
 	}
 	for _, name := range names {
-		add(filepath.Join(env.GeminiHome, ".gemini"), name, "")
+		add(env.GeminiDir(), name, "")
 	}
 	for _, name := range names {
 		add(commands.Workspace(env), name, "")
@@ -117,7 +119,7 @@ func Skills(env registry.Env, d *registry.Discovery) []Skill {
 		files, _ := filepath.Glob(filepath.Join(root, "*", "SKILL.md"))
 		for _, f := range files {
 			rel, _ := filepath.Rel(root, f)
-			data, err := registry.ReadBeneath(root, rel, MaxContextFile)
+			data, err := fsx.ReadBeneath(root, rel, MaxContextFile)
 			if err != nil {
 				continue
 			}
@@ -152,9 +154,9 @@ func sourceRoots(env registry.Env, d *registry.Discovery, folder string) []sourc
 			out = append(out, sourceRoot{filepath.Join(x.Path, folder), x.Name})
 		}
 	}
-	out = append(out, sourceRoot{filepath.Join(env.GeminiHome, ".gemini", folder), "user"})
+	out = append(out, sourceRoot{filepath.Join(env.GeminiDir(), folder), "user"})
 	if ws := commands.Workspace(env); env.FolderTrusted(ws) {
-		out = append(out, sourceRoot{filepath.Join(ws, ".gemini", folder), "workspace"})
+		out = append(out, sourceRoot{filepath.Join(paths.Workspace(ws).GeminiDir(), folder), "workspace"})
 	}
 	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -325,7 +326,7 @@ func (c *Conversation) KeepPlan(request, plan string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return "", err
 	}
-	return file, registry.WriteFileAtomic(file, []byte(doc), 0o600)
+	return file, fsx.WriteFileAtomic(file, []byte(doc), 0o600)
 }
 
 // ReloadContext reads the context files and skills again (/memory refresh, after

@@ -12,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -71,7 +72,7 @@ func PromptCommands(env registry.Env, d *registry.Discovery) ([]*PromptCommand, 
 		})
 		return out
 	}
-	userDir := filepath.Join(env.GeminiHome, ".gemini", "commands")
+	userDir := filepath.Join(env.GeminiDir(), "commands")
 	projectDir := filepath.Join(commands.Workspace(env), ".gemini", "commands")
 	for _, c := range load(userDir, "user", nil) {
 		byName[c.Name] = c
@@ -251,12 +252,12 @@ func (e Expander) readFile(path string) (string, error) {
 		}
 		rel = r
 	}
-	data, err := registry.ReadBeneath(e.Root, rel, 1<<20)
-	var tooLarge *registry.TooLargeError
+	data, err := fsx.ReadBeneath(e.Root, rel, 1<<20)
+	var tooLarge *fsx.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
 		return "", fmt.Errorf("@{%s}: %d bytes is more than the 1 MiB a prompt may include", path, tooLarge.Size)
-	case errors.Is(err, registry.ErrOutside):
+	case errors.Is(err, fsx.ErrOutside):
 		return "", fmt.Errorf("@{%s}: it is outside the project %s", path, e.Root)
 	case err != nil:
 		return "", fmt.Errorf("@{%s}: %w", path, err)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -106,7 +107,7 @@ func Subagents(env registry.Env, d *registry.Discovery) ([]*Subagent, []error) {
 	add := func(root, source string) {
 		files, _ := filepath.Glob(filepath.Join(root, "*.md"))
 		for _, f := range files {
-			data, err := registry.ReadBeneath(root, filepath.Base(f), MaxContextFile)
+			data, err := fsx.ReadBeneath(root, filepath.Base(f), MaxContextFile)
 			if err != nil {
 				continue
 			}

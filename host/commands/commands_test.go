@@ -4,13 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/gemhost/gem/host/sandbox"
-	"github.com/gemhost/gem/internal/testhome"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/testhome"
 
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -77,14 +78,13 @@ func TestCheckCommandLine(t *testing.T) {
 // TestOpenVerified: the descriptor returned is the file that was checked; a changed file is
 // refused; a match is cached by identity.
 func TestOpenVerified(t *testing.T) {
-	HashFile = func(path string) (string, error) {
+	home := t.TempDir()
+	env := registry.NewEnv(home, home, func(string) string { return "" })
+	env.Engine.HashFile = func(path string) (string, error) {
 		data, err := os.ReadFile(path)
 		sum := sha256.Sum256(data)
 		return hex.EncodeToString(sum[:]), err
 	}
-	defer func() { HashFile = nil }()
-	home := t.TempDir()
-	env := registry.NewEnv(home, home, func(string) string { return "" })
 	dir := filepath.Join(home, "ext")
 	os.MkdirAll(dir, 0o755)
 	bin := filepath.Join(dir, "tool")

@@ -3,13 +3,14 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"github.com/gemhost/gem/host/toolchain"
-	"github.com/gemhost/gem/internal/pathx"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/internal/pathx"
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/manifest"
@@ -114,7 +115,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	}
 	return &Prepared{
 		Entry: e, Binary: bin, Manifest: c, RequireConfirm: c.RequireConfirm,
-		Spec: sandbox.Program{Path: bin.Path, Binary: file, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy},
+		Spec: sandbox.Program{Path: bin.Path, Binary: file, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy, Describe: env.Engine.DescribeBinary},
 	}, nil
 }
 
@@ -137,7 +138,7 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 	if data, temp, err := sandbox.PrivateDirs(env.GemHome, x.Name); err == nil {
 		// The folders the sandbox lets the extension write besides the workspace.
 		add = append(add, "GEM_EXTENSION_DATA="+data, "TMPDIR="+temp)
-		// What the model may read later with read_file (registry.OutputFolder).
+		// What the model may read later with read_file (paths.OutputFolder).
 		if out := env.OutputDir(x.Name); sandbox.OwnDir(out) == nil {
 			add = append(add, "GEM_EXTENSION_OUTPUT="+out)
 		}
@@ -339,10 +340,6 @@ func ProjectRoot(dir string) string {
 	}
 }
 
-// HashFile returns a file's SHA-256 in hex. gem-engine sets it; the light front leaves it
-// nil (crypto/sha256's initialisation is not free) and hands a cache miss to the engine.
-var HashFile func(path string) (string, error)
-
 // TamperedError is a binary whose content is not the one gem verified: the manifest's
 // sha256 pin or the hash recorded at install.
 type TamperedError struct {
@@ -404,11 +401,11 @@ func checkHashFD(env registry.Env, f *os.File, path, want, source string) error 
 	if data, err := os.ReadFile(cache); err == nil && string(data) == id {
 		return nil
 	}
-	if HashFile == nil {
-		return ErrNeedsEngine
+	if env.Engine.HashFile == nil {
+		return ErrNeedsEngine // the light front: crypto/sha256's initialisation is not free
 	}
 	// The descriptor's own file, whatever the path names now.
-	got, err := HashFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	got, err := env.Engine.HashFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ type Client struct {
 	gp      *plugin.Client
 	conn    *pluginhost.Conn
 	stderr  *sandbox.StderrTail
-	Tools   []*pb.ToolSpec
+	Tools   []pluginhost.ToolSpec
 }
 
 // Start launches the plugin binary with exactly spec.Env, performs the handshake and lists
@@ -138,7 +138,7 @@ func Start(ctx context.Context, spec Config) (*Client, error) {
 
 // Call runs a tool. A transport failure is an error (a *CrashError when the plugin died); a
 // tool's own failure is in the result's Error.
-func (c *Client) Call(ctx context.Context, tool, argsJSON string, opts pluginhost.CallOptions) (*pb.ToolResult, error) {
+func (c *Client) Call(ctx context.Context, tool, argsJSON string, opts pluginhost.CallOptions) (*pluginhost.Result, error) {
 	res, err := c.conn.Call(ctx, tool, argsJSON, opts)
 	if err != nil {
 		return nil, c.failure(tool, err)

@@ -48,13 +48,13 @@ func TestPluginRoundTrip(t *testing.T) {
 	defer c.Close()
 	var names []string
 	for _, tl := range c.Tools {
-		names = append(names, tl.Name+":"+tl.Kind.String())
+		names = append(names, tl.Name+":"+string(tl.Kind))
 	}
-	if got := strings.Join(names, ","); got != "echo:KIND_READ,slow:KIND_OTHER,ask:KIND_EDIT,count:KIND_READ,crash:KIND_OTHER,fail:KIND_OTHER" {
+	if got := strings.Join(names, ","); got != "echo:read,slow:other,ask:edit,count:read,crash:other,fail:other" {
 		t.Fatalf("tools: %s", got)
 	}
-	if !strings.Contains(c.Tools[0].InputSchemaJson, `"required":["text"]`) {
-		t.Errorf("schema: %s", c.Tools[0].InputSchemaJson)
+	if !strings.Contains(string(c.Tools[0].InputSchema), `"required":["text"]`) {
+		t.Errorf("schema: %s", string(c.Tools[0].InputSchema))
 	}
 	tests := []struct {
 		tool, args, text, errType string
@@ -70,13 +70,13 @@ func TestPluginRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.tool, err)
 		}
-		if res.LlmText != tt.text || (res.Error == nil) != (tt.errType == "") || (res.Error != nil && res.Error.Type != tt.errType) {
-			t.Errorf("%s %s: got %q %v", tt.tool, tt.args, res.LlmText, res.Error)
+		if res.Text != tt.text || (res.Error == nil) != (tt.errType == "") || (res.Error != nil && string(res.Error.Type) != tt.errType) {
+			t.Errorf("%s %s: got %q %v", tt.tool, tt.args, res.Text, res.Error)
 		}
 	}
 	var updates []string
 	res, err := c.Call(ctx, "slow", `{"steps":3}`, pluginhost.CallOptions{OnUpdate: func(s string) { updates = append(updates, s) }})
-	if err != nil || res.LlmText != "done" || strings.Join(updates, ",") != "step 1,step 2,step 3" {
+	if err != nil || res.Text != "done" || strings.Join(updates, ",") != "step 1,step 2,step 3" {
 		t.Fatalf("streaming: %v %v %v", res, err, updates)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
@@ -84,7 +84,7 @@ func TestPluginRoundTrip(t *testing.T) {
 	if _, err := c.Call(cctx, "slow", `{"steps":1000}`, pluginhost.CallOptions{}); err == nil {
 		t.Fatal("a cancelled call must fail")
 	}
-	if res, err := c.Call(ctx, "echo", `{"text":"still alive"}`, pluginhost.CallOptions{}); err != nil || res.LlmText != "still alive" {
+	if res, err := c.Call(ctx, "echo", `{"text":"still alive"}`, pluginhost.CallOptions{}); err != nil || res.Text != "still alive" {
 		t.Fatalf("after cancel: %v %v", res, err)
 	}
 	c.Close()
@@ -120,7 +120,7 @@ func TestTemplatePlugin(t *testing.T) {
 	}
 	defer c.Close()
 	res, err := c.Call(context.Background(), "greet", `{"name":"gem"}`, pluginhost.CallOptions{})
-	if err != nil || res.LlmText != "Hello, gem!" {
+	if err != nil || res.Text != "Hello, gem!" {
 		t.Fatalf("greet: %v %v", res, err)
 	}
 }
@@ -218,7 +218,7 @@ func BenchmarkWarmCall(b *testing.B) {
 	for b.Loop() {
 		t0 := time.Now()
 		res, err := p.Call(context.Background(), "echo", `{"text":"x"}`, pluginhost.CallOptions{})
-		if err != nil || res.LlmText != "x" {
+		if err != nil || res.Text != "x" {
 			b.Fatal(res, err)
 		}
 		lat = append(lat, time.Since(t0))

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/pluginsdk/pluginhost"
-	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
 // DefaultCallTimeout bounds a tool call when the caller sets none.
@@ -90,7 +89,7 @@ func (p *Plugin) crashedLocked(err error) {
 }
 
 // Call runs a tool of the plugin, starting the plugin if needed, within the call timeout.
-func (p *Plugin) Call(ctx context.Context, tool, argsJSON string, opts pluginhost.CallOptions) (*pb.ToolResult, error) {
+func (p *Plugin) Call(ctx context.Context, tool, argsJSON string, opts pluginhost.CallOptions) (*pluginhost.Result, error) {
 	c, err := p.Client(ctx)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func TestSessionLazyCrashRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res.LlmText
+		return res.Text
 	}
 	if a, b := count(), count(); a != "1" || b != "2" {
 		t.Fatalf("warm state: %s %s", a, b)
@@ -73,7 +73,7 @@ func TestSessionKilledBetweenCalls(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	res, err := p.Call(context.Background(), "echo", `{"text":"back"}`, pluginhost.CallOptions{})
-	if err != nil || res.LlmText != "back" {
+	if err != nil || res.Text != "back" {
 		t.Fatalf("after a kill: %v %v", res, err)
 	}
 }
@@ -88,7 +88,7 @@ func TestSessionTimeout(t *testing.T) {
 		t.Fatalf("want a timeout, got %v", err)
 	}
 	res, err := p.Call(context.Background(), "echo", `{"text":"warm"}`, pluginhost.CallOptions{})
-	if err != nil || res.LlmText != "warm" || p.Starts() != 1 {
+	if err != nil || res.Text != "warm" || p.Starts() != 1 {
 		t.Fatalf("after a timeout: %v %v starts=%d", res, err, p.Starts())
 	}
 }
@@ -112,7 +112,7 @@ func TestHostServices(t *testing.T) {
 			opts.Host = tt.host
 		}
 		res, err := p.Call(context.Background(), "ask", `{"what":"the thing"}`, opts)
-		if err != nil || res.LlmText != tt.want {
+		if err != nil || res.Text != tt.want {
 			t.Fatalf("ask: %v %v, want %s", res, err, tt.want)
 		}
 		if h := tt.host; h != nil {

@@ -46,6 +46,13 @@
 // keep state in. Without the guard the program is PID 1 of its namespace: it gets only the
 // signals it handles from gem (gem ends it with SIGKILL after the grace), and orphans it does
 // not reap stay zombies until it ends; with the guard the helper is PID 1 and reaps them.
+//
+// Its switches (GEM_SANDBOX=off, GEM_SANDBOX_STRICT=1, GEM_SANDBOX_NAMESPACES=off,
+// GEM_SANDBOX_HELPER) are the one configuration a library of gem reads from the process
+// environment itself (internal/config): they are the user's process-wide switches, like
+// GODEBUG, and must hold alike in the light front, the engine and the re-executed helper,
+// where no configuration built in main reaches. Warn, set by the CLI, is where it says once
+// what it cannot enforce.
 package sandbox
 
 import (

@@ -35,6 +35,10 @@ type Program struct {
 	// Helper, when set, is a helper started ahead for this program (Prestart, gem run):
 	// ExecInPlace runs the program through it or ends it.
 	Helper *Prestarted
+	// Describe names the platform a binary was built for, for an exec format error
+	// (host/binfmt.Describe, which only gem-engine links: registry.Engine); nil says
+	// "another platform".
+	Describe func(path string) string
 }
 
 // ExecInPlace replaces the gem process with the program (no second process: signals,
@@ -109,11 +113,6 @@ type ChildExit struct{ Code int }
 
 func (e *ChildExit) Error() string { return fmt.Sprintf("exited with status %d", e.Code) }
 
-// DescribeBinary names the platform a binary was built for (host/binfmt.Describe). The
-// light front leaves it nil, to not link debug/elf and friends, and hands exec format
-// errors to gem-engine, which sets it.
-var DescribeBinary func(path string) string
-
 // ErrExecFormat wraps every exec format error.
 var ErrExecFormat = syscall.ENOEXEC
 
@@ -121,8 +120,8 @@ func execError(s Program, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOEXEC):
 		built := "another platform"
-		if DescribeBinary != nil {
-			built = DescribeBinary(s.Path)
+		if s.Describe != nil {
+			built = s.Describe(s.Path)
 		}
 		return fmt.Errorf("%s: cannot run %s: %w: it is built for %s, but this machine is %s/%s; install the extension's build for this platform", s.Name, s.Path, err, built, runtime.GOOS, runtime.GOARCH)
 	case errors.Is(err, syscall.EACCES):

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -85,5 +86,5 @@ func writeToolCache(env registry.Env, bin string, specs []Spec) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return registry.WriteFileAtomic(path, data, 0o600)
+	return fsx.WriteFileAtomic(path, data, 0o600)
 }

@@ -41,7 +41,6 @@ import (
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/sandbox"
-	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/internal/suggest"
@@ -112,7 +111,7 @@ type Options struct {
 	Services      *Services     // host services offered to plugins; nil offers none
 	NoCache       bool          // start every plugin now instead of trusting the tool cache
 	CachedOnly    bool          // start nothing: plugins without a tool cache entry list no tools (shell completion)
-	Environ       []string      // the host environment children derive theirs from; nil: the process environment
+	Environ       []string      // the host environment children derive theirs from; nil: none
 	// WebFetchAllow are the private addresses web_fetch may reach all the same (the user's
 	// GEM_WEB_FETCH_ALLOW).
 	WebFetchAllow []netip.Prefix
@@ -168,10 +167,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		}
 	}
 	var errs []error
-	environ := opts.Environ
-	if environ == nil {
-		environ = config.Environ()
-	}
+	environ := opts.Environ // nil: programs start with nothing of gem's environment
 	serverOwner := map[string]string{}
 	exts := d.Effective()
 	if x := opts.Settings.Extension(env); x != nil {
@@ -221,7 +217,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 					r.unloaded = append(r.unloaded, unloadedPlugin{what: fmt.Sprintf("plugin %s of extension %s did not load: %v", p.ID, x.Name, err), tools: lastToolNames(env, pl.Path)})
 					continue
 				}
-				specs = specsFromPB(c.Tools)
+				specs = specsOf(c.Tools)
 			}
 			r.plugins = append(r.plugins, pl)
 			for _, spec := range specs {
@@ -279,7 +275,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 		pl.Host = opts.Services.For(p.ID)
 	}
 	pl.OnStart = func(c *plugins.Client) {
-		if err := writeToolCache(env, bin.Path, specsFromPB(c.Tools)); err != nil && opts.Logger != nil {
+		if err := writeToolCache(env, bin.Path, specsOf(c.Tools)); err != nil && opts.Logger != nil {
 			opts.Logger.Warn("writing the tool cache", "plugin", p.ID, "error", err)
 		}
 	}

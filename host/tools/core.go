@@ -20,6 +20,8 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -422,7 +424,7 @@ func (c *coreBackend) outputRoot(p string) (root *os.Root, rel string, ok bool, 
 		return nil, "", false, nil
 	}
 	parts := strings.SplitN(filepath.ToSlash(r), "/", 3)
-	if len(parts) < 2 || parts[1] != registry.OutputFolder || parts[0] == ".." || parts[0] == "." {
+	if len(parts) < 2 || parts[1] != paths.OutputFolder || parts[0] == ".." || parts[0] == "." {
 		return nil, "", false, nil
 	}
 	rel = "."
@@ -434,10 +436,10 @@ func (c *coreBackend) outputRoot(p string) (root *os.Root, rel string, ok bool, 
 		return nil, "", true, err
 	}
 	defer ext.Close()
-	if st, err := ext.Lstat(registry.OutputFolder); err != nil || !st.IsDir() {
+	if st, err := ext.Lstat(paths.OutputFolder); err != nil || !st.IsDir() {
 		return nil, "", true, &pathError{p, "is not in a folder gem made for an extension's output"}
 	}
-	root, err = ext.OpenRoot(registry.OutputFolder)
+	root, err = ext.OpenRoot(paths.OutputFolder)
 	return root, rel, true, err
 }
 
@@ -1017,9 +1019,9 @@ func (c *coreBackend) saveMemory(a saveMemoryArgs) (string, error) {
 // the first of the settings' context.fileName.
 func MemoryFile(env registry.Env, st *settings.Settings) string {
 	if st != nil && len(st.ContextFiles) > 0 {
-		return filepath.Join(env.GeminiHome, ".gemini", st.ContextFiles[0])
+		return filepath.Join(env.GeminiDir(), st.ContextFiles[0])
 	}
-	return filepath.Join(env.GeminiHome, ".gemini", "GEMINI.md")
+	return env.GeminiMemoryFile()
 }
 
 // memoryMu makes the read-modify-write of the memory file one at a time within gem.
@@ -1054,7 +1056,7 @@ func SaveMemory(file, fact string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return "", err
 	}
-	if err := registry.WriteFileAtomic(file, []byte(text), 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(file, []byte(text), 0o644); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("remembered in %s: %s", file, fact), nil

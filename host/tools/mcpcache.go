@@ -15,8 +15,8 @@ import (
 
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/manifest"
-	"github.com/gemhost/gem/registry"
 )
 
 // The MCP tool cache lets a session offer an MCP server's tools before the server has
@@ -88,7 +88,7 @@ func (s *mcpServer) saveCache(log hclog.Logger) {
 	data, err := json.Marshal(mcpCache{Format: mcpCacheFormat, Tools: list})
 	if err == nil {
 		if err = os.MkdirAll(filepath.Dir(s.cacheFile), 0o700); err == nil {
-			err = registry.WriteFileAtomic(s.cacheFile, data, 0o600)
+			err = fsx.WriteFileAtomic(s.cacheFile, data, 0o600)
 		}
 	}
 	if err != nil && log != nil {

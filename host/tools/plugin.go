@@ -3,12 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/pluginsdk/pluginhost"
-	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
 // The plugin edge: the only place in package tools that speaks protobuf. A plugin's
@@ -31,45 +29,22 @@ func (b pluginBackend) call(ctx context.Context, declared string, args json.RawM
 	if err != nil {
 		return nil, err
 	}
-	return resultFromPB(res), nil
+	return resultOf(res), nil
 }
 
-// specFromPB is a plugin's tool description in the host's terms.
-func specFromPB(s *pb.ToolSpec) Spec {
-	out := Spec{Name: s.Name, Description: s.Description, Kind: kindFromPB(s.Kind), Streams: s.Streams, InputSchema: json.RawMessage(s.InputSchemaJson)}
-	if s.OutputSchemaJson != "" && json.Valid([]byte(s.OutputSchemaJson)) {
-		out.OutputSchema = json.RawMessage(s.OutputSchemaJson)
-	}
-	return out
-}
-
-func specsFromPB(list []*pb.ToolSpec) []Spec {
+// specsOf are a plugin's tools in the host's terms.
+func specsOf(list []pluginhost.ToolSpec) []Spec {
 	out := make([]Spec, 0, len(list))
 	for _, s := range list {
-		out = append(out, specFromPB(s))
+		out = append(out, Spec{Name: s.Name, Description: s.Description, Kind: s.Kind, Streams: s.Streams, InputSchema: s.InputSchema, OutputSchema: s.OutputSchema})
 	}
 	return out
 }
 
-// kindFromPB: KIND_EXECUTE is execute; unspecified (or a kind newer than this host) is other.
-func kindFromPB(k pb.Kind) Kind {
-	if k == pb.Kind_KIND_UNSPECIFIED {
-		return KindOther
-	}
-	name, ok := pb.Kind_name[int32(k)]
-	if !ok {
-		return KindOther
-	}
-	return Kind(strings.ToLower(strings.TrimPrefix(name, "KIND_")))
-}
-
-func resultFromPB(res *pb.ToolResult) *Result {
-	out := &Result{Text: res.LlmText, Display: res.DisplayText}
-	if res.StructuredJson != "" && json.Valid([]byte(res.StructuredJson)) {
-		out.Structured = json.RawMessage(res.StructuredJson)
-	}
+func resultOf(res *pluginhost.Result) *Result {
+	out := &Result{Text: res.Text, Display: res.Display, Structured: res.Structured}
 	if res.Error != nil {
-		out.Error = &ResultError{Type: ErrorType(res.Error.Type), Message: res.Error.Message}
+		out.Error = &ResultError{Type: res.Error.Type, Message: res.Error.Message}
 	}
 	return out
 }

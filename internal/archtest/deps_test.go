@@ -1,7 +1,10 @@
 package archtest
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -77,4 +80,35 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestPathsHaveOneOwner: gem's own folders and the ones it shares with Gemini CLI are named
+// in internal/paths only; code asks it for a location instead of joining ".gem" or
+// ".gemini" by hand (the provider table's root specs are data, in registry/providers.go).
+func TestPathsHaveOneOwner(t *testing.T) {
+	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	out, err := exec.Command("git", "-C", strings.TrimSpace(string(root)), "ls-files", "*.go").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	join := regexp.MustCompile(`filepath\.Join\([^)]*"\.gem(ini)?"`)
+	for _, f := range strings.Fields(string(out)) {
+		if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "internal/paths/") || strings.HasPrefix(f, "sample-extensions/") || strings.HasPrefix(f, "examples/") || strings.HasPrefix(f, "internal/testhome/") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(root)), f))
+		if os.IsNotExist(err) {
+			continue // deleted, not yet committed
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if join.MatchString(line) {
+				t.Errorf("%s:%d joins gem's or Gemini CLI's folder by hand (ask internal/paths): %s", f, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
 }

@@ -7,9 +7,11 @@ package pluginhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/gemhost/gem/pluginsdk"
 	pb "github.com/gemhost/gem/pluginsdk/proto"
 )
 
@@ -28,6 +31,58 @@ type Services interface {
 	Confirm(ctx context.Context, title, details string) (bool, error)
 	Progress(ctx context.Context, message string, fraction float64)
 	Log(ctx context.Context, level, message string)
+}
+
+// ToolSpec is a tool a plugin declares, in the host's terms (the protocol's types stay
+// behind this package).
+type ToolSpec struct {
+	Name        string
+	Description string
+	// Kind is what the tool does; other when the plugin did not say, or said a kind newer
+	// than this host knows.
+	Kind         pluginsdk.Kind
+	Streams      bool            // it sends output updates while it runs
+	InputSchema  json.RawMessage // the JSON Schema of its arguments
+	OutputSchema json.RawMessage // the JSON Schema of its structured result; nil when none
+}
+
+// Result is a tool call's outcome.
+type Result struct {
+	Text       string          // for the model
+	Display    string          // for the user ("" : Text)
+	Structured json.RawMessage // the structured result; nil when none
+	Error      *pluginsdk.ToolError
+}
+
+func specFromPB(s *pb.ToolSpec) ToolSpec {
+	out := ToolSpec{Name: s.Name, Description: s.Description, Kind: kindFromPB(s.Kind), Streams: s.Streams, InputSchema: json.RawMessage(s.InputSchemaJson)}
+	if s.OutputSchemaJson != "" && json.Valid([]byte(s.OutputSchemaJson)) {
+		out.OutputSchema = json.RawMessage(s.OutputSchemaJson)
+	}
+	return out
+}
+
+// kindFromPB: KIND_EXECUTE is execute; unspecified (or a kind newer than this host) is other.
+func kindFromPB(k pb.Kind) pluginsdk.Kind {
+	name, ok := pb.Kind_name[int32(k)]
+	if k == pb.Kind_KIND_UNSPECIFIED || !ok {
+		return pluginsdk.KindOther
+	}
+	return pluginsdk.Kind(strings.ToLower(strings.TrimPrefix(name, "KIND_")))
+}
+
+func resultFromPB(res *pb.ToolResult) *Result {
+	if res == nil {
+		return nil
+	}
+	out := &Result{Text: res.LlmText, Display: res.DisplayText}
+	if res.StructuredJson != "" && json.Valid([]byte(res.StructuredJson)) {
+		out.Structured = json.RawMessage(res.StructuredJson)
+	}
+	if res.Error != nil {
+		out.Error = &pluginsdk.ToolError{Type: pluginsdk.ErrorType(res.Error.Type), Message: res.Error.Message}
+	}
+	return out
 }
 
 // CallOptions are per-call hooks of Conn.Call.
@@ -87,7 +142,7 @@ func (c *Conn) SetHost(h Services) {
 
 // ListTools asks the plugin for its tools. The host services are offered with the first
 // call, not here, to keep them off the cold start.
-func (c *Conn) ListTools(ctx context.Context) ([]*pb.ToolSpec, error) {
+func (c *Conn) ListTools(ctx context.Context) ([]ToolSpec, error) {
 	resp, err := c.rpc.ListTools(ctx, &pb.ListToolsRequest{})
 	if err != nil {
 		return nil, err
@@ -99,7 +154,11 @@ func (c *Conn) ListTools(ctx context.Context) ([]*pb.ToolSpec, error) {
 	c.mu.Lock()
 	c.streams = streams
 	c.mu.Unlock()
-	return resp.Tools, nil
+	out := make([]ToolSpec, 0, len(resp.Tools))
+	for _, t := range resp.Tools {
+		out = append(out, specFromPB(t))
+	}
+	return out, nil
 }
 
 // hostServices starts the broker server of the host services once and returns its id.
@@ -121,7 +180,12 @@ func (c *Conn) hostServices() uint32 {
 // Call runs a tool with JSON arguments: updates go to opts.OnUpdate, the result is returned.
 // A transport failure (the plugin died, the context ended) is an error; a tool's own failure
 // is in the result's Error.
-func (c *Conn) Call(ctx context.Context, tool, argsJSON string, opts CallOptions) (*pb.ToolResult, error) {
+func (c *Conn) Call(ctx context.Context, tool, argsJSON string, opts CallOptions) (*Result, error) {
+	res, err := c.call(ctx, tool, argsJSON, opts)
+	return resultFromPB(res), err
+}
+
+func (c *Conn) call(ctx context.Context, tool, argsJSON string, opts CallOptions) (*pb.ToolResult, error) {
 	id := c.nextCall.Add(1)
 	if opts.Host != nil {
 		c.mu.Lock()

@@ -22,7 +22,7 @@ func TestPluginCheck(t *testing.T) {
 		want  []string // "" for no error
 	}{
 		{"good", []pluginsdk.Tool{ok}, nil},
-		{"zero tool", []pluginsdk.Tool{{}}, []string{"tool 1 is a zero Tool (make it with NewTool or AddTool)"}},
+		{"zero tool", []pluginsdk.Tool{{}}, []string{"tool 1 is a zero Tool (make it with NewTool)"}},
 		{"no schema", []pluginsdk.Tool{pluginsdk.NewTool("c", "x", pluginsdk.KindRead, func(ctx context.Context, a chan int) (pluginsdk.Result, error) { return pluginsdk.Result{}, nil })}, []string{`tool 1 ("c"): no JSON Schema for its arguments (chan int)`}},
 		{"no output schema", typed(func(ctx context.Context, a args) (func(), error) { return nil, nil }), []string{`tool 1 ("t"): no JSON Schema for its result (func())`}},
 		{"duplicate", []pluginsdk.Tool{ok, ok}, []string{`tool 2 ("greet"): a second tool of that name`}},
@@ -43,9 +43,7 @@ func TestPluginCheck(t *testing.T) {
 	}
 }
 
-// typed is the tools of a plugin with one AddTool tool "t".
+// typed is the tools of a plugin with one tool "t" with a typed result.
 func typed[In, Out any](fn func(context.Context, In) (Out, error)) []pluginsdk.Tool {
-	var p pluginsdk.Plugin
-	pluginsdk.AddTool(&p, "t", "typed", pluginsdk.KindRead, fn)
-	return p.Tools
+	return []pluginsdk.Tool{pluginsdk.NewTool("t", "typed", pluginsdk.KindRead, fn)}
 }

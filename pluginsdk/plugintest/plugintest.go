@@ -69,15 +69,15 @@ func (h *Host) Log(_ context.Context, level, message string) {
 type Result struct {
 	Text       string
 	Display    string
-	Structured string // JSON, "" when none
-	Error      *pb.ToolError
-	Updates    []string // streamed output, in order
+	Structured string               // JSON, "" when none
+	Error      *pluginsdk.ToolError // the tool's own failure, nil on success
+	Updates    []string             // streamed output, in order
 }
 
 // Client is a connection to a plugin under test.
 type Client struct {
 	Conn  *pluginhost.Conn
-	Tools []*pb.ToolSpec
+	Tools []pluginhost.ToolSpec
 	Host  *Host // the host services of every call; set Host.Approve to approve
 	Pid   int   // the subprocess, 0 in process
 }
@@ -108,7 +108,7 @@ func (c *Client) CallContext(ctx context.Context, tool, argsJSON string) (Result
 	if err != nil {
 		return r, err
 	}
-	r.Text, r.Display, r.Structured, r.Error = res.LlmText, res.DisplayText, res.StructuredJson, res.Error
+	r.Text, r.Display, r.Structured, r.Error = res.Text, res.Display, string(res.Structured), res.Error
 	return r, nil
 }
 

@@ -58,13 +58,13 @@ func testPlugin() pluginsdk.Plugin {
 // streaming, host services and cancellation, all over a real in-process gRPC connection.
 func TestInProcess(t *testing.T) {
 	c := plugintest.InProcess(t, testPlugin())
-	if len(c.Tools) != 3 || !strings.Contains(c.Tools[0].InputSchemaJson, `"required":["name"]`) || !c.Tools[2].Streams {
+	if len(c.Tools) != 3 || !strings.Contains(string(c.Tools[0].InputSchema), `"required":["name"]`) || !c.Tools[2].Streams {
 		t.Fatalf("tools: %v", c.Tools)
 	}
 	tests := []struct {
 		tool, args       string
 		text, structured string
-		errType          string
+		errType          pluginsdk.ErrorType
 	}{
 		{"greet", `{"name":"gem","times":2}`, "Hello, gem!Hello, gem!", `{"name":"gem","times":2}`, ""},
 		{"greet", `{}`, "", "", "invalid_arguments"},
@@ -148,7 +148,7 @@ func main() {
 	}
 }
 
-// TestTypedToolAndLogger: an AddTool tool declares its output schema and answers with
+// TestTypedToolAndLogger: a tool with a typed result declares its output schema and answers with
 // structured output whose JSON is the text; its typed error reaches the host with its type;
 // Logger's records reach the host's log with their attributes.
 func TestTypedToolAndLogger(t *testing.T) {
@@ -159,16 +159,15 @@ func TestTypedToolAndLogger(t *testing.T) {
 		Word   string `json:"word"`
 		Length int    `json:"length"`
 	}
-	p := pluginsdk.Plugin{Name: "typed"}
-	pluginsdk.AddTool(&p, "measure", "Measures a word", pluginsdk.KindRead, func(ctx context.Context, a in) (out, error) {
+	measure := pluginsdk.NewTool("measure", "Measures a word", pluginsdk.KindRead, func(ctx context.Context, a in) (out, error) {
 		pluginsdk.Logger(ctx).With("tool", "measure").Info("measuring", "word", a.Word)
 		if a.Word == "" {
 			return out{}, pluginsdk.Errorf(pluginsdk.InvalidArguments, "an empty word")
 		}
 		return out{a.Word, len(a.Word)}, nil
 	})
-	c := plugintest.InProcess(t, p)
-	if len(c.Tools) != 1 || !strings.Contains(c.Tools[0].OutputSchemaJson, `"length"`) {
+	c := plugintest.InProcess(t, pluginsdk.Plugin{Name: "typed", Tools: []pluginsdk.Tool{measure}})
+	if len(c.Tools) != 1 || !strings.Contains(string(c.Tools[0].OutputSchema), `"length"`) {
 		t.Fatalf("tools: %v", c.Tools)
 	}
 	res := c.Call(t, "measure", `{"word":"gem"}`)

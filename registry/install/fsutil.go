@@ -10,13 +10,12 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/pathx"
 )
 
-// crashPoint kills the process when GEM_TEST_CRASH_AT names step (tests only).
-func crashPoint(step string) {
-	if config.Getenv("GEM_TEST_CRASH_AT") == step {
+// crashPoint kills the process at step when CrashAt names it (tests only).
+func (in *Installer) crashPoint(step string) {
+	if in.CrashAt != "" && in.CrashAt == step {
 		p, _ := os.FindProcess(os.Getpid())
 		p.Signal(syscall.SIGKILL)
 		select {}

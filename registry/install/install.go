@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/internal/netaddr"
+	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/internal/prompt"
 
 	"github.com/gemhost/gem/manifest"
@@ -68,6 +69,9 @@ type Installer struct {
 	// Unattended: nobody is asked (update --auto); what needs consent fails with
 	// ErrConsentNeeded.
 	Unattended bool
+	// CrashAt names a step at which gem kills itself with SIGKILL (GEM_TEST_CRASH_AT): tests
+	// prove with it that no step leaves the extension missing or half-written.
+	CrashAt    string
 	GemVersion string
 	Out        io.Writer // one line per result; notices (waiting for the lock)
 	// Check runs further checks on a staged extension (the CLI's: binaries built for this
@@ -113,7 +117,7 @@ type Result struct {
 
 func (in *Installer) root(scope registry.Level) string {
 	if scope == registry.LevelProject {
-		return filepath.Join(in.Env.Cwd, ".gemini", "extensions")
+		return paths.Workspace(in.Env.Cwd).GeminiExtensionsDir()
 	}
 	return in.Env.GeminiExtensionsDir()
 }
@@ -148,7 +152,7 @@ func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	crashPoint(point)
+	in.crashPoint(point)
 	if err := CheckLinks(f.Dir); err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
@@ -237,7 +241,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	if err := writeMetadata(f.Dir, meta); err != nil {
 		return nil, err
 	}
-	crashPoint("staged")
+	in.crashPoint("staged")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
@@ -261,7 +265,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 		} else if err := os.Rename(f.Dir, dest); err != nil {
 			return fmt.Errorf("cannot move the extension into %s: %w", dest, err)
 		}
-		crashPoint("renamed")
+		in.crashPoint("renamed")
 		return nil
 	})
 	if err != nil {

@@ -104,7 +104,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 			return nil, err
 		}
 	}
-	crashPoint("update-staged")
+	in.crashPoint("update-staged")
 	p, err := in.pending(nx, f.Dir, x.Dir, x.Level, newMeta, text, needs)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		if err := exchange(f.Dir, x.Dir); err != nil {
 			return fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
 		}
-		crashPoint("update-swapped")
+		in.crashPoint("update-swapped")
 		return nil
 	})
 	if err != nil {
@@ -268,7 +268,7 @@ func (in *Installer) remove(x *registry.Extension, opt UninstallOptions) (settle
 		if err := os.Rename(x.Dir, filepath.Join(trash, "old")); err != nil {
 			return fmt.Errorf("cannot remove %s: %w", x.Dir, err)
 		}
-		crashPoint("uninstall-moved")
+		in.crashPoint("uninstall-moved")
 		return nil
 	})
 }

@@ -35,7 +35,7 @@ func (in *Installer) commit(p *registry.Receipt, verb string, place func() error
 	if err := registry.WritePendingReceipt(in.Env, p); err != nil {
 		return settled{}, err
 	}
-	crashPoint(verb + "pending")
+	in.crashPoint(verb + "pending")
 	if err := place(); err != nil {
 		registry.DropPendingReceipt(in.Env, p.Dir)
 		return settled{}, err
@@ -61,7 +61,7 @@ func (in *Installer) settle(p *registry.Receipt) (settled, error) {
 			if err := in.enable(p.Name); err != nil {
 				return out, err
 			}
-			crashPoint("enabled")
+			in.crashPoint("enabled")
 		}
 		if p.Replaced != "" {
 			in.keepBackup(p.Name, p.Dir, p.Replaced)
@@ -70,7 +70,7 @@ func (in *Installer) settle(p *registry.Receipt) (settled, error) {
 			return out, err
 		}
 	}
-	crashPoint("recorded")
+	in.crashPoint("recorded")
 	return out, registry.DropPendingReceipt(in.Env, p.Dir)
 }
 

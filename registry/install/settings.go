@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
@@ -113,5 +114,5 @@ func editDotEnv(path, key, value string, unset bool) error {
 		}
 		return nil
 	}
-	return registry.WriteFileAtomic(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	return fsx.WriteFileAtomic(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
 }

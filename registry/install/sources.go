@@ -14,13 +14,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gemhost/gem/manifest/version"
 
-	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -100,6 +100,7 @@ type Fetcher struct {
 	Token     string    // GITHUB_TOKEN
 	Progress  io.Writer // download progress (a terminal), or nil
 	Getenv    func(string) string
+	Environ   []string // git's environment (the user's proxy and credentials helpers)
 }
 
 // Parse implements Sources.
@@ -212,7 +213,7 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 	if s.f.Progress != nil {
 		fmt.Fprintf(s.f.Progress, "cloning %s…\n", s.url)
 	}
-	if err := gitClone(ctx, s.url, opt.Ref, tree); err != nil {
+	if err := gitClone(ctx, s.f.Environ, s.url, opt.Ref, tree); err != nil {
 		return nil, err
 	}
 	if s.f.Progress != nil {
@@ -223,7 +224,7 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 
 // Newer: the remote head of the recorded ref differs from the checkout's.
 func (s *gitSource) Newer(ctx context.Context, x *registry.Extension, meta registry.InstallMetadata) (bool, string, error) {
-	remote, err := gitRemoteHead(ctx, s.url, meta.Ref)
+	remote, err := gitRemoteHead(ctx, s.f.Environ, s.url, meta.Ref)
 	if err != nil {
 		return false, "", err
 	}
@@ -300,13 +301,13 @@ func treeSize(dir string) (files int, size int64) {
 }
 
 // gitClone clones url at ref (branch, tag or commit) into dir, never prompting.
-func gitClone(ctx context.Context, url, ref, dir string) error {
+func gitClone(ctx context.Context, environ []string, url, ref, dir string) error {
 	if _, err := exec.LookPath("git"); err != nil {
 		return errors.New("git is not installed: install git (for example apt-get install git) to install from git sources")
 	}
 	run := func(args ...string) error {
 		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Env = append(config.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
+		cmd.Env = append(slices.Clip(environ), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
 		cmd.Stdin = nil
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -335,12 +336,12 @@ func gitClone(ctx context.Context, url, ref, dir string) error {
 }
 
 // gitRemoteHead returns the commit that ref (or HEAD) names on the remote.
-func gitRemoteHead(ctx context.Context, url, ref string) (string, error) {
+func gitRemoteHead(ctx context.Context, environ []string, url, ref string) (string, error) {
 	if ref == "" {
 		ref = "HEAD"
 	}
 	cmd := exec.CommandContext(ctx, "git", "ls-remote", "--", url, ref)
-	cmd.Env = append(config.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(slices.Clip(environ), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("git ls-remote %s: %w", url, err)
@@ -493,7 +494,7 @@ func (f *Fetcher) fetchGitHub(ctx context.Context, owner, repo string, opt Optio
 	rel, err := f.latestRelease(ctx, owner, repo, opt.Ref, opt.PreRelease)
 	if errors.Is(err, errNoRelease) {
 		gitURL := canonical + ".git"
-		if err := gitClone(ctx, gitURL, opt.Ref, tree); err != nil {
+		if err := gitClone(ctx, f.Environ, gitURL, opt.Ref, tree); err != nil {
 			return nil, fmt.Errorf("%s has no release and cloning failed: %w", canonical, err)
 		}
 		return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: canonical, Type: "git", Ref: opt.Ref}}, nil

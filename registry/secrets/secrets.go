@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -28,7 +29,7 @@ func secretKey(env registry.Env, create bool) ([]byte, error) {
 		if err := os.MkdirAll(env.SecretsDir(), 0o700); err != nil {
 			return nil, err
 		}
-		if err := registry.WriteFileAtomic(path, k, 0o600); err != nil {
+		if err := fsx.WriteFileAtomic(path, k, 0o600); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -93,7 +94,7 @@ func Write(env registry.Env, name string, m map[string]string) error {
 	plain, _ := json.Marshal(m)
 	nonce := make([]byte, gcm.NonceSize())
 	rand.Read(nonce)
-	return registry.WriteFileAtomic(path, gcm.Seal(nonce, nonce, plain, []byte(name)), 0o600)
+	return fsx.WriteFileAtomic(path, gcm.Seal(nonce, nonce, plain, []byte(name)), 0o600)
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -106,7 +107,7 @@ func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	// readable to its programs, and ~/.gemini holds the user's credentials and other
 	// extensions' .env files.
 	dir := filepath.Join(env.GemHome, "data", "settings")
-	s.ext = registry.Synthetic("settings", dir, filepath.Join(env.GeminiHome, ".gemini", "settings.json"), m, string(text))
+	s.ext = registry.Synthetic("settings", dir, env.GeminiSettingsFile(), m, string(text))
 	return s.ext
 }
 
@@ -171,9 +172,9 @@ func Paths(env registry.Env, workspace string) []File {
 		system = "/etc/gemini-cli/settings.json"
 	}
 	return []File{
-		{Scope: "user", Path: filepath.Join(env.GeminiHome, ".gemini", "settings.json")},
+		{Scope: "user", Path: env.GeminiSettingsFile()},
 		{Scope: "gem", Path: env.SettingsFile()},
-		{Scope: "workspace", Path: filepath.Join(workspace, ".gemini", "settings.json")},
+		{Scope: "workspace", Path: paths.Workspace(workspace).GeminiSettingsFile()},
 		{Scope: "system", Path: system},
 	}
 }

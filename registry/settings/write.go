@@ -10,12 +10,13 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/registry"
 )
 
 // UserFile is the user's settings file gem writes to (Gemini CLI's: both tools read it).
 func UserFile(env registry.Env) string {
-	return filepath.Join(env.GeminiHome, ".gemini", "settings.json")
+	return env.GeminiSettingsFile()
 }
 
 // SetList sets the list at key ("skills.disabled": an object path of two names) in the
@@ -66,5 +67,5 @@ func SetList(path, object, key string, values []string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return registry.WriteFileAtomic(path, v.Pack(), mode)
+	return fsx.WriteFileAtomic(path, v.Pack(), mode)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -109,9 +110,9 @@ func doctorPaths(s *session) map[string]string {
 		"log":              filepath.Join(s.env.LogDir(), "gem.log"),
 		"auditLog":         s.env.AuditLog(),
 		"userPolicy":       s.env.UserPolicies(),
-		"workspacePolicy":  filepath.Join(commands.Workspace(s.env), ".gem", "policies.toml"),
+		"workspacePolicy":  paths.Workspace(commands.Workspace(s.env)).GemPolicies(),
 		"extensionData":    filepath.Dir(s.env.DataDir("x")),
-		"trustedFolders":   filepath.Join(s.env.GeminiHome, ".gemini", "trustedFolders.json"),
+		"trustedFolders":   s.env.TrustedFoldersFile(),
 		"platform":         goruntime.GOOS + "/" + goruntime.GOARCH,
 	}
 	if self, err := os.Executable(); err == nil {

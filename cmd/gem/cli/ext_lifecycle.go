@@ -29,8 +29,10 @@ func newInstaller(s *session, consent bool) *install.Installer {
 			GitHubAPI: s.env.Getenv("GEM_GITHUB_API_URL"),
 			Token:     s.env.Getenv("GITHUB_TOKEN"),
 			Getenv:    s.env.Getenv,
+			Environ:   s.environ,
 			Progress:  s.io.Progress(),
 		},
+		CrashAt: s.env.Getenv("GEM_TEST_CRASH_AT"),
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"log"
 	"sync"
 
+	"github.com/gemhost/gem/host/binfmt"
+	"github.com/gemhost/gem/host/commands/hashing"
 	"github.com/gemhost/gem/host/sandbox"
 
 	"github.com/hashicorp/go-hclog"
@@ -63,6 +65,7 @@ func (f *Factory) Session() (*session, error) {
 			f.err = fmt.Errorf("cannot find the home or current directory: %w", err)
 			return
 		}
+		env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
 		s := &session{env: env, log: logging.New(env.LogDir()), io: f.IO, environ: f.Environ(),
 			stdout: f.IO.Out, stderr: f.IO.ErrOut}
 		// Libraries that log with the standard logger (go-plugin's broker) write to the log

@@ -22,7 +22,7 @@ import (
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/mcpserve"
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/internal/fsx"
 )
 
 func mcpCommand(f *Factory) *cli.Command {
@@ -286,7 +286,7 @@ func newServeToken(s *session, port int) (token, file string, err error) {
 		return "", "", err
 	}
 	file = filepath.Join(dir, strconv.Itoa(port)+".token")
-	return token, file, registry.WriteFileAtomic(file, []byte(token+"\n"), 0o600)
+	return token, file, fsx.WriteFileAtomic(file, []byte(token+"\n"), 0o600)
 }
 
 // requireToken answers 401 to a request without the bearer token, and 403 to one whose

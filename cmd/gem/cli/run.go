@@ -6,20 +6,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
-	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/host/commands/hashing"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
 )
-
-func init() {
-	sandbox.DescribeBinary = binfmt.Describe
-	commands.HashFile = hashing.SHA256File
-}
 
 func runCommand(f *Factory) *cli.Command {
 	return &cli.Command{

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
+	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 
@@ -216,9 +216,9 @@ func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*polic
 	root := commands.Workspace(s.env)
 	src := policy.Sources{
 		UserFile:            s.env.UserPolicies(),
-		WorkspaceFile:       filepath.Join(root, ".gem", "policies.toml"),
-		GeminiUserDir:       filepath.Join(s.env.GeminiHome, ".gemini", "policies"),
-		GeminiWorkspaceFile: filepath.Join(root, ".gemini", "policies.toml"),
+		WorkspaceFile:       paths.Workspace(root).GemPolicies(),
+		GeminiUserDir:       s.env.GeminiPoliciesDir(),
+		GeminiWorkspaceFile: paths.Workspace(root).GeminiPolicies(),
 		Extensions:          map[string]string{},
 	}
 	src.Exclusions = map[string][]string{"settings": s.settings().ExcludeTools}

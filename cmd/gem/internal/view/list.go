@@ -5,9 +5,10 @@ package view
 import (
 	"bufio"
 	"fmt"
-	"github.com/gemhost/gem/internal/termsafe"
 	"io"
 	"strings"
+
+	"github.com/gemhost/gem/internal/termsafe"
 
 	"github.com/gemhost/gem/registry"
 )

@@ -1,0 +1,234 @@
+// Package paths owns every path gem reads or writes: its own home ($GEM_HOME, default
+// ~/.gem), the files it shares with Gemini CLI (~/.gemini), and a workspace's .gem/ and
+// .gemini/ folders. Code asks for a location by name (Layout's and Workspace's methods);
+// nothing else joins these names. It is a leaf: it imports only internal/fsx.
+//
+// $GEM_HOME:
+//
+//	extensions/            gem's native user extensions (the native provider's user root)
+//	extension-enablement.json
+//	receipts/<key>.json    per extension folder: what the user agreed to, its source and
+//	                       file hashes (ReceiptFile); <key>.pending.json while it changes
+//	grants.json            the user's grants (GrantsFile)
+//	backups/<name>/        the version an update replaced (BackupDir), with its receipt
+//	secrets/               sealed sensitive settings (SecretsDir)
+//	data/<name>/           each extension's own data folder (DataDir)
+//	data/<name>/output/    what its programs keep for the model to read (OutputDir)
+//	overlays/<name>/       what its servers and plugins wrote into its folder (OverlayDir)
+//	run/                   plugin socket folders (RunDir)
+//	mcp-serve/<port>.token gem mcp serve --http's bearer tokens (ServeTokenDir)
+//	cache/discovery/       the discovery index (IndexFile)
+//	cache/tools/           plugins' tool lists (ToolCacheFile)
+//	cache/mcp-tools/       MCP servers' tool lists (MCPToolCacheFile)
+//	cache/binhash/         verified binaries by file identity (BinHashFile)
+//	logs/gem.log           gem's log (LogDir)
+//	audit.log              every policy decision (AuditLog)
+//	policies.toml          the user's policy rules (UserPolicies)
+//	settings.json          gem's own user settings (SettingsFile)
+//	sessions/              saved model sessions (SessionsDir)
+//	plans/                 plan-mode turns' plans, <session>.md (PlansDir)
+//	history                the shell's history (HistoryFile)
+//	trust-asked            folders gem asked about trusting (TrustAskedFile)
+//	state.lock             the lock of lifecycle changes (LockFile)
+//
+// ~/.gemini (shared with Gemini CLI, in its formats): extensions/, settings.json,
+// trustedFolders.json, policies/*.toml, skills/, agents/, GEMINI.md.
+//
+// A workspace: .gem/policies.toml, .gemini/{extensions,settings.json,policies.toml,skills,
+// agents}.
+package paths
+
+import (
+	"path/filepath"
+
+	"github.com/gemhost/gem/internal/fsx"
+)
+
+// Layout is where gem looks: the user's home, gem's home, the home that holds .gemini, and
+// the current directory.
+type Layout struct {
+	Home       string // $HOME
+	GemHome    string // $GEM_HOME, else ~/.gem
+	GeminiHome string // $GEMINI_CLI_HOME, else $HOME: the folder that holds .gemini
+	Cwd        string
+}
+
+// NewLayout is the layout of home and cwd: GemHome is $GEM_HOME, else ~/.gem; GeminiHome
+// is $GEMINI_CLI_HOME, else home (relative values are taken from cwd). getenv may be nil.
+func NewLayout(home, cwd string, getenv func(string) string) Layout {
+	l := Layout{Home: home, Cwd: cwd, GemHome: filepath.Join(home, ".gem"), GeminiHome: home}
+	if getenv != nil {
+		if g := getenv("GEM_HOME"); g != "" {
+			l.GemHome = absFrom(cwd, g)
+		}
+		if g := getenv("GEMINI_CLI_HOME"); g != "" {
+			l.GeminiHome = absFrom(cwd, g)
+		}
+	}
+	return l
+}
+
+func absFrom(cwd, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
+
+// LogDir is where gem writes its logs.
+func (e Layout) LogDir() string { return filepath.Join(e.GemHome, "logs") }
+
+// GrantsFile is $GEM_HOME/grants.json: extension name → grant.
+func (e Layout) GrantsFile() string { return filepath.Join(e.GemHome, "grants.json") }
+
+// ReceiptDir holds the receipts.
+func (e Layout) ReceiptDir() string { return filepath.Join(e.GemHome, "receipts") }
+
+// ReceiptFile is the receipt of the extension in folder dir.
+func (e Layout) ReceiptFile(dir string) string {
+	return filepath.Join(e.ReceiptDir(), fsx.PathKey(filepath.Clean(dir))+".json")
+}
+
+// PendingReceiptSuffix ends the name of a pending receipt.
+const PendingReceiptSuffix = ".pending.json"
+
+// PendingReceiptFile is the receipt of folder dir while a change of it is under way.
+func (e Layout) PendingReceiptFile(dir string) string {
+	return filepath.Join(e.ReceiptDir(), fsx.PathKey(filepath.Clean(dir))+PendingReceiptSuffix)
+}
+
+// LegacyConsentFile and LegacyRecordFile are where gem kept consent and install records
+// before receipts (read, then removed).
+func (e Layout) LegacyConsentFile(dir string) string {
+	return filepath.Join(e.GemHome, "consent", fsx.PathKey(filepath.Clean(dir))+".json")
+}
+
+// LegacyRecordFile: see LegacyConsentFile.
+func (e Layout) LegacyRecordFile(name string) string {
+	return filepath.Join(e.GemHome, "records", name+".json")
+}
+
+// BackupDir keeps the version of name that an update replaced.
+func (e Layout) BackupDir(name string) string { return filepath.Join(e.GemHome, "backups", name) }
+
+// SecretsDir is where sensitive settings are kept, sealed (registry/secrets).
+func (e Layout) SecretsDir() string { return filepath.Join(e.GemHome, "secrets") }
+
+// OutputFolder is the folder in an extension's data folder where its programs keep what the
+// model may read later (GEM_EXTENSION_OUTPUT): core read tools read it, nothing else of the
+// data folder.
+const OutputFolder = "output"
+
+// OutputDir is extension name's output folder (GEM_EXTENSION_OUTPUT).
+func (e Layout) OutputDir(name string) string { return filepath.Join(e.DataDir(name), OutputFolder) }
+
+// DataDir is extension name's own data folder (GEM_EXTENSION_DATA).
+func (e Layout) DataDir(name string) string { return filepath.Join(e.DataRoot(), name) }
+
+// OverlayDir keeps what extension name's servers and plugins wrote into its folder
+// (sandbox.OverlayDirs): part of its data.
+func (e Layout) OverlayDir(name string) string { return filepath.Join(e.GemHome, "overlays", name) }
+
+// DataRoot holds every extension's data folder.
+func (e Layout) DataRoot() string { return filepath.Join(e.GemHome, "data") }
+
+// RunDir holds the plugins' socket folders.
+func (e Layout) RunDir() string { return filepath.Join(e.GemHome, "run") }
+
+// ServeTokenDir holds gem mcp serve --http's bearer tokens.
+func (e Layout) ServeTokenDir() string { return filepath.Join(e.GemHome, "mcp-serve") }
+
+// IndexFile is the discovery index of a root folder.
+func (e Layout) IndexFile(root string) string {
+	return filepath.Join(e.GemHome, "cache", "discovery", fsx.PathKey(root))
+}
+
+// ToolCacheFile is the cached tool list of a plugin binary.
+func (e Layout) ToolCacheFile(bin string) string {
+	return filepath.Join(e.GemHome, "cache", "tools", fsx.PathKey(bin)+".json")
+}
+
+// MCPToolCacheFile is the cached tool list of an MCP server, by a key of what decides it
+// (host/tools: its command line, environment names, filters and binary).
+func (e Layout) MCPToolCacheFile(key string) string {
+	return filepath.Join(e.GemHome, "cache", "mcp-tools", fsx.PathKey(key)+".json")
+}
+
+// BinHashFile records that a binary was verified, by its file identity.
+func (e Layout) BinHashFile(bin string) string {
+	return filepath.Join(e.GemHome, "cache", "binhash", fsx.PathKey(bin))
+}
+
+// AuditLog is the log of policy decisions.
+func (e Layout) AuditLog() string { return filepath.Join(e.GemHome, "audit.log") }
+
+// UserPolicies is the user's policy file.
+func (e Layout) UserPolicies() string { return filepath.Join(e.GemHome, "policies.toml") }
+
+// SettingsFile is gem's own user settings file.
+func (e Layout) SettingsFile() string { return filepath.Join(e.GemHome, "settings.json") }
+
+// PlansDir holds the plans of plan-mode turns, one file per session.
+func (e Layout) PlansDir() string { return filepath.Join(e.GemHome, "plans") }
+
+// SessionsDir holds saved model sessions.
+func (e Layout) SessionsDir() string { return filepath.Join(e.GemHome, "sessions") }
+
+// HistoryFile is the interactive shell's history.
+func (e Layout) HistoryFile() string { return filepath.Join(e.GemHome, "history") }
+
+// TrustAskedFile lists the folders gem asked about trusting.
+func (e Layout) TrustAskedFile() string { return filepath.Join(e.GemHome, "trust-asked") }
+
+// LockFile serialises lifecycle changes between gem processes.
+func (e Layout) LockFile() string { return filepath.Join(e.GemHome, "state.lock") }
+
+// GeminiDir is ~/.gemini, Gemini CLI's user folder.
+func (e Layout) GeminiDir() string { return filepath.Join(e.GeminiHome, ".gemini") }
+
+// GeminiExtensionsDir is ~/.gemini/extensions.
+func (e Layout) GeminiExtensionsDir() string { return filepath.Join(e.GeminiDir(), "extensions") }
+
+// GeminiSettingsFile is ~/.gemini/settings.json.
+func (e Layout) GeminiSettingsFile() string { return filepath.Join(e.GeminiDir(), "settings.json") }
+
+// TrustedFoldersFile is Gemini CLI's trust file, shared with it: ~/.gemini/trustedFolders.json.
+func (e Layout) TrustedFoldersFile() string {
+	return filepath.Join(e.GeminiDir(), "trustedFolders.json")
+}
+
+// GeminiPoliciesDir holds the user's Gemini CLI policy files (*.toml).
+func (e Layout) GeminiPoliciesDir() string { return filepath.Join(e.GeminiDir(), "policies") }
+
+// GeminiSkillsDir holds the user's skills (<name>/SKILL.md).
+func (e Layout) GeminiSkillsDir() string { return filepath.Join(e.GeminiDir(), "skills") }
+
+// GeminiAgentsDir holds the user's subagents (*.md).
+func (e Layout) GeminiAgentsDir() string { return filepath.Join(e.GeminiDir(), "agents") }
+
+// GeminiMemoryFile is ~/.gemini/GEMINI.md (save_memory's file, read by every session).
+func (e Layout) GeminiMemoryFile() string { return filepath.Join(e.GeminiDir(), "GEMINI.md") }
+
+// Workspace is a project folder (its root: host/commands.Workspace finds it).
+type Workspace string
+
+// GemPolicies is the workspace's .gem/policies.toml.
+func (w Workspace) GemPolicies() string { return filepath.Join(string(w), ".gem", "policies.toml") }
+
+// GeminiDir is the workspace's .gemini folder.
+func (w Workspace) GeminiDir() string { return filepath.Join(string(w), ".gemini") }
+
+// GeminiExtensionsDir is the workspace's .gemini/extensions (project scope installs).
+func (w Workspace) GeminiExtensionsDir() string { return filepath.Join(w.GeminiDir(), "extensions") }
+
+// GeminiSettingsFile is the workspace's .gemini/settings.json.
+func (w Workspace) GeminiSettingsFile() string { return filepath.Join(w.GeminiDir(), "settings.json") }
+
+// GeminiPolicies is the workspace's .gemini/policies.toml.
+func (w Workspace) GeminiPolicies() string { return filepath.Join(w.GeminiDir(), "policies.toml") }
+
+// GeminiSkillsDir is the workspace's .gemini/skills.
+func (w Workspace) GeminiSkillsDir() string { return filepath.Join(w.GeminiDir(), "skills") }
+
+// GeminiAgentsDir is the workspace's .gemini/agents.
+func (w Workspace) GeminiAgentsDir() string { return filepath.Join(w.GeminiDir(), "agents") }
