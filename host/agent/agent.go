@@ -553,14 +553,18 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if before.ToolInput != nil { // rewritten: validated and decided again by the catalog
 		args, _ = json.Marshal(before.ToolInput)
 	}
+	// Every tool goes through the catalog: validation, the policy's decision, the audit.
 	var res *tools.Result
+	opts := a.CallOptions
+	opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
 	if skill {
-		res, err = a.activateSkillCall(args)
+		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: a.activateSkillCall}, args, opts)
 	} else if sa := a.subagent(call.Name); sa != nil {
-		res, err = a.runSubagent(ctx, s, sa, args, st)
+		run := func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
+			return a.runSubagent(ctx, s, sa, args, st)
+		}
+		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: sa.spec(), Extension: sa.owner(), Run: run}, args, opts)
 	} else {
-		opts := a.CallOptions
-		opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
 		res, err = a.Tools.Call(ctx, call.Name, args, opts)
 	}
 	if err != nil || (res != nil && res.Error != nil) {
@@ -651,12 +655,18 @@ func (s *Session) Save() error {
 	return fsx.WriteFileAtomic(s.path, data, 0o600)
 }
 
-// activateSkillDecl is the tool the model activates a skill with, as in Gemini CLI.
-var activateSkillDecl = &genai.FunctionDeclaration{
+// activateSkillSpec is the tool the model activates a skill with, as in Gemini CLI: gem's
+// own (policy rules name it with the extension "gem"), of kind read.
+var activateSkillSpec = tools.Spec{
 	Name:        "activate_skill",
 	Description: "Activates one of the skills listed in the system instruction: its instructions join the system instruction from the next step on, and are returned now.",
-	ParametersJsonSchema: map[string]any{"type": "object", "required": []string{"name"},
-		"properties": map[string]any{"name": map[string]any{"type": "string", "description": "the skill's name"}}},
+	Kind:        tools.KindRead,
+	InputSchema: json.RawMessage(`{"type":"object","required":["name"],"properties":{"name":{"type":"string","description":"the skill's name"}}}`),
+}
+
+// declOf is the model's declaration of a tool the agent runs itself.
+func declOf(s tools.Spec) *genai.FunctionDeclaration {
+	return &genai.FunctionDeclaration{Name: s.Name, Description: s.Description, ParametersJsonSchema: s.InputSchema}
 }
 
 // ActivateSkill makes the skill named name active; false when there is none.
@@ -676,7 +686,7 @@ func (a *Agent) ActivateSkill(name string) (Skill, bool) {
 // activateSkillCall is the activate_skill tool: it runs like every call (BeforeTool and
 // AfterTool hooks, the call's events, a result paired with it), its backend the agent's
 // skills.
-func (a *Agent) activateSkillCall(args json.RawMessage) (*tools.Result, error) {
+func (a *Agent) activateSkillCall(_ context.Context, args json.RawMessage) (*tools.Result, error) {
 	var in struct {
 		Name string `json:"name"`
 	}

@@ -582,3 +582,32 @@ func TestSkillPrecedenceAndActivation(t *testing.T) {
 		t.Errorf("second request lacks the active skill: %s", second)
 	}
 }
+
+// TestAgentToolsGoThroughThePolicy: activate_skill and a subagent are tools like the
+// catalog's: a policy rule denies them, the refusal is paired with the call, and what is
+// not denied still runs.
+func TestAgentToolsGoThroughThePolicy(t *testing.T) {
+	w := newWorld(t, "", "[[rule]]\ntoolName = \"activate_skill\"\ndecision = \"deny\"\n\n[[rule]]\ntoolName = \"helper\"\ndecision = \"deny\"\n")
+	a, srv := w.agent(t, []fakegemini.Reply{
+		chunks(call("activate_skill", `{"name":"tidy"}`), call("helper", `{"query":"look around"}`), call("echo", `{"text":"still runs"}`)),
+		chunks(text("done")),
+	})
+	a.Skills = []Skill{{Name: "tidy", Text: "TIDY STEPS", Extension: "user"}}
+	a.Subagents = []*Subagent{{Name: "helper", Description: "helps", Source: "user", Prompt: "help"}}
+	var events []string
+	a.Events.ToolResult = func(id, name string, res *tools.Result, err error) {
+		events = append(events, fmt.Sprintf("%s denied=%v", name, errors.Is(err, tools.ErrDenied)))
+	}
+	if _, _, err := a.Turn(context.Background(), Sessions{Dir: t.TempDir()}.New("m"), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(events, "; "); got != "activate_skill denied=true; helper denied=true; echo denied=false" {
+		t.Errorf("events: %s", got)
+	}
+	if second := string(srv.Requests[1].Body); strings.Contains(second, "TIDY STEPS") || !strings.Contains(second, "still runs") {
+		t.Errorf("a denied skill stays inactive, the allowed call ran: %s", second)
+	}
+	if len(srv.Requests) != 2 {
+		t.Errorf("the denied subagent made %d requests", len(srv.Requests)-2)
+	}
+}

@@ -18,11 +18,11 @@ func (a *Agent) declarations() []*genai.FunctionDeclaration {
 		decls = slices.DeleteFunc(decls, func(d *genai.FunctionDeclaration) bool { return !a.only.allows(d.Name) })
 	}
 	if len(a.Skills) > 0 {
-		decls = append(decls, activateSkillDecl)
+		decls = append(decls, declOf(activateSkillSpec))
 	}
 	if a.Depth == 0 {
 		for _, sa := range a.Subagents {
-			decls = append(decls, sa.decl())
+			decls = append(decls, declOf(sa.spec()))
 		}
 	}
 	return decls

@@ -213,13 +213,23 @@ func (sa *Subagent) allows(tool string) bool {
 }
 
 // subagentDecl is the tool the model calls a subagent with.
-func (sa *Subagent) decl() *genai.FunctionDeclaration {
-	return &genai.FunctionDeclaration{
+// spec is the subagent as a tool the model calls: of kind think (its own tool calls are
+// decided one by one).
+func (sa *Subagent) spec() tools.Spec {
+	return tools.Spec{
 		Name:        sa.Name,
 		Description: sa.Description + " (A subagent: give it a whole task in query; it works on it with its own tools and returns its findings.)",
-		ParametersJsonSchema: map[string]any{"type": "object", "required": []string{"query"},
-			"properties": map[string]any{"query": map[string]any{"type": "string", "description": "the task, with everything the agent needs to know"}}},
+		Kind:        tools.KindThink,
+		InputSchema: json.RawMessage(`{"type":"object","required":["query"],"properties":{"query":{"type":"string","description":"the task, with everything the agent needs to know"}}}`),
 	}
+}
+
+// owner is whose the subagent is, for policy rules and the audit: its extension, else gem's.
+func (sa *Subagent) owner() string {
+	if sa.Source == "user" || sa.Source == "workspace" || sa.Source == "" {
+		return "gem"
+	}
+	return sa.Source
 }
 
 // subagent is the subagent a call names, when this agent may call subagents.

@@ -559,6 +559,11 @@ func (r *Catalog) Call(ctx context.Context, name string, args json.RawMessage, o
 	if !ok {
 		return nil, r.unknownTool(name)
 	}
+	return r.call(ctx, t, args, opts)
+}
+
+func (r *Catalog) call(ctx context.Context, t *Tool, args json.RawMessage, opts CallOptions) (*Result, error) {
+	name := t.Name
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -696,4 +701,43 @@ func (r *Catalog) Close() {
 	if r.core != nil {
 		r.core.close()
 	}
+}
+
+// Func is a tool the caller runs itself (the agent's activate_skill and subagents): not
+// listed in the catalog, but called through it like the catalog's tools, so every tool the
+// model can call takes one path — its arguments validated against Spec.InputSchema, the
+// policy's decision (by Spec.Kind) asked and audited — before Run.
+type Func struct {
+	Spec      Spec
+	Extension string // whose it is, for policy rules and the audit ("gem": gem's own)
+	Run       func(ctx context.Context, args json.RawMessage) (*Result, error)
+}
+
+// funcBackend runs a Func's Run.
+type funcBackend struct {
+	run func(ctx context.Context, args json.RawMessage) (*Result, error)
+}
+
+func (b funcBackend) call(ctx context.Context, _ string, args json.RawMessage, _ CallOptions) (*Result, error) {
+	return b.run(ctx, args)
+}
+
+func (funcBackend) sandbox() (string, *sandbox.Policy) { return "", nil }
+
+// CallFunc calls f as Call calls a tool of the catalog.
+func (r *Catalog) CallFunc(ctx context.Context, f Func, args json.RawMessage, opts CallOptions) (*Result, error) {
+	if r == nil {
+		return f.Run(ctx, args) // no catalog: nothing to decide with
+	}
+	t := &Tool{Name: f.Spec.Name, Declared: f.Spec.Name, base: f.Spec.Name, Extension: f.Extension, Spec: f.Spec, backend: funcBackend{f.Run}}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(f.Spec.InputSchema, &s); err != nil {
+		return nil, fmt.Errorf("tool %s has an invalid schema: %w", f.Spec.Name, err)
+	}
+	t.schema = &s
+	var err error
+	if t.resolved, err = s.Resolve(nil); err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", f.Spec.Name, err)
+	}
+	return r.call(ctx, t, args, opts)
 }
