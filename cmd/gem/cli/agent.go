@@ -186,7 +186,9 @@ func promptFailure(w io.Writer, format string, err error) error {
 	case "json":
 		newJSONEncoder(w, false).Encode(map[string]any{"error": promptErrorJSON(err)})
 	case "stream-json":
-		newJSONEncoder(w, true).Encode(map[string]any{"type": "result", "timestamp": time.Now().UTC().Format(time.RFC3339Nano), "status": "error", "error": promptErrorJSON(err)})
+		ev := &streamResult{Status: "error", Error: promptErrorJSON(err)}
+		ev.stamp(time.Now().UTC().Format(time.RFC3339Nano))
+		newJSONEncoder(w, true).Encode(ev)
 	}
 	return err
 }
@@ -205,9 +207,9 @@ type promptOutput struct {
 	tools  *toolTally
 }
 
-func (p promptOutput) emit(v map[string]any) {
-	v["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
-	p.enc.Encode(v)
+func (p promptOutput) emit(ev streamEvent) {
+	ev.stamp(time.Now().UTC().Format(time.RFC3339Nano))
+	p.enc.Encode(ev)
 }
 
 // toolTally counts a turn's tool calls by name, as Gemini CLI's stats.tools and
@@ -315,13 +317,13 @@ func geminiTokens(u agent.Usage) map[string]int {
 }
 
 // streamStats is the stream-json result event's stats (Gemini CLI's StreamStats).
-func (p promptOutput) streamStats(st agent.Stats) map[string]any {
-	models := map[string]any{}
+func (p promptOutput) streamStats(st agent.Stats) *streamStats {
+	models := map[string]streamModelStats{}
 	for name, m := range st.Models {
-		models[name] = map[string]int{"total_tokens": m.Tokens.Total, "input_tokens": m.Tokens.Prompt, "output_tokens": m.Tokens.Output, "cached": m.Tokens.Cached, "input": m.Tokens.Prompt - m.Tokens.Cached}
+		models[name] = streamModelStats{TotalTokens: m.Tokens.Total, InputTokens: m.Tokens.Prompt, OutputTokens: m.Tokens.Output, Cached: m.Tokens.Cached, Input: m.Tokens.Prompt - m.Tokens.Cached}
 	}
-	return map[string]any{"total_tokens": st.Tokens.Total, "input_tokens": st.Tokens.Prompt, "output_tokens": st.Tokens.Output, "cached": st.Tokens.Cached,
-		"input": st.Tokens.Prompt - st.Tokens.Cached, "duration_ms": time.Since(p.start).Milliseconds(), "tool_calls": st.ToolCalls, "models": models}
+	return &streamStats{TotalTokens: st.Tokens.Total, InputTokens: st.Tokens.Prompt, OutputTokens: st.Tokens.Output, Cached: st.Tokens.Cached,
+		Input: st.Tokens.Prompt - st.Tokens.Cached, DurationMs: time.Since(p.start).Milliseconds(), ToolCalls: st.ToolCalls, Models: models}
 }
 
 // events are the turn's callbacks: text streams to stdout and tool calls to stderr
@@ -333,24 +335,24 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 	case "text":
 		ev = textEvents(p.s)
 	case "stream-json":
-		p.emit(map[string]any{"type": "init", "session_id": a.conv.Session.ID, "model": a.conv.Agent.Model})
-		p.emit(map[string]any{"type": "message", "role": "user", "content": prompt})
+		p.emit(&streamInit{SessionID: a.conv.Session.ID, Model: a.conv.Agent.Model})
+		p.emit(&streamMessage{Role: "user", Content: prompt})
 		ev = agent.Events{
 			Text: func(d string) {
-				p.emit(map[string]any{"type": "message", "role": "assistant", "content": d, "delta": true})
+				p.emit(&streamMessage{Role: "assistant", Content: d, Delta: true})
 			},
 			ToolCall: func(id, name string, args json.RawMessage) {
-				p.emit(map[string]any{"type": "tool_use", "tool_name": name, "tool_id": id, "parameters": args})
+				p.emit(&streamToolUse{ToolName: name, ToolID: id, Parameters: args})
 			},
 			ToolResult: func(id, name string, res *tools.Result, err error) {
-				ev := map[string]any{"type": "tool_result", "tool_id": id, "status": "success"}
+				ev := &streamToolResult{ToolID: id, Status: "success"}
 				switch {
 				case err != nil:
-					ev["status"], ev["error"] = "error", map[string]string{"type": toolErrorType(err), "message": err.Error()}
+					ev.Status, ev.Error = "error", &streamToolError{Type: toolErrorType(err), Message: err.Error()}
 				case res.Error != nil:
-					ev["status"], ev["error"], ev["output"] = "error", map[string]string{"type": string(res.Error.Type), "message": res.Error.Message}, res.Text
+					ev.Status, ev.Error, ev.Output = "error", &streamToolError{Type: string(res.Error.Type), Message: res.Error.Message}, &res.Text
 				default:
-					ev["output"] = res.Text
+					ev.Output = &res.Text
 				}
 				p.emit(ev)
 			},
@@ -436,9 +438,9 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 			return perr
 		}
 	default:
-		ev := map[string]any{"type": "result", "status": "success", "stats": p.streamStats(st)}
+		ev := &streamResult{Status: "success", Stats: p.streamStats(st)}
 		if err != nil {
-			ev["status"], ev["error"] = "error", promptErrorJSON(err)
+			ev.Status, ev.Error = "error", promptErrorJSON(err)
 		}
 		p.emit(ev)
 	}
@@ -448,17 +450,13 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 	return nil
 }
 
-// promptErrorJSON is a failed turn as Gemini CLI's JsonError: type, message, code (the exit
-// code), and gem's hint when it has one.
-func promptErrorJSON(err error) map[string]any {
+// promptErrorJSON is a failed turn as Gemini CLI's JsonError.
+func promptErrorJSON(err error) *promptError {
 	f := errorJSON(err)
-	out := map[string]any{"type": "Error", "message": f.Error.Message, "code": f.Error.ExitCode}
+	out := &promptError{Type: "Error", Message: f.Error.Message, Code: f.Error.ExitCode, Hint: f.Error.Hint}
 	var api *agent.APIError
 	if errors.As(err, &api) {
-		out["type"] = "GeminiAPIError:" + string(api.Kind)
-	}
-	if f.Error.Hint != "" {
-		out["hint"] = f.Error.Hint
+		out.Type = "GeminiAPIError:" + string(api.Kind)
 	}
 	return out
 }
