@@ -3,22 +3,20 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
-	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/plugins"
-	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
-	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
 )
 
@@ -177,73 +175,19 @@ func (s *session) openTools(ctx context.Context, services *tools.Services, o cal
 	return s.openCatalog(ctx, services, o, "")
 }
 
-// openCatalog opens the tool catalog; coreWorkspace, for the model side, adds the core file
-// tools confined to it.
+// openCatalog opens the tool catalog (host/agent.OpenCatalog); coreWorkspace, for the
+// model side, adds the core file tools confined to it.
 func (s *session) openCatalog(ctx context.Context, services *tools.Services, o callFlags, coreWorkspace string) (*tools.Catalog, error) {
-	d := s.discover()
-	engine, err := s.loadPolicy(d, o.ApprovalMode)
-	if err != nil {
-		return nil, err
+	reg, err := agent.OpenCatalog(ctx, agent.CatalogConfig{
+		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ,
+		ApprovalMode: o.ApprovalMode, Services: services, CallTimeout: o.Timeout,
+		ReadSecrets: secrets.Read, Logger: s.log, CoreWorkspace: coreWorkspace,
+		Warn: func(err error) { s.warn("%s", errorText(err)) },
+	})
+	if mode, ok := errors.AsType[*agent.ApprovalModeError](err); ok {
+		return nil, usagef("%v", mode)
 	}
-	opts := tools.Options{ReadSecrets: secrets.Read, Logger: s.log, Services: services, Policy: engine,
-		Audit: &policy.Audit{File: s.env.AuditLog()}, CallTimeout: o.Timeout, Environ: s.environ, Settings: s.settings(), CoreWorkspace: coreWorkspace}
-	if allow := s.env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && coreWorkspace != "" {
-		if opts.WebFetchAllow, err = tools.ParseAllow(allow); err != nil {
-			s.warn("%v (fix it; no private address is allowed meanwhile)", err)
-		}
-	}
-	reg, errs := tools.Load(ctx, s.env, d, opts)
-	for _, e := range errs {
-		s.warn("%s", errorText(e))
-	}
-	return reg, nil
-}
-
-// loadPolicy builds the policy engine of a session: the user's, the workspace's and the
-// enabled extensions' policy files, in the approval mode.
-func (s *session) loadPolicy(d *registry.Discovery, approvalMode string) (*policy.Engine, error) {
-	mode := policy.ModeDefault
-	if approvalMode != "" {
-		m, err := policy.ParseMode(approvalMode)
-		if err != nil {
-			return nil, usagef("--approval-mode: %v", err)
-		}
-		mode = m
-	}
-	if mode == policy.ModeYolo && s.settings().NoYolo {
-		return nil, usagef("--approval-mode yolo is disabled by security.disableYoloMode in %s: use default or auto_edit", s.settings().Origin["security.disableYoloMode"])
-	}
-	root := commands.Workspace(s.env)
-	src := policy.Sources{
-		UserFile:            s.env.UserPolicies(),
-		WorkspaceFile:       paths.Workspace(root).GemPolicies(),
-		GeminiUserDir:       s.env.GeminiPoliciesDir(),
-		GeminiWorkspaceFile: paths.Workspace(root).GeminiPolicies(),
-		Extensions:          map[string]string{},
-	}
-	src.Exclusions = map[string][]string{"settings": s.settings().ExcludeTools}
-	src.Allowed, src.AllowedTier = s.settings().AllowedTools, policy.TierUser
-	if s.settings().FromWorkspace("tools.allowed") {
-		src.AllowedTier = policy.TierWorkspace
-	}
-	for _, x := range d.Effective() {
-		if x.Active() {
-			src.Extensions[x.Name] = x.Path
-			src.Exclusions[x.Name] = x.Manifest().ExcludeTools
-		}
-	}
-	trusted := s.env.FolderTrusted(s.env.Cwd)
-	if mode == policy.ModeYolo && !trusted {
-		s.warn("--approval-mode yolo applies only in a trusted folder (Gemini CLI's trustedFolders.json); %s is not, so gem asks as in default mode", root)
-	}
-	engine, warnings, err := policy.Load(src, mode, trusted)
-	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	for _, w := range warnings {
-		s.warn("policy: %s", w)
-	}
-	return engine, nil
+	return reg, err
 }
 
 // startMCP starts every MCP server, warning about each that fails.

@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/policy"
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/paths"
+	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/settings"
+)
+
+// CatalogConfig is what opening the tool catalog of a session takes: every front (the CLI's
+// verbs, gem -p, the shell, gem mcp serve, the SDK, gem acp) opens it this way.
+type CatalogConfig struct {
+	Env       registry.Env
+	Discovery *registry.Discovery
+	Settings  *settings.Settings // nil: none
+	Environ   []string           // the programs' environment (nil: none)
+	// ApprovalMode is the policy's mode: default, auto_edit, yolo or plan ("": default).
+	ApprovalMode string
+	Services     *tools.Services
+	CallTimeout  time.Duration
+	ReadSecrets  registry.SecretReader
+	Logger       hclog.Logger
+	// CoreWorkspace, for the model side, adds the core file tools confined to it.
+	CoreWorkspace string
+	// Warn hears what was skipped while loading (a policy file's problem, a plugin that did
+	// not start); nil: not told.
+	Warn func(error)
+}
+
+// ApprovalModeError is an approval mode gem does not know, or one the settings disable.
+type ApprovalModeError struct {
+	Mode string
+	Err  error
+}
+
+func (e *ApprovalModeError) Error() string {
+	return fmt.Sprintf("--approval-mode: %v", e.Err)
+}
+func (e *ApprovalModeError) Unwrap() error { return e.Err }
+
+// OpenCatalog loads the tools of the enabled extensions (and the core tools with
+// CoreWorkspace) under the session's policy.
+func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
+	warn := c.Warn
+	if warn == nil {
+		warn = func(error) {}
+	}
+	engine, err := LoadPolicy(c.Env, c.Discovery, c.Settings, c.ApprovalMode, warn)
+	if err != nil {
+		return nil, err
+	}
+	sets := c.Settings
+	if sets == nil {
+		sets = &settings.Settings{}
+	}
+	opts := tools.Options{ReadSecrets: c.ReadSecrets, Logger: c.Logger, Services: c.Services, Policy: engine,
+		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace}
+	if allow := c.Env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && c.CoreWorkspace != "" {
+		if opts.WebFetchAllow, err = tools.ParseAllow(allow); err != nil {
+			warn(fmt.Errorf("%w (fix it; no private address is allowed meanwhile)", err))
+		}
+	}
+	reg, errs := tools.Load(ctx, c.Env, c.Discovery, opts)
+	for _, e := range errs {
+		warn(e)
+	}
+	return reg, nil
+}
+
+// LoadPolicy builds the policy engine of a session: the user's, the workspace's and the
+// enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
+// and never when the settings disable it).
+func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
+	if sets == nil {
+		sets = &settings.Settings{}
+	}
+	mode := policy.ModeDefault
+	if approvalMode != "" {
+		m, err := policy.ParseMode(approvalMode)
+		if err != nil {
+			return nil, &ApprovalModeError{Mode: approvalMode, Err: err}
+		}
+		mode = m
+	}
+	if mode == policy.ModeYolo && sets.NoYolo {
+		return nil, &ApprovalModeError{Mode: approvalMode, Err: fmt.Errorf("yolo is disabled by security.disableYoloMode in %s: use default or auto_edit", sets.Origin["security.disableYoloMode"])}
+	}
+	root := commands.Workspace(env)
+	src := policy.Sources{
+		UserFile:            env.UserPolicies(),
+		WorkspaceFile:       paths.Workspace(root).GemPolicies(),
+		GeminiUserDir:       env.GeminiPoliciesDir(),
+		GeminiWorkspaceFile: paths.Workspace(root).GeminiPolicies(),
+		Extensions:          map[string]string{},
+	}
+	src.Exclusions = map[string][]string{"settings": sets.ExcludeTools}
+	src.Allowed, src.AllowedTier = sets.AllowedTools, policy.TierUser
+	if sets.FromWorkspace("tools.allowed") {
+		src.AllowedTier = policy.TierWorkspace
+	}
+	for _, x := range d.Effective() {
+		if x.Active() {
+			src.Extensions[x.Name] = x.Path
+			src.Exclusions[x.Name] = x.Manifest().ExcludeTools
+		}
+	}
+	trusted := env.FolderTrusted(env.Cwd)
+	if mode == policy.ModeYolo && !trusted {
+		warn(fmt.Errorf("--approval-mode yolo applies only in a trusted folder (Gemini CLI's trustedFolders.json); %s is not, so gem asks as in default mode", root))
+	}
+	engine, warnings, err := policy.Load(src, mode, trusted)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	for _, w := range warnings {
+		warn(errors.New("policy: " + w))
+	}
+	return engine, nil
+}
