@@ -66,13 +66,10 @@ type Agent struct {
 	// Skills the model may activate (activate_skill) or the user (/skill); an active skill's
 	// SKILL.md joins the system instruction from the next request on.
 	Skills   []Skill
-	active   []Skill
 	MaxSteps int
 	Events   Events
 	// CallOptions are passed to every tool call (host services).
 	CallOptions tools.CallOptions
-	// NextContext goes with the next prompt (SessionStart hooks' additionalContext).
-	NextContext []string
 	// TokenLimit is the model's input limit (0: TokenLimitOf(Model)); the history is
 	// compressed before a request once the last prompt reached CompressAt of it.
 	TokenLimit int
@@ -94,6 +91,11 @@ type Session struct {
 	Created time.Time        `json:"created"`
 	Updated time.Time        `json:"updated"`
 	History []*genai.Content `json:"history"`
+	// ActiveSkills are the skills activated in the conversation: their instructions join the
+	// system instruction of every request from then on (kept with the session).
+	ActiveSkills []string `json:"activeSkills,omitempty"`
+	// nextContext goes with the next prompt (SessionStart hooks' additionalContext).
+	nextContext []string
 	// LastPromptTokens is the size of the last request, as the API counted it.
 	LastPromptTokens int   `json:"lastPromptTokens,omitempty"`
 	Usage            Usage `json:"usage"`
@@ -203,8 +205,8 @@ func hookInput(s *Session, kv ...any) map[string]any {
 // prompt, at most MaxAgentRetries times), end the turn or clear the history.
 func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
 	var st Stats
-	extra := a.NextContext
-	a.NextContext = nil
+	extra := s.nextContext
+	s.nextContext = nil
 	before := a.Hooks.Run(ctx, "BeforeAgent", hookInput(s, "prompt", prompt))
 	switch {
 	case before.Blocked != nil:
@@ -254,7 +256,7 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 				return final, err
 			}
 		}
-		if system := a.systemInstruction(); system != "" {
+		if system := a.systemInstruction(s); system != "" {
 			config.SystemInstruction = genai.NewContentFromText(system, genai.RoleUser)
 		}
 		content, err := a.request(ctx, s, config, step, st)
@@ -558,7 +560,8 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	opts := a.CallOptions
 	opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
 	if skill {
-		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: a.activateSkillCall}, args, opts)
+		run := func(_ context.Context, args json.RawMessage) (*tools.Result, error) { return a.activateSkillCall(s, args) }
+		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: run}, args, opts)
 	} else if sa := a.subagent(call.Name); sa != nil {
 		run := func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
 			return a.runSubagent(ctx, s, sa, args, st)
@@ -669,14 +672,15 @@ func declOf(s tools.Spec) *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{Name: s.Name, Description: s.Description, ParametersJsonSchema: s.InputSchema}
 }
 
-// ActivateSkill makes the skill named name active; false when there is none.
-func (a *Agent) ActivateSkill(name string) (Skill, bool) {
+// ActivateSkill makes the skill named name active in the conversation s; false when there
+// is none.
+func (a *Agent) ActivateSkill(s *Session, name string) (Skill, bool) {
 	for _, sk := range a.Skills {
 		if sk.Name != name {
 			continue
 		}
-		if !slices.ContainsFunc(a.active, func(x Skill) bool { return x.Name == name }) {
-			a.active = append(a.active, sk)
+		if !slices.Contains(s.ActiveSkills, name) {
+			s.ActiveSkills = append(s.ActiveSkills, name)
 		}
 		return sk, true
 	}
@@ -686,12 +690,12 @@ func (a *Agent) ActivateSkill(name string) (Skill, bool) {
 // activateSkillCall is the activate_skill tool: it runs like every call (BeforeTool and
 // AfterTool hooks, the call's events, a result paired with it), its backend the agent's
 // skills.
-func (a *Agent) activateSkillCall(_ context.Context, args json.RawMessage) (*tools.Result, error) {
+func (a *Agent) activateSkillCall(s *Session, args json.RawMessage) (*tools.Result, error) {
 	var in struct {
 		Name string `json:"name"`
 	}
 	json.Unmarshal(args, &in)
-	sk, ok := a.ActivateSkill(in.Name)
+	sk, ok := a.ActivateSkill(s, in.Name)
 	if !ok {
 		var names []string
 		for _, s := range a.Skills {
@@ -702,11 +706,14 @@ func (a *Agent) activateSkillCall(_ context.Context, args json.RawMessage) (*too
 	return &tools.Result{Text: "Skill " + sk.Name + " is active. Its instructions:\n\n" + sk.Text}, nil
 }
 
-// systemInstruction is System with the active skills' instructions.
-func (a *Agent) systemInstruction() string {
+// systemInstruction is System with the instructions of the skills active in s.
+func (a *Agent) systemInstruction(s *Session) string {
 	var b strings.Builder
 	b.WriteString(a.System)
-	for _, sk := range a.active {
+	for _, sk := range a.Skills {
+		if !slices.Contains(s.ActiveSkills, sk.Name) {
+			continue
+		}
 		fmt.Fprintf(&b, "\n\n--- Active skill: %s (%s) ---\n%s\n--- End of skill: %s ---", sk.Name, sk.Extension, strings.TrimRight(sk.Text, "\n"), sk.Name)
 	}
 	return b.String()

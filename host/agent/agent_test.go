@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -609,5 +610,35 @@ func TestAgentToolsGoThroughThePolicy(t *testing.T) {
 	}
 	if len(srv.Requests) != 2 {
 		t.Errorf("the denied subagent made %d requests", len(srv.Requests)-2)
+	}
+}
+
+// TestActiveSkillsAreTheSessions: an activated skill belongs to the conversation, not the
+// agent: it is kept with the session (a resumed one has it), and a new session starts
+// without it.
+func TestActiveSkillsAreTheSessions(t *testing.T) {
+	w := newWorld(t, "", "")
+	a, srv := w.agent(t, []fakegemini.Reply{chunks(call("activate_skill", `{"name":"tidy"}`)), chunks(text("ok")), chunks(text("resumed")), chunks(text("fresh"))})
+	a.Skills = []Skill{{Name: "tidy", Text: "TIDY STEPS", Extension: "user"}}
+	store := Sessions{Dir: t.TempDir()}
+	s := store.New("m")
+	if _, _, err := a.Turn(context.Background(), s, "tidy up"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := store.Load(s.ID)
+	if err != nil || !slices.Equal(resumed.ActiveSkills, []string{"tidy"}) {
+		t.Fatalf("resumed session's skills: %v, %v", resumed, err)
+	}
+	if _, _, err := a.Turn(context.Background(), resumed, "again"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.Turn(context.Background(), store.New("m"), "new"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(srv.Requests[2].Body), "TIDY STEPS") || strings.Contains(string(srv.Requests[3].Body), "TIDY STEPS") {
+		t.Errorf("the resumed session keeps the skill, a new one starts without it")
 	}
 }

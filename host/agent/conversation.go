@@ -249,7 +249,7 @@ func (f firstRequest) RoundTrip(r *http.Request) (*http.Response, error) {
 // additionalContext goes with the next prompt.
 func (c *Conversation) startSession(ctx context.Context, source string) {
 	out := c.Hooks.Run(ctx, "SessionStart", map[string]any{"transcript_path": c.Session.Path(), "session_id": c.Session.ID, "source": source})
-	c.Agent.NextContext = out.Context
+	c.Session.nextContext = out.Context
 }
 
 // endSession runs the SessionEnd hooks (reason: exit or clear).

@@ -186,7 +186,7 @@ func TestSettingsHooks(t *testing.T) {
 	if out := a.Hooks.Run(context.Background(), "SessionStart", hookInput(s, "source", "resume")); len(out.Context) != 0 {
 		t.Errorf("matcher startup ran on resume: %v", out.Context)
 	}
-	a.NextContext = a.Hooks.Run(context.Background(), "SessionStart", hookInput(s, "source", "startup")).Context
+	s.nextContext = a.Hooks.Run(context.Background(), "SessionStart", hookInput(s, "source", "startup")).Context
 	if _, _, err := a.Turn(context.Background(), s, "go"); err != nil {
 		t.Fatal(err)
 	}

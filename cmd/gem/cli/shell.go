@@ -472,7 +472,7 @@ func (s *shell) activateSkill(args []string) {
 	if !s.openAgent() {
 		return
 	}
-	if sk, ok := s.agent.conv.Agent.ActivateSkill(args[0]); ok {
+	if sk, ok := s.agent.conv.Agent.ActivateSkill(s.agent.conv.Session, args[0]); ok {
 		fmt.Fprintf(s.sess.stderr, "Skill %s is active: its instructions join the model's from the next prompt on.\n", sk.Name)
 		return
 	}
