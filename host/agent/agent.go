@@ -560,7 +560,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	opts := a.CallOptions
 	opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
 	if skill {
-		run := func(_ context.Context, args json.RawMessage) (*tools.Result, error) { return a.activateSkillCall(s, args) }
+		run := func(_ context.Context, args json.RawMessage) (*tools.Result, error) {
+			return a.activateSkillCall(s, args)
+		}
 		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: run}, args, opts)
 	} else if sa := a.subagent(call.Name); sa != nil {
 		run := func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
