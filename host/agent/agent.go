@@ -65,9 +65,15 @@ type Agent struct {
 	Hooks  *Hooks // nil runs none
 	// Skills the model may activate (activate_skill) or the user (/skill); an active skill's
 	// SKILL.md joins the system instruction from the next request on.
-	Skills   []Skill
-	MaxSteps int
-	Events   Events
+	Skills []Skill
+	// Funcs are tools the program embedding the agent runs itself (the SDK's typed tools):
+	// declared to the model and called through the catalog like its tools.
+	Funcs []tools.Func
+	// Instructions, when set, adds to the system instruction of every request (the SDK's
+	// static and dynamic instructions, where context files stand).
+	Instructions func(s *Session) string
+	MaxSteps     int
+	Events       Events
 	// CallOptions are passed to every tool call (host services).
 	CallOptions tools.CallOptions
 	// TokenLimit is the model's input limit (0: TokenLimitOf(Model)); the history is
@@ -556,6 +562,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		args, _ = json.Marshal(before.ToolInput)
 	}
 	// Every tool goes through the catalog: validation, the policy's decision, the audit.
+	ctx = context.WithValue(ctx, sessionKey{}, s)
 	var res *tools.Result
 	opts := a.CallOptions
 	opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
@@ -564,6 +571,8 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 			return a.activateSkillCall(s, args)
 		}
 		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: run}, args, opts)
+	} else if f, ok := a.fn(call.Name); ok {
+		res, err = a.Tools.CallFunc(ctx, f, args, opts)
 	} else if sa := a.subagent(call.Name); sa != nil {
 		run := func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
 			return a.runSubagent(ctx, s, sa, args, st)
@@ -708,10 +717,39 @@ func (a *Agent) activateSkillCall(s *Session, args json.RawMessage) (*tools.Resu
 	return &tools.Result{Text: "Skill " + sk.Name + " is active. Its instructions:\n\n" + sk.Text}, nil
 }
 
-// systemInstruction is System with the instructions of the skills active in s.
+// sessionKey carries the session of a tool call in its context (SessionOf).
+type sessionKey struct{}
+
+// SessionOf is the session whose turn made the tool call running under ctx (nil outside a
+// turn): the SDK's SessionContext reads it.
+func SessionOf(ctx context.Context) *Session {
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	return s
+}
+
+// fn is the Func named name, when this agent has one (a subagent only those its list allows).
+func (a *Agent) fn(name string) (tools.Func, bool) {
+	for _, f := range a.Funcs {
+		if f.Spec.Name == name {
+			return f, true
+		}
+	}
+	return tools.Func{}, false
+}
+
+// systemInstruction is System with the program's instructions and the instructions of the
+// skills active in s.
 func (a *Agent) systemInstruction(s *Session) string {
 	var b strings.Builder
 	b.WriteString(a.System)
+	if a.Instructions != nil {
+		if extra := a.Instructions(s); extra != "" {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(extra)
+		}
+	}
 	for _, sk := range a.Skills {
 		if !slices.Contains(s.ActiveSkills, sk.Name) {
 			continue

@@ -46,6 +46,9 @@ type Config struct {
 	Model        string // "" : the settings' model.name, else DefaultModel
 	Plan         bool   // plan mode: the model is told, its answers kept as the plan file
 	Resume       string // a saved session's id, or "latest"; "": a new session
+	// Funcs and Instructions go to the Agent (the SDK's typed tools and instructions).
+	Funcs        []tools.Func
+	Instructions func(*Session) string
 	// Warn hears each problem found while loading (a hook, command, context file or agent
 	// skipped); Say, what hooks tell the user; Progress, long waits (MCP servers started for
 	// the first time). Nil: not told.
@@ -143,6 +146,7 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 		Client: cfg.Client, Model: cmp.Or(cfg.Model, st.Model, DefaultModel), Tools: reg, Hooks: hooks,
 		System: SystemInstruction(files, skills) + planNote(cfg.Plan), Skills: skills,
 		CompressAt: st.CompressionThreshold, Subagents: subagents,
+		Funcs: cfg.Funcs, Instructions: cfg.Instructions,
 	}
 	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one, to
 	// see compression at work).

@@ -17,6 +17,11 @@ func (a *Agent) declarations() []*genai.FunctionDeclaration {
 	if a.only != nil {
 		decls = slices.DeleteFunc(decls, func(d *genai.FunctionDeclaration) bool { return !a.only.allows(d.Name) })
 	}
+	for _, f := range a.Funcs {
+		if a.only == nil || a.only.allows(f.Spec.Name) {
+			decls = append(decls, declOf(f.Spec))
+		}
+	}
 	if len(a.Skills) > 0 {
 		decls = append(decls, declOf(activateSkillSpec))
 	}

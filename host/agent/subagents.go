@@ -259,7 +259,7 @@ func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sub := &Agent{Client: a.Client, Model: sa.Model, Tools: a.Tools, Hooks: a.Hooks, MaxSteps: sa.MaxTurns,
+	sub := &Agent{Client: a.Client, Model: sa.Model, Tools: a.Tools, Funcs: a.Funcs, Hooks: a.Hooks, MaxSteps: sa.MaxTurns,
 		CallOptions: a.CallOptions, Depth: a.Depth + 1, only: sa, temperature: sa.Temperature,
 		TokenLimit: a.TokenLimit, CompressAt: a.CompressAt,
 		System: BasePrompt + "\n\n" + sa.Prompt + "\n\nYou are the subagent " + sa.Name + ", called by the main agent: work on its task with your tools, then answer with your findings; nobody reads your answer but the main agent."}

@@ -1,0 +1,322 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/host/binfmt"
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/commands/hashing"
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/config"
+	"github.com/gemhost/gem/internal/prompt"
+	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/secrets"
+	"github.com/gemhost/gem/registry/settings"
+)
+
+// SettingsMode says what an agent loads besides the program's own parts.
+type SettingsMode int
+
+const (
+	// LoadSettings loads what gem -p loads: settings, installed extensions, policy files.
+	LoadSettings SettingsMode = iota
+	// NoSettings makes a bare agent: the program's instructions and tools, gem's core tools.
+	NoSettings
+)
+
+// Options configure an agent.
+type Options struct {
+	Cwd          string // the workspace ("": the current directory)
+	Model        string // "": the settings' model.name, else gem's default
+	Instructions []Instruction
+	Tools        []Tool
+	Settings     SettingsMode
+	// APIKey and BaseURL reach the Gemini API ("": GEMINI_API_KEY or GOOGLE_API_KEY, and
+	// GEM_GEMINI_BASE_URL, as gem reads them).
+	APIKey  string
+	BaseURL string
+	// Getenv is the environment the agent reads (HOME, GEM_HOME, the API key) and its
+	// programs start from; nil: the process's.
+	Getenv func(string) string
+	// ApprovalMode is the policy's mode: default, auto_edit, yolo or plan ("": default).
+	ApprovalMode string
+}
+
+// Agent is a configured agent: its tool catalog and model client, shared by its sessions.
+type Agent struct {
+	opts    Options
+	env     registry.Env
+	environ []string
+	disc    *registry.Discovery
+	sets    *settings.Settings
+	catalog *tools.Catalog
+	client  *genai.Client
+	sent    <-chan struct{}
+	funcs   []tools.Func
+}
+
+// NewAgent opens an agent: the API client, the tool catalog under the policy, and what the
+// settings bring (see SettingsMode).
+func NewAgent(ctx context.Context, o Options) (*Agent, error) {
+	getenv := o.Getenv
+	environ := config.Environ()
+	if getenv == nil {
+		getenv = config.Getenv
+	} else {
+		environ = environFrom(getenv)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("sdk: no home folder: %w", err)
+		}
+		home = h
+	}
+	cwd := o.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		cwd = wd
+	}
+	env := registry.NewEnv(home, cwd, getenv)
+	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
+	a := &Agent{opts: o, env: env, environ: environ}
+	if o.Settings == LoadSettings {
+		a.disc = registry.Discover(env, registry.Providers)
+		a.sets = settings.Load(env, commands.Workspace(env))
+	} else {
+		a.disc = &registry.Discovery{}
+		a.sets = &settings.Settings{}
+	}
+	apiEnv := func(k string) string {
+		switch {
+		case k == "GEMINI_API_KEY" && o.APIKey != "":
+			return o.APIKey
+		case k == "GEM_GEMINI_BASE_URL" && o.BaseURL != "":
+			return o.BaseURL
+		}
+		return getenv(k)
+	}
+	client, sent, err := agent.NewClient(ctx, apiEnv)
+	if err != nil {
+		return nil, err
+	}
+	a.client, a.sent = client, sent
+	for _, t := range o.Tools {
+		if t.err != nil {
+			return nil, fmt.Errorf("sdk: tool %s: %w", t.spec.Name, t.err)
+		}
+		a.funcs = append(a.funcs, t.fn(a))
+	}
+	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
+		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
+		Services:    &tools.Services{Prompt: &prompt.Refuse{Why: prompt.NotAskedError{Reason: "no one to approve it (Options.Approve)"}}},
+		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// environFrom is the environment getenv describes, for the agent's programs: the names gem
+// passes on, read through getenv.
+func environFrom(getenv func(string) string) []string {
+	var out []string
+	for _, kv := range config.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if v := getenv(k); v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	for _, k := range []string{"HOME", "PATH", "GEM_HOME", "GEMINI_CLI_HOME"} {
+		if v := getenv(k); v != "" && !strings.HasPrefix(strings.Join(out, "\n"), k+"=") {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// Close stops what the agent started (MCP servers, plugins).
+func (a *Agent) Close() error {
+	a.catalog.Close()
+	return nil
+}
+
+// Session starts a new session.
+func (a *Agent) Session(ctx context.Context) (*Session, error) { return a.open(ctx, "") }
+
+// ResumeSession continues a saved session (one of gem's, or an earlier Session's ID).
+func (a *Agent) ResumeSession(ctx context.Context, id string) (*Session, error) {
+	return a.open(ctx, id)
+}
+
+func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
+	s := &Session{agent: a}
+	conv, err := agent.Open(ctx, agent.Config{
+		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog,
+		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model, Resume: resume,
+		Funcs: a.funcs, Instructions: s.instructions,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.conv = conv
+	return s, nil
+}
+
+// Session is one conversation with the model. Not safe for concurrent sends.
+type Session struct {
+	agent *Agent
+	conv  *agent.Conversation
+	last  *Result
+}
+
+// ID is the session's id (ResumeSession and gem --resume take it).
+func (s *Session) ID() string { return s.conv.Session.ID }
+
+// instructions are the program's instructions for the next request of s.
+func (s *Session) instructions(_ *agent.Session) string {
+	var parts []string
+	for _, in := range s.agent.opts.Instructions {
+		if t := in.text(s.context()); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Result is a finished turn.
+type Result struct {
+	Text      string     // the model's final answer
+	ToolCalls []ToolCall // the calls made during the turn, in order
+	Usage     Usage
+}
+
+// ToolCall is one tool call of a turn and its outcome.
+type ToolCall struct {
+	ID, Name string
+	Args     []byte // JSON
+	Output   string // what the model got back
+	Err      error  // the call did not run or failed
+}
+
+// Usage are a turn's tokens and requests.
+type Usage struct {
+	Requests, PromptTokens, OutputTokens, TotalTokens int
+}
+
+// EventType says what an Event carries.
+type EventType string
+
+// The events of SendStream (what gem -p's stream-json carries).
+const (
+	EventText       EventType = "text"        // Text: a piece of the model's answer
+	EventToolCall   EventType = "tool_call"   // ToolCall: a call about to run
+	EventToolResult EventType = "tool_result" // ToolCall: the call with its outcome
+)
+
+// Event is one step of a streamed turn.
+type Event struct {
+	Type     EventType
+	Text     string
+	ToolCall *ToolCall
+}
+
+// Send runs one turn and returns its result.
+func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
+	var res *Result
+	var err error
+	for ev, e := range s.SendStream(ctx, prompt) {
+		if e != nil {
+			err = e
+		}
+		_ = ev
+	}
+	res = s.last
+	return res, err
+}
+
+// SendStream runs one turn, yielding its events as they happen; the last pair carries the
+// turn's error, if any. Breaking out of the loop cancels the turn.
+func (s *Session) SendStream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		type item struct {
+			ev  Event
+			err error
+		}
+		ch := make(chan item)
+		res := &Result{}
+		calls := map[string]*ToolCall{}
+		send := func(it item) {
+			select {
+			case ch <- it:
+			case <-ctx.Done():
+			}
+		}
+		s.conv.Agent.Events = agent.Events{
+			Text: func(d string) { send(item{ev: Event{Type: EventText, Text: d}}) },
+			ToolCall: func(id, name string, args json.RawMessage) {
+				c := &ToolCall{ID: id, Name: name, Args: args}
+				calls[id] = c
+				send(item{ev: Event{Type: EventToolCall, ToolCall: c}})
+			},
+			ToolResult: func(id, name string, r *tools.Result, err error) {
+				c := calls[id]
+				if c == nil {
+					c = &ToolCall{ID: id, Name: name}
+				}
+				switch {
+				case err != nil:
+					c.Err = err
+				case r != nil && r.Error != nil:
+					c.Output, c.Err = r.Text, errors.New(string(r.Error.Type)+": "+r.Error.Message)
+				case r != nil:
+					c.Output = r.Text
+				}
+				res.ToolCalls = append(res.ToolCalls, *c)
+				send(item{ev: Event{Type: EventToolResult, ToolCall: c}})
+			},
+		}
+		done := make(chan error, 1)
+		go func() {
+			text, st, err := s.conv.Send(ctx, prompt)
+			res.Text = text
+			res.Usage = Usage{Requests: st.Requests, PromptTokens: st.Tokens.Prompt, OutputTokens: st.Tokens.Output, TotalTokens: st.Tokens.Total}
+			done <- err
+			close(ch)
+		}()
+		stopped := false
+		for it := range ch {
+			if !stopped && !yield(it.ev, nil) {
+				stopped = true
+				cancel()
+			}
+		}
+		err := <-done
+		s.last = res
+		if err != nil && !stopped {
+			yield(Event{}, err)
+		}
+	}
+}
+
+// context is the SessionContext of s outside a tool call.
+func (s *Session) context() SessionContext {
+	return &sessionContext{agent: s.agent, session: s.conv.Session, at: time.Now()}
+}

@@ -1,0 +1,185 @@
+package sdk_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gemhost/gem/internal/fakegemini"
+	"github.com/gemhost/gem/sdk"
+)
+
+// fakeModel starts a scripted Gemini API and returns the environment an agent reads: a
+// fresh home outside /tmp, the API key and the fake's address.
+func fakeModel(tb testing.TB, replies ...fakegemini.Reply) (*fakegemini.Server, func(string) string) {
+	tb.Helper()
+	srv, getenv, stop, err := startFake(replies...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(stop)
+	return srv, getenv
+}
+
+func startFake(replies ...fakegemini.Reply) (*fakegemini.Server, func(string) string, func(), error) {
+	srv, err := fakegemini.Start(replies, "")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cache, _ := os.UserCacheDir()
+	os.MkdirAll(filepath.Join(cache, "gem-testwork"), 0o755)
+	home, err := os.MkdirTemp(filepath.Join(cache, "gem-testwork"), "sdk-")
+	if err != nil {
+		srv.Close()
+		return nil, nil, nil, err
+	}
+	os.MkdirAll(filepath.Join(home, "proj"), 0o755)
+	vars := map[string]string{"HOME": home, "GEMINI_API_KEY": "test-key", "GEM_GEMINI_BASE_URL": srv.URL, "PATH": "/usr/bin:/bin"}
+	stop := func() { srv.Close(); os.RemoveAll(home) }
+	return srv, func(k string) string { return vars[k] }, stop, nil
+}
+
+func chunks(parts ...string) fakegemini.Reply {
+	var r fakegemini.Reply
+	for _, p := range parts {
+		r.Chunks = append(r.Chunks, json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[`+p+`]},"finishReason":"STOP"}]}`))
+	}
+	return r
+}
+
+func text(s string) string { b, _ := json.Marshal(s); return `{"text":` + string(b) + `}` }
+
+func call(name, args string) string {
+	return `{"functionCall":{"id":"c1","name":"` + name + `","args":` + args + `}}`
+}
+
+type countArgs struct {
+	Text string `json:"text" jsonschema:"the text whose words to count"`
+}
+
+type count struct {
+	Words int `json:"words"`
+}
+
+var countWords = sdk.NewTool("count_words", "Counts the words of a text",
+	func(sc sdk.SessionContext, a countArgs) (count, error) {
+		return count{Words: len(strings.Fields(a.Text))}, nil
+	}).WithKind(sdk.KindRead)
+
+// TestSendWithToolAndInstructions: the prompt is in the request; the static and dynamic
+// instructions stand in the system instruction; the tool is declared, runs through the
+// policy with its typed arguments, and its response goes back to the model.
+func TestSendWithToolAndInstructions(t *testing.T) {
+	srv, getenv := fakeModel(t, chunks(call("count_words", `{"text":"one two three"}`)), chunks(text("Three words.")))
+	ctx := context.Background()
+	requests := 0
+	a, err := sdk.NewAgent(ctx, sdk.Options{
+		Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings,
+		Instructions: []sdk.Instruction{
+			sdk.Static("You count words for a living."),
+			sdk.Dynamic(func(sc sdk.SessionContext) string {
+				requests++
+				return fmt.Sprintf("Request %d; messages so far: %d.", requests, len(sc.Transcript()))
+			}),
+		},
+		Tools: []sdk.Tool{countWords},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, err := a.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Send(ctx, "How many words in 'one two three'?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Three words." || len(res.ToolCalls) != 1 || res.ToolCalls[0].Output != `{"words":3}` {
+		t.Errorf("result %+v", res)
+	}
+	first, second := string(srv.Requests[0].Body), string(srv.Requests[1].Body)
+	for _, want := range []string{"How many words in 'one two three'?", "You count words for a living.", "Request 1; messages so far: 1.", `"name":"count_words"`, `"the text whose words to count"`} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first request lacks %q: %s", want, first)
+		}
+	}
+	if !strings.Contains(second, `"functionResponse"`) || !strings.Contains(second, `words`) || !strings.Contains(second, "Request 2; messages so far: 1.") {
+		t.Errorf("the second request lacks the tool's response or the updated instruction: %s", second)
+	}
+	if s.ID() == "" {
+		t.Error("no session id")
+	}
+}
+
+// TestSendStreamAndResume: the events of a turn as they happen; the session is saved where
+// gem keeps sessions, and resumed by its id with its history.
+func TestSendStreamAndResume(t *testing.T) {
+	srv, getenv := fakeModel(t, chunks(text("Hel"), text("lo.")), chunks(text("Again.")))
+	ctx := context.Background()
+	a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, _ := a.Session(ctx)
+	var got []string
+	for ev, err := range s.SendStream(ctx, "hi") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(ev.Type)+":"+ev.Text)
+	}
+	if strings.Join(got, ",") != "text:Hel,text:lo." {
+		t.Errorf("events %v", got)
+	}
+	r, err := a.ResumeSession(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Send(ctx, "and again"); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests[1].Body); !strings.Contains(body, `"hi"`) || !strings.Contains(body, "Hello.") {
+		t.Errorf("the resumed session's request lacks its history: %s", body)
+	}
+}
+
+// An agent with a typed tool and an instruction, against a scripted model.
+func ExampleNewAgent() {
+	_, getenv, stop, err := startFake(chunks(call("count_words", `{"text":"a b c d"}`)), chunks(text("There are 4 words.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+	ctx := context.Background()
+	a, err := sdk.NewAgent(ctx, sdk.Options{
+		Cwd:          filepath.Join(getenv("HOME"), "proj"),
+		Getenv:       getenv, // nil in a program: the process's environment
+		Settings:     sdk.NoSettings,
+		Instructions: []sdk.Instruction{sdk.Static("You count words.")},
+		Tools:        []sdk.Tool{countWords},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer a.Close()
+	s, _ := a.Session(ctx)
+	res, err := s.Send(ctx, "How many words in 'a b c d'?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.ToolCalls[0].Name, res.ToolCalls[0].Output)
+	fmt.Println(res.Text)
+	// Output:
+	// count_words {"words":4}
+	// There are 4 words.
+}
