@@ -50,6 +50,8 @@ type Options struct {
 	Getenv func(string) string
 	// ApprovalMode is the policy's mode: default, auto_edit, yolo or plan ("": default).
 	ApprovalMode string
+	// Approve answers the calls the policy asks about; nil refuses them (the model is told).
+	Approve func(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
 
 // Agent is a configured agent: its tool catalog and model client, shared by its sessions.
@@ -123,13 +125,21 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	}
 	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
 		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
-		Services:    &tools.Services{Prompt: &prompt.Refuse{Why: prompt.NotAskedError{Reason: "no one to approve it (Options.Approve)"}}},
+		Services:    &tools.Services{Prompt: a.prompter()},
 		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env),
 	})
 	if err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// prompter answers the policy's questions: Options.Approve, else refusal.
+func (a *Agent) prompter() prompt.Prompter {
+	if a.opts.Approve != nil {
+		return approver{a.opts.Approve}
+	}
+	return &prompt.Refuse{Why: prompt.NotAskedError{Reason: "no one to approve it (Options.Approve)"}}
 }
 
 // environFrom is the environment getenv describes, for the agent's programs: the names gem

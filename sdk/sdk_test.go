@@ -3,6 +3,7 @@ package sdk_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -182,4 +183,64 @@ func ExampleNewAgent() {
 	// Output:
 	// count_words {"words":4}
 	// There are 4 words.
+}
+
+// TestApprove: a tool the policy asks about (kind edit, default mode) is put to Approve with
+// the question the terminal shows; Deny refuses it (the model is told), ApproveAlways runs
+// it and the next call without asking; without Approve it is refused.
+func TestApprove(t *testing.T) {
+	touch := sdk.NewTool("touch", "Touches a file", func(sc sdk.SessionContext, a struct {
+		Name string `json:"name"`
+	}) (string, error) {
+		return "touched " + a.Name, nil
+	}).WithKind(sdk.KindEdit)
+	tests := []struct {
+		name     string
+		decide   []sdk.Decision
+		approve  bool
+		want     []string // each call's output or error
+		wantAsks int
+	}{
+		{name: "deny", approve: true, decide: []sdk.Decision{sdk.Deny, sdk.Deny}, want: []string{"denied", "denied"}, wantAsks: 2},
+		{name: "once", approve: true, decide: []sdk.Decision{sdk.ApproveOnce, sdk.Deny}, want: []string{"touched a", "denied"}, wantAsks: 2},
+		{name: "always", approve: true, decide: []sdk.Decision{sdk.ApproveAlways}, want: []string{"touched a", "touched b"}, wantAsks: 1},
+		{name: "no callback", want: []string{"denied", "denied"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, getenv := fakeModel(t, chunks(call("touch", `{"name":"a"}`)), chunks(call("touch", `{"name":"b"}`)), chunks(text("done")))
+			var asked []string
+			o := sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings, Tools: []sdk.Tool{touch}}
+			if tt.approve {
+				o.Approve = func(_ context.Context, req sdk.ApprovalRequest) (sdk.Decision, error) {
+					asked = append(asked, req.Question)
+					return tt.decide[len(asked)-1], nil
+				}
+			}
+			a, err := sdk.NewAgent(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			s, _ := a.Session(context.Background())
+			res, err := s.Send(context.Background(), "touch a then b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range res.ToolCalls {
+				if c.Err != nil {
+					got = append(got, map[bool]string{true: "denied", false: c.Err.Error()}[errors.Is(c.Err, sdk.ErrDenied)])
+				} else {
+					got = append(got, c.Output)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") || len(asked) != tt.wantAsks {
+				t.Errorf("calls %v (asked %d), want %v (asked %d)", got, len(asked), tt.want, tt.wantAsks)
+			}
+			if len(asked) > 0 && !strings.Contains(asked[0], "touch") {
+				t.Errorf("the question does not name the tool: %q", asked[0])
+			}
+		})
+	}
 }
