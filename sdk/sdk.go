@@ -248,16 +248,13 @@ type Event struct {
 
 // Send runs one turn and returns its result.
 func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
-	var res *Result
 	var err error
-	for ev, e := range s.SendStream(ctx, prompt) {
+	for _, e := range s.SendStream(ctx, prompt) {
 		if e != nil {
 			err = e
 		}
-		_ = ev
 	}
-	res = s.last
-	return res, err
+	return s.last, err
 }
 
 // SendStream runs one turn, yielding its events as they happen; the last pair carries the
@@ -266,10 +263,7 @@ func (s *Session) SendStream(ctx context.Context, prompt string) iter.Seq2[Event
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		type item struct {
-			ev  Event
-			err error
-		}
+		type item struct{ ev Event }
 		ch := make(chan item)
 		res := &Result{}
 		calls := map[string]*ToolCall{}

@@ -148,13 +148,6 @@ func (in *Installer) sameAsInstalled(x, nx *registry.Extension, dir string) bool
 	return err == nil && maps.Equal(now, rec.Files)
 }
 
-func orDeclined(err error) error {
-	if err != nil {
-		return err
-	}
-	return ErrDeclined
-}
-
 func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
