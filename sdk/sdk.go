@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -65,6 +66,16 @@ type Agent struct {
 	client  *genai.Client
 	sent    <-chan struct{}
 	funcs   []tools.Func
+
+	mu       sync.Mutex
+	sessions map[*agent.Session]*Session // the SDK session of each open conversation's session
+}
+
+// sessionOf is the SDK session whose conversation holds s (nil when none).
+func (a *Agent) sessionOf(s *agent.Session) *Session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[s]
 }
 
 // NewAgent opens an agent: the API client, the tool catalog under the policy, and what the
@@ -185,6 +196,12 @@ func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
 		return nil, err
 	}
 	s.conv = conv
+	a.mu.Lock()
+	if a.sessions == nil {
+		a.sessions = map[*agent.Session]*Session{}
+	}
+	a.sessions[conv.Session] = s
+	a.mu.Unlock()
 	return s, nil
 }
 
@@ -193,6 +210,14 @@ type Session struct {
 	agent *Agent
 	conv  *agent.Conversation
 	last  *Result
+}
+
+// Close ends the session (its SessionEnd hooks run); it stays saved for ResumeSession.
+func (s *Session) Close() {
+	s.agent.mu.Lock()
+	delete(s.agent.sessions, s.conv.Session)
+	s.agent.mu.Unlock()
+	s.conv.End() // the catalog is the agent's: Agent.Close stops it
 }
 
 // ID is the session's id (ResumeSession and gem --resume take it).

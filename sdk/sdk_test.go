@@ -68,6 +68,9 @@ type count struct {
 
 var countWords = sdk.NewTool("count_words", "Counts the words of a text",
 	func(sc sdk.SessionContext, a countArgs) (count, error) {
+		if sc.Session() == nil || sc.Session().ID() != sc.SessionID() || sc.Agent() == nil {
+			return count{}, &sdk.ModelError{Message: "the tool does not know its session"}
+		}
 		return count{Words: len(strings.Fields(a.Text))}, nil
 	}).WithKind(sdk.KindRead)
 
@@ -116,6 +119,7 @@ func TestSendWithToolAndInstructions(t *testing.T) {
 	if s.ID() == "" {
 		t.Error("no session id")
 	}
+	s.Close()
 }
 
 // TestSendStreamAndResume: the events of a turn as they happen; the session is saved where

@@ -21,6 +21,10 @@ type SessionContext interface {
 	Timestamp() time.Time
 	// Transcript is the conversation so far, one entry per message.
 	Transcript() []Message
+	// Agent is the agent the session belongs to; Session, the session (nil when the call
+	// comes from a subagent's own conversation).
+	Agent() *Agent
+	Session() *Session
 }
 
 // Message is one message of a transcript.
@@ -42,6 +46,8 @@ func (c *sessionContext) SessionID() string {
 	return c.session.ID
 }
 func (c *sessionContext) Cwd() string          { return c.agent.env.Cwd }
+func (c *sessionContext) Agent() *Agent        { return c.agent }
+func (c *sessionContext) Session() *Session    { return c.agent.sessionOf(c.session) }
 func (c *sessionContext) Timestamp() time.Time { return c.at }
 func (c *sessionContext) Transcript() []Message {
 	if c.session == nil {

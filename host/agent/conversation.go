@@ -277,9 +277,13 @@ func (c *Conversation) NewSession() error {
 
 // Close ends the conversation (SessionEnd) and stops the catalog's programs.
 func (c *Conversation) Close() {
-	c.endSession("exit")
+	c.End()
 	c.Catalog.Close()
 }
+
+// End ends the conversation (its SessionEnd hooks run) and leaves the catalog running, for
+// the other conversations that share it (the SDK's sessions).
+func (c *Conversation) End() { c.endSession("exit") }
 
 // Command finds the prompt command of "/name args".
 func (c *Conversation) Command(input string) (*PromptCommand, string) {
