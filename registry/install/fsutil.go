@@ -39,6 +39,28 @@ func dropStaging(dir string) {
 	os.Remove(filepath.Dir(dir)) // fails, harmlessly, while others are in use
 }
 
+// checkStaging refuses a staging folder that is not gem's: a link (a cloned project's
+// .gemini/.gem-staging pointing at the user's files would have gem delete them as stale
+// staging) or a file.
+func checkStaging(root string) error {
+	dir := stagingDir(root)
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil // not there yet: newStaging makes it
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return &StagingError{Path: dir}
+	}
+	return nil
+}
+
+// StagingError is a staging folder gem did not make (a link or a file where it stages).
+type StagingError struct{ Path string }
+
+func (e *StagingError) Error() string {
+	return fmt.Sprintf("%s is not a folder gem made (a link or a file): gem stages installs there; remove it and retry", e.Path)
+}
+
 // stage removes what failed installs left in root's staging parent and makes a fresh
 // staging folder.
 func stage(root string) (string, error) {
@@ -48,6 +70,9 @@ func stage(root string) (string, error) {
 
 // newStaging makes a fresh staging folder for root.
 func newStaging(root string) (string, error) {
+	if err := checkStaging(root); err != nil {
+		return "", err
+	}
 	dir := filepath.Join(stagingDir(root), randomSuffix())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("cannot create a staging folder in %s: %w", stagingDir(root), err)

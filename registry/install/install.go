@@ -132,8 +132,12 @@ func (in *Installer) lock() (*Lock, error) {
 	return l, nil
 }
 
-// cleanStale removes staging folders left by killed runs (the lock is held).
+// cleanStale removes staging folders left by killed runs (the lock is held), never through a
+// link (checkStaging).
 func cleanStale(root string) {
+	if checkStaging(root) != nil {
+		return
+	}
 	entries, err := os.ReadDir(stagingDir(root))
 	if err != nil {
 		return

@@ -118,8 +118,10 @@ func (in *Installer) reconcile() {
 	}
 	for _, scope := range []registry.Level{registry.LevelUser, registry.LevelProject} {
 		root := in.root(scope)
-		cleanStale(root)
-		os.Remove(stagingDir(root))
+		if checkStaging(root) == nil { // never through a link (a cloned project's)
+			cleanStale(root)
+			os.Remove(stagingDir(root))
+		}
 	}
 }
 
