@@ -86,13 +86,15 @@ func (p *Receipt) Committed() bool {
 // place (consent/<key>.json and records/<name>.json) are read as one.
 func ReadReceipt(env Env, dir string) (*Receipt, error) {
 	dir = filepath.Clean(dir)
-	if p, err := readReceiptFile(env.PendingReceiptFile(dir)); err == nil && p.Dir == dir && p.Committed() {
+	current, err := CurrentReceipt(env, dir)
+	if p, perr := readReceiptFile(env.PendingReceiptFile(dir)); perr == nil && p.Dir == dir && p.Committed() &&
+		(current == nil || !current.Time.After(p.Time)) { // a receipt written since (a consent) wins
 		if p.Remove {
 			return nil, nil
 		}
 		return p, nil
 	}
-	return CurrentReceipt(env, dir)
+	return current, err
 }
 
 // CurrentReceipt is ReadReceipt without the pending one: the receipt as it was before a
@@ -194,9 +196,13 @@ func WriteReceipt(env Env, r *Receipt) error {
 }
 
 // WritePendingReceipt writes p as the pending receipt of its folder: current once the
-// folder it names (p.Folder) is in place.
+// folder it names (p.Folder) is in place, unless a receipt is written after it (Time, now
+// when unset).
 func WritePendingReceipt(env Env, p *Receipt) error {
 	p.Dir = filepath.Clean(p.Dir)
+	if p.Time.IsZero() {
+		p.Time = time.Now().UTC()
+	}
 	data, err := marshalReceipt(p)
 	if err != nil {
 		return err

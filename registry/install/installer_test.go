@@ -385,3 +385,53 @@ func TestUninstallThroughSource(t *testing.T) {
 		})
 	}
 }
+
+// TestConsentBetweenCommitAndSettle: a consent recorded after a change was committed but
+// before it was settled (gem ext consent takes no lock) is what readers see, and settling
+// the change does not overwrite it.
+func TestConsentBetweenCommitAndSettle(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	if _, err := fx.in.Install(ctx, "fake:demo", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fx.src.files = at("demo", "2.0.0", "")
+	staging, err := stage(filepath.Dir(fx.dir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, nx, _, err := fx.in.fetchChecked(ctx, fx.src, Options{}, staging, "test-fetched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := fx.in.pending(nx, f.Dir, fx.dir(), registry.LevelUser, f.Meta, "text", registry.Grant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := registry.WritePendingReceipt(fx.in.Env, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := exchange(f.Dir, fx.dir()); err != nil {
+		t.Fatal(err)
+	}
+	granted := registry.Grant{Network: true}
+	if err := registry.RecordConsent(fx.in.Env, mustFind(t, fx.in.Env), granted); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		r, _ := registry.ReadReceipt(fx.in.Env, fx.dir())
+		if r == nil || !r.Grant.Network || r.Version != "2.0.0" {
+			t.Errorf("%s: receipt %+v, want version 2.0.0 with the consent's grant", when, r)
+		}
+	}
+	check("before settling")
+	l, err := fx.in.lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	check("after settling")
+	if p := registry.PendingReceipts(fx.in.Env); len(p) > 0 {
+		t.Errorf("pending left: %+v", p[0])
+	}
+}

@@ -66,12 +66,21 @@ func (in *Installer) settle(p *registry.Receipt) (settled, error) {
 		if p.Replaced != "" {
 			in.keepBackup(p.Name, p.Dir, p.Replaced)
 		}
-		if err := registry.WriteReceipt(in.Env, p); err != nil {
-			return out, err
+		if !in.newerReceipt(p) {
+			if err := registry.WriteReceipt(in.Env, p); err != nil {
+				return out, err
+			}
 		}
 	}
 	in.crashPoint("recorded")
 	return out, registry.DropPendingReceipt(in.Env, p.Dir)
+}
+
+// newerReceipt reports whether the folder's current receipt was written after p (a consent
+// recorded between the commit and the settle): it stands, and p only settles the rest.
+func (in *Installer) newerReceipt(p *registry.Receipt) bool {
+	cur, err := registry.CurrentReceipt(in.Env, p.Dir)
+	return err == nil && cur != nil && cur.Time.After(p.Time)
 }
 
 // settleRemoval takes away what a removed extension had beside its folder: its enablement
@@ -97,8 +106,10 @@ func (in *Installer) settleRemoval(p *registry.Receipt, out *settled) error {
 			}
 		}
 	}
-	if err := registry.RemoveReceipt(in.Env, p.Dir); err != nil {
-		return err
+	if !in.newerReceipt(p) {
+		if err := registry.RemoveReceipt(in.Env, p.Dir); err != nil {
+			return err
+		}
 	}
 	others := registry.Discover(in.Env, registry.Providers).All
 	if !slices.ContainsFunc(others, func(y *registry.Extension) bool { return y.Name == p.Name }) {
