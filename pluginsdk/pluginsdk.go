@@ -141,6 +141,17 @@ func (t Tool) Schema() json.RawMessage { return t.schemaJSON }
 // OutputSchema is the JSON Schema of the tool's structured result (a typed result), or nil.
 func (t Tool) OutputSchema() json.RawMessage { return t.outputSchema }
 
+// Call runs the tool's handler with args (JSON), as Serve does once Validate passed: for a
+// host that runs a tool in its own process (gem's Go SDK runs its programs' tools so, with
+// the same schemas and results as a plugin's). A tool made wrong (Plugin.Check says why)
+// fails with an Internal *ToolError.
+func (t Tool) Call(ctx context.Context, args json.RawMessage) (Result, error) {
+	if t.call == nil || t.err != nil {
+		return Result{}, &ToolError{Type: Internal, Message: fmt.Sprintf("tool %q cannot run: %v", t.name, t.err)}
+	}
+	return t.call(ctx, args)
+}
+
 // Streaming marks the tool as sending output updates (with Output) while it runs.
 func (t Tool) Streaming() Tool { t.streams = true; return t }
 

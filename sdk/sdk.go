@@ -129,8 +129,8 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	}
 	a.client, a.sent = client, sent
 	for _, t := range o.Tools {
-		if t.err != nil {
-			return nil, fmt.Errorf("sdk: tool %s: %w", t.spec.Name, t.err)
+		if err := t.check(); err != nil {
+			return nil, err
 		}
 		a.funcs = append(a.funcs, t.fn(a))
 	}
@@ -153,18 +153,21 @@ func (a *Agent) prompter() prompt.Prompter {
 	return &prompt.Refuse{Why: prompt.NotAskedError{Reason: "no one to approve it (Options.Approve)"}}
 }
 
-// environFrom is the environment getenv describes, for the agent's programs: the names gem
-// passes on, read through getenv.
+// environFrom is the environment getenv describes, for the agent's programs (gem's sandbox
+// filters it further): the names of the process's environment and those a toolchain or a
+// proxy needs, each read through getenv.
 func environFrom(getenv func(string) string) []string {
-	var out []string
+	names := []string{"HOME", "PATH", "USER", "LANG", "TMPDIR", "GEM_HOME", "GEMINI_CLI_HOME",
+		"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS"}
 	for _, kv := range config.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if v := getenv(k); v != "" {
-			out = append(out, k+"="+v)
-		}
+		names = append(names, k)
 	}
-	for _, k := range []string{"HOME", "PATH", "GEM_HOME", "GEMINI_CLI_HOME"} {
-		if v := getenv(k); v != "" && !strings.HasPrefix(strings.Join(out, "\n"), k+"=") {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range names {
+		if v := getenv(k); v != "" && !seen[k] {
+			seen[k] = true
 			out = append(out, k+"="+v)
 		}
 	}

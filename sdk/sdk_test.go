@@ -248,3 +248,14 @@ func TestApprove(t *testing.T) {
 		})
 	}
 }
+
+// TestToolMadeWrong: a tool whose argument type has no schema is refused when the agent is
+// made, naming the tool and the type.
+func TestToolMadeWrong(t *testing.T) {
+	_, getenv := fakeModel(t)
+	bad := sdk.NewTool("bad", "takes a channel", func(sc sdk.SessionContext, a chan int) (string, error) { return "", nil })
+	_, err := sdk.NewAgent(context.Background(), sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings, Tools: []sdk.Tool{bad}})
+	if err == nil || !strings.Contains(err.Error(), `"bad"`) || !strings.Contains(err.Error(), "chan int") {
+		t.Errorf("err = %v, want the tool and its argument type named", err)
+	}
+}

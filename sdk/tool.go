@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/pluginsdk"
 )
 
 // SessionContext is what a tool, a hook or a dynamic instruction knows of the session it
@@ -66,36 +65,39 @@ func (c *sessionContext) Transcript() []Message {
 	return out
 }
 
-// Tool is a tool the program runs itself, declared to the model with the schema of its
-// argument type.
+// contextKey carries a call's SessionContext to the tool's handler.
+type contextKey struct{}
+
+// Tool is a tool the program runs itself. It is a pluginsdk tool (the same schema from its
+// Go types, the same typed results), run in the program's process with the session it is
+// called for.
 type Tool struct {
-	spec tools.Spec
-	call func(SessionContext, json.RawMessage) (*tools.Result, error)
-	err  error
+	tool pluginsdk.Tool
+	kind Kind
 }
 
 // Kind says what a tool does, for the policy: read, edit, delete, move, search, execute,
 // think, fetch or other (the default).
-type Kind = tools.Kind
+type Kind = pluginsdk.Kind
 
 // The kinds of Tool.WithKind.
 const (
-	KindRead    = tools.KindRead
-	KindEdit    = tools.KindEdit
-	KindDelete  = tools.KindDelete
-	KindMove    = tools.KindMove
-	KindSearch  = tools.KindSearch
-	KindExecute = tools.KindExecute
-	KindThink   = tools.KindThink
-	KindFetch   = tools.KindFetch
-	KindOther   = tools.KindOther
+	KindRead    = pluginsdk.KindRead
+	KindEdit    = pluginsdk.KindEdit
+	KindDelete  = pluginsdk.KindDelete
+	KindMove    = pluginsdk.KindMove
+	KindSearch  = pluginsdk.KindSearch
+	KindExecute = pluginsdk.KindExecute
+	KindThink   = pluginsdk.KindThink
+	KindFetch   = pluginsdk.KindFetch
+	KindOther   = pluginsdk.KindOther
 )
 
 // WithKind is t with its kind set (the policy decides by it).
-func (t Tool) WithKind(k Kind) Tool { t.spec.Kind = k; return t }
+func (t Tool) WithKind(k Kind) Tool { t.kind = k; return t }
 
 // Name is the tool's name.
-func (t Tool) Name() string { return t.spec.Name }
+func (t Tool) Name() string { return t.tool.Name() }
 
 // ModelError is a failure the model should see and act on (a file that is not there, an
 // argument that makes no sense): the turn goes on.
@@ -106,48 +108,57 @@ func (e *ModelError) Error() string { return e.Message }
 // NewTool declares a tool: its arguments decode into In (the schema from In's fields: json
 // tags name them, jsonschema tags describe them, fields without omitempty are required), and
 // it answers with Out: a string is the text the model gets, anything else is sent as JSON
-// (and as structured output). The schema library is pluginsdk's, so the same types make a
-// go-plugin tool.
+// (and as structured output, with an output schema from Out). It is pluginsdk.NewTool with
+// the session passed in, so the same types make a go-plugin tool.
 func NewTool[In, Out any](name, description string, fn func(SessionContext, In) (Out, error)) Tool {
-	t := Tool{spec: tools.Spec{Name: name, Description: description, Kind: tools.KindOther}}
-	schema, err := jsonschema.For[In](nil)
-	if err == nil {
-		t.spec.InputSchema, err = json.Marshal(schema)
+	sc := func(ctx context.Context) SessionContext {
+		if c, ok := ctx.Value(contextKey{}).(SessionContext); ok {
+			return c
+		}
+		return &sessionContext{agent: &Agent{}, at: time.Now()}
 	}
-	if err != nil {
-		t.err = fmt.Errorf("no JSON Schema for its arguments (%T): %w", *new(In), err)
-		return t
+	if text, ok := any(fn).(func(SessionContext, In) (string, error)); ok {
+		return Tool{kind: KindOther, tool: pluginsdk.NewTool(name, description, KindOther, func(ctx context.Context, in In) (pluginsdk.Result, error) {
+			s, err := text(sc(ctx), in)
+			return pluginsdk.Text(s), err
+		})}
 	}
-	t.call = func(sc SessionContext, raw json.RawMessage) (*tools.Result, error) {
-		var in In
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, &tools.ArgumentsError{Tool: name, Problems: []string{err.Error()}}
-		}
-		out, err := fn(sc, in)
-		if err != nil {
-			var me *ModelError
-			if !errors.As(err, &me) {
-				me = &ModelError{Message: err.Error()}
-			}
-			return &tools.Result{Error: &tools.ResultError{Type: tools.ErrorExecution, Message: me.Message}}, nil
-		}
-		if text, ok := any(out).(string); ok {
-			return &tools.Result{Text: text}, nil
-		}
-		data, err := json.Marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: encoding its result: %w", name, err)
-		}
-		return &tools.Result{Text: string(data), Structured: data}, nil
-	}
-	return t
+	return Tool{kind: KindOther, tool: pluginsdk.NewTool(name, description, KindOther, func(ctx context.Context, in In) (Out, error) {
+		return fn(sc(ctx), in)
+	})}
+}
+
+// check says what is wrong with t (a type no schema can be derived from, a bad name).
+func (t Tool) check() error {
+	return pluginsdk.Plugin{Name: "sdk", Tools: []pluginsdk.Tool{t.tool}}.Check()
 }
 
 // fn is t as the agent runs it: through the catalog, with the session of the call.
 func (t Tool) fn(a *Agent) tools.Func {
-	return tools.Func{Spec: t.spec, Extension: "sdk", Run: func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
-		return t.call(&sessionContext{agent: a, session: agent.SessionOf(ctx), at: time.Now()}, args)
+	spec := tools.Spec{Name: t.tool.Name(), Description: t.tool.Description(), Kind: t.kind, Streams: t.tool.Streams(),
+		InputSchema: t.tool.Schema(), OutputSchema: t.tool.OutputSchema()}
+	return tools.Func{Spec: spec, Extension: "sdk", Run: func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
+		ctx = context.WithValue(ctx, contextKey{}, SessionContext(&sessionContext{agent: a, session: agent.SessionOf(ctx), at: time.Now()}))
+		res, err := t.tool.Call(ctx, args)
+		if err != nil {
+			return &tools.Result{Error: resultError(err)}, nil // the model sees it; the turn goes on
+		}
+		out := &tools.Result{Text: res.Text, Display: res.Display}
+		if res.Structured != nil {
+			if out.Structured, err = json.Marshal(res.Structured); err != nil {
+				return nil, fmt.Errorf("tool %s: encoding its result: %w", spec.Name, err)
+			}
+		}
+		return out, nil
 	}}
+}
+
+// resultError is a tool's error as the model gets it: a pluginsdk error keeps its type.
+func resultError(err error) *tools.ResultError {
+	if te, ok := errors.AsType[*pluginsdk.ToolError](err); ok {
+		return &tools.ResultError{Type: te.Type, Message: te.Message}
+	}
+	return &tools.ResultError{Type: tools.ErrorExecution, Message: err.Error()}
 }
 
 // Instruction is part of the system instruction: Static text or Dynamic text made for each

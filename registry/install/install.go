@@ -23,6 +23,14 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
+// level is the scope installed into: project, else user (the default).
+func (o Options) level() registry.Level {
+	if o.Scope == registry.LevelProject {
+		return registry.LevelProject
+	}
+	return registry.LevelUser
+}
+
 // Options are the flags of install and update.
 type Options struct {
 	Ref        string
@@ -116,7 +124,7 @@ type Result struct {
 }
 
 func (in *Installer) root(scope registry.Level) string {
-	if scope == registry.LevelProject {
+	if scope == registry.LevelProject { // "" is the user's
 		return paths.Workspace(in.Env.Cwd).GeminiExtensionsDir()
 	}
 	return in.Env.GeminiExtensionsDir()
@@ -249,11 +257,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	scope := opt.Scope
-	if scope != registry.LevelProject {
-		scope = registry.LevelUser
-	}
-	p, err := in.pending(x, f.Dir, dest, scope, meta, text, needs)
+	p, err := in.pending(x, f.Dir, dest, opt.level(), meta, text, needs)
 	if err != nil {
 		return nil, err
 	}

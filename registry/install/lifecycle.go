@@ -333,11 +333,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	scope := opt.Scope
-	if scope != registry.LevelProject {
-		scope = registry.LevelUser
-	}
-	p := &registry.Receipt{Name: x.Name, Dir: dest, Source: abs, Level: scope, Manifest: string(manifestBytes),
+	p := &registry.Receipt{Name: x.Name, Dir: dest, Source: abs, Level: opt.level(), Manifest: string(manifestBytes),
 		Grant: needs, Version: x.Version, Install: &meta, ConsentText: text, Folder: registry.FolderStamp(dir), Enable: true}
 	_, err = in.commit(p, "link-", func() error {
 		if err := place(dir, dest); err != nil {
