@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,8 +32,11 @@ type Question struct {
 }
 
 // Choice is one answer of Choose: Key is what the user types, Label what it means, starting
-// with Key ("y", "yes once" shows as "[y]es once").
-type Choice struct{ Key, Label string }
+// with Key ("y", "yes once" shows as "[y]es once"); Also, other answers that pick it.
+type Choice struct {
+	Key, Label string
+	Also       []string
+}
 
 // Prompter asks the user.
 type Prompter interface {
@@ -119,7 +123,7 @@ func (t *Terminal) Choose(_ context.Context, question string, choices []Choice, 
 	for i, c := range choices {
 		label := strings.ToLower(c.Label)
 		word, _, _ := strings.Cut(label, " ")
-		if a != "" && (a == strings.ToLower(c.Key) || a == label || a == word) {
+		if a != "" && (a == strings.ToLower(c.Key) || a == label || a == word || slices.Contains(c.Also, a)) {
 			return i, nil
 		}
 	}

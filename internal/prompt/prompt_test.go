@@ -10,7 +10,7 @@ import (
 )
 
 func TestTerminal(t *testing.T) {
-	yesNo := []Choice{{"y", "yes once"}, {"a", "always this session"}, {"s", "save always"}, {"n", "no"}}
+	yesNo := []Choice{{Key: "y", Label: "yes once"}, {Key: "a", Label: "always this session"}, {Key: "s", Label: "save always"}, {Key: "n", Label: "no"}}
 	tests := []struct {
 		name   string
 		input  string
@@ -29,6 +29,7 @@ func TestTerminal(t *testing.T) {
 		{"choose by label", "always this session\n", choose(yesNo, 3), 1, "", false},
 		{"choose default", "\n", choose(yesNo, 3), 3, "", false},
 		{"choose unknown", "perhaps\n", choose(yesNo, 3), 3, "", false},
+		{"choose by another answer", "sure\n", choose([]Choice{{Key: "t", Label: "trust", Also: []string{"sure"}}, {Key: "n", Label: "not now"}}, 1), 0, "", false},
 		{"input", "my answer\n", input, "my answer", "Name?\n> ", false},
 		{"input end of input", "", input, "", "", true},
 	}
@@ -73,7 +74,7 @@ func TestYesAndRefuse(t *testing.T) {
 	if ok, err := y.Confirm(context.Background(), Question{Text: "Run?"}); !ok || err != nil {
 		t.Errorf("yes: %v %v", ok, err)
 	}
-	if i, _ := y.Choose(context.Background(), "Run?", []Choice{{"y", "yes"}, {"n", "no"}}, 1); i != 0 {
+	if i, _ := y.Choose(context.Background(), "Run?", []Choice{{Key: "y", Label: "yes"}, {Key: "n", Label: "no"}}, 1); i != 0 {
 		t.Errorf("yes chose %d", i)
 	}
 	if s, err := y.Input(context.Background(), "Name?"); s != "typed" || err != nil || len(person.Asked) != 1 {
@@ -108,7 +109,7 @@ func TestTerminalEscapes(t *testing.T) {
 func Example() {
 	// gem asks through one Prompter: a terminal, --yes, or a refusal naming the flag.
 	ask := NewTerminal(strings.NewReader("a\n"), os.Stdout)
-	choices := []Choice{{"y", "yes once"}, {"a", "always this session"}, {"n", "no"}}
+	choices := []Choice{{Key: "y", Label: "yes once"}, {Key: "a", Label: "always this session"}, {Key: "n", Label: "no"}}
 	i, _ := ask.Choose(context.Background(), "Run ls -la?", choices, 2)
 	fmt.Println("(picked:", choices[i].Label+")")
 	// Output:

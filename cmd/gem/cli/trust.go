@@ -230,7 +230,7 @@ func (s *session) discover() *registry.Discovery {
 	}
 	if len(untrusted) > 0 && interactive && s.firstAsk(s.env.Cwd) {
 		q := fmt.Sprintf("This folder (%s) is not trusted. Trusting it lets its project extensions (%s),\nits policies and its prompt commands run.\nTrust this folder?", s.env.Cwd, strings.Join(untrusted, ", "))
-		choices := []prompt.Choice{{Key: "t", Label: "trust"}, {Key: "n", Label: "not now"}}
+		choices := []prompt.Choice{{Key: "t", Label: "trust", Also: []string{"y", "yes"}}, {Key: "n", Label: "not now"}}
 		if i, _ := s.stdinPrompter("", "").Choose(context.Background(), q, choices, 1); i == 0 {
 			if err := registry.SetFolderTrust(s.env, s.env.Cwd, registry.TrustFolder); err != nil {
 				s.warn("%s", errorText(err))
