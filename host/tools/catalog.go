@@ -121,6 +121,7 @@ type Options struct {
 
 // Catalog holds the tools of one session. It is safe for concurrent use.
 type Catalog struct {
+	funcSchemas sync.Map   // Func schema text → *Tool holding it parsed and resolved (CallFunc)
 	indexMu     sync.Mutex // one index at a time, so the last published is the newest
 	mu          sync.RWMutex
 	tools       []*Tool
@@ -284,16 +285,24 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 
 func newTool(ext, plugin string, spec Spec, pl *plugins.Plugin) (*Tool, error) {
 	t := &Tool{Name: spec.Name, Declared: spec.Name, base: spec.Name, Extension: ext, Plugin: plugin, Spec: spec, backend: pluginBackend{pl}}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(spec.InputSchema, &s); err != nil {
-		return nil, fmt.Errorf("plugin %s of %s: tool %s has an invalid schema: %w", plugin, ext, spec.Name, err)
-	}
-	t.schema = &s
-	var err error
-	if t.resolved, err = s.Resolve(nil); err != nil {
-		return nil, fmt.Errorf("plugin %s of %s: tool %s: schema: %w", plugin, ext, spec.Name, err)
+	if err := t.resolveSchema(); err != nil {
+		return nil, fmt.Errorf("plugin %s of %s: %w", plugin, ext, err)
 	}
 	return t, nil
+}
+
+// resolveSchema parses and resolves t's argument schema, for Call to validate with.
+func (t *Tool) resolveSchema() error {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(t.Spec.InputSchema, &s); err != nil {
+		return fmt.Errorf("tool %s has an invalid schema: %w", t.Spec.Name, err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("tool %s: schema: %w", t.Spec.Name, err)
+	}
+	t.schema, t.resolved = &s, resolved
+	return nil
 }
 
 // index rebuilds the tool list from the plugins' tools and the started MCP servers' tools:
@@ -724,20 +733,21 @@ func (b funcBackend) call(ctx context.Context, _ string, args json.RawMessage, _
 
 func (funcBackend) sandbox() (string, *sandbox.Policy) { return "", nil }
 
-// CallFunc calls f as Call calls a tool of the catalog.
+// CallFunc calls f as Call calls a tool of the catalog. Its schema is resolved once per
+// schema text (a Func is made for each call).
 func (r *Catalog) CallFunc(ctx context.Context, f Func, args json.RawMessage, opts CallOptions) (*Result, error) {
 	if r == nil {
 		return f.Run(ctx, args) // no catalog: nothing to decide with
 	}
 	t := &Tool{Name: f.Spec.Name, Declared: f.Spec.Name, base: f.Spec.Name, Extension: f.Extension, Spec: f.Spec, backend: funcBackend{f.Run}}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(f.Spec.InputSchema, &s); err != nil {
-		return nil, fmt.Errorf("tool %s has an invalid schema: %w", f.Spec.Name, err)
-	}
-	t.schema = &s
-	var err error
-	if t.resolved, err = s.Resolve(nil); err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", f.Spec.Name, err)
+	if cached, ok := r.funcSchemas.Load(string(f.Spec.InputSchema)); ok {
+		c := cached.(*Tool)
+		t.schema, t.resolved = c.schema, c.resolved
+	} else {
+		if err := t.resolveSchema(); err != nil {
+			return nil, err
+		}
+		r.funcSchemas.Store(string(f.Spec.InputSchema), &Tool{schema: t.schema, resolved: t.resolved})
 	}
 	return r.call(ctx, t, args, opts)
 }
