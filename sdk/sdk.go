@@ -142,6 +142,16 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, f := range a.funcs {
+		if t, taken := a.catalog.Lookup(f.Spec.Name); taken || f.Spec.Name == "activate_skill" {
+			a.catalog.Close()
+			owner := "gem"
+			if t != nil {
+				owner = t.Extension
+			}
+			return nil, fmt.Errorf("sdk: tool %s: %s has a tool of that name already: rename yours", f.Spec.Name, owner)
+		}
+	}
 	return a, nil
 }
 

@@ -249,13 +249,18 @@ func TestApprove(t *testing.T) {
 	}
 }
 
-// TestToolMadeWrong: a tool whose argument type has no schema is refused when the agent is
-// made, naming the tool and the type.
+// TestToolMadeWrong: a tool whose argument type has no schema, or whose name a tool of gem
+// has, is refused when the agent is made, naming the tool.
 func TestToolMadeWrong(t *testing.T) {
 	_, getenv := fakeModel(t)
 	bad := sdk.NewTool("bad", "takes a channel", func(sc sdk.SessionContext, a chan int) (string, error) { return "", nil })
 	_, err := sdk.NewAgent(context.Background(), sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings, Tools: []sdk.Tool{bad}})
 	if err == nil || !strings.Contains(err.Error(), `"bad"`) || !strings.Contains(err.Error(), "chan int") {
 		t.Errorf("err = %v, want the tool and its argument type named", err)
+	}
+	clash := sdk.NewTool("read_file", "mine", func(sc sdk.SessionContext, a struct{}) (string, error) { return "", nil })
+	_, err = sdk.NewAgent(context.Background(), sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings, Tools: []sdk.Tool{clash}})
+	if err == nil || !strings.Contains(err.Error(), "tool read_file: gem has a tool of that name already") {
+		t.Errorf("err = %v, want the clash with the core tool named", err)
 	}
 }
