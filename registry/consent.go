@@ -231,3 +231,29 @@ func Synthetic(name, dir, manifestPath string, m *manifest.Manifest, text string
 	x.lazy.Store(st)
 	return x
 }
+
+// FromProgram is the extension in dir as a program embedding gem loads it (the SDK's
+// LoadExtension): the manifest as written is the program's consent, as the user's settings
+// are theirs (Synthetic), so its programs get what their commands need to start, still
+// sandboxed. A manifest with errors is refused, naming them.
+func FromProgram(dir string) (*Extension, error) {
+	x, err := LoadFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	text, err := os.ReadFile(x.ManifestPath)
+	if err != nil {
+		return nil, err
+	}
+	m, problems, err := manifest.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", x.ManifestPath, err)
+	}
+	if problems.HasErrors() {
+		return nil, problems.Errors().WithFile(x.ManifestPath)
+	}
+	p := Synthetic(x.Name, x.Dir, x.ManifestPath, m, string(text))
+	p.Description, p.EnabledBy = x.Description, "program"
+	p.CommandNames, p.CommandBinaries = x.CommandNames, x.CommandBinaries
+	return p, nil
+}

@@ -38,6 +38,7 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/host/tools/genaiconv"
 	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/internal/prompt"
 )
 
 // DefaultModel is the model used when none is named.
@@ -100,6 +101,9 @@ type Session struct {
 	// ActiveSkills are the skills activated in the conversation: their instructions join the
 	// system instruction of every request from then on (kept with the session).
 	ActiveSkills []string `json:"activeSkills,omitempty"`
+	// Pending is the last turn when it waits for approvals (kept with the session, so
+	// another process may decide them: ResumeTurn).
+	Pending *PendingTurn `json:"pending,omitempty"`
 	// nextContext goes with the next prompt (SessionStart hooks' additionalContext).
 	nextContext []string
 	// LastPromptTokens is the size of the last request, as the API counted it.
@@ -211,6 +215,9 @@ func hookInput(s *Session, kv ...any) map[string]any {
 // prompt, at most MaxAgentRetries times), end the turn or clear the history.
 func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
 	var st Stats
+	if s.Pending != nil {
+		return "", st, ErrPendingApprovals
+	}
 	extra := s.nextContext
 	s.nextContext = nil
 	before := a.Hooks.Run(ctx, "BeforeAgent", hookInput(s, "prompt", prompt))
@@ -224,6 +231,9 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	sent := prompt
 	for retry := 0; ; retry++ {
 		text, err := a.turn(ctx, s, sent, append(extra, before.Context...), &st)
+		if _, pending := errors.AsType[*PendingError](err); pending {
+			return text, st, err // the turn is not over: AfterAgent runs when it is
+		}
 		after := a.Hooks.Run(ctx, "AfterAgent", hookInput(s, "prompt", prompt, "prompt_response", text, "stop_hook_active", retry > 0))
 		if after.ClearContext {
 			s.History, s.LastPromptTokens = nil, 0
@@ -251,6 +261,11 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 	if decls := a.declarations(); len(decls) > 0 {
 		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
+	return a.loop(ctx, s, config, st)
+}
+
+// loop asks the model and runs its calls until it answers without calls.
+func (a *Agent) loop(ctx context.Context, s *Session, config *genai.GenerateContentConfig, st *Stats) (string, error) {
 	max := a.MaxSteps
 	if max <= 0 {
 		max = DefaultMaxSteps
@@ -285,23 +300,144 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 		if len(calls) == 0 {
 			return final, nil
 		}
-		var parts []*genai.Part
-		stop := ""
-		for _, call := range calls {
-			if ctx.Err() != nil {
-				return final, ctx.Err()
+		if stop, err := a.runCalls(ctx, s, calls, make([]*genai.Part, len(calls)), nil, st); err != nil || stop != "" {
+			if err == nil {
+				err = &StoppedError{Reason: stop}
 			}
-			t0 := time.Now()
-			resp := a.runCall(ctx, s, call, st, &stop)
-			st.ToolTime += time.Since(t0)
-			parts = append(parts, &genai.Part{FunctionResponse: resp})
-		}
-		s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: parts})
-		if stop != "" {
-			return final, &StoppedError{Reason: stop}
+			return final, err
 		}
 	}
 	return final, fmt.Errorf("%w (%d requests): ask again to let it go on", ErrStepLimit, max)
+}
+
+// runCalls runs the calls of one model response whose response in parts is nil, in order,
+// and adds the responses to the history. A call the prompter defers (tools.DeferredError)
+// and every call after it wait: the session keeps them (Session.Pending), the history is
+// left without the responses, and the error is a *PendingError. promptFor, when set, is the
+// prompter of each call's policy question (a resumed turn's decisions).
+func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.FunctionCall, parts []*genai.Part, promptFor func(id string) prompt.Prompter, st *Stats) (string, error) {
+	stop := ""
+	var waiting []PendingCall
+	for i, call := range calls {
+		if parts[i] != nil {
+			continue
+		}
+		if len(waiting) > 0 { // after a deferred call: not run before it is
+			args, _ := genaiconv.Args(call)
+			waiting = append(waiting, PendingCall{Index: i, ID: call.ID, Name: call.Name, Args: args})
+			continue
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		t0 := time.Now()
+		opts := a.CallOptions
+		if promptFor != nil {
+			opts.Prompt = promptFor(call.ID)
+		}
+		resp, deferred := a.runCall(ctx, s, call, st, &stop, opts)
+		st.ToolTime += time.Since(t0)
+		if deferred != nil {
+			waiting = append(waiting, PendingCall{Index: i, ID: call.ID, Name: call.Name, Args: deferred.Call.Args,
+				Extension: deferred.Call.Extension, Question: deferred.Call.Question, Asked: true})
+			continue
+		}
+		parts[i] = &genai.Part{FunctionResponse: resp}
+	}
+	if len(waiting) > 0 {
+		s.Pending = &PendingTurn{Responses: parts, Calls: waiting}
+		return "", &PendingError{Calls: waiting}
+	}
+	s.Pending = nil
+	s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: parts})
+	return stop, nil
+}
+
+// PendingTurn is a turn that waits for approvals: the responses of the last model
+// response's calls (nil for those waiting) and the calls waiting.
+type PendingTurn struct {
+	Responses []*genai.Part `json:"responses"`
+	Calls     []PendingCall `json:"calls"`
+}
+
+// PendingCall is a call waiting for approval. Asked: the policy asked about it (Question);
+// else it came after one that was asked, and will be decided when it runs.
+type PendingCall struct {
+	Index     int             `json:"index"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name"`
+	Extension string          `json:"extension,omitempty"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	Question  string          `json:"question,omitempty"`
+	Asked     bool            `json:"asked,omitempty"`
+}
+
+// PendingError ends a turn whose calls wait for approval (Session.Pending keeps them;
+// ResumeTurn goes on).
+type PendingError struct{ Calls []PendingCall }
+
+func (e *PendingError) Error() string {
+	var names []string
+	for _, c := range e.Calls {
+		names = append(names, c.Name)
+	}
+	return fmt.Sprintf("%d tool call(s) wait for approval: %s", len(e.Calls), strings.Join(names, ", "))
+}
+
+// ErrPendingApprovals: a prompt sent while the session's last turn waits for approvals.
+var ErrPendingApprovals = errors.New("the session's last turn waits for approvals: decide them first")
+
+// ResumeTurn goes on with a turn that waits for approvals: the waiting calls run (each
+// policy question answered by promptFor(call id)), then the loop goes on as Turn's does and
+// the AfterAgent hooks run on its answer.
+func (a *Agent) ResumeTurn(ctx context.Context, s *Session, promptFor func(id string) prompt.Prompter) (string, Stats, error) {
+	var st Stats
+	p := s.Pending
+	if p == nil {
+		return "", st, errors.New("the session has no turn waiting for approvals")
+	}
+	var last *genai.Content
+	for i := len(s.History) - 1; i >= 0; i-- {
+		if s.History[i].Role == genai.RoleModel {
+			last = s.History[i]
+			break
+		}
+	}
+	var calls []*genai.FunctionCall
+	if last != nil {
+		for _, part := range last.Parts {
+			if part.FunctionCall != nil {
+				calls = append(calls, part.FunctionCall)
+			}
+		}
+	}
+	if len(calls) != len(p.Responses) {
+		s.Pending = nil
+		return "", st, errors.New("the session's waiting turn does not match its history: send a new prompt")
+	}
+	stop, err := a.runCalls(ctx, s, calls, slices.Clone(p.Responses), promptFor, &st)
+	if err == nil && stop != "" {
+		err = &StoppedError{Reason: stop}
+	}
+	if err != nil {
+		return "", st, err
+	}
+	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
+	if decls := a.declarations(); len(decls) > 0 {
+		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
+	text, err := a.loop(ctx, s, config, &st)
+	if _, pending := errors.AsType[*PendingError](err); pending {
+		return text, st, err
+	}
+	after := a.Hooks.Run(ctx, "AfterAgent", hookInput(s, "prompt", "", "prompt_response", text, "stop_hook_active", false))
+	if after.ClearContext {
+		s.History, s.LastPromptTokens = nil, 0
+	}
+	if err == nil && after.Stopped {
+		err = &StoppedError{Reason: after.Reason}
+	}
+	return text, st, err
 }
 
 // model is the model of the agent's requests.
@@ -522,12 +658,12 @@ func apiErrorKind(e genai.APIError) APIErrorKind {
 // arguments or end the turn: *stop gets the reason), the catalog (validation, policy, tool),
 // AfterTool hooks (which may replace or add to the result); every outcome becomes a
 // FunctionResponse.
-func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *string) *genai.FunctionResponse {
+func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *string, opts tools.CallOptions) (*genai.FunctionResponse, *tools.DeferredError) {
 	st.ToolCalls++
 	args, err := genaiconv.Args(call)
 	if err != nil {
 		st.Failed++
-		return genaiconv.Response(call.ID, call.Name, nil, fmt.Errorf("arguments: %w", err))
+		return genaiconv.Response(call.ID, call.Name, nil, fmt.Errorf("arguments: %w", err)), nil
 	}
 	if a.Events.ToolCall != nil {
 		a.Events.ToolCall(call.ID, call.Name, args)
@@ -538,7 +674,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		if a.Events.ToolResult != nil {
 			a.Events.ToolResult(call.ID, call.Name, nil, err)
 		}
-		return genaiconv.Response(call.ID, call.Name, nil, err)
+		return genaiconv.Response(call.ID, call.Name, nil, err), nil
 	}
 	skill := call.Name == "activate_skill" && len(a.Skills) > 0
 	owner := ""
@@ -556,7 +692,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		if a.Events.ToolResult != nil {
 			a.Events.ToolResult(call.ID, call.Name, nil, err)
 		}
-		return genaiconv.Response(call.ID, call.Name, nil, err)
+		return genaiconv.Response(call.ID, call.Name, nil, err), nil
 	}
 	if before.ToolInput != nil { // rewritten: validated and decided again by the catalog
 		args, _ = json.Marshal(before.ToolInput)
@@ -564,7 +700,6 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	// Every tool goes through the catalog: validation, the policy's decision, the audit.
 	ctx = context.WithValue(ctx, sessionKey{}, s)
 	var res *tools.Result
-	opts := a.CallOptions
 	opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
 	if skill {
 		run := func(_ context.Context, args json.RawMessage) (*tools.Result, error) {
@@ -580,6 +715,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: sa.spec(), Extension: sa.owner(), Run: run}, args, opts)
 	} else {
 		res, err = a.Tools.Call(ctx, call.Name, args, opts)
+	}
+	if d, ok := errors.AsType[*tools.DeferredError](err); ok {
+		return nil, d // no ToolResult, no AfterTool: the call has not run
 	}
 	if err != nil || (res != nil && res.Error != nil) {
 		st.Failed++
@@ -607,7 +745,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		r.Text += "\n\n" + strings.Join(after.Context, "\n")
 		res = &r
 	}
-	return genaiconv.Response(call.ID, call.Name, res, err)
+	return genaiconv.Response(call.ID, call.Name, res, err), nil
 }
 
 // Sessions stores sessions in a folder.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -115,23 +116,10 @@ type Skill struct {
 // its first plain line). Files are read beneath their folder (a link out is no skill).
 func Skills(env registry.Env, d *registry.Discovery) []Skill {
 	byName := map[string]Skill{}
-	add := func(root, source string) {
-		files, _ := filepath.Glob(filepath.Join(root, "*", "SKILL.md"))
-		for _, f := range files {
-			rel, _ := filepath.Rel(root, f)
-			data, err := fsx.ReadBeneath(root, rel, MaxContextFile)
-			if err != nil {
-				continue
-			}
-			name := frontMatter(string(data), "name")
-			if name == "" {
-				name = filepath.Base(filepath.Dir(f))
-			}
-			byName[name] = Skill{Name: name, Extension: source, Path: f, Text: string(data), Description: skillDescription(string(data))}
-		}
-	}
 	for _, r := range sourceRoots(env, d, "skills") {
-		add(r.dir, r.source)
+		for _, sk := range skillsUnder(r.dir, r.source) {
+			byName[sk.Name] = sk
+		}
 	}
 	out := make([]Skill, 0, len(byName))
 	for _, sk := range byName {
@@ -139,6 +127,50 @@ func Skills(env registry.Env, d *registry.Discovery) []Skill {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// skillsUnder are the skills of root's subfolders (<root>/<name>/SKILL.md), source's.
+func skillsUnder(root, source string) []Skill {
+	var out []Skill
+	files, _ := filepath.Glob(filepath.Join(root, "*", "SKILL.md"))
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		if sk, err := readSkill(root, rel, source); err == nil {
+			out = append(out, sk)
+		}
+	}
+	return out
+}
+
+// readSkill reads the skill root/rel (a SKILL.md, read beneath root).
+func readSkill(root, rel, source string) (Skill, error) {
+	data, err := fsx.ReadBeneath(root, rel, MaxContextFile)
+	if err != nil {
+		return Skill{}, err
+	}
+	f := filepath.Join(root, rel)
+	name := frontMatter(string(data), "name")
+	if name == "" {
+		name = filepath.Base(filepath.Dir(f))
+	}
+	return Skill{Name: name, Extension: source, Path: f, Text: string(data), Description: skillDescription(string(data))}, nil
+}
+
+// SkillsIn are the skills of dir, source's: dir itself when it holds a SKILL.md, else its
+// subfolders' (a root of skills). A dir with neither is an error naming it.
+func SkillsIn(dir, source string) ([]Skill, error) {
+	if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err == nil {
+		sk, err := readSkill(dir, "SKILL.md", source)
+		if err != nil {
+			return nil, fmt.Errorf("skill %s: %w", dir, err)
+		}
+		return []Skill{sk}, nil
+	}
+	out := skillsUnder(dir, source)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no SKILL.md, nor folders with one: give a skill's folder or a folder of skills", dir)
+	}
+	return out, nil
 }
 
 // sourceRoot is a folder of skills or agents and whose it is.

@@ -22,6 +22,7 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/limits"
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
@@ -49,6 +50,13 @@ type Config struct {
 	// Funcs and Instructions go to the Agent (the SDK's typed tools and instructions).
 	Funcs        []tools.Func
 	Instructions func(*Session) string
+	// Hooks run after those of extensions and settings files (NewFuncHook: the SDK's);
+	// hooksConfig does not turn them off (they are the program's, not configuration).
+	Hooks []*Hook
+	// Skills and Subagents join those found (a skill of the same name replaces the found
+	// one; a subagent's name must be free).
+	Skills    []Skill
+	Subagents []*Subagent
 	// Warn hears each problem found while loading (a hook, command, context file or agent
 	// skipped); Say, what hooks tell the user; Progress, long waits (MCP servers started for
 	// the first time). Nil: not told.
@@ -123,13 +131,15 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 	}
 	hooks, errs := LoadHooks(env, d, cfg.Environ, cfg.ReadSecrets, cfg.Logger)
 	errs = append(errs, hooks.AddSettings(env, st, cfg.Environ)...)
+	hooks.addFuncs(cfg.Hooks)
 	cmds, cmdErrs := PromptCommands(env, d)
-	files, skills, fileErrs := loadContext(env, d, st)
+	files, skills, fileErrs := loadContext(env, d, st, cfg.Skills)
 	subagents, subErrs := Subagents(env, d)
 	errs = append(errs, subErrs...)
 	if st.AgentsOff {
 		subagents = nil // experimental.enableAgents: false
 	}
+	subagents = append(subagents, cfg.Subagents...)
 	subagents, clashErrs := settleSubagents(subagents, reg)
 	errs = append(errs, clashErrs...)
 	for _, e := range append(append(errs, cmdErrs...), fileErrs...) {
@@ -178,9 +188,14 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 }
 
 // loadContext reads the context files and the enabled skills, as the settings name them.
-func loadContext(env registry.Env, d *registry.Discovery, st *settings.Settings) ([]ContextFile, []Skill, []error) {
+func loadContext(env registry.Env, d *registry.Discovery, st *settings.Settings, extra []Skill) ([]ContextFile, []Skill, []error) {
 	files, errs := ContextFiles(env, d, st.ContextFiles...)
-	return files, EnabledSkills(Skills(env, d), st.DisabledSkills), errs
+	skills := EnabledSkills(Skills(env, d), st.DisabledSkills)
+	for _, sk := range extra {
+		skills = slices.DeleteFunc(skills, func(o Skill) bool { return o.Name == sk.Name })
+		skills = append(skills, sk)
+	}
+	return files, skills, errs
 }
 
 // settleSubagents drops the agents whose name a tool has already, and reports agents that
@@ -326,6 +341,17 @@ func (c *Conversation) Send(ctx context.Context, prompt string) (string, Stats, 
 	return text, st, err
 }
 
+// Approve goes on with a turn that waits for approvals (Agent.ResumeTurn), then saves the
+// session.
+func (c *Conversation) Approve(ctx context.Context, promptFor func(callID string) prompt.Prompter) (string, Stats, error) {
+	text, st, err := c.Agent.ResumeTurn(ctx, c.Session, promptFor)
+	c.Last = st
+	if serr := c.Session.Save(); serr != nil && c.cfg.Warn != nil {
+		c.cfg.Warn(fmt.Errorf("saving the session: %w", serr))
+	}
+	return text, st, err
+}
+
 // KeepPlan writes a plan-mode answer to the session's plan file ($GEM_HOME/plans/<session>.md,
 // the latest plan under the request it answers) and returns its path.
 func (c *Conversation) KeepPlan(request, plan string) (string, error) {
@@ -340,7 +366,7 @@ func (c *Conversation) KeepPlan(request, plan string) (string, error) {
 // ReloadContext reads the context files and skills again (/memory refresh, after
 // save_memory).
 func (c *Conversation) ReloadContext() {
-	files, skills, errs := loadContext(c.cfg.Env, registry.Discover(c.cfg.Env, registry.Providers), c.cfg.Settings)
+	files, skills, errs := loadContext(c.cfg.Env, c.discovery(), c.cfg.Settings, c.cfg.Skills)
 	for _, e := range errs {
 		if c.cfg.Warn != nil {
 			c.cfg.Warn(e)
@@ -348,6 +374,20 @@ func (c *Conversation) ReloadContext() {
 	}
 	c.Files = files
 	c.Agent.System, c.Agent.Skills = SystemInstruction(files, skills)+planNote(c.Plan), skills
+}
+
+// discovery is the conversation's extensions found again (its configured Discovery's
+// program-loaded ones kept).
+func (c *Conversation) discovery() *registry.Discovery {
+	d := registry.Discover(c.cfg.Env, registry.Providers)
+	if c.cfg.Discovery != nil {
+		for _, x := range c.cfg.Discovery.All {
+			if x.EnabledBy == "program" {
+				d.All = append(d.All, x)
+			}
+		}
+	}
+	return d
 }
 
 // shellInjection runs a prompt command's !{…}: decided like run_shell_command, then run by

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,8 +86,48 @@ type Hook struct {
 	Command    string
 	Timeout    time.Duration
 	Sequential bool
-	group      int // hooks of one definition share it
-	spec       sandbox.Program
+	// Func runs the hook in gem's own process instead of Command (a hook of the program
+	// embedding the agent: the SDK's). It reads and answers exactly what a command hook does.
+	Func  HookFunc
+	group int // hooks of one definition share it
+	spec  sandbox.Program
+}
+
+// HookFunc is a hook run in the process: it gets the JSON a command hook reads on stdin and
+// answers as a command hook does, with its exit code, stdout and stderr.
+type HookFunc func(ctx context.Context, payload []byte) (code int, stdout, stderr []byte)
+
+// NewFuncHook is a hook of source that runs fn for event; matcher is as in hooks.json (a
+// regular expression of tool names for BeforeTool and AfterTool, else an exact trigger; ""
+// or "*" matches everything). Add it to a conversation with Config.Hooks.
+func NewFuncHook(source, name, event, matcher string, timeout time.Duration, fn HookFunc) (*Hook, error) {
+	if !slices.Contains(HookEvents, event) {
+		return nil, fmt.Errorf("hook %s: unknown event %q (use %s)", name, event, strings.Join(HookEvents, ", "))
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("hook %s: no function", name)
+	}
+	hk := &Hook{Source: source, Name: name, Event: event, Command: name, Func: fn, Timeout: cmp.Or(timeout, 60*time.Second)}
+	if matcher != "" && matcher != "*" {
+		if !slices.Contains(toolEvents, event) {
+			hk.Exact = matcher
+		} else if re, err := regexp.Compile("^(?:" + matcher + ")$"); err != nil {
+			return nil, fmt.Errorf("hook %s: %s matcher %q: %w", name, event, matcher, err)
+		} else {
+			hk.Matcher = re
+		}
+	}
+	return hk, nil
+}
+
+// addFuncs adds hooks made by NewFuncHook, each a definition of its own, after the others.
+func (h *Hooks) addFuncs(list []*Hook) {
+	for _, hk := range list {
+		h.groups++
+		one := *hk
+		one.group = h.groups
+		h.List = append(h.List, &one)
+	}
 }
 
 // Hooks are the hooks of a session.
@@ -523,7 +564,13 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload []byte) hookResult
 	ctx, cancel := context.WithTimeout(ctx, hk.Timeout)
 	defer cancel()
 	stdout, stderr := &limits.Buffer{Max: limits.HookOutput}, &limits.Buffer{Max: limits.HookOutput}
-	code, err := sandbox.RunContext(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
+	var code int
+	var err error
+	if hk.Func != nil {
+		code, err = runFunc(ctx, hk.Func, payload, stdout, stderr)
+	} else {
+		code, err = sandbox.RunContext(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
+	}
 	var r hookResult
 	switch {
 	case ctx.Err() != nil:
@@ -565,4 +612,36 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload []byte) hookResult
 	}
 	h.warn(hk, "failed", "exit status", code, "stderr", strings.TrimSpace(stderr.String()))
 	return r
+}
+
+// runFunc runs an in-process hook as a command hook runs: bounded output, its time limit
+// (past it gem stops waiting; the function is told by ctx), a panic reported as a failure.
+func runFunc(ctx context.Context, fn HookFunc, payload []byte, stdout, stderr *limits.Buffer) (int, error) {
+	type answer struct {
+		code     int
+		out, err []byte
+		panicked any
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		var a answer
+		defer func() {
+			if p := recover(); p != nil {
+				a.panicked = p
+			}
+			ch <- a
+		}()
+		a.code, a.out, a.err = fn(ctx, payload)
+	}()
+	select {
+	case a := <-ch:
+		if a.panicked != nil {
+			return 0, fmt.Errorf("the hook panicked: %v", a.panicked)
+		}
+		stdout.Write(a.out)
+		stderr.Write(a.err)
+		return a.code, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +46,12 @@ type Subagent struct {
 	Temperature *float32
 	MaxTurns    int
 	Timeout     time.Duration
+	// A program's subagent (the SDK's) may make its instructions for each call
+	// (Instructions, in Prompt's place), bring tools of its own (Funcs, which Tools should
+	// name) or be run whole by the program (Run: another agent answers the query).
+	Instructions func(ctx context.Context, query string) string
+	Funcs        []tools.Func
+	Run          func(ctx context.Context, query string) (string, error)
 }
 
 // Subagent defaults, as in Gemini CLI.
@@ -77,7 +84,8 @@ var toolAliases = map[string]string{
 func (sa *Subagent) UnknownTools(has func(string) bool) []string {
 	var out []string
 	for _, t := range sa.Tools {
-		if strings.ContainsAny(t, "*?[") || has(t) {
+		own := slices.ContainsFunc(sa.Funcs, func(f tools.Func) bool { return f.Spec.Name == t })
+		if strings.ContainsAny(t, "*?[") || own || has(t) {
 			continue
 		}
 		out = append(out, t)
@@ -259,10 +267,21 @@ func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sub := &Agent{Client: a.Client, Model: sa.Model, Tools: a.Tools, Funcs: a.Funcs, Hooks: a.Hooks, MaxSteps: sa.MaxTurns,
+	if sa.Run != nil {
+		text, err := sa.Run(ctx, in.Query)
+		if err != nil {
+			return &tools.Result{Text: text}, fmt.Errorf("subagent %s: %w", sa.Name, err)
+		}
+		return &tools.Result{Text: text}, nil
+	}
+	instructions := sa.Prompt
+	if sa.Instructions != nil {
+		instructions = sa.Instructions(ctx, in.Query)
+	}
+	sub := &Agent{Client: a.Client, Model: sa.Model, Tools: a.Tools, Funcs: append(slices.Clip(a.Funcs), sa.Funcs...), Hooks: a.Hooks, MaxSteps: sa.MaxTurns,
 		CallOptions: a.CallOptions, Depth: a.Depth + 1, only: sa, temperature: sa.Temperature,
 		TokenLimit: a.TokenLimit, CompressAt: a.CompressAt,
-		System: BasePrompt + "\n\n" + sa.Prompt + "\n\nYou are the subagent " + sa.Name + ", called by the main agent: work on its task with your tools, then answer with your findings; nobody reads your answer but the main agent."}
+		System: BasePrompt + "\n\n" + instructions + "\n\nYou are the subagent " + sa.Name + ", called by the main agent: work on its task with your tools, then answer with your findings; nobody reads your answer but the main agent."}
 	if sub.Model == "" {
 		sub.Model = a.model()
 	}

@@ -439,8 +439,13 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 				svc.Notify = r.services.Notify
 			}
 		}
-		answer, err := svc.ask(ctx, question, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})
+		asked := AskedCall{Tool: t.Name, Extension: t.Extension, Args: args, Question: question}
+		answer, err := svc.ask(context.WithValue(ctx, askedKey{}, asked), question, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})
 		entry.Answer = string(answer)
+		if _, later := errors.AsType[*DeferredError](err); later {
+			entry.Outcome = "deferred"
+			return err
+		}
 		if err != nil {
 			entry.Outcome = "refused"
 			return fmt.Errorf("asking about %s: %w", t.Name, err)

@@ -345,7 +345,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 		text, structured, err := cs.run(ctx, c, args)
 		if err != nil {
 			typ := ErrorExecution
-			var pe *pathError
+			var pe *PathError
 			switch {
 			case errors.As(err, &pe):
 				typ = ErrorPermissionDenied
@@ -361,10 +361,11 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 
 func (c *coreBackend) close() { c.root.Close() }
 
-// pathError: a path outside the workspace, or one the core tools may not write.
-type pathError struct{ path, why string }
+// PathError is a path outside the workspace, or one the core tools may not write (protected,
+// or reached through a link).
+type PathError struct{ path, why string }
 
-func (e *pathError) Error() string {
+func (e *PathError) Error() string {
 	if e.why != "" {
 		return e.path + " " + e.why
 	}
@@ -378,13 +379,13 @@ func (e *pathError) Error() string {
 // through a symbolic link (which could lead to one of them).
 func (c *coreBackend) writable(rel string) error {
 	if name, ok := sandbox.ProtectedComponent(rel); ok {
-		return &pathError{c.abs(rel), "is protected (" + name + " configures gem, git or another tool): core tools do not write it; change it yourself"}
+		return &PathError{c.abs(rel), "is protected (" + name + " configures gem, git or another tool): core tools do not write it; change it yourself"}
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	for i := range parts {
 		prefix := strings.Join(parts[:i+1], "/")
 		if st, err := c.root.Lstat(prefix); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			return &pathError{c.abs(rel), "is reached through the symbolic link " + c.abs(prefix) + ": core tools do not write through links"}
+			return &PathError{c.abs(rel), "is reached through the symbolic link " + c.abs(prefix) + ": core tools do not write through links"}
 		}
 	}
 	return nil
@@ -399,13 +400,13 @@ func (c *coreBackend) rel(p string) (string, error) {
 	if filepath.IsAbs(p) {
 		r, err := filepath.Rel(c.dir, filepath.Clean(p))
 		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return "", &pathError{path: p}
+			return "", &PathError{path: p}
 		}
 		return r, nil
 	}
 	r := filepath.Clean(p)
 	if r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", &pathError{path: p}
+		return "", &PathError{path: p}
 	}
 	return r, nil
 }
@@ -437,7 +438,7 @@ func (c *coreBackend) outputRoot(p string) (root *os.Root, rel string, ok bool, 
 	}
 	defer ext.Close()
 	if st, err := ext.Lstat(paths.OutputFolder); err != nil || !st.IsDir() {
-		return nil, "", true, &pathError{p, "is not in a folder gem made for an extension's output"}
+		return nil, "", true, &PathError{p, "is not in a folder gem made for an extension's output"}
 	}
 	root, err = ext.OpenRoot(paths.OutputFolder)
 	return root, rel, true, err
@@ -446,7 +447,7 @@ func (c *coreBackend) outputRoot(p string) (root *os.Root, rel string, ok bool, 
 // outputError says what an os.Root refusal in an output folder means.
 func outputError(p string, err error) error {
 	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
-		return &pathError{p, "leads out of the extension's output folder (a link or ..): core tools read inside it only"}
+		return &PathError{p, "leads out of the extension's output folder (a link or ..): core tools read inside it only"}
 	}
 	return err
 }
@@ -487,7 +488,7 @@ func readIn(root *os.Root, rel, abs string) ([]byte, error) {
 // fsError says what an os.Root refusal means: a path (or link) that leaves the workspace.
 func (c *coreBackend) fsError(rel string, err error) error {
 	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
-		return &pathError{path: c.abs(rel)}
+		return &PathError{path: c.abs(rel)}
 	}
 	return err
 }
@@ -982,7 +983,7 @@ func (c *coreBackend) parentRoot(rel string) (*os.Root, string, error) {
 			}
 		}
 		if err == nil && !st.IsDir() {
-			err = &pathError{c.abs(rel), c.abs(strings.Join(parts[:i+1], "/")) + " is not a folder (or is a symbolic link): core tools do not write through links"}
+			err = &PathError{c.abs(rel), c.abs(strings.Join(parts[:i+1], "/")) + " is not a folder (or is a symbolic link): core tools do not write through links"}
 		}
 		var sub *os.Root
 		if err == nil {
@@ -994,7 +995,7 @@ func (c *coreBackend) parentRoot(rel string) (*os.Root, string, error) {
 		if err == nil {
 			if now, serr := sub.Stat("."); serr != nil || !os.SameFile(st, now) {
 				sub.Close()
-				err = &pathError{c.abs(rel), c.abs(strings.Join(parts[:i+1], "/")) + " changed while gem was writing (a program replaced it): not written; try again"}
+				err = &PathError{c.abs(rel), c.abs(strings.Join(parts[:i+1], "/")) + " changed while gem was writing (a program replaced it): not written; try again"}
 			}
 		}
 		if cur != c.root {

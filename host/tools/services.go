@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -140,4 +141,29 @@ func (s *Services) waiting() func(string) {
 		defer s.outMu.Unlock()
 		fmt.Fprintln(s.Waiting, line)
 	}
+}
+
+// AskedCall is the call a policy question is about: the prompter finds it in the context
+// it is asked with (AskedCallOf), to show or decide more than the question's text.
+type AskedCall struct {
+	Tool, Extension string
+	Args            json.RawMessage
+	Question        string // what a terminal shows: the call, its diff, a hook's reason
+}
+
+type askedKey struct{}
+
+// AskedCallOf is the call a policy question asked with ctx is about.
+func AskedCallOf(ctx context.Context) (AskedCall, bool) {
+	c, ok := ctx.Value(askedKey{}).(AskedCall)
+	return c, ok
+}
+
+// DeferredError is a prompter's answer that the question will be answered later (the SDK
+// without an Approve callback): the call neither runs nor is refused; the agent ends the turn
+// with it pending (agent.PendingError).
+type DeferredError struct{ Call AskedCall }
+
+func (e *DeferredError) Error() string {
+	return fmt.Sprintf("%s waits for approval", e.Call.Tool)
 }
