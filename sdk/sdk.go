@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"google.golang.org/genai"
 
@@ -41,6 +41,10 @@ type Options struct {
 	Model        string // "": the settings' model.name, else gem's default
 	Instructions []Instruction
 	Tools        []Tool
+	Hooks        []Hook
+	Skills       []Skill
+	Subagents    []Subagent
+	Extensions   []Extension
 	Settings     SettingsMode
 	// APIKey and BaseURL reach the Gemini API ("": GEMINI_API_KEY or GOOGLE_API_KEY, and
 	// GEM_GEMINI_BASE_URL, as gem reads them).
@@ -51,7 +55,9 @@ type Options struct {
 	Getenv func(string) string
 	// ApprovalMode is the policy's mode: default, auto_edit, yolo or plan ("": default).
 	ApprovalMode string
-	// Approve answers the calls the policy asks about; nil refuses them (the model is told).
+	// Approve answers the calls the policy asks about, as they come. Nil: a turn with such
+	// a call ends with it pending (Result.Pending), for Session.Approve to decide — in this
+	// process or another, after ResumeSession. FS and Shell operations are refused then.
 	Approve func(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
 
@@ -65,7 +71,10 @@ type Agent struct {
 	catalog *tools.Catalog
 	client  *genai.Client
 	sent    <-chan struct{}
-	funcs   []tools.Func
+	parts   parts
+	// services are the catalog's: each session's conversation sets their Notify
+	// (Notification hooks), the last opened wins.
+	services *tools.Services
 
 	mu       sync.Mutex
 	sessions map[*agent.Session]*Session // the SDK session of each open conversation's session
@@ -128,39 +137,87 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		return nil, err
 	}
 	a.client, a.sent = client, sent
-	for _, t := range o.Tools {
-		if err := t.check(); err != nil {
+	if err := a.parts.add(a, "", o.Instructions, o.Tools, o.Skills, o.Hooks, o.Subagents); err != nil {
+		return nil, err
+	}
+	for _, x := range o.Extensions {
+		if err := x.loaded(env, a.disc); err != nil {
 			return nil, err
 		}
-		a.funcs = append(a.funcs, t.fn(a))
+		sp := x.spec
+		if err := a.parts.add(a, sp.Name, sp.Instructions, sp.Tools, sp.Skills, sp.Hooks, sp.Subagents); err != nil {
+			return nil, fmt.Errorf("extension %s: %w", sp.Name, err)
+		}
 	}
+	a.services = &tools.Services{Prompt: a.prompter()}
 	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
 		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
-		Services:    &tools.Services{Prompt: a.prompter()},
+		Services:    a.services,
 		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env),
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range a.funcs {
-		if t, taken := a.catalog.Lookup(f.Spec.Name); taken || f.Spec.Name == "activate_skill" {
-			a.catalog.Close()
-			owner := "gem"
-			if t != nil {
-				owner = t.Extension
-			}
-			return nil, fmt.Errorf("sdk: tool %s: %s has a tool of that name already: rename yours", f.Spec.Name, owner)
+	seen := map[string]string{}
+	for _, f := range a.allFuncs() {
+		owner := "gem"
+		t, taken := a.catalog.Lookup(f.Spec.Name)
+		if t != nil {
+			owner = t.Extension
 		}
+		if other, twice := seen[f.Spec.Name]; twice {
+			taken, owner = true, other
+		}
+		if taken || f.Spec.Name == "activate_skill" {
+			a.catalog.Close()
+			return nil, fmt.Errorf("sdk: tool %s of %s: %s has a tool of that name already: rename one", f.Spec.Name, f.Extension, owner)
+		}
+		seen[f.Spec.Name] = f.Extension
 	}
 	return a, nil
 }
 
-// prompter answers the policy's questions: Options.Approve, else refusal.
+// allFuncs are the program's tools and its subagents' own.
+func (a *Agent) allFuncs() []tools.Func {
+	out := slices.Clone(a.parts.funcs)
+	for _, sa := range a.parts.subagents {
+		for _, f := range sa.Funcs {
+			if !slices.ContainsFunc(out, func(o tools.Func) bool { return o.Spec.Name == f.Spec.Name && o.Extension == f.Extension }) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// prompter answers the policy's questions about tool calls: Options.Approve, else they are
+// deferred (Result.Pending).
 func (a *Agent) prompter() prompt.Prompter {
 	if a.opts.Approve != nil {
 		return approver{a.opts.Approve}
 	}
+	return deferrer{}
+}
+
+// helperPrompter answers the questions of SessionContext's FS and Shell: Options.Approve,
+// else they are refused (they cannot wait for a later process).
+func (a *Agent) helperPrompter() prompt.Prompter {
+	if a.opts.Approve != nil {
+		return approver{a.opts.Approve}
+	}
 	return &prompt.Refuse{Why: prompt.NotAskedError{Reason: "no one to approve it (Options.Approve)"}}
+}
+
+// sessionByID is the open session of that id (nil when none).
+func (a *Agent) sessionByID(id string) *Session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.sessions {
+		if s.conv.Session.ID == id {
+			return s
+		}
+	}
+	return nil
 }
 
 // environFrom is the environment getenv describes, for the agent's programs (gem's sandbox
@@ -201,9 +258,9 @@ func (a *Agent) ResumeSession(ctx context.Context, id string) (*Session, error) 
 func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
 	s := &Session{agent: a}
 	conv, err := agent.Open(ctx, agent.Config{
-		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog,
+		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog, Services: a.services,
 		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model, Resume: resume,
-		Funcs: a.funcs, Instructions: s.instructions,
+		Funcs: a.parts.funcs, Instructions: s.instructions, Hooks: a.parts.hooks, Skills: a.parts.skills, Subagents: a.parts.subagents,
 	})
 	if err != nil {
 		return nil, err
@@ -233,13 +290,49 @@ func (s *Session) Close() {
 	s.conv.End() // the catalog is the agent's: Agent.Close stops it
 }
 
+// Pending are the calls the session's last turn waits on (saved with the session).
+func (s *Session) Pending() []PendingApproval { return pendingOf(s.conv.Session.Pending) }
+
+func pendingOf(p *agent.PendingTurn) []PendingApproval {
+	if p == nil {
+		return nil
+	}
+	var out []PendingApproval
+	for _, c := range p.Calls {
+		out = append(out, PendingApproval{CallID: c.ID, Asked: c.Asked,
+			ApprovalRequest: ApprovalRequest{Tool: c.Name, Extension: c.Extension, Args: c.Args, Question: c.Question}})
+	}
+	return out
+}
+
+// Approve decides the calls the last turn waits on (by PendingApproval.CallID) and goes on
+// with the turn: the calls decided run or are refused, the model answers, and the turn's
+// result is returned as Send's. A call without a decision that the policy asks about again
+// stays pending (Result.Pending).
+func (s *Session) Approve(ctx context.Context, decisions map[string]Decision) (*Result, error) {
+	var err error
+	for _, e := range s.run(ctx, func(ctx context.Context) (string, agent.Stats, error) {
+		return s.conv.Approve(ctx, func(id string) prompt.Prompter {
+			if d, ok := decisions[id]; ok {
+				return decided(d)
+			}
+			return deferrer{}
+		})
+	}) {
+		if e != nil {
+			err = e
+		}
+	}
+	return s.last, err
+}
+
 // ID is the session's id (ResumeSession and gem --resume take it).
 func (s *Session) ID() string { return s.conv.Session.ID }
 
 // instructions are the program's instructions for the next request of s.
 func (s *Session) instructions(_ *agent.Session) string {
 	var parts []string
-	for _, in := range s.agent.opts.Instructions {
+	for _, in := range s.agent.parts.instructions {
 		if t := in.text(s.context()); t != "" {
 			parts = append(parts, t)
 		}
@@ -252,6 +345,9 @@ type Result struct {
 	Text      string     // the model's final answer
 	ToolCalls []ToolCall // the calls made during the turn, in order
 	Usage     Usage
+	// Pending are the calls the turn waits on, without Options.Approve: the turn goes on
+	// with Session.Approve.
+	Pending []PendingApproval
 }
 
 // ToolCall is one tool call of a turn and its outcome.
@@ -298,6 +394,11 @@ func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
 // SendStream runs one turn, yielding its events as they happen; the last pair carries the
 // turn's error, if any. Breaking out of the loop cancels the turn.
 func (s *Session) SendStream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
+	return s.run(ctx, func(ctx context.Context) (string, agent.Stats, error) { return s.conv.Send(ctx, prompt) })
+}
+
+// run runs one turn (or its continuation), yielding its events.
+func (s *Session) run(ctx context.Context, turn func(context.Context) (string, agent.Stats, error)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -337,7 +438,10 @@ func (s *Session) SendStream(ctx context.Context, prompt string) iter.Seq2[Event
 		}
 		done := make(chan error, 1)
 		go func() {
-			text, st, err := s.conv.Send(ctx, prompt)
+			text, st, err := turn(ctx)
+			if _, waits := errors.AsType[*agent.PendingError](err); waits {
+				res.Pending, err = pendingOf(s.conv.Session.Pending), nil
+			}
 			res.Text = text
 			res.Usage = Usage{Requests: st.Requests, PromptTokens: st.Tokens.Prompt, OutputTokens: st.Tokens.Output, TotalTokens: st.Tokens.Total}
 			done <- err
@@ -359,6 +463,4 @@ func (s *Session) SendStream(ctx context.Context, prompt string) iter.Seq2[Event
 }
 
 // context is the SessionContext of s outside a tool call.
-func (s *Session) context() SessionContext {
-	return &sessionContext{agent: s.agent, session: s.conv.Session, at: time.Now()}
-}
+func (s *Session) context() SessionContext { return s.agent.contextOf(s.conv.Session) }

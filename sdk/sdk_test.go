@@ -191,7 +191,7 @@ func ExampleNewAgent() {
 
 // TestApprove: a tool the policy asks about (kind edit, default mode) is put to Approve with
 // the question the terminal shows; Deny refuses it (the model is told), ApproveAlways runs
-// it and the next call without asking; without Approve it is refused.
+// it and the next call without asking; without Approve the turn ends with it pending.
 func TestApprove(t *testing.T) {
 	touch := sdk.NewTool("touch", "Touches a file", func(sc sdk.SessionContext, a struct {
 		Name string `json:"name"`
@@ -208,7 +208,7 @@ func TestApprove(t *testing.T) {
 		{name: "deny", approve: true, decide: []sdk.Decision{sdk.Deny, sdk.Deny}, want: []string{"denied", "denied"}, wantAsks: 2},
 		{name: "once", approve: true, decide: []sdk.Decision{sdk.ApproveOnce, sdk.Deny}, want: []string{"touched a", "denied"}, wantAsks: 2},
 		{name: "always", approve: true, decide: []sdk.Decision{sdk.ApproveAlways}, want: []string{"touched a", "touched b"}, wantAsks: 1},
-		{name: "no callback", want: []string{"denied", "denied"}},
+		{name: "no callback", want: nil}, // pending: TestPendingApprovals
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -260,7 +260,7 @@ func TestToolMadeWrong(t *testing.T) {
 	}
 	clash := sdk.NewTool("read_file", "mine", func(sc sdk.SessionContext, a struct{}) (string, error) { return "", nil })
 	_, err = sdk.NewAgent(context.Background(), sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings, Tools: []sdk.Tool{clash}})
-	if err == nil || !strings.Contains(err.Error(), "tool read_file: gem has a tool of that name already") {
+	if err == nil || !strings.Contains(err.Error(), "tool read_file of sdk: gem has a tool of that name already") {
 		t.Errorf("err = %v, want the clash with the core tool named", err)
 	}
 }

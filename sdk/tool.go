@@ -12,59 +12,6 @@ import (
 	"github.com/gemhost/gem/pluginsdk"
 )
 
-// SessionContext is what a tool, a hook or a dynamic instruction knows of the session it
-// runs for.
-type SessionContext interface {
-	SessionID() string
-	Cwd() string // the workspace
-	Timestamp() time.Time
-	// Transcript is the conversation so far, one entry per message.
-	Transcript() []Message
-	// Agent is the agent the session belongs to; Session, the session (nil when the call
-	// comes from a subagent's own conversation).
-	Agent() *Agent
-	Session() *Session
-}
-
-// Message is one message of a transcript.
-type Message struct {
-	Role string // user, model
-	Text string
-}
-
-type sessionContext struct {
-	agent   *Agent
-	session *agent.Session
-	at      time.Time
-}
-
-func (c *sessionContext) SessionID() string {
-	if c.session == nil {
-		return ""
-	}
-	return c.session.ID
-}
-func (c *sessionContext) Cwd() string          { return c.agent.env.Cwd }
-func (c *sessionContext) Agent() *Agent        { return c.agent }
-func (c *sessionContext) Session() *Session    { return c.agent.sessionOf(c.session) }
-func (c *sessionContext) Timestamp() time.Time { return c.at }
-func (c *sessionContext) Transcript() []Message {
-	if c.session == nil {
-		return nil
-	}
-	var out []Message
-	for _, m := range c.session.History {
-		var text string
-		for _, p := range m.Parts {
-			text += p.Text
-		}
-		if text != "" {
-			out = append(out, Message{Role: m.Role, Text: text})
-		}
-	}
-	return out
-}
-
 // contextKey carries a call's SessionContext to the tool's handler.
 type contextKey struct{}
 
@@ -100,10 +47,16 @@ func (t Tool) WithKind(k Kind) Tool { t.kind = k; return t }
 func (t Tool) Name() string { return t.tool.Name() }
 
 // ModelError is a failure the model should see and act on (a file that is not there, an
-// argument that makes no sense): the turn goes on.
+// argument that makes no sense): the turn goes on. Any other error a tool returns ends the
+// turn (Send returns it; the model's history keeps the failed call).
 type ModelError struct{ Message string }
 
 func (e *ModelError) Error() string { return e.Message }
+
+// ModelErrorf is a ModelError with a formatted message.
+func ModelErrorf(format string, args ...any) error {
+	return &ModelError{Message: fmt.Sprintf(format, args...)}
+}
 
 // NewTool declares a tool: its arguments decode into In (the schema from In's fields: json
 // tags name them, jsonschema tags describe them, fields without omitempty are required), and
@@ -115,7 +68,7 @@ func NewTool[In, Out any](name, description string, fn func(SessionContext, In) 
 		if c, ok := ctx.Value(contextKey{}).(SessionContext); ok {
 			return c
 		}
-		return &sessionContext{agent: &Agent{}, at: time.Now()}
+		return &sessionContext{at: time.Now()}
 	}
 	if text, ok := any(fn).(func(SessionContext, In) (string, error)); ok {
 		return Tool{kind: KindOther, tool: pluginsdk.NewTool(name, description, KindOther, func(ctx context.Context, in In) (pluginsdk.Result, error) {
@@ -138,10 +91,13 @@ func (t Tool) fn(a *Agent) tools.Func {
 	spec := tools.Spec{Name: t.tool.Name(), Description: t.tool.Description(), Kind: t.kind, Streams: t.tool.Streams(),
 		InputSchema: t.tool.Schema(), OutputSchema: t.tool.OutputSchema()}
 	return tools.Func{Spec: spec, Extension: "sdk", Run: func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
-		ctx = context.WithValue(ctx, contextKey{}, SessionContext(&sessionContext{agent: a, session: agent.SessionOf(ctx), at: time.Now()}))
+		ctx = context.WithValue(ctx, contextKey{}, SessionContext(a.contextOf(agent.SessionOf(ctx))))
 		res, err := t.tool.Call(ctx, args)
-		if err != nil {
+		if _, forModel := errors.AsType[*ModelError](err); forModel || err != nil && isToolError(err) {
 			return &tools.Result{Error: resultError(err)}, nil // the model sees it; the turn goes on
+		}
+		if err != nil {
+			return nil, &agent.EndTurnError{Tool: spec.Name, Err: err}
 		}
 		out := &tools.Result{Text: res.Text, Display: res.Display}
 		if res.Structured != nil {
@@ -151,6 +107,12 @@ func (t Tool) fn(a *Agent) tools.Func {
 		}
 		return out, nil
 	}}
+}
+
+// isToolError: a pluginsdk error with a type for the model.
+func isToolError(err error) bool {
+	_, ok := errors.AsType[*pluginsdk.ToolError](err)
+	return ok
 }
 
 // resultError is a tool's error as the model gets it: a pluginsdk error keeps its type.

@@ -200,6 +200,17 @@ type StoppedError struct{ Reason string }
 
 func (e *StoppedError) Error() string { return "a hook ended the turn: " + e.Reason }
 
+// EndTurnError is a tool's failure that ends the turn (a program's tool failing otherwise
+// than for the model to see: sdk.NewTool's function returning an error that is not a
+// ModelError). The model still gets the failure as the call's response, kept in the history.
+type EndTurnError struct {
+	Tool string
+	Err  error
+}
+
+func (e *EndTurnError) Error() string { return "the tool " + e.Tool + " failed: " + e.Err.Error() }
+func (e *EndTurnError) Unwrap() error { return e.Err }
+
 // hookInput is the payload fields every hook of session s gets.
 func hookInput(s *Session, kv ...any) map[string]any {
 	m := map[string]any{"session_id": s.ID, "transcript_path": s.path}
@@ -300,10 +311,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, config *genai.GenerateCont
 		if len(calls) == 0 {
 			return final, nil
 		}
-		if stop, err := a.runCalls(ctx, s, calls, make([]*genai.Part, len(calls)), nil, st); err != nil || stop != "" {
-			if err == nil {
-				err = &StoppedError{Reason: stop}
-			}
+		if err := a.runCalls(ctx, s, calls, make([]*genai.Part, len(calls)), nil, st); err != nil {
 			return final, err
 		}
 	}
@@ -315,8 +323,8 @@ func (a *Agent) loop(ctx context.Context, s *Session, config *genai.GenerateCont
 // and every call after it wait: the session keeps them (Session.Pending), the history is
 // left without the responses, and the error is a *PendingError. promptFor, when set, is the
 // prompter of each call's policy question (a resumed turn's decisions).
-func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.FunctionCall, parts []*genai.Part, promptFor func(id string) prompt.Prompter, st *Stats) (string, error) {
-	stop := ""
+func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.FunctionCall, parts []*genai.Part, promptFor func(id string) prompt.Prompter, st *Stats) error {
+	var stop error
 	var waiting []PendingCall
 	for i, call := range calls {
 		if parts[i] != nil {
@@ -328,7 +336,7 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 			continue
 		}
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return ctx.Err()
 		}
 		t0 := time.Now()
 		opts := a.CallOptions
@@ -346,11 +354,11 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 	}
 	if len(waiting) > 0 {
 		s.Pending = &PendingTurn{Responses: parts, Calls: waiting}
-		return "", &PendingError{Calls: waiting}
+		return &PendingError{Calls: waiting}
 	}
 	s.Pending = nil
 	s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: parts})
-	return stop, nil
+	return stop
 }
 
 // PendingTurn is a turn that waits for approvals: the responses of the last model
@@ -415,11 +423,7 @@ func (a *Agent) ResumeTurn(ctx context.Context, s *Session, promptFor func(id st
 		s.Pending = nil
 		return "", st, errors.New("the session's waiting turn does not match its history: send a new prompt")
 	}
-	stop, err := a.runCalls(ctx, s, calls, slices.Clone(p.Responses), promptFor, &st)
-	if err == nil && stop != "" {
-		err = &StoppedError{Reason: stop}
-	}
-	if err != nil {
+	if err := a.runCalls(ctx, s, calls, slices.Clone(p.Responses), promptFor, &st); err != nil {
 		return "", st, err
 	}
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
@@ -658,7 +662,7 @@ func apiErrorKind(e genai.APIError) APIErrorKind {
 // arguments or end the turn: *stop gets the reason), the catalog (validation, policy, tool),
 // AfterTool hooks (which may replace or add to the result); every outcome becomes a
 // FunctionResponse.
-func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *string, opts tools.CallOptions) (*genai.FunctionResponse, *tools.DeferredError) {
+func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *error, opts tools.CallOptions) (*genai.FunctionResponse, *tools.DeferredError) {
 	st.ToolCalls++
 	args, err := genaiconv.Args(call)
 	if err != nil {
@@ -686,7 +690,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		st.Failed++
 		var err error = before.Blocked
 		if before.Stopped {
-			err, *stop = errors.New(before.Reason), before.Reason
+			err, *stop = errors.New(before.Reason), &StoppedError{Reason: before.Reason}
 		}
 		err = fmt.Errorf("blocked by a hook: %w", err)
 		if a.Events.ToolResult != nil {
@@ -719,6 +723,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if d, ok := errors.AsType[*tools.DeferredError](err); ok {
 		return nil, d // no ToolResult, no AfterTool: the call has not run
 	}
+	if end, ok := errors.AsType[*EndTurnError](err); ok && *stop == nil {
+		*stop = end // the model gets the failure; the turn ends after this response's calls
+	}
 	if err != nil || (res != nil && res.Error != nil) {
 		st.Failed++
 	}
@@ -734,7 +741,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	after := a.Hooks.RunTool(ctx, "AfterTool", out, owner)
 	switch {
 	case after.Stopped:
-		*stop = after.Reason
+		*stop = &StoppedError{Reason: after.Reason}
 	case after.Blocked != nil: // the reason replaces the result
 		res, err = &tools.Result{Text: after.Blocked.Reason}, nil
 	case after.ToolOutput != nil:

@@ -93,6 +93,11 @@ type Hook struct {
 	spec  sandbox.Program
 }
 
+// ProgramSource is the source of the hooks the program embedding the agent adds itself
+// (not an extension's: no extension can have the name). They may rewrite any tool's input
+// and output, as the user's settings' hooks may.
+const ProgramSource = "the program"
+
 // HookFunc is a hook run in the process: it gets the JSON a command hook reads on stdin and
 // answers as a command hook does, with its exit code, stdout and stderr.
 type HookFunc func(ctx context.Context, payload []byte) (code int, stdout, stderr []byte)
@@ -537,7 +542,7 @@ func (h *Hooks) fold(out *Outcome, hk *Hook, r hookResult, payload map[string]an
 // mayRewrite reports whether the hook may rewrite the input of a tool of the extension
 // owner: its own extension's hooks, and the user's (settings files') hooks.
 func (hk *Hook) mayRewrite(owner string) bool {
-	return strings.HasSuffix(hk.Source, " settings") || (owner != "" && hk.Source == owner)
+	return strings.HasSuffix(hk.Source, " settings") || (hk.Func != nil && hk.Source == ProgramSource) || (owner != "" && hk.Source == owner)
 }
 
 // joinToolConfig joins two hooks' tool configs: NONE wins, then ANY; the allowed names are

@@ -1,0 +1,470 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/limits"
+)
+
+// SessionContext is what a tool, a hook or a dynamic instruction knows of the session it
+// runs for, and its way to the workspace's files and to a shell under gem's rules.
+type SessionContext interface {
+	// SessionID is the session's id; a subagent's calls have its parent's.
+	SessionID() string
+	Cwd() string // the workspace
+	Timestamp() time.Time
+	// Transcript is the conversation so far, one entry per message with text (a
+	// subagent's calls see the subagent's own).
+	Transcript() []Message
+	// Agent is the agent the session belongs to, and Session the session: nil in a hook
+	// run as a command (RunAsCommand).
+	Agent() *Agent
+	Session() *Session
+	// FS reads and writes the workspace's files as gem's core tools do; Shell runs
+	// commands as gem's sandboxed programs run.
+	FS() FS
+	Shell() Shell
+}
+
+// Message is one message of a transcript.
+type Message struct {
+	Role string // user, model
+	Text string
+}
+
+// FS is the workspace's files, reached as gem's core tools reach them: a path is absolute
+// inside the workspace or relative to it, and never leads out of it (no .., no link out); a
+// write under a protected name (.git, .gemini, agents' and editors' configuration, .env…)
+// or through a link is refused, and lands whole or not at all; each operation is decided by
+// the policy as the core tool doing it (read_file, write_file, list_directory, glob) and
+// audited, so a write in default mode goes to Options.Approve with its diff, and plan mode
+// refuses it. Errors: *tools.PathError for a path refused, ErrDenied for the policy's no.
+type FS interface {
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	WriteFile(ctx context.Context, path string, data []byte) error
+	ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error)
+	// Glob is the absolute paths of the files whose workspace-relative path matches
+	// pattern (** for any depth); .git and what .gitignore and .geminiignore ignore are
+	// left out.
+	Glob(ctx context.Context, pattern string) ([]string, error)
+}
+
+// Shell runs shell command lines (/bin/sh -c) in the workspace as gem runs a project's
+// programs: decided by the policy as a run_shell_command call (asked about in default mode,
+// refused in plan mode, audited), in the project's sandbox (the workspace writable, the
+// home folder closed but for the toolchain the command starts, no network), in a process
+// group of its own that ends with it.
+type Shell interface {
+	// Exec runs cmd to its end (or its timeout, or ctx's end: then it is killed).
+	Exec(ctx context.Context, cmd string, opts ShellOptions) (*ShellResult, error)
+	// Start starts cmd with its stdin and output streamed; ctx's end kills it.
+	Start(ctx context.Context, cmd string, opts ShellOptions) (*Process, error)
+}
+
+// ShellOptions are a command's environment additions and time limit (0: none but ctx's).
+type ShellOptions struct {
+	Env     map[string]string
+	Timeout time.Duration
+}
+
+// ShellResult is a finished command: its exit code, its output as it came (stdout and
+// stderr interleaved) and each stream apart. A command killed at its timeout has
+// TimedOut set and exit code -1.
+type ShellResult struct {
+	ExitCode       int
+	Output         string
+	Stdout, Stderr string
+	TimedOut       bool
+}
+
+// Process is a started command: write to Stdin (close it to send EOF), read Stdout and
+// Stderr until EOF, then Wait.
+type Process struct {
+	Stdin          io.WriteCloser
+	Stdout, Stderr io.ReadCloser
+	p              *sandbox.Process
+	stop           func()
+}
+
+// Wait waits for the command's end and returns its exit code.
+func (p *Process) Wait() (int, error) {
+	err := p.p.Wait()
+	p.stop()
+	if _, exit := errors.AsType[*exec.ExitError](err); exit || err == nil {
+		return p.p.ExitCode(), nil
+	}
+	return p.p.ExitCode(), err
+}
+
+// Kill ends the command and everything it started.
+func (p *Process) Kill() { p.p.Stop(500 * time.Millisecond) }
+
+// sessionContext is a SessionContext: of an agent's session, or (agent nil) of a hook run
+// as a command, known from its input.
+type sessionContext struct {
+	agent          *Agent
+	session        *agent.Session // nil: none open, or a command hook
+	id, cwd        string
+	transcriptPath string
+	at             time.Time
+}
+
+// contextOf is the SessionContext of a call in s (nil: no session).
+func (a *Agent) contextOf(s *agent.Session) *sessionContext {
+	c := &sessionContext{agent: a, session: s, cwd: a.env.Cwd, at: time.Now()}
+	if s != nil {
+		c.id, c.transcriptPath = s.ID, s.Path()
+	}
+	return c
+}
+
+// payloadContext is the SessionContext of a hook's input: the session it names.
+func (a *Agent) payloadContext(payload []byte) SessionContext {
+	var in HookInput
+	json.Unmarshal(payload, &in)
+	c := &sessionContext{agent: a, id: in.SessionID, cwd: a.env.Cwd, transcriptPath: in.TranscriptPath, at: time.Now()}
+	if s := a.sessionByID(rootID(in.SessionID)); s != nil {
+		c.session = s.conv.Session
+	}
+	return c
+}
+
+// commandContext is the SessionContext of a hook run as a command.
+func commandContext(in HookInput) *sessionContext {
+	at, err := time.Parse(time.RFC3339Nano, in.Timestamp)
+	if err != nil {
+		at = time.Now()
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	return &sessionContext{id: in.SessionID, cwd: cwd, transcriptPath: in.TranscriptPath, at: at}
+}
+
+// rootID is a session id without a subagent's part (gem names a subagent's conversation
+// <session>/<agent>).
+func rootID(id string) string {
+	root, _, _ := strings.Cut(id, "/")
+	return root
+}
+
+func (c *sessionContext) SessionID() string    { return rootID(c.id) }
+func (c *sessionContext) Cwd() string          { return c.cwd }
+func (c *sessionContext) Timestamp() time.Time { return c.at }
+func (c *sessionContext) Agent() *Agent        { return c.agent }
+func (c *sessionContext) Session() *Session {
+	if c.agent == nil {
+		return nil
+	}
+	return c.agent.sessionByID(rootID(c.id))
+}
+
+func (c *sessionContext) Transcript() []Message {
+	var history []*agent.Session
+	if c.session != nil {
+		history = append(history, c.session)
+	} else if c.transcriptPath != "" {
+		if data, err := os.ReadFile(c.transcriptPath); err == nil {
+			var s agent.Session
+			if json.Unmarshal(data, &s) == nil {
+				history = append(history, &s)
+			}
+		}
+	}
+	var out []Message
+	for _, s := range history {
+		for _, m := range s.History {
+			var text string
+			for _, p := range m.Parts {
+				if !p.Thought {
+					text += p.Text
+				}
+			}
+			if text != "" {
+				out = append(out, Message{Role: m.Role, Text: text})
+			}
+		}
+	}
+	return out
+}
+
+func (c *sessionContext) FS() FS {
+	if c.agent == nil || c.agent.catalog == nil {
+		return commandFS{dir: c.cwd}
+	}
+	return agentFS{c.agent}
+}
+
+func (c *sessionContext) Shell() Shell {
+	if c.agent == nil || c.agent.catalog == nil {
+		return shell{dir: c.cwd}
+	}
+	return shell{a: c.agent, dir: c.agent.env.Cwd}
+}
+
+// agentFS is FS through the catalog's workspace files (tools.Files).
+type agentFS struct{ a *Agent }
+
+func (f agentFS) files() (*tools.Files, tools.CallOptions, error) {
+	files, err := f.a.catalog.Files()
+	return files, tools.CallOptions{Prompt: f.a.helperPrompter()}, err
+}
+
+func (f agentFS) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	files, opts, err := f.files()
+	if err != nil {
+		return nil, err
+	}
+	return files.Read(ctx, path, opts)
+}
+
+func (f agentFS) WriteFile(ctx context.Context, path string, data []byte) error {
+	files, opts, err := f.files()
+	if err != nil {
+		return err
+	}
+	return files.Write(ctx, path, data, opts)
+}
+
+func (f agentFS) ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
+	files, opts, err := f.files()
+	if err != nil {
+		return nil, err
+	}
+	return files.List(ctx, path, opts)
+}
+
+func (f agentFS) Glob(ctx context.Context, pattern string) ([]string, error) {
+	files, opts, err := f.files()
+	if err != nil {
+		return nil, err
+	}
+	return files.Glob(ctx, pattern, opts)
+}
+
+// commandFS is FS in a hook run as a command: the workspace as an os.Root (nothing leads
+// out of it), protected names not written; gem's sandbox around the hook does the rest.
+type commandFS struct{ dir string }
+
+func (f commandFS) rel(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		r, err := filepath.Rel(f.dir, path)
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			return "", fmt.Errorf("%s is outside the workspace %s", path, f.dir)
+		}
+		return r, nil
+	}
+	return filepath.Clean(path), nil
+}
+
+func (f commandFS) ReadFile(_ context.Context, path string) ([]byte, error) {
+	rel, err := f.rel(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(rel)
+}
+
+func (f commandFS) WriteFile(_ context.Context, path string, data []byte) error {
+	rel, err := f.rel(path)
+	if err != nil {
+		return err
+	}
+	if name, protected := sandbox.ProtectedComponent(rel); protected {
+		return fmt.Errorf("%s is protected (%s): not written", path, name)
+	}
+	root, err := os.OpenRoot(f.dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		return err
+	}
+	tmp := rel + fmt.Sprintf(".gem-%d", os.Getpid())
+	if err := root.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return root.Rename(tmp, rel)
+}
+
+func (f commandFS) ReadDir(_ context.Context, path string) ([]fs.DirEntry, error) {
+	rel, err := f.rel(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return fs.ReadDir(root.FS(), filepath.ToSlash(rel))
+}
+
+func (f commandFS) Glob(_ context.Context, pattern string) ([]string, error) {
+	root, err := os.OpenRoot(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var out []string
+	err = doublestar.GlobWalk(root.FS(), filepath.ToSlash(pattern), func(p string, d fs.DirEntry) error {
+		if !d.IsDir() && !strings.HasPrefix(p, ".git/") && !strings.Contains(p, "/.git/") {
+			out = append(out, filepath.Join(f.dir, filepath.FromSlash(p)))
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+// shell is Shell: with an agent, decided by its policy and run in the project's sandbox
+// (commands.UserProgram); in a hook run as a command, run as it is (gem's sandbox around the
+// hook holds it). Both run through gem's launcher (sandbox.Program).
+type shell struct {
+	a   *Agent
+	dir string
+}
+
+func (sh shell) program(ctx context.Context, cmd string, opts ShellOptions) (sandbox.Program, error) {
+	environ := os.Environ()
+	var pol *sandbox.Policy
+	if sh.a != nil {
+		if err := sh.a.catalog.AuthorizeShell(ctx, "sdk", cmd, tools.CallOptions{Prompt: sh.a.helperPrompter()}); err != nil {
+			return sandbox.Program{}, err
+		}
+		var err error
+		environ, pol, err = commands.UserProgram(sh.a.env, sh.dir, "_sdk", cmd, sh.a.environ)
+		if err != nil {
+			return sandbox.Program{}, err
+		}
+	}
+	for _, k := range slices.Sorted(mapKeys(opts.Env)) {
+		environ = append(environ, k+"="+opts.Env[k])
+	}
+	return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: environ, Dir: sh.dir, Name: "shell: " + cmd, Policy: pol}, nil
+}
+
+func mapKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// lockedWriter lets stdout and stderr write to one buffer in the order they came.
+type lockedWriter struct {
+	mu  *sync.Mutex
+	all *limits.Buffer
+	own *limits.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.all.Write(p)
+	return w.own.Write(p)
+}
+
+func (sh shell) Exec(ctx context.Context, cmd string, opts ShellOptions) (*ShellResult, error) {
+	spec, err := sh.program(ctx, cmd, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	var mu sync.Mutex
+	all, stdout, stderr := &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}
+	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdout: lockedWriter{&mu, all, stdout}, Stderr: lockedWriter{&mu, all, stderr}}, 500*time.Millisecond)
+	res := &ShellResult{ExitCode: code, Output: all.String(), Stdout: stdout.String(), Stderr: stderr.String()}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.ExitCode, res.TimedOut = -1, true
+		return res, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("running %q: %w", cmd, err)
+	}
+	return res, nil
+}
+
+func (sh shell) Start(ctx context.Context, cmd string, opts ShellOptions) (*Process, error) {
+	spec, err := sh.program(ctx, cmd, opts)
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, StdinWriter: inW, Stdout: outW, Stderr: errW})
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("starting %q: %w", cmd, err)
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		_ = cancel // released when the process ends (below)
+		go func() { <-p.Done(); cancel() }()
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Stop(500 * time.Millisecond)
+		case <-p.Done():
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return &Process{Stdin: inW, Stdout: outR, Stderr: errR, p: p, stop: func() { once.Do(func() { close(done) }) }}, nil
+}
