@@ -333,7 +333,7 @@ func (s *Session) ID() string { return s.conv.Session.ID }
 func (s *Session) instructions(_ *agent.Session) string {
 	var parts []string
 	for _, in := range s.agent.parts.instructions {
-		if t := in.text(s.context()); t != "" {
+		if t := in.text(s.Context()); t != "" {
 			parts = append(parts, t)
 		}
 	}
@@ -462,5 +462,6 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 	}
 }
 
-// context is the SessionContext of s outside a tool call.
-func (s *Session) context() SessionContext { return s.agent.contextOf(s.conv.Session) }
+// Context is the session's SessionContext, for the program's own use of FS and Shell
+// outside a tool call (decided by the policy and Approve as a tool's are).
+func (s *Session) Context() SessionContext { return s.agent.contextOf(s.conv.Session) }

@@ -84,8 +84,27 @@ var helperPath = sync.OnceValue(func() string {
 	if st, err := os.Stat(p); err == nil && !st.IsDir() {
 		return p
 	}
+	if selfHelper {
+		return self
+	}
 	return ""
 })
+
+// selfHelper: the program serves as its own helper (ServeHelper).
+var selfHelper bool
+
+// ServeHelper makes the running program its own re-exec helper, for a program that
+// embeds gem's host (the Go SDK calls it in its init): started as the helper (its first
+// argument HelperArg), it runs the helper and never returns; otherwise it records the
+// program as the helper of the programs it starts, unless GEM_SANDBOX_HELPER or a gem
+// beside it says another. Without a helper, programs would run without filesystem and
+// network rules.
+func ServeHelper() {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		os.Exit(HelperMain(os.Args[2:], os.Environ(), os.Stderr))
+	}
+	selfHelper = true
+}
 
 // Disabled reports whether the user turned the sandbox off (GEM_SANDBOX=off).
 func Disabled() bool { return config.Getenv("GEM_SANDBOX") == "off" }

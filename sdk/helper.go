@@ -1,0 +1,9 @@
+package sdk
+
+import "github.com/gemhost/gem/host/sandbox"
+
+// The program embedding the agent is the sandbox's re-exec helper for the programs the
+// agent starts (MCP servers, plugins, hooks, Shell): gem's own binary is not needed beside
+// it. Started as the helper, the program becomes the sandboxed program at once, before its
+// main runs.
+func init() { sandbox.ServeHelper() }
