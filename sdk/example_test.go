@@ -1,0 +1,245 @@
+package sdk_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gemhost/gem/internal/fakegemini"
+	"github.com/gemhost/gem/sdk"
+)
+
+// example opens an agent against a scripted model in a fresh home (a program leaves Getenv
+// nil and Settings at LoadSettings: the process's environment and gem -p's settings).
+func example(o sdk.Options, replies ...fakegemini.Reply) (*sdk.Agent, func(), error) {
+	_, getenv, stop, err := startFake(replies...)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.Getenv, o.Cwd = getenv, filepath.Join(getenv("HOME"), "proj")
+	if o.Settings == sdk.LoadSettings {
+		o.Settings = sdk.NoSettings
+	}
+	a, err := sdk.NewAgent(context.Background(), o)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return a, func() { a.Close(); stop() }, nil
+}
+
+// The design's simple example: a session, its turn streamed (gem -p's stream-json events).
+func Example_simple() {
+	a, done, err := example(sdk.Options{}, chunks(text("It is a "), text("Go extension manager.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	ctx := context.Background()
+	s, _ := a.Session(ctx) // or a.ResumeSession(ctx, "some-session-id")
+	for ev, err := range s.SendStream(ctx, "what does this project do?") {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s: %q\n", ev.Type, ev.Text)
+	}
+	// Output:
+	// text: "It is a "
+	// text: "Go extension manager."
+}
+
+// System instructions: static text, and text made for each request from the session.
+func ExampleDynamic() {
+	a, done, err := example(sdk.Options{Instructions: []sdk.Instruction{
+		sdk.Static("This is a static string instruction."),
+		sdk.Dynamic(func(sc sdk.SessionContext) string {
+			return fmt.Sprintf("The current time is %s in session %s.", sc.Timestamp().Format(time.RFC3339), sc.SessionID())
+		}),
+	}}, chunks(text("Noted.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "hi")
+	fmt.Println(res.Text)
+	// Output: Noted.
+}
+
+// Custom tools: typed arguments and results; the model gets the tool's declaration and,
+// after the call, its response.
+func ExampleNewTool() {
+	type addArgs struct {
+		A float64 `json:"a" jsonschema:"first number to add"`
+		B float64 `json:"b" jsonschema:"second number to add"`
+	}
+	type sum struct {
+		Result float64 `json:"result"`
+	}
+	add := sdk.NewTool("add", "add two numbers", func(_ sdk.SessionContext, in addArgs) (sum, error) {
+		return sum{Result: in.A + in.B}, nil
+	})
+	a, done, err := example(sdk.Options{Tools: []sdk.Tool{add}},
+		chunks(call("add", `{"a":23,"b":79}`)), chunks(text("23 + 79 = 102")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "what is 23 + 79?")
+	fmt.Println(res.ToolCalls[0].Output)
+	fmt.Println(res.Text)
+	// Output:
+	// {"result":102}
+	// 23 + 79 = 102
+}
+
+// Custom hooks: after write_file writes a .go file, reformat it through ctx.FS() (which
+// obeys gem's confinement and policy) and tell the model to read it again.
+func ExampleOnAfterTool() {
+	reformat := sdk.OnAfterTool("reformat", "write_file", func(sc sdk.SessionContext, in sdk.AfterToolInput) (sdk.AfterToolOutput, error) {
+		path, _ := in.ToolInput["file_path"].(string)
+		if !strings.HasSuffix(path, ".go") {
+			return sdk.AfterToolOutput{}, nil // a zero output changes nothing
+		}
+		ctx := context.Background()
+		src, err := sc.FS().ReadFile(ctx, path)
+		if err != nil {
+			return sdk.AfterToolOutput{}, err
+		}
+		if err := sc.FS().WriteFile(ctx, path, []byte(strings.ReplaceAll(string(src), "    ", "\t"))); err != nil {
+			return sdk.AfterToolOutput{}, err
+		}
+		return sdk.AfterToolOutput{AdditionalContext: "Reformatted " + path + ", read it again before changing it."}, nil
+	})
+	a, done, err := example(sdk.Options{Hooks: []sdk.Hook{reformat}, ApprovalMode: "auto_edit"},
+		chunks(call("write_file", `{"file_path":"main.go","content":"package main\n\nfunc main() {\n    println()\n}\n"}`)),
+		chunks(text("Written.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "write main.go")
+	data, _ := os.ReadFile(filepath.Join(s.Context().Cwd(), "main.go"))
+	fmt.Println(res.Text, strings.Contains(string(data), "\tprintln()"))
+	// Output: Written. true
+}
+
+// The same hook as a command hook: a program whose main calls RunAsCommand, named in a
+// hooks.json or settings.json ("command": "/path/to/program"), reads the event on stdin and
+// answers as command hooks do.
+func ExampleHook_RunAsCommand() {
+	guard := sdk.OnBeforeTool("guard", "run_shell_command", func(_ sdk.SessionContext, in sdk.BeforeToolInput) (sdk.BeforeToolOutput, error) {
+		if cmd, _ := in.ToolInput["command"].(string); strings.Contains(cmd, "git push") {
+			return sdk.BeforeToolOutput{HookOutput: sdk.HookOutput{Decision: sdk.HookDeny, Reason: "pushing is for humans"}}, nil
+		}
+		return sdk.BeforeToolOutput{}, nil
+	})
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		guard.RunAsCommand() // never returns
+	}
+	fmt.Println(guard.Event(), guard.Name())
+	// Output: BeforeTool guard
+}
+
+// Custom skills: one skill's folder, or a folder of skills.
+func ExampleSkillDir() {
+	dir, _ := os.MkdirTemp("", "skills-")
+	defer os.RemoveAll(dir)
+	os.MkdirAll(filepath.Join(dir, "pirate"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pirate", "SKILL.md"), []byte("---\nname: pirate\ndescription: Talk like a pirate\n---\nSay arr.\n"), 0o644)
+	a, done, err := example(sdk.Options{
+		Instructions: []sdk.Instruction{sdk.Static("You are a helpful assistant.")},
+		Skills:       []sdk.Skill{sdk.SkillDir(dir)}, // a root: each subfolder with a SKILL.md
+	}, chunks(call("activate_skill", `{"name":"pirate"}`)), chunks(text("Arr, hello.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "greet me")
+	fmt.Println(res.ToolCalls[0].Name, "->", res.Text)
+	// Output: activate_skill -> Arr, hello.
+}
+
+// Subagents: a subagent with its own instructions (or a whole Agent) the model gives tasks
+// to.
+func ExampleNewSubagent() {
+	researcher := sdk.NewSubagent(sdk.SubagentSpec{
+		Name:         "researcher",
+		Description:  "when a question needs digging through the project",
+		Instructions: sdk.Static("You dig through the project and report what you find."),
+	})
+	a, done, err := example(sdk.Options{Subagents: []sdk.Subagent{researcher}},
+		chunks(call("researcher", `{"query":"what does main.go do?"}`)),
+		chunks(text("It prints hello.")), // the subagent's answer
+		chunks(text("main.go prints hello.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "what does main.go do?")
+	fmt.Println(res.ToolCalls[0].Output, "|", res.Text)
+	// Output: It prints hello. | main.go prints hello.
+}
+
+// Extensions bundle instructions, tools, skills, hooks and subagents; LoadExtension loads a
+// Gemini CLI extension folder, or an installed one by name.
+func ExampleNewExtension() {
+	shout := sdk.NewTool("shout", "Shouts its text", func(_ sdk.SessionContext, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		return strings.ToUpper(in.Text), nil
+	})
+	loud := sdk.NewExtension(sdk.ExtensionSpec{
+		Name:         "loud",
+		Description:  "Makes things loud",
+		Instructions: []sdk.Instruction{sdk.Static("These are concatenated with the agent's instructions.")},
+		Tools:        []sdk.Tool{shout},
+	})
+	a, done, err := example(sdk.Options{Extensions: []sdk.Extension{loud}},
+		chunks(call("shout", `{"text":"hello"}`)), chunks(text("HELLO it is.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "shout hello")
+	fmt.Println(res.ToolCalls[0].Output)
+	// Output: HELLO
+}
+
+// Approvals without a callback: the turn ends with the call pending; Approve (here, or in
+// another process after ResumeSession) decides it and the turn goes on.
+func ExampleSession_Approve() {
+	a, done, err := example(sdk.Options{},
+		chunks(call("write_file", `{"file_path":"notes.txt","content":"hi\n"}`)), chunks(text("Saved.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	ctx := context.Background()
+	s, _ := a.Session(ctx)
+	res, _ := s.Send(ctx, "save a note")
+	p := res.Pending[0]
+	fmt.Println("pending:", p.Tool, string(p.Args))
+	res, _ = s.Approve(ctx, map[string]sdk.Decision{p.CallID: sdk.ApproveOnce})
+	fmt.Println(res.ToolCalls[0].Output != "", res.Text)
+	// Output:
+	// pending: write_file {"content":"hi\n","file_path":"notes.txt"}
+	// true Saved.
+}
