@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -105,13 +106,12 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		}
 		home = h
 	}
-	cwd := o.Cwd
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		cwd = wd
+	cwd, err := filepath.Abs(o.Cwd) // "": the current directory
+	if err != nil {
+		return nil, fmt.Errorf("sdk: the workspace %q: %w", o.Cwd, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("sdk: the workspace %s is not a folder (Options.Cwd)", cwd)
 	}
 	env := registry.NewEnv(home, cwd, getenv)
 	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
