@@ -34,8 +34,8 @@ func (h Hook) Event() string { return h.event }
 // and warnings name it).
 func (h Hook) Name() string { return h.name }
 
-// WithTimeout is h with a time limit other than the default 60 s; past it the agent stops
-// waiting (ctx is cancelled) and warns.
+// WithTimeout is h with a time limit other than the default 60 s: the hook's context ends
+// then (a hook runs in the agent's goroutine, as a tool does: it must honour its context).
 func (h Hook) WithTimeout(d time.Duration) Hook { h.timeout = d; return h }
 
 // HookDecision is a hook's say over what it was asked about.

@@ -462,6 +462,24 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 	}
 }
 
+// CallTool runs one tool as the model's calls run — its BeforeTool and AfterTool hooks, its
+// arguments validated, the policy's decision (Approve), the audit — and returns what the
+// model would get; the call is not added to the conversation. args is the arguments' JSON.
+func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*ToolCall, error) {
+	resp, err := s.conv.Agent.Call(ctx, s.conv.Session, name, args)
+	if resp == nil {
+		return nil, err
+	}
+	c := &ToolCall{Name: name, Args: args}
+	if e, ok := resp.Response["error"]; ok {
+		c.Err = errors.New(fmt.Sprint(e))
+	}
+	if out, ok := resp.Response["output"]; ok {
+		c.Output = fmt.Sprint(out)
+	}
+	return c, err
+}
+
 // Context is the session's SessionContext, for the program's own use of FS and Shell
 // outside a tool call (decided by the policy and Approve as a tool's are).
 func (s *Session) Context() SessionContext { return s.agent.contextOf(s.conv.Session) }

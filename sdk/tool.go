@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/tools"
@@ -68,7 +67,7 @@ func NewTool[In, Out any](name, description string, fn func(SessionContext, In) 
 		if c, ok := ctx.Value(contextKey{}).(SessionContext); ok {
 			return c
 		}
-		return &sessionContext{at: time.Now()}
+		return standalone()
 	}
 	if text, ok := any(fn).(func(SessionContext, In) (string, error)); ok {
 		return Tool{kind: KindOther, tool: pluginsdk.NewTool(name, description, KindOther, func(ctx context.Context, in In) (pluginsdk.Result, error) {

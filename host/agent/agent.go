@@ -658,6 +658,23 @@ func apiErrorKind(e genai.APIError) APIErrorKind {
 	return APIRequest
 }
 
+// Call runs one tool call in session s as a model's call runs (BeforeTool hooks, the
+// catalog's validation and policy, the tool, AfterTool hooks) and returns what the model
+// would get; it is not added to the history.
+func (a *Agent) Call(ctx context.Context, s *Session, name string, args json.RawMessage) (*genai.FunctionResponse, error) {
+	var parsed map[string]any
+	if err := json.Unmarshal(args, &parsed); err != nil {
+		return nil, fmt.Errorf("the arguments of %s: %w", name, err)
+	}
+	var st Stats
+	var stop error
+	resp, deferred := a.runCall(ctx, s, &genai.FunctionCall{Name: name, Args: parsed}, &st, &stop, a.CallOptions)
+	if deferred != nil {
+		return nil, deferred
+	}
+	return resp, stop
+}
+
 // runCall runs one function call: BeforeTool hooks (which may refuse it, rewrite its
 // arguments or end the turn: *stop gets the reason), the catalog (validation, policy, tool),
 // AfterTool hooks (which may replace or add to the result); every outcome becomes a

@@ -619,34 +619,18 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload []byte) hookResult
 	return r
 }
 
-// runFunc runs an in-process hook as a command hook runs: bounded output, its time limit
-// (past it gem stops waiting; the function is told by ctx), a panic reported as a failure.
-func runFunc(ctx context.Context, fn HookFunc, payload []byte, stdout, stderr *limits.Buffer) (int, error) {
-	type answer struct {
-		code     int
-		out, err []byte
-		panicked any
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		var a answer
-		defer func() {
-			if p := recover(); p != nil {
-				a.panicked = p
-			}
-			ch <- a
-		}()
-		a.code, a.out, a.err = fn(ctx, payload)
-	}()
-	select {
-	case a := <-ch:
-		if a.panicked != nil {
-			return 0, fmt.Errorf("the hook panicked: %v", a.panicked)
+// runFunc runs an in-process hook as a command hook runs: bounded output, a panic reported
+// as a failure. It runs in the caller's goroutine, as the program's tools do: its time limit
+// reaches it through ctx, which it must honour (a hook that ignores it holds the turn, as a
+// tool would).
+func runFunc(ctx context.Context, fn HookFunc, payload []byte, stdout, stderr *limits.Buffer) (code int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			code, err = 0, fmt.Errorf("the hook panicked: %v", p)
 		}
-		stdout.Write(a.out)
-		stderr.Write(a.err)
-		return a.code, nil
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
+	}()
+	code, out, errOut := fn(ctx, payload)
+	stdout.Write(out)
+	stderr.Write(errOut)
+	return code, nil
 }

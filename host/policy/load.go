@@ -137,6 +137,22 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 type Audit struct {
 	File string
 	mu   sync.Mutex
+	f    *os.File // kept open between lines (O_APPEND: each line lands whole)
+}
+
+// Close closes the log file (a later Log opens it again).
+func (a *Audit) Close() error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.f == nil {
+		return nil
+	}
+	err := a.f.Close()
+	a.f = nil
+	return err
 }
 
 // Entry is one line of the audit log.
@@ -172,6 +188,13 @@ func (a *Audit) Log(e Entry) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.f != nil {
+		if _, err := a.f.Write(append(line, '\n')); err == nil {
+			return nil
+		}
+		a.f.Close() // written no more: open it again
+		a.f = nil
+	}
 	if err := os.MkdirAll(filepath.Dir(a.File), 0o700); err != nil {
 		return err
 	}
@@ -179,7 +202,7 @@ func (a *Audit) Log(e Entry) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	a.f = f
 	_, err = f.Write(append(line, '\n'))
 	return err
 }

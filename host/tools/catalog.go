@@ -704,6 +704,7 @@ func (r *Catalog) Running() int {
 
 // Close stops every plugin and MCP server, in parallel.
 func (r *Catalog) Close() {
+	defer r.audit.Close()
 	var wg sync.WaitGroup
 	for _, p := range r.plugins {
 		wg.Go(p.Close)
