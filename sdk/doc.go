@@ -11,6 +11,12 @@
 //	res, err := s.Send(ctx, "How long is main.go?")
 //	fmt.Println(res.Text)
 //
+// The parts: Static and Dynamic instructions; NewTool (typed, served in-process, as a
+// go-plugin with Tool.Plugin, over MCP with MCPServer); OnSessionStart … OnPreCompress
+// hooks (Hook.RunAsCommand makes a program a command hook); SkillDir; NewSubagent;
+// NewExtension and LoadExtension bundling them; SessionContext with FS and Shell;
+// approvals by Options.Approve or pending (Session.Approve).
+//
 // Choices where the design leaves it open:
 //   - Settings: by default the agent loads what gem -p loads (the user's and the workspace's
 //     settings, the installed extensions, their tools, hooks, context files, skills and
@@ -24,8 +30,21 @@
 //   - An error a tool returns reaches the model as the call's failure; wrap it in ModelError
 //     to say so explicitly. An error that must end the turn is returned by the hook or the
 //     approval callback instead.
-//   - Without Options.Approve, a call the policy would ask about is refused (the model is
-//     told), as gem -p does without a terminal.
+//   - Without Options.Approve, a call the policy would ask about ends the turn with the call
+//     pending (Result.Pending, saved with the session); Session.Approve decides it, in this
+//     process or another after ResumeSession. SessionContext's FS and Shell cannot wait:
+//     without Approve, what the policy would ask about is refused.
+//   - An error a tool returns ends the turn unless it is a ModelError (or a pluginsdk
+//     ToolError): the model sees those and the turn goes on.
+//   - Hooks (OnBeforeTool, …) get and answer what command hooks get and answer, decoded
+//     into Go types; they run after the extensions' and settings' hooks, in the agent's
+//     goroutine, and hooksConfig does not turn them off (they are the program's). The
+//     program's hooks may rewrite any tool's input; an extension's (NewExtension) only its
+//     own tools', as an installed extension's.
+//   - Subagents (NewSubagent) start with their task only and gem's base prompt plus their
+//     instructions; their tools see the parent's session id and their own transcript.
+//   - The program is the sandbox's re-exec helper for what the agent starts (this package's
+//     init): no gem binary is needed beside it.
 //   - Static instructions stand where GEMINI.md content stands (after gem's base prompt and
 //     the context files); dynamic ones are evaluated before every request.
 //

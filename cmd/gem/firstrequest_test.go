@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,12 +14,14 @@ import (
 
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/sdk"
 )
 
 // BenchmarkFirstRequest: from starting `gem -p` to its first request reaching the Gemini API
 // (a local fake), with no extensions and with five MCP servers that each take 300 ms to boot
 // (as node and uvx servers do), in one run. With their tool lists cached, the first request
-// does not wait for them. Needs make build (bin/gem, bin/gem-engine); GEM_BENCH_BIN names
+// does not wait for them. The SDK's agent (sdk.NewAgent, Session, Send, in the benchmark's
+// process) is measured in the same loop: sdk/gem-p is its ratio. Needs make build (bin/gem, bin/gem-engine); GEM_BENCH_BIN names
 // another build's folder to compare with.
 //
 //	go test -run '^$' -bench FirstRequest -benchtime 20x ./cmd/gem/
@@ -68,13 +71,36 @@ func BenchmarkFirstRequest(b *testing.B) {
 				}
 				return (<-arrived).Sub(t0)
 			}
+			// The SDK's agent, in this process, with what gem -p loads (LoadSettings).
+			vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "GEMINI_API_KEY": "bench", "GEM_GEMINI_BASE_URL": api.URL}
+			runSDK := func() time.Duration {
+				ctx := context.Background()
+				t0 := time.Now()
+				a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: proj, Getenv: func(k string) string { return vars[k] }})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer a.Close()
+				s, err := a.Session(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Send(ctx, "hi"); err != nil {
+					b.Fatal(err)
+				}
+				return (<-arrived).Sub(t0)
+			}
 			run() // the first session starts every server and caches its tools
-			var lat []time.Duration
+			var lat, sdkLat []time.Duration
 			for b.Loop() {
 				lat = append(lat, run())
+				sdkLat = append(sdkLat, runSDK())
 			}
 			slices.Sort(lat)
+			slices.Sort(sdkLat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "first-request-ms")
+			b.ReportMetric(float64(sdkLat[len(sdkLat)/2].Microseconds())/1000, "sdk-first-request-ms")
+			b.ReportMetric(float64(sdkLat[len(sdkLat)/2])/float64(lat[len(lat)/2]), "sdk/gem-p")
 		})
 	}
 }
