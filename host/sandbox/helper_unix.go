@@ -93,18 +93,12 @@ var helperPath = sync.OnceValue(func() string {
 // selfHelper: the program serves as its own helper (ServeHelper).
 var selfHelper bool
 
-// ServeHelper makes the running program its own re-exec helper, for a program that
-// embeds gem's host (the Go SDK calls it in its init): started as the helper (its first
-// argument HelperArg), it runs the helper and never returns; otherwise it records the
-// program as the helper of the programs it starts, unless GEM_SANDBOX_HELPER or a gem
-// beside it says another. Without a helper, programs would run without filesystem and
-// network rules.
-func ServeHelper() {
-	if len(os.Args) > 1 && os.Args[1] == HelperArg {
-		os.Exit(HelperMain(os.Args[2:], os.Environ(), os.Stderr))
-	}
-	selfHelper = true
-}
+// ServeAsHelper records the running program as the re-exec helper of the programs it
+// starts (unless GEM_SANDBOX_HELPER or a gem beside it says another), for a program that
+// embeds gem's host: it must then run HelperMain itself when started with HelperArg first
+// (the Go SDK's init does both). Without a helper, programs would run without filesystem
+// and network rules.
+func ServeAsHelper() { selfHelper = true }
 
 // Disabled reports whether the user turned the sandbox off (GEM_SANDBOX=off).
 func Disabled() bool { return config.Getenv("GEM_SANDBOX") == "off" }
