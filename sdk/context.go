@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,13 +102,11 @@ type Process struct {
 	Stdin          io.WriteCloser
 	Stdout, Stderr io.ReadCloser
 	p              *sandbox.Process
-	stop           func()
 }
 
 // Wait waits for the command's end and returns its exit code.
 func (p *Process) Wait() (int, error) {
 	err := p.p.Wait()
-	p.stop()
 	if _, exit := errors.AsType[*exec.ExitError](err); exit || err == nil {
 		return p.p.ExitCode(), nil
 	}
@@ -179,29 +178,28 @@ func (c *sessionContext) Session() *Session {
 }
 
 func (c *sessionContext) Transcript() []Message {
-	var history []*agent.Session
-	if c.session != nil {
-		history = append(history, c.session)
-	} else if c.transcriptPath != "" {
+	s := c.session
+	if s == nil && c.transcriptPath != "" { // a command hook: the saved session
 		if data, err := os.ReadFile(c.transcriptPath); err == nil {
-			var s agent.Session
-			if json.Unmarshal(data, &s) == nil {
-				history = append(history, &s)
+			s = &agent.Session{}
+			if json.Unmarshal(data, s) != nil {
+				s = nil
 			}
 		}
 	}
+	if s == nil {
+		return nil
+	}
 	var out []Message
-	for _, s := range history {
-		for _, m := range s.History {
-			var text string
-			for _, p := range m.Parts {
-				if !p.Thought {
-					text += p.Text
-				}
+	for _, m := range s.History {
+		var text string
+		for _, p := range m.Parts {
+			if !p.Thought {
+				text += p.Text
 			}
-			if text != "" {
-				out = append(out, Message{Role: m.Role, Text: text})
-			}
+		}
+		if text != "" {
+			out = append(out, Message{Role: m.Role, Text: text})
 		}
 	}
 	return out
@@ -262,26 +260,29 @@ func (f agentFS) Glob(ctx context.Context, pattern string) ([]string, error) {
 }
 
 // commandFS is FS in a hook run as a command: the workspace as an os.Root (nothing leads
-// out of it), protected names not written; gem's sandbox around the hook does the rest.
+// out of it); a write refused under a protected name or through a link, as the core tools
+// refuse it (gem's sandbox around the hook holds the rest).
 type commandFS struct{ dir string }
 
-func (f commandFS) rel(path string) (string, error) {
+// open is the workspace's root and path relative to it.
+func (f commandFS) open(path string) (*os.Root, string, error) {
+	rel := filepath.Clean(path)
 	if filepath.IsAbs(path) {
-		r, err := filepath.Rel(f.dir, path)
-		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-			return "", fmt.Errorf("%s is outside the workspace %s", path, f.dir)
+		r, err := filepath.Rel(f.dir, rel)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s is outside the workspace %s", path, f.dir)
 		}
-		return r, nil
+		rel = r
 	}
-	return filepath.Clean(path), nil
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, "", fmt.Errorf("%s is outside the workspace %s", path, f.dir)
+	}
+	root, err := os.OpenRoot(f.dir)
+	return root, rel, err
 }
 
 func (f commandFS) ReadFile(_ context.Context, path string) ([]byte, error) {
-	rel, err := f.rel(path)
-	if err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(f.dir)
+	root, rel, err := f.open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -290,18 +291,20 @@ func (f commandFS) ReadFile(_ context.Context, path string) ([]byte, error) {
 }
 
 func (f commandFS) WriteFile(_ context.Context, path string, data []byte) error {
-	rel, err := f.rel(path)
-	if err != nil {
-		return err
-	}
-	if name, protected := sandbox.ProtectedComponent(rel); protected {
-		return fmt.Errorf("%s is protected (%s): not written", path, name)
-	}
-	root, err := os.OpenRoot(f.dir)
+	root, rel, err := f.open(path)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
+	if name, protected := sandbox.ProtectedComponent(rel); protected {
+		return fmt.Errorf("%s is protected (%s): not written", path, name)
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		if st, err := root.Lstat(filepath.Join(parts[:i+1]...)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is reached through the symbolic link %s: not written through links", path, filepath.Join(parts[:i+1]...))
+		}
+	}
 	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
@@ -309,15 +312,11 @@ func (f commandFS) WriteFile(_ context.Context, path string, data []byte) error 
 	if err := root.WriteFile(tmp, data, 0o644); err != nil {
 		return err
 	}
-	return root.Rename(tmp, rel)
+	return root.Rename(tmp, rel) // whole or not at all
 }
 
 func (f commandFS) ReadDir(_ context.Context, path string) ([]fs.DirEntry, error) {
-	rel, err := f.rel(path)
-	if err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(f.dir)
+	root, rel, err := f.open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +325,7 @@ func (f commandFS) ReadDir(_ context.Context, path string) ([]fs.DirEntry, error
 }
 
 func (f commandFS) Glob(_ context.Context, pattern string) ([]string, error) {
-	root, err := os.OpenRoot(f.dir)
+	root, _, err := f.open(".")
 	if err != nil {
 		return nil, err
 	}
@@ -363,20 +362,10 @@ func (sh shell) program(ctx context.Context, cmd string, opts ShellOptions) (san
 			return sandbox.Program{}, err
 		}
 	}
-	for _, k := range slices.Sorted(mapKeys(opts.Env)) {
+	for _, k := range slices.Sorted(maps.Keys(opts.Env)) {
 		environ = append(environ, k+"="+opts.Env[k])
 	}
 	return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: environ, Dir: sh.dir, Name: "shell: " + cmd, Policy: pol}, nil
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // lockedWriter lets stdout and stderr write to one buffer in the order they came.
@@ -450,21 +439,20 @@ func (sh shell) Start(ctx context.Context, cmd string, opts ShellOptions) (*Proc
 		errR.Close()
 		return nil, fmt.Errorf("starting %q: %w", cmd, err)
 	}
+	stopAt := ctx.Done()
+	cancel := func() {}
 	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		_ = cancel // released when the process ends (below)
-		go func() { <-p.Done(); cancel() }()
+		var tctx context.Context
+		tctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		stopAt = tctx.Done()
 	}
-	done := make(chan struct{})
-	go func() {
+	go func() { // ends with the process
+		defer cancel()
 		select {
-		case <-ctx.Done():
+		case <-stopAt:
 			p.Stop(500 * time.Millisecond)
 		case <-p.Done():
-		case <-done:
 		}
 	}()
-	var once sync.Once
-	return &Process{Stdin: inW, Stdout: outR, Stderr: errR, p: p, stop: func() { once.Do(func() { close(done) }) }}, nil
+	return &Process{Stdin: inW, Stdout: outR, Stderr: errR, p: p}, nil
 }

@@ -231,3 +231,29 @@ func TestPendingHelper(t *testing.T) {
 	data, _ := json.Marshal(map[string]any{"text": res.Text, "calls": calls})
 	fmt.Printf("RESULT %s\n", data)
 }
+
+// TestPendingCallsWithoutIDs: the model may send calls without ids; each pending call still
+// has a key of its own, so approving one never approves another.
+func TestPendingCallsWithoutIDs(t *testing.T) {
+	two := `{"functionCall":{"name":"touch","args":{"name":"a"}}},{"functionCall":{"name":"touch","args":{"name":"b"}}}`
+	_, getenv := fakeModel(t, chunks(two), chunks(text("Both.")))
+	ctx := context.Background()
+	a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings, Tools: []sdk.Tool{touchTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, _ := a.Session(ctx)
+	res, err := s.Send(ctx, "touch a and b")
+	if err != nil || len(res.Pending) != 2 || res.Pending[0].CallID == res.Pending[1].CallID || !res.Pending[0].Asked || res.Pending[1].Asked {
+		t.Fatalf("pending %+v, %v: want two with keys of their own, the first asked", res.Pending, err)
+	}
+	res, err = s.Approve(ctx, map[string]sdk.Decision{res.Pending[0].CallID: sdk.ApproveOnce})
+	if err != nil || len(res.ToolCalls) != 1 || res.ToolCalls[0].Output != "touched a" || len(res.Pending) != 1 || string(res.Pending[0].Args) != `{"name":"b"}` {
+		t.Fatalf("after approving the first: %+v, %v: want a run and b still pending", res, err)
+	}
+	res, err = s.Approve(ctx, map[string]sdk.Decision{res.Pending[0].CallID: sdk.Deny})
+	if err != nil || res.Text != "Both." || len(res.ToolCalls) != 1 || !errors.Is(res.ToolCalls[0].Err, sdk.ErrDenied) {
+		t.Errorf("after denying the second: %+v, %v", res, err)
+	}
+}

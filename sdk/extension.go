@@ -3,7 +3,6 @@ package sdk
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,7 +83,8 @@ func NewExtension(spec ExtensionSpec) Extension { return Extension{spec: spec} }
 
 // LoadExtension is a Gemini CLI extension as gem loads it: dir is an extension folder (its
 // gemini-extension.json, MCP servers, commands, context file, hooks, skills, agents, tool
-// plugins) or the name of an installed one. A folder's manifest as written is the
+// plugins), given as a path (with a /: ./my-ext, /opt/ext), or the name of an installed one
+// (a bare name is never read as a folder). A folder's manifest as written is the
 // program's consent (its programs get what their commands need, still sandboxed); an
 // installed extension is as gem sees it (its consent, enablement and folder trust). The
 // folder is read by NewAgent, which fails naming what is wrong.
@@ -103,12 +103,13 @@ func (x Extension) loaded(env registry.Env, d *registry.Discovery) error {
 	if x.load == "" {
 		return nil
 	}
-	st, err := os.Stat(x.load)
-	if err != nil && !strings.ContainsRune(x.load, filepath.Separator) {
+	if !strings.ContainsRune(x.load, filepath.Separator) {
+		// A bare name is an installed extension's, never a folder of the current directory:
+		// a cloned project holding a folder of that name must not stand in for it.
 		installed := registry.Discover(env, registry.Providers)
 		found := installed.Find(x.load)
 		if found == nil {
-			return fmt.Errorf("sdk: LoadExtension(%q): no such folder, nor an installed extension of that name (gem ext list lists them)", x.load)
+			return fmt.Errorf("sdk: LoadExtension(%q): no installed extension of that name (gem ext list lists them; give a folder as a path, ./%s)", x.load, x.load)
 		}
 		if !found.Active() {
 			return fmt.Errorf("sdk: LoadExtension(%q): %s", x.load, found.Explain())
@@ -117,9 +118,6 @@ func (x Extension) loaded(env registry.Env, d *registry.Discovery) error {
 			d.All = append(d.All, found)
 		}
 		return nil
-	}
-	if err == nil && !st.IsDir() {
-		return fmt.Errorf("sdk: LoadExtension(%q): not a folder", x.load)
 	}
 	ext, err := registry.FromProgram(x.load)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -270,5 +271,47 @@ func mustContain(t *testing.T, body, want string) {
 	t.Helper()
 	if !strings.Contains(body, want) {
 		t.Errorf("the request lacks %q:\n%s", want, body)
+	}
+}
+
+// TestCommandHookFS: a hook run as a command writes the workspace it is told of, never
+// through a link out or under a protected name, and reads nothing outside it.
+func TestCommandHookFS(t *testing.T) {
+	_, getenv := fakeModel(t)
+	home := getenv("HOME")
+	proj := filepath.Join(home, "proj")
+	os.Symlink(home, filepath.Join(proj, "out"))
+	os.Symlink(".git", filepath.Join(proj, "docs"))
+	os.MkdirAll(filepath.Join(proj, ".git"), 0o755)
+	write := sdk.OnSessionStart("w", "", func(sc sdk.SessionContext, in sdk.SessionStartInput) (sdk.SessionStartOutput, error) {
+		return sdk.SessionStartOutput{}, sc.FS().WriteFile(context.Background(), in.Source, []byte("x"))
+	})
+	for _, tt := range []struct {
+		path string
+		ok   bool
+	}{{"notes/a.txt", true}, {"out/planted", false}, {"docs/config", false}, {".git/config", false}, {"../planted", false}, {filepath.Join(home, "planted"), false}} {
+		payload, _ := json.Marshal(map[string]string{"hook_event_name": "SessionStart", "cwd": proj, "source": tt.path})
+		var out, errOut bytes.Buffer
+		code := sdk.RunHookCommand(write, bytes.NewReader(payload), &out, &errOut)
+		if (code == 0) != tt.ok {
+			t.Errorf("%s: exit %d (%s), want ok=%v", tt.path, code, errOut.String(), tt.ok)
+		}
+	}
+	for _, p := range []string{filepath.Join(home, "planted"), filepath.Join(proj, ".git", "config")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	read := sdk.OnSessionStart("r", "", func(sc sdk.SessionContext, in sdk.SessionStartInput) (sdk.SessionStartOutput, error) {
+		_, err := sc.FS().ReadFile(context.Background(), in.Source)
+		return sdk.SessionStartOutput{}, err
+	})
+	os.WriteFile(filepath.Join(home, "secret"), []byte("k"), 0o600)
+	for _, p := range []string{"out/secret", "../secret", filepath.Join(home, "secret")} {
+		payload, _ := json.Marshal(map[string]string{"hook_event_name": "SessionStart", "cwd": proj, "source": p})
+		var out, errOut bytes.Buffer
+		if code := sdk.RunHookCommand(read, bytes.NewReader(payload), &out, &errOut); code == 0 {
+			t.Errorf("%s was read", p)
+		}
 	}
 }

@@ -81,13 +81,6 @@ type Agent struct {
 	sessions map[*agent.Session]*Session // the SDK session of each open conversation's session
 }
 
-// sessionOf is the SDK session whose conversation holds s (nil when none).
-func (a *Agent) sessionOf(s *agent.Session) *Session {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.sessions[s]
-}
-
 // NewAgent opens an agent: the API client, the tool catalog under the policy, and what the
 // settings bring (see SettingsMode).
 func NewAgent(ctx context.Context, o Options) (*Agent, error) {

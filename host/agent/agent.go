@@ -332,7 +332,7 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 		}
 		if len(waiting) > 0 { // after a deferred call: not run before it is
 			args, _ := genaiconv.Args(call)
-			waiting = append(waiting, PendingCall{Index: i, ID: call.ID, Name: call.Name, Args: args})
+			waiting = append(waiting, PendingCall{Index: i, ID: callKey(call, i), Name: call.Name, Args: args})
 			continue
 		}
 		if ctx.Err() != nil {
@@ -341,12 +341,12 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 		t0 := time.Now()
 		opts := a.CallOptions
 		if promptFor != nil {
-			opts.Prompt = promptFor(call.ID)
+			opts.Prompt = promptFor(callKey(call, i))
 		}
 		resp, deferred := a.runCall(ctx, s, call, st, &stop, opts)
 		st.ToolTime += time.Since(t0)
 		if deferred != nil {
-			waiting = append(waiting, PendingCall{Index: i, ID: call.ID, Name: call.Name, Args: deferred.Call.Args,
+			waiting = append(waiting, PendingCall{Index: i, ID: callKey(call, i), Name: call.Name, Args: deferred.Call.Args,
 				Extension: deferred.Call.Extension, Question: deferred.Call.Question, Asked: true})
 			continue
 		}
@@ -361,6 +361,15 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 	return stop
 }
 
+// callKey names the i-th call of a response for its decision: its id, or "#i" when the
+// model sent none (the Gemini API may not), so one decision never answers two calls.
+func callKey(call *genai.FunctionCall, i int) string {
+	if call.ID != "" {
+		return call.ID
+	}
+	return fmt.Sprintf("#%d", i)
+}
+
 // PendingTurn is a turn that waits for approvals: the responses of the last model
 // response's calls (nil for those waiting) and the calls waiting.
 type PendingTurn struct {
@@ -368,7 +377,7 @@ type PendingTurn struct {
 	Calls     []PendingCall `json:"calls"`
 }
 
-// PendingCall is a call waiting for approval. Asked: the policy asked about it (Question);
+// PendingCall is a call waiting for approval, ID its key (callKey). Asked: the policy asked about it (Question);
 // else it came after one that was asked, and will be decided when it runs.
 type PendingCall struct {
 	Index     int             `json:"index"`
@@ -398,7 +407,7 @@ var ErrPendingApprovals = errors.New("the session's last turn waits for approval
 // ResumeTurn goes on with a turn that waits for approvals: the waiting calls run (each
 // policy question answered by promptFor(call id)), then the loop goes on as Turn's does and
 // the AfterAgent hooks run on its answer.
-func (a *Agent) ResumeTurn(ctx context.Context, s *Session, promptFor func(id string) prompt.Prompter) (string, Stats, error) {
+func (a *Agent) ResumeTurn(ctx context.Context, s *Session, promptFor func(key string) prompt.Prompter) (string, Stats, error) {
 	var st Stats
 	p := s.Pending
 	if p == nil {
