@@ -442,6 +442,12 @@ func (h *Hooks) run(ctx context.Context, event string, input map[string]any, own
 		for k, hk := range batch {
 			payload["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
 			data, _ := json.Marshal(payload)
+			if len(batch) == 1 {
+				// One hook needs no goroutine: the wake-up costs more than an
+				// in-process hook's whole run.
+				results[k] = h.runOne(ctx, hk, data)
+				continue
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
