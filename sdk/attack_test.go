@@ -16,7 +16,9 @@ import (
 
 // approveAll says yes to every question, as a user who clicks through would: what stops
 // an attack must be the sandbox and the protected names, not the question.
-func approveAll(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveAlways, nil }
+func approveAll(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) {
+	return sdk.ApproveAlways, nil
+}
 
 // attackWorkspace is a cloned-looking project: a git repository with a config and a hook
 // folder, a source file, and secrets beside it in the home folder.
