@@ -179,6 +179,10 @@ func ExampleNewSubagent() {
 		Name:         "researcher",
 		Description:  "when a question needs digging through the project",
 		Instructions: sdk.Static("You dig through the project and report what you find."),
+		// the design's instructions(prompt, ctx): made for each call from its task
+		TaskInstructions: func(task string, sc sdk.SessionContext) string {
+			return "Answer in one line, for a session started " + sc.Timestamp().Format("Jan 2") + "."
+		},
 	})
 	a, done, err := example(sdk.Options{Subagents: []sdk.Subagent{researcher}},
 		chunks(call("researcher", `{"query":"what does main.go do?"}`)),

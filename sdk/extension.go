@@ -31,6 +31,10 @@ type SubagentSpec struct {
 	// Instructions are its system instructions (after gem's base prompt); a Dynamic one is
 	// made for each call, with the calling session's context.
 	Instructions Instruction
+	// TaskInstructions, when set, adds instructions made for each call from its task (the
+	// query the model wrote) and the calling session's context: the design's
+	// instructions(prompt, ctx). They follow Instructions.
+	TaskInstructions func(task string, sc SessionContext) string
 	// Tools are its own tools; with them it has those alone, else every tool of the
 	// session (ToolNames narrows them: names or patterns such as mcp_*).
 	Tools     []Tool
@@ -210,9 +214,14 @@ func (s Subagent) agentSubagent(a *Agent, owner string) (*agent.Subagent, error)
 		}
 		return sa, nil
 	}
-	in := sp.Instructions
+	in, forTask := sp.Instructions, sp.TaskInstructions
 	sa.Instructions = func(ctx context.Context, query string) string {
-		return in.text(a.contextOf(agent.SessionOf(ctx)))
+		sc := a.contextOf(agent.SessionOf(ctx))
+		text := in.text(sc)
+		if forTask != nil {
+			text = strings.TrimSpace(text + "\n\n" + forTask(query, sc))
+		}
+		return text
 	}
 	return sa, nil
 }

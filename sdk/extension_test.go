@@ -81,6 +81,9 @@ func TestSubagents(t *testing.T) {
 					seenSession = sc.SessionID()
 					return "You research carefully."
 				}),
+				TaskInstructions: func(task string, sc sdk.SessionContext) string {
+					return "Your task, as given: " + task
+				},
 				Tools: []sdk.Tool{countWords}}),
 			sdk.NewSubagent(sdk.SubagentSpec{Name: "poet", Description: "Writes verse", Agent: poet}),
 		}})
@@ -104,7 +107,7 @@ func TestSubagents(t *testing.T) {
 	if strings.Contains(bodies[0], `"name":"count_words"`) {
 		t.Error("the subagent's own tool was offered to the main agent")
 	}
-	mustContain(t, bodies[1], "You research carefully.")
+	mustContain(t, bodies[1], "You research carefully.\\n\\nYour task, as given: count the words of 'a b'")
 	mustContain(t, bodies[1], "count the words of 'a b'")
 	mustContain(t, bodies[1], `"name":"count_words"`)
 	if strings.Contains(bodies[1], "research and rhyme") {
