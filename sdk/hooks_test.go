@@ -195,7 +195,7 @@ func TestHooks(t *testing.T) {
 }
 
 // TestHookEventsAdvisory: SessionEnd runs at Close, Notification when the policy asks,
-// both with the session's context.
+// both with the session's context (the asking session's, with another session open).
 func TestHookEventsAdvisory(t *testing.T) {
 	_, getenv := fakeModel(t, chunks(call("touch", `{"name":"a"}`)), chunks(text("ok")))
 	touch := sdk.NewTool("touch", "Touches", func(sc sdk.SessionContext, a struct {
@@ -209,7 +209,7 @@ func TestHookEventsAdvisory(t *testing.T) {
 		Approve: func(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveOnce, nil },
 		Hooks: []sdk.Hook{
 			sdk.OnNotification("hear", "ToolPermission", func(sc sdk.SessionContext, in sdk.NotificationInput) (sdk.NotificationOutput, error) {
-				heard = append(heard, in.NotificationType+" "+in.Details["tool_name"].(string)+" "+sc.SessionID())
+				heard = append(heard, in.NotificationType+" "+in.Details["tool_name"].(string)+" "+in.SessionID+" "+sc.SessionID())
 				return sdk.NotificationOutput{}, nil
 			}),
 			sdk.OnSessionEnd("end", "", func(sc sdk.SessionContext, in sdk.SessionEndInput) (sdk.SessionEndOutput, error) {
@@ -222,11 +222,13 @@ func TestHookEventsAdvisory(t *testing.T) {
 	}
 	defer a.Close()
 	s, _ := a.Session(ctx)
+	other, _ := a.Session(ctx) // opened last: the question is still s's
+	defer other.Close()
 	if _, err := s.Send(ctx, "touch a"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	want := []string{"ToolPermission touch " + s.ID(), "end exit " + s.ID() + " touch a"}
+	want := []string{"ToolPermission touch " + s.ID() + " " + s.ID(), "end exit " + s.ID() + " touch a"}
 	if strings.Join(heard, "|") != strings.Join(want, "|") {
 		t.Errorf("heard %q, want %q", heard, want)
 	}

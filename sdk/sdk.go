@@ -73,9 +73,7 @@ type Agent struct {
 	client  *genai.Client
 	sent    <-chan struct{}
 	parts   parts
-	// services are the catalog's: each session's conversation sets their Notify
-	// (Notification hooks), the last opened wins.
-	services *tools.Services
+	services *tools.Services // the catalog's
 
 	mu       sync.Mutex
 	sessions map[*agent.Session]*Session // the SDK session of each open conversation's session
@@ -251,7 +249,7 @@ func (a *Agent) ResumeSession(ctx context.Context, id string) (*Session, error) 
 func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
 	s := &Session{agent: a}
 	conv, err := agent.Open(ctx, agent.Config{
-		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog, Services: a.services,
+		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog,
 		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model, Resume: resume,
 		Funcs: a.parts.funcs, Instructions: s.instructions, Hooks: a.parts.hooks, Skills: a.parts.skills, Subagents: a.parts.subagents,
 	})

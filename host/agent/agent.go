@@ -31,6 +31,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -729,6 +730,15 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	}
 	// Every tool goes through the catalog: validation, the policy's decision, the audit.
 	ctx = context.WithValue(ctx, sessionKey{}, s)
+	// what the policy asks about this call is first told to this session's Notification hooks
+	hookCtx := ctx
+	ctx = tools.WithNotify(ctx, func(kind, message string, details map[string]any) {
+		input := map[string]any{"notification_type": kind, "message": message, "details": details}
+		if s != nil {
+			input["session_id"], input["transcript_path"] = s.ID, s.Path()
+		}
+		a.Hooks.Run(hookCtx, "Notification", input)
+	})
 	var res *tools.Result
 	opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
 	if skill {
@@ -787,8 +797,30 @@ type Sessions struct{ Dir string }
 // New starts a session.
 func (ss Sessions) New(model string) *Session {
 	now := time.Now().UTC()
-	id := now.Format("20060102-150405") + fmt.Sprintf("-%04x", os.Getpid()&0xffff)
+	id := newSessionID(now)
 	return &Session{ID: id, Model: model, Created: now, Updated: now, path: filepath.Join(ss.Dir, id+".json")}
+}
+
+// sessionIDs makes the ids of this process's sessions unique: a program (the SDK, gem acp)
+// opens several in the same second.
+var sessionIDs struct {
+	sync.Mutex
+	stamp string
+	same  int
+}
+
+// newSessionID is the time, the process (a short pid) and, for a second session of the
+// process in the same second, its number: names sort as the sessions were made.
+func newSessionID(now time.Time) string {
+	stamp := now.Format("20060102-150405") + fmt.Sprintf("-%04x", os.Getpid()&0xffff)
+	sessionIDs.Lock()
+	defer sessionIDs.Unlock()
+	if stamp != sessionIDs.stamp {
+		sessionIDs.stamp, sessionIDs.same = stamp, 0
+		return stamp
+	}
+	sessionIDs.same++
+	return fmt.Sprintf("%s-%03d", stamp, sessionIDs.same)
 }
 
 // Load reads a session by id, or the newest with "latest".

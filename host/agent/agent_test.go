@@ -642,3 +642,27 @@ func TestActiveSkillsAreTheSessions(t *testing.T) {
 		t.Errorf("the resumed session keeps the skill, a new one starts without it")
 	}
 }
+
+// TestSessionIDsUnique: sessions a process makes in the same second (the SDK's, gem acp's)
+// get ids of their own, which sort as they were made; a new second starts again.
+func TestSessionIDsUnique(t *testing.T) {
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	later := at.Add(time.Second)
+	var ids []string
+	for _, when := range []time.Time{at, at, at, later, later} {
+		ids = append(ids, newSessionID(when))
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("id %s made twice: %q", id, ids)
+		}
+		seen[id] = true
+	}
+	if !slices.IsSorted(ids) {
+		t.Errorf("ids do not sort as made: %q", ids)
+	}
+	if !strings.HasPrefix(ids[3], "20261124-120001-") || strings.Count(ids[3], "-") != 2 {
+		t.Errorf("a new second's first id %q should be time and process only", ids[3])
+	}
+}

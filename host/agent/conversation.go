@@ -31,13 +31,11 @@ import (
 // Config is what composes a Conversation. The caller opens the tool catalog (its policy and
 // approval mode are the caller's flags) and the model client (NewClient); Open loads the rest.
 type Config struct {
-	Env       registry.Env
-	Discovery *registry.Discovery
-	Settings  *settings.Settings // nil: none
-	Environ   []string           // the caller's environment, for hooks and programs
-	Catalog   *tools.Catalog
-	// Services are the catalog's services: Open sets their Notify (Notification hooks).
-	Services    *tools.Services
+	Env         registry.Env
+	Discovery   *registry.Discovery
+	Settings    *settings.Settings // nil: none
+	Environ     []string           // the caller's environment, for hooks and programs
+	Catalog     *tools.Catalog
 	Client      *genai.Client
 	ReadSecrets registry.SecretReader
 	Logger      hclog.Logger
@@ -163,12 +161,6 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 	if env.Getenv != nil {
 		if n, err := strconv.Atoi(env.Getenv("GEM_MODEL_TOKEN_LIMIT")); err == nil && n > 0 {
 			c.Agent.TokenLimit = n
-		}
-	}
-	if cfg.Services != nil {
-		cfg.Services.Notify = func(kind, message string, details map[string]any) {
-			hooks.Run(ctx, "Notification", map[string]any{"session_id": c.Session.ID, "transcript_path": c.Session.Path(),
-				"notification_type": kind, "message": message, "details": details})
 		}
 	}
 	c.expander = Expander{Root: commands.Workspace(env), Shell: c.shellInjection}

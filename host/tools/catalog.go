@@ -435,9 +435,6 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 		svc := r.services
 		if opts.Prompt != nil {
 			svc = &Services{Prompt: opts.Prompt}
-			if r.services != nil {
-				svc.Notify = r.services.Notify
-			}
 		}
 		asked := AskedCall{Tool: t.Name, Extension: t.Extension, Args: args, Question: question}
 		answer, err := svc.ask(context.WithValue(ctx, askedKey{}, asked), question, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})

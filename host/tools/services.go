@@ -23,9 +23,6 @@ type Services struct {
 	// every confirmation and leaves no one to answer; a prompter that cannot ask
 	// (*prompt.NotAskedError) answers no.
 	Prompt prompt.Prompter
-	// Notify hears of what the user is asked, before they are (Notification hooks: kind
-	// "ToolPermission", the question, the tool's name and arguments); nil hears nothing.
-	Notify   func(kind, message string, details map[string]any)
 	Progress io.Writer // nil drops progress
 	// Waiting hears of long waits the user did not ask for (an MCP server's first start,
 	// downloading its package): a terminal, or nil.
@@ -62,6 +59,18 @@ func (s *Services) confirm(ctx context.Context, title, details string) (bool, er
 	return ok, err
 }
 
+// Notifier hears of what the user is asked, before they are (Notification hooks: kind
+// "ToolPermission", the question, the tool's name and arguments).
+type Notifier func(kind, message string, details map[string]any)
+
+type notifyKey struct{}
+
+// WithNotify returns ctx whose policy questions notify first: the session making a call
+// tells of its own questions (several sessions share one catalog and its services).
+func WithNotify(ctx context.Context, notify Notifier) context.Context {
+	return context.WithValue(ctx, notifyKey{}, notify)
+}
+
 // policyChoices are the answers to a policy question, in policy.Answer's terms.
 var policyChoices = []prompt.Choice{{Key: "y", Label: "yes once"}, {Key: "a", Label: "always this session"}, {Key: "s", Label: "save always"}, {Key: "n", Label: "no"}}
 var policyAnswers = []policy.Answer{policy.AnswerYes, policy.AnswerAlways, policy.AnswerSave, policy.AnswerNo}
@@ -71,8 +80,8 @@ func (s *Services) ask(ctx context.Context, question string, details map[string]
 	if s == nil || s.Prompt == nil {
 		return policy.AnswerNo, nil
 	}
-	if s.Notify != nil {
-		s.Notify("ToolPermission", question, details)
+	if notify, ok := ctx.Value(notifyKey{}).(Notifier); ok {
+		notify("ToolPermission", question, details)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -65,7 +65,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 		return nil, err
 	}
 	cfg := agent.Config{
-		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ, Catalog: reg, Services: services,
+		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ, Catalog: reg,
 		Client: client, FirstRequest: sent, ReadSecrets: secrets.Read, Logger: s.log, Model: o.Model, Resume: o.Resume,
 		Warn: func(err error) { s.warn("%s", errorText(err)) },
 		Say:  func(msg string) { fmt.Fprintln(s.stderr, msg) },
