@@ -42,6 +42,9 @@ type PendingApproval struct {
 	CallID string
 	ApprovalRequest
 	Asked bool
+	// Subagent names the subagent whose call it is ("": the session's own). Deciding it
+	// goes on with the subagent where it stopped, then with the turn.
+	Subagent string
 }
 
 // approver is Options.Approve as gem's Prompter: a policy question is a choice of yes once,

@@ -257,3 +257,59 @@ func TestPendingCallsWithoutIDs(t *testing.T) {
 		t.Errorf("after denying the second: %+v, %v", res, err)
 	}
 }
+
+// TestSubagentPendingApprovals: a subagent's call the policy asks about waits as the
+// session's own do (keyed under the subagent's call, naming the subagent), is saved with
+// the session, and once decided in another agent that resumed it the subagent goes on where
+// it stopped, then the turn.
+func TestSubagentPendingApprovals(t *testing.T) {
+	srv, getenv := fakeModel(t,
+		chunks(call("worker", `{"query":"touch a"}`)), // the main agent delegates
+		chunks(call("touch", `{"name":"a"}`)),         // the subagent's call waits
+		chunks(text("Touched a.")),                    // the subagent, resumed, answers
+		chunks(text("The worker touched a.")))         // the main agent finishes
+	ctx := context.Background()
+	opts := sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings,
+		Subagents: []sdk.Subagent{sdk.NewSubagent(sdk.SubagentSpec{Name: "worker", Description: "Does work", Instructions: sdk.Static("Work."), Tools: []sdk.Tool{touchTool}})}}
+	a, err := sdk.NewAgent(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := a.Session(ctx)
+	res, err := s.Send(ctx, "have a touched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pending) != 1 || res.Pending[0].Tool != "touch" || res.Pending[0].Subagent != "worker" || !res.Pending[0].Asked || res.Pending[0].CallID != "c1/c1" {
+		t.Fatalf("pending %+v: want the subagent's touch", res.Pending)
+	}
+	id := s.ID()
+	a.Close()
+
+	b, err := sdk.NewAgent(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r, err := b.ResumeSession(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := r.Pending(); len(p) != 1 || p[0].CallID != "c1/c1" {
+		t.Fatalf("the resumed session waits on %+v", p)
+	}
+	res, err = r.Approve(ctx, map[string]sdk.Decision{"c1/c1": sdk.ApproveOnce})
+	if err != nil || res.Text != "The worker touched a." || len(res.Pending) != 0 {
+		t.Fatalf("approved: %+v, %v", res, err)
+	}
+	if len(srv.Requests) != 4 {
+		t.Fatalf("%d requests, want 4", len(srv.Requests))
+	}
+	sub, main := string(srv.Requests[2].Body), string(srv.Requests[3].Body)
+	mustContain(t, sub, "touched a")   // the subagent got its call's result
+	mustContain(t, sub, "touch a")     // in its own conversation, its task first
+	mustContain(t, main, "Touched a.") // the main agent got the subagent's answer
+	if strings.Contains(sub, "have a touched") {
+		t.Error("the resumed subagent saw the parent's conversation")
+	}
+}

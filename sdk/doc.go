@@ -27,12 +27,12 @@
 //     of its Go type, the policy's decision, BeforeTool and AfterTool hooks, the audit log).
 //     Its kind is "other" unless it says (Tool.Kind): the policy asks before an edit, delete,
 //     move or execute tool in default mode.
-//   - An error a tool returns reaches the model as the call's failure; wrap it in ModelError
-//     to say so explicitly. An error that must end the turn is returned by the hook or the
-//     approval callback instead.
 //   - Without Options.Approve, a call the policy would ask about ends the turn with the call
 //     pending (Result.Pending, saved with the session); Session.Approve decides it, in this
-//     process or another after ResumeSession. SessionContext's FS and Shell cannot wait:
+//     process or another after ResumeSession. A subagent's call waits the same way
+//     (PendingApproval.Subagent names it; its CallID is the subagent call's, "/", its own):
+//     once decided, the subagent goes on where it stopped, then the turn. SessionContext's
+//     FS and Shell cannot wait:
 //     without Approve, what the policy would ask about is refused.
 //   - An error a tool returns ends the turn unless it is a ModelError (or a pluginsdk
 //     ToolError): the model sees those and the turn goes on.

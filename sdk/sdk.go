@@ -289,8 +289,8 @@ func pendingOf(p *agent.PendingTurn) []PendingApproval {
 		return nil
 	}
 	var out []PendingApproval
-	for _, c := range p.Calls {
-		out = append(out, PendingApproval{CallID: c.ID, Asked: c.Asked,
+	for _, c := range p.Waiting() {
+		out = append(out, PendingApproval{CallID: c.ID, Asked: c.Asked, Subagent: c.Via,
 			ApprovalRequest: ApprovalRequest{Tool: c.Name, Extension: c.Extension, Args: c.Args, Question: c.Question}})
 	}
 	return out

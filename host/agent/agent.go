@@ -327,6 +327,14 @@ func (a *Agent) loop(ctx context.Context, s *Session, config *genai.GenerateCont
 func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.FunctionCall, parts []*genai.Part, promptFor func(id string) prompt.Prompter, st *Stats) error {
 	var stop error
 	var waiting []PendingCall
+	subs := map[int]*Session{} // the subagents' conversations that wait (a resumed turn's)
+	if s.Pending != nil {
+		for _, c := range s.Pending.Calls {
+			if c.Subagent != nil {
+				subs[c.Index] = c.Subagent
+			}
+		}
+	}
 	for i, call := range calls {
 		if parts[i] != nil {
 			continue
@@ -341,14 +349,20 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 		}
 		t0 := time.Now()
 		opts := a.CallOptions
+		key := callKey(call, i)
+		callCtx := ctx
 		if promptFor != nil {
-			opts.Prompt = promptFor(callKey(call, i))
+			opts.Prompt = promptFor(key)
+			if sub := subs[i]; sub != nil {
+				callCtx = context.WithValue(ctx, subagentResumeKey{}, &subagentResume{session: sub,
+					promptFor: func(inner string) prompt.Prompter { return promptFor(key + "/" + inner) }})
+			}
 		}
-		resp, deferred := a.runCall(ctx, s, call, st, &stop, opts)
+		resp, deferred := a.runCall(callCtx, s, call, st, &stop, opts)
 		st.ToolTime += time.Since(t0)
 		if deferred != nil {
-			waiting = append(waiting, PendingCall{Index: i, ID: callKey(call, i), Name: call.Name, Args: deferred.Call.Args,
-				Extension: deferred.Call.Extension, Question: deferred.Call.Question, Asked: true})
+			deferred.Index, deferred.ID = i, key
+			waiting = append(waiting, *deferred)
 			continue
 		}
 		parts[i] = &genai.Part{FunctionResponse: resp}
@@ -388,6 +402,32 @@ type PendingCall struct {
 	Args      json.RawMessage `json:"args,omitempty"`
 	Question  string          `json:"question,omitempty"`
 	Asked     bool            `json:"asked,omitempty"`
+	// Subagent is the conversation of the subagent this call runs, when calls of its wait
+	// (its own Pending; their keys are this call's ID, "/", theirs): deciding them goes
+	// on with it where it stopped.
+	Subagent *Session `json:"subagent,omitempty"`
+	// Via names the subagent that made the call (Waiting's, for a subagent's own calls).
+	Via string `json:"-"`
+}
+
+// Waiting are the calls that wait for a decision, a subagent's own in its call's place,
+// each with its key for ResumeTurn's promptFor.
+func (p *PendingTurn) Waiting() []PendingCall {
+	if p == nil {
+		return nil
+	}
+	var out []PendingCall
+	for _, c := range p.Calls {
+		if c.Subagent == nil || c.Subagent.Pending == nil {
+			out = append(out, c)
+			continue
+		}
+		for _, inner := range c.Subagent.Pending.Waiting() {
+			inner.ID, inner.Via = c.ID+"/"+inner.ID, c.Name
+			out = append(out, inner)
+		}
+	}
+	return out
 }
 
 // PendingError ends a turn whose calls wait for approval (Session.Pending keeps them;
@@ -414,33 +454,12 @@ func (a *Agent) ResumeTurn(ctx context.Context, s *Session, promptFor func(key s
 	if p == nil {
 		return "", st, errors.New("the session has no turn waiting for approvals")
 	}
-	var last *genai.Content
-	for i := len(s.History) - 1; i >= 0; i-- {
-		if s.History[i].Role == genai.RoleModel {
-			last = s.History[i]
-			break
-		}
-	}
-	var calls []*genai.FunctionCall
-	if last != nil {
-		for _, part := range last.Parts {
-			if part.FunctionCall != nil {
-				calls = append(calls, part.FunctionCall)
-			}
-		}
-	}
+	calls := pendingCalls(s)
 	if len(calls) != len(p.Responses) {
 		s.Pending = nil
 		return "", st, errors.New("the session's waiting turn does not match its history: send a new prompt")
 	}
-	if err := a.runCalls(ctx, s, calls, slices.Clone(p.Responses), promptFor, &st); err != nil {
-		return "", st, err
-	}
-	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
-	if decls := a.declarations(); len(decls) > 0 {
-		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-	}
-	text, err := a.loop(ctx, s, config, &st)
+	text, err := a.resume(ctx, s, calls, promptFor, &st)
 	if _, pending := errors.AsType[*PendingError](err); pending {
 		return text, st, err
 	}
@@ -452,6 +471,18 @@ func (a *Agent) ResumeTurn(ctx context.Context, s *Session, promptFor func(key s
 		err = &StoppedError{Reason: after.Reason}
 	}
 	return text, st, err
+}
+
+// resume runs the calls of the last response that wait (s.Pending) and goes on with the loop.
+func (a *Agent) resume(ctx context.Context, s *Session, calls []*genai.FunctionCall, promptFor func(key string) prompt.Prompter, st *Stats) (string, error) {
+	if err := a.runCalls(ctx, s, calls, slices.Clone(s.Pending.Responses), promptFor, st); err != nil {
+		return "", err
+	}
+	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
+	if decls := a.declarations(); len(decls) > 0 {
+		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
+	return a.loop(ctx, s, config, st)
 }
 
 // model is the model of the agent's requests.
@@ -678,9 +709,9 @@ func (a *Agent) Call(ctx context.Context, s *Session, name string, args json.Raw
 	}
 	var st Stats
 	var stop error
-	resp, deferred := a.runCall(ctx, s, &genai.FunctionCall{Name: name, Args: parsed}, &st, &stop, a.CallOptions)
-	if deferred != nil {
-		return nil, deferred
+	resp, waits := a.runCall(ctx, s, &genai.FunctionCall{Name: name, Args: parsed}, &st, &stop, a.CallOptions)
+	if waits != nil {
+		return nil, &tools.DeferredError{Call: tools.AskedCall{Tool: waits.Name, Extension: waits.Extension, Args: waits.Args, Question: waits.Question}}
 	}
 	return resp, stop
 }
@@ -689,7 +720,7 @@ func (a *Agent) Call(ctx context.Context, s *Session, name string, args json.Raw
 // arguments or end the turn: *stop gets the reason), the catalog (validation, policy, tool),
 // AfterTool hooks (which may replace or add to the result); every outcome becomes a
 // FunctionResponse.
-func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *error, opts tools.CallOptions) (*genai.FunctionResponse, *tools.DeferredError) {
+func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *error, opts tools.CallOptions) (*genai.FunctionResponse, *PendingCall) {
 	st.ToolCalls++
 	args, err := genaiconv.Args(call)
 	if err != nil {
@@ -756,8 +787,12 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	} else {
 		res, err = a.Tools.Call(ctx, call.Name, args, opts)
 	}
-	if d, ok := errors.AsType[*tools.DeferredError](err); ok {
-		return nil, d // no ToolResult, no AfterTool: the call has not run
+	if d, ok := errors.AsType[*tools.DeferredError](err); ok { // no ToolResult, no AfterTool: the call has not run
+		waits := &PendingCall{Name: call.Name, Args: d.Call.Args, Extension: d.Call.Extension, Question: d.Call.Question, Asked: true}
+		if sub, ok := errors.AsType[*subagentWaitsError](err); ok {
+			waits.Args, waits.Subagent = args, sub.session
+		}
+		return nil, waits
 	}
 	if end, ok := errors.AsType[*EndTurnError](err); ok && *stop == nil {
 		*stop = end // the model gets the failure; the turn ends after this response's calls

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -295,11 +296,29 @@ func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args 
 	if a.Events.ToolResult != nil {
 		sub.Events.ToolResult = func(id, name string, res *tools.Result, err error) { a.Events.ToolResult(id, prefix+name, res, err) }
 	}
-	session := &Session{ID: s.ID + "/" + sa.Name, Model: sub.Model, path: s.path}
 	var sst Stats
-	text, err := sub.turn(ctx, session, in.Query, nil, &sst)
+	var session *Session
+	var text string
+	var err error
+	if r, ok := ctx.Value(subagentResumeKey{}).(*subagentResume); ok { // its calls were decided
+		session = r.session
+		session.path, session.Usage = s.path, Usage{} // what it used before is counted already
+		text, err = sub.resume(ctx, session, pendingCalls(session), r.promptFor, &sst)
+		s.Usage.plus(session.Usage)
+	} else {
+		session = &Session{ID: s.ID + "/" + sa.Name, Model: sub.Model, path: s.path}
+		text, err = sub.turn(ctx, session, in.Query, nil, &sst)
+		s.Usage.plus(session.Usage)
+	}
 	st.merge(sst)
-	s.Usage.plus(session.Usage)
+	if pe, ok := errors.AsType[*PendingError](err); ok {
+		var names []string
+		for _, c := range pe.Calls {
+			names = append(names, c.Name)
+		}
+		return nil, &subagentWaitsError{session: session, DeferredError: tools.DeferredError{Call: tools.AskedCall{Tool: sa.Name, Extension: sa.owner(), Args: args,
+			Question: "the subagent " + sa.Name + " waits for approval of " + strings.Join(names, ", ")}}}
+	}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("the subagent %s ran out of time (%s: timeout_mins in %s)", sa.Name, timeout, sa.Path)
@@ -314,4 +333,38 @@ type SubagentError struct{ Agent, Tool string }
 
 func (e *SubagentError) Error() string {
 	return fmt.Sprintf("the tool %s is not among the subagent %s's tools", e.Tool, e.Agent)
+}
+
+// subagentResumeKey carries, into a resumed subagent call, its waiting conversation and the
+// decisions of its calls.
+type subagentResumeKey struct{}
+
+type subagentResume struct {
+	session   *Session
+	promptFor func(key string) prompt.Prompter
+}
+
+// subagentWaitsError: calls of the subagent wait for approval; its conversation is kept in
+// its call's PendingCall.
+type subagentWaitsError struct {
+	tools.DeferredError
+	session *Session
+}
+
+func (e *subagentWaitsError) Unwrap() error { return &e.DeferredError }
+
+// pendingCalls are the function calls of s's last model response (those Pending answers).
+func pendingCalls(s *Session) []*genai.FunctionCall {
+	var calls []*genai.FunctionCall
+	for i := len(s.History) - 1; i >= 0; i-- {
+		if s.History[i].Role == genai.RoleModel {
+			for _, part := range s.History[i].Parts {
+				if part.FunctionCall != nil {
+					calls = append(calls, part.FunctionCall)
+				}
+			}
+			break
+		}
+	}
+	return calls
 }
