@@ -135,10 +135,8 @@ func (a *Agent) contextOf(s *agent.Session) *sessionContext {
 	return c
 }
 
-// payloadContext is the SessionContext of a hook's input: the session it names.
-func (a *Agent) payloadContext(payload []byte) SessionContext {
-	var in HookInput
-	json.Unmarshal(payload, &in)
+// inputContext is the SessionContext of a hook's input: the session it names.
+func (a *Agent) inputContext(in HookInput) SessionContext {
 	c := &sessionContext{agent: a, id: in.SessionID, cwd: a.env.Cwd, transcriptPath: in.TranscriptPath, at: time.Now()}
 	if s := a.sessionByID(rootID(in.SessionID)); s != nil {
 		c.session = s.conv.Session

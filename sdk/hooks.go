@@ -24,7 +24,9 @@ import (
 type Hook struct {
 	event, name, matcher string
 	timeout              time.Duration
-	run                  func(ctx context.Context, sc SessionContext, payload []byte) (code int, stdout, stderr []byte)
+	// run decodes payload once and runs the hook with the SessionContext contextOf makes
+	// of the input's common fields.
+	run func(ctx context.Context, contextOf func(HookInput) SessionContext, payload []byte) (code int, stdout, stderr []byte)
 }
 
 // Event is the hook's event (BeforeTool, AfterTool, …).
@@ -60,6 +62,8 @@ type HookInput struct {
 	HookEventName  string `json:"hook_event_name"`
 	Timestamp      string `json:"timestamp"` // RFC 3339
 }
+
+func (in HookInput) common() HookInput { return in }
 
 // HookOutput is what every event's output may say. Stop, Decision and Reason are ignored in
 // the advisory events (SessionStart, SessionEnd, Notification, PreCompress,
@@ -417,12 +421,16 @@ func OnPreCompress(name, matcher string, fn func(SessionContext, PreCompressInpu
 // newHook makes a Hook of fn: the payload decoded into In, Out encoded as a command hook
 // prints it; an error is exit 1 with the error on stderr.
 func newHook[In any, Out output](event, name, matcher string, fn func(SessionContext, In) (Out, error)) Hook {
-	return Hook{event: event, name: name, matcher: matcher, run: func(ctx context.Context, sc SessionContext, payload []byte) (int, []byte, []byte) {
+	return Hook{event: event, name: name, matcher: matcher, run: func(ctx context.Context, contextOf func(HookInput) SessionContext, payload []byte) (int, []byte, []byte) {
 		var in In
 		if err := json.Unmarshal(payload, &in); err != nil {
 			return 1, nil, fmt.Appendf(nil, "hook %s: reading the %s input: %v", name, event, err)
 		}
-		out, err := fn(sc, in)
+		var common HookInput
+		if c, ok := any(in).(interface{ common() HookInput }); ok {
+			common = c.common()
+		}
+		out, err := fn(contextOf(common), in)
 		if err != nil {
 			return 1, nil, []byte(err.Error())
 		}
@@ -441,7 +449,7 @@ func (h Hook) agentHook(a *Agent, source string) (*agent.Hook, error) {
 		return nil, fmt.Errorf("sdk: a hook made without sdk.On…")
 	}
 	return agent.NewFuncHook(source, h.name, h.event, h.matcher, h.timeout, func(ctx context.Context, payload []byte) (int, []byte, []byte) {
-		return h.run(ctx, a.payloadContext(payload), payload)
+		return h.run(ctx, a.inputContext, payload)
 	})
 }
 
@@ -469,7 +477,7 @@ func (h Hook) runCommand(ctx context.Context, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "hook %s: it is a %s hook, run for %s: declare it under %s\n", h.name, h.event, in.HookEventName, h.event)
 		return 1
 	}
-	code, out, errOut := h.run(ctx, commandContext(in), payload)
+	code, out, errOut := h.run(ctx, func(HookInput) SessionContext { return commandContext(in) }, payload)
 	stdout.Write(out)
 	stderr.Write(errOut)
 	return code
