@@ -20,6 +20,22 @@ func approveAll(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) {
 	return sdk.ApproveAlways, nil
 }
 
+// openSession opens an agent of opts and a session of it, both closed when t ends.
+func openSession(t *testing.T, opts sdk.Options) *sdk.Session {
+	t.Helper()
+	a, err := sdk.NewAgent(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	s, err := a.Session(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
 // attackWorkspace is a cloned-looking project: a git repository with a config and a hook
 // folder, a source file, and secrets beside it in the home folder.
 func attackWorkspace(t *testing.T, getenv func(string) string) (home, proj string) {
@@ -60,13 +76,7 @@ func TestShellAttacks(t *testing.T) {
 	_, getenv := fakeModel(t)
 	home, proj := attackWorkspace(t, getenv)
 	gitConfig, _ := os.ReadFile(filepath.Join(proj, ".git", "config"))
-	a, err := sdk.NewAgent(context.Background(), sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Approve: approveAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	s, _ := a.Session(context.Background())
-	sh := s.Context().Shell()
+	sh := openSession(t, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Approve: approveAll}).Context().Shell()
 	ctx := context.Background()
 	for _, attack := range []string{
 		"mv .git .git-old",
@@ -118,13 +128,7 @@ func TestFSAttacks(t *testing.T) {
 	os.Symlink(".git", filepath.Join(proj, "notgit"))
 	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(proj, "keys"))
 	gitConfig, _ := os.ReadFile(filepath.Join(proj, ".git", "config"))
-	a, err := sdk.NewAgent(context.Background(), sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Approve: approveAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	s, _ := a.Session(context.Background())
-	fsys := s.Context().FS()
+	fsys := openSession(t, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Approve: approveAll}).Context().FS()
 	ctx := context.Background()
 	for _, name := range []string{
 		".git/config", "./.git/config", "src/../.git/config", ".//.git//config", proj + "/.git/config",

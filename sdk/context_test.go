@@ -28,17 +28,11 @@ func TestFS(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "secret"), []byte("key"), 0o600)
 	os.Symlink(home, filepath.Join(proj, "out"))
 	var asked []sdk.ApprovalRequest
-	a, err := sdk.NewAgent(context.Background(), sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings,
+	fsys := openSession(t, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings,
 		Approve: func(_ context.Context, r sdk.ApprovalRequest) (sdk.Decision, error) {
 			asked = append(asked, r)
 			return sdk.ApproveOnce, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	s, _ := a.Session(context.Background())
-	fsys := s.Context().FS()
+		}}).Context().FS()
 	ctx := context.Background()
 
 	if data, err := fsys.ReadFile(ctx, "a.txt"); err != nil || string(data) != "old\n" {
@@ -105,17 +99,11 @@ func TestShell(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("PRIVATE KEY"), 0o600)
 	var asked []string
-	a, err := sdk.NewAgent(context.Background(), sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings,
+	sh := openSession(t, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings,
 		Approve: func(_ context.Context, r sdk.ApprovalRequest) (sdk.Decision, error) {
 			asked = append(asked, r.Tool+": "+r.Question)
 			return sdk.ApproveAlways, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	s, _ := a.Session(context.Background())
-	sh := s.Context().Shell()
+		}}).Context().Shell()
 	ctx := context.Background()
 
 	res, err := sh.Exec(ctx, "echo out; echo err >&2; echo made > made.txt; exit 3", sdk.ShellOptions{Env: map[string]string{"GREETING": "hi"}})

@@ -64,15 +64,15 @@ type Options struct {
 
 // Agent is a configured agent: its tool catalog and model client, shared by its sessions.
 type Agent struct {
-	opts    Options
-	env     registry.Env
-	environ []string
-	disc    *registry.Discovery
-	sets    *settings.Settings
-	catalog *tools.Catalog
-	client  *genai.Client
-	sent    <-chan struct{}
-	parts   parts
+	opts     Options
+	env      registry.Env
+	environ  []string
+	disc     *registry.Discovery
+	sets     *settings.Settings
+	catalog  *tools.Catalog
+	client   *genai.Client
+	sent     <-chan struct{}
+	parts    parts
 	services *tools.Services // the catalog's
 
 	mu       sync.Mutex

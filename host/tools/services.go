@@ -22,7 +22,7 @@ type Services struct {
 	// this session, always and saved, no), the model's own (ask_user, Input). nil refuses
 	// every confirmation and leaves no one to answer; a prompter that cannot ask
 	// (*prompt.NotAskedError) answers no.
-	Prompt prompt.Prompter
+	Prompt   prompt.Prompter
 	Progress io.Writer // nil drops progress
 	// Waiting hears of long waits the user did not ask for (an MCP server's first start,
 	// downloading its package): a terminal, or nil.
