@@ -49,6 +49,8 @@ type SessionContext interface {
 type Message struct {
 	Role string // user, model
 	Text string
+	// ToolCalls are a model message's calls, each with the output (or error) it got back.
+	ToolCalls []ToolCall
 }
 
 // FS is the workspace's files, reached as gem's core tools reach them: a path is absolute
@@ -185,19 +187,42 @@ func (c *sessionContext) Transcript() []Message {
 			}
 		}
 	}
+	return transcriptOf(s)
+}
+
+// transcriptOf is s's history as messages: the text of each, a model message's tool calls
+// with the outputs the next message brought back.
+func transcriptOf(s *agent.Session) []Message {
 	if s == nil {
 		return nil
 	}
 	var out []Message
 	for _, m := range s.History {
-		var text string
+		var msg Message
 		for _, p := range m.Parts {
-			if !p.Thought {
-				text += p.Text
+			switch {
+			case p.FunctionCall != nil:
+				args, _ := json.Marshal(p.FunctionCall.Args)
+				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: args})
+			case p.FunctionResponse != nil && len(out) > 0:
+				prev := out[len(out)-1].ToolCalls
+				for i := range prev {
+					if prev[i].ID == p.FunctionResponse.ID && prev[i].Name == p.FunctionResponse.Name && prev[i].Output == "" && prev[i].Err == nil {
+						if e, ok := p.FunctionResponse.Response["error"]; ok {
+							prev[i].Err = errors.New(fmt.Sprint(e))
+						} else {
+							prev[i].Output = fmt.Sprint(p.FunctionResponse.Response["output"])
+						}
+						break
+					}
+				}
+			case !p.Thought:
+				msg.Text += p.Text
 			}
 		}
-		if text != "" {
-			out = append(out, Message{Role: m.Role, Text: text})
+		if msg.Text != "" || len(msg.ToolCalls) > 0 {
+			msg.Role = m.Role
+			out = append(out, msg)
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/commands/hashing"
+	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/prompt"
@@ -60,6 +62,22 @@ type Options struct {
 	// a call ends with it pending (Result.Pending), for Session.Approve to decide — in this
 	// process or another, after ResumeSession. FS and Shell operations are refused then.
 	Approve func(ctx context.Context, req ApprovalRequest) (Decision, error)
+	// MCPServers are MCP servers of the program's (an ACP client's, a configuration of its
+	// own), by name: they run as the user's settings servers run — sandboxed (with the
+	// network and the workspace capability), their tools asked about by the policy.
+	MCPServers map[string]MCPServerConfig
+}
+
+// MCPServerConfig is an MCP server as settings.json's mcpServers declare one: a Command
+// (stdio), or a URL (SSE) or HTTPURL (streamable HTTP).
+type MCPServerConfig struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	HTTPURL string            `json:"httpUrl,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // Agent is a configured agent: its tool catalog and model client, shared by its sessions.
@@ -104,6 +122,13 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("sdk: the workspace %s is not a folder (Options.Cwd)", cwd)
 	}
+	servers := map[string]json.RawMessage{}
+	for name, srv := range o.MCPServers {
+		if (srv.Command == "") == (srv.URL == "" && srv.HTTPURL == "") {
+			return nil, fmt.Errorf("sdk: MCP server %q: give a Command, or a URL or HTTPURL (Options.MCPServers)", name)
+		}
+		servers[name], _ = json.Marshal(srv)
+	}
 	env := registry.NewEnv(home, cwd, getenv)
 	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
 	a := &Agent{opts: o, env: env, environ: environ}
@@ -114,6 +139,7 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		a.disc = &registry.Discovery{}
 		a.sets = &settings.Settings{}
 	}
+	a.sets.AddServers(servers, "the program (Options.MCPServers)")
 	apiEnv := func(k string) string {
 		switch {
 		case k == "GEMINI_API_KEY" && o.APIKey != "":
@@ -166,6 +192,23 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		seen[f.Spec.Name] = f.Extension
 	}
 	return a, nil
+}
+
+// kindOf is what the tool name does, as it declares (a subagent's call, "subagent/tool", is
+// its tool's).
+func (a *Agent) kindOf(name string) Kind {
+	if _, inner, ok := strings.Cut(name, "/"); ok {
+		name = inner
+	}
+	for _, f := range a.allFuncs() {
+		if f.Spec.Name == name {
+			return cmp.Or(f.Spec.Kind, KindOther)
+		}
+	}
+	if t, _ := a.catalog.Lookup(name); t != nil {
+		return cmp.Or(t.Spec.Kind, KindOther)
+	}
+	return KindOther
 }
 
 // allFuncs are the program's tools and its subagents' own.
@@ -236,6 +279,36 @@ func environFrom(getenv func(string) string) []string {
 func (a *Agent) Close() error {
 	a.catalog.Close()
 	return nil
+}
+
+// Trusted reports whether the workspace is a trusted folder (Gemini CLI's
+// trustedFolders.json, gem trust): an untrusted one gets no project configuration — its
+// settings, hooks, policies, MCP servers and commands are not read.
+func (a *Agent) Trusted() bool { return a.env.FolderTrusted(a.env.Cwd) }
+
+// SetApprovalMode switches the policy's mode (default, auto_edit, yolo, plan) for the calls
+// of every session of the agent from now on. Yolo is refused where the settings disable it
+// and acts as default in an untrusted folder, as at NewAgent.
+func (a *Agent) SetApprovalMode(mode string) error {
+	m, err := policy.ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	if m == policy.ModeYolo && a.sets.NoYolo {
+		return fmt.Errorf("yolo is disabled by security.disableYoloMode in %s", a.sets.Origin["security.disableYoloMode"])
+	}
+	if e := a.catalog.Policy(); e != nil {
+		e.SetMode(m)
+	}
+	return nil
+}
+
+// ApprovalMode is the policy's mode now.
+func (a *Agent) ApprovalMode() string {
+	if e := a.catalog.Policy(); e != nil && e.CurrentMode() != "" {
+		return string(e.CurrentMode())
+	}
+	return string(policy.ModeDefault)
 }
 
 // Session starts a new session.
@@ -317,6 +390,14 @@ func (s *Session) Approve(ctx context.Context, decisions map[string]Decision) (*
 	return s.last, err
 }
 
+// Model is the model the session's next request goes to.
+func (s *Session) Model() string { return s.conv.Agent.Model }
+
+// SetModel sends the session's requests to model from the next one on.
+func (s *Session) SetModel(model string) {
+	s.conv.Agent.Model, s.conv.Session.Model = model, model
+}
+
 // ID is the session's id (ResumeSession and gem --resume take it).
 func (s *Session) ID() string { return s.conv.Session.ID }
 
@@ -344,6 +425,7 @@ type Result struct {
 // ToolCall is one tool call of a turn and its outcome.
 type ToolCall struct {
 	ID, Name string
+	Kind     Kind   // what the tool does (read, edit, execute, …; "other" when it does not say)
 	Args     []byte // JSON
 	Output   string // what the model got back
 	Err      error  // the call did not run or failed
@@ -360,6 +442,7 @@ type EventType string
 // The events of SendStream (what gem -p's stream-json carries).
 const (
 	EventText       EventType = "text"        // Text: a piece of the model's answer
+	EventThought    EventType = "thought"     // Text: a piece of the model's thinking
 	EventToolCall   EventType = "tool_call"   // ToolCall: a call about to run
 	EventToolResult EventType = "tool_result" // ToolCall: the call with its outcome
 )
@@ -404,9 +487,10 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 			}
 		}
 		s.conv.Agent.Events = agent.Events{
-			Text: func(d string) { send(item{ev: Event{Type: EventText, Text: d}}) },
+			Text:    func(d string) { send(item{ev: Event{Type: EventText, Text: d}}) },
+			Thought: func(d string) { send(item{ev: Event{Type: EventThought, Text: d}}) },
 			ToolCall: func(id, name string, args json.RawMessage) {
-				c := &ToolCall{ID: id, Name: name, Args: args}
+				c := &ToolCall{ID: id, Name: name, Args: args, Kind: s.agent.kindOf(name)}
 				calls[id] = c
 				send(item{ev: Event{Type: EventToolCall, ToolCall: c}})
 			},

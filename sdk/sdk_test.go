@@ -113,7 +113,7 @@ func TestSendWithToolAndInstructions(t *testing.T) {
 			t.Errorf("the first request lacks %q: %s", want, first)
 		}
 	}
-	if !strings.Contains(second, `"functionResponse"`) || !strings.Contains(second, `words`) || !strings.Contains(second, "Request 2; messages so far: 1.") {
+	if !strings.Contains(second, `"functionResponse"`) || !strings.Contains(second, `words`) || !strings.Contains(second, "Request 2; messages so far: 2.") {
 		t.Errorf("the second request lacks the tool's response or the updated instruction: %s", second)
 	}
 	if s.ID() == "" {

@@ -50,7 +50,9 @@ const DefaultMaxSteps = 25
 
 // Events receive what happens during a turn; nil fields are skipped.
 type Events struct {
-	Text       func(delta string)
+	Text func(delta string)
+	// Thought is a piece of the model's thinking, when it streams its thoughts.
+	Thought    func(delta string)
 	ToolCall   func(id, name string, args json.RawMessage)
 	ToolResult func(id, name string, res *tools.Result, err error)
 	// Compressed tells that the history was summarized (trigger auto or manual): contents
@@ -601,8 +603,11 @@ func (a *Agent) generate(ctx context.Context, model string, history []*genai.Con
 		c := resp.Candidates[0]
 		if c.Content != nil {
 			for _, p := range c.Content.Parts {
-				if p.Text != "" && !p.Thought && a.Events.Text != nil {
+				switch {
+				case p.Text != "" && !p.Thought && a.Events.Text != nil:
 					a.Events.Text(p.Text)
+				case p.Text != "" && p.Thought && a.Events.Thought != nil:
+					a.Events.Thought(p.Text)
 				}
 				out.Parts = appendPart(out.Parts, p)
 			}

@@ -184,6 +184,21 @@ type Engine struct {
 	rules    []*Rule
 }
 
+// SetMode switches the approval mode for the calls decided from now on (a client's
+// session/set_mode, the shell's /approval-mode).
+func (e *Engine) SetMode(m Mode) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.Mode = m
+}
+
+// CurrentMode is the approval mode calls are decided in.
+func (e *Engine) CurrentMode() Mode {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.Mode
+}
+
 // Answer is the user's answer to an ask_user decision.
 type Answer string
 
@@ -252,7 +267,9 @@ func (e *Engine) Decide(c Call) Verdict {
 		}
 		return Verdict{best.Decision, best}
 	}
+	e.mu.Lock()
 	mode := e.Mode
+	e.mu.Unlock()
 	if mode == "" || (mode == ModeYolo && !e.Trusted) {
 		mode = ModeDefault
 	}

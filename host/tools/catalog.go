@@ -399,6 +399,9 @@ func (r *Catalog) Find(ctx context.Context, name string) (*Tool, bool) {
 	return r.Lookup(name)
 }
 
+// Policy is the engine deciding the catalog's calls (nil: every call allowed).
+func (r *Catalog) Policy() *policy.Engine { return r.policy }
+
 // authorize asks the policy engine about a call, asks the user when it says ask_user (the
 // call's own host first: an MCP client of gem mcp serve; else the session's services), logs
 // the decision, and returns ErrDenied when the call must not run.
@@ -417,7 +420,7 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 	if opts.Confirm != "" && v.Decision == policy.Allow {
 		v.Decision = policy.AskUser // a hook asks that the user confirm
 	}
-	entry := policy.Entry{Extension: t.Extension, Tool: t.Name, ArgsDigest: policy.Digest(args), Decision: v.Decision, Rule: v.Rule.String(), Mode: r.policy.Mode, Outcome: "ran"}
+	entry := policy.Entry{Extension: t.Extension, Tool: t.Name, ArgsDigest: policy.Digest(args), Decision: v.Decision, Rule: v.Rule.String(), Mode: r.policy.CurrentMode(), Outcome: "ran"}
 	defer func() {
 		if err := r.audit.Log(entry); err != nil {
 			r.logger.Warn("writing the audit log", "error", err)

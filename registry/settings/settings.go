@@ -111,6 +111,28 @@ func (s *Settings) Extension(env registry.Env) *registry.Extension {
 	return s.ext
 }
 
+// AddServers adds MCP servers that the program running gem was given (a program's
+// Options.MCPServers, an ACP client's session/new), in settings.json's mcpServers format, as
+// the user's own: they join the "settings" extension and run as its servers run
+// (sandboxed, asked about unless a rule allows them). A name already declared is replaced;
+// origin names where they came from (Origin).
+func (s *Settings) AddServers(servers map[string]json.RawMessage, origin string) {
+	if len(servers) == 0 {
+		return
+	}
+	if s.servers == nil {
+		s.servers = map[string]json.RawMessage{}
+	}
+	if s.Origin == nil {
+		s.Origin = map[string]string{}
+	}
+	for name, raw := range servers {
+		s.servers[name] = raw
+		s.Origin["mcpServers."+name] = origin
+	}
+	s.ext = nil
+}
+
 // HookFile is the hooks one settings file declares.
 type HookFile struct {
 	Scope  string                     `json:"scope"`
