@@ -42,13 +42,16 @@ tools:
 	@command -v zsh >/dev/null && command -v fish >/dev/null || { apt-get update -qq && apt-get install -y -qq zsh fish >/dev/null; } || echo "warning: zsh or fish missing; their completion tests will be skipped"
 
 # npm packages the tests drive, at pinned versions, in .cache/npm: Gemini CLI, to compare
-# gem -p's JSON formats with its own (gemini_json.txtar).
+# gem -p's JSON formats with its own (gemini_json.txtar) and gem acp's speed with gemini
+# --acp's; acpx, the headless ACP client that drives gem acp (acp.txtar).
 GEMINI_CLI_VERSION := 0.61.0
+ACPX_VERSION := 0.19.1
 test-deps:
 	@mkdir -p .cache/npm
-	@if [ "$$(node -p 'require("./.cache/npm/node_modules/@google/gemini-cli/package.json").version' 2>/dev/null)" != "$(GEMINI_CLI_VERSION)" ]; then \
-	  echo "installing @google/gemini-cli@$(GEMINI_CLI_VERSION) into .cache/npm"; \
-	  npm install --prefix .cache/npm --no-audit --no-fund --silent @google/gemini-cli@$(GEMINI_CLI_VERSION); fi
+	@if [ "$$(node -p 'require("./.cache/npm/node_modules/@google/gemini-cli/package.json").version' 2>/dev/null)" != "$(GEMINI_CLI_VERSION)" ] || \
+	    [ "$$(node -p 'require("./.cache/npm/node_modules/acpx/package.json").version' 2>/dev/null)" != "$(ACPX_VERSION)" ]; then \
+	  echo "installing @google/gemini-cli@$(GEMINI_CLI_VERSION) and acpx@$(ACPX_VERSION) into .cache/npm"; \
+	  npm install --prefix .cache/npm --no-audit --no-fund --silent @google/gemini-cli@$(GEMINI_CLI_VERSION) acpx@$(ACPX_VERSION); fi
 
 test: export GEM_REQUIRE_GEMINI_CLI := 1
 test: build samples tools test-deps

@@ -194,9 +194,9 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	return a, nil
 }
 
-// kindOf is what the tool name does, as it declares (a subagent's call, "subagent/tool", is
+// KindOf is what the tool name does, as it declares (a subagent's call, "subagent/tool", is
 // its tool's).
-func (a *Agent) kindOf(name string) Kind {
+func (a *Agent) KindOf(name string) Kind {
 	if _, inner, ok := strings.Cut(name, "/"); ok {
 		name = inner
 	}
@@ -490,7 +490,7 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 			Text:    func(d string) { send(item{ev: Event{Type: EventText, Text: d}}) },
 			Thought: func(d string) { send(item{ev: Event{Type: EventThought, Text: d}}) },
 			ToolCall: func(id, name string, args json.RawMessage) {
-				c := &ToolCall{ID: id, Name: name, Args: args, Kind: s.agent.kindOf(name)}
+				c := &ToolCall{ID: id, Name: name, Args: args, Kind: s.agent.KindOf(name)}
 				calls[id] = c
 				send(item{ev: Event{Type: EventToolCall, ToolCall: c}})
 			},
@@ -558,3 +558,14 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 // Context is the session's SessionContext, for the program's own use of FS and Shell
 // outside a tool call (decided by the policy and Approve as a tool's are).
 func (s *Session) Context() SessionContext { return s.agent.contextOf(s.conv.Session) }
+
+// ErrStepLimit ends a turn that made as many model requests as it may (errors.Is): sending
+// again lets it go on.
+var ErrStepLimit = agent.ErrStepLimit
+
+// StoppedError is a turn a hook ended (continue: false), with the hook's reason.
+type StoppedError = agent.StoppedError
+
+// LastResult is the result of the session's last turn (nil before the first): what Send
+// returns, for a turn run with SendStream.
+func (s *Session) LastResult() *Result { return s.last }

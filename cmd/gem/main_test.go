@@ -83,6 +83,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GIT_COMMITTER_EMAIL", "test@gem.invalid")
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("GEMINI_CLI_BIN", geminiCLI())
+			e.Setenv("ACPX_BIN", acpxBin())
 			return nil
 		},
 		RequireExplicitExec: true,
@@ -106,6 +107,13 @@ func TestScripts(t *testing.T) {
 				}
 				return geminiCLI() != "", nil
 			}
+			// [acpx]: acpx from npm, the ACP client gem acp is tested with; required likewise.
+			if cond == "acpx" {
+				if acpxBin() == "" && os.Getenv("GEM_REQUIRE_GEMINI_CLI") != "" {
+					return false, fmt.Errorf("acpx is not installed in %s: make test-deps installs it", filepath.Join(repoRoot(), ".cache", "npm"))
+				}
+				return acpxBin() != "", nil
+			}
 			if cond == "ns" {
 				ok, _ := sandbox.Namespaces()
 				return ok, nil
@@ -126,8 +134,14 @@ func TestScripts(t *testing.T) {
 }
 
 // geminiCLI is Gemini CLI's command as make test-deps installs it, or "".
-func geminiCLI() string {
-	bin := filepath.Join(repoRoot(), ".cache", "npm", "node_modules", ".bin", "gemini")
+func geminiCLI() string { return npmBin("gemini") }
+
+// acpxBin is acpx's command (a headless ACP client) as make test-deps installs it, or "".
+func acpxBin() string { return npmBin("acpx") }
+
+// npmBin is the command name of an npm package make test-deps installs in .cache/npm, or "".
+func npmBin(name string) string {
+	bin := filepath.Join(repoRoot(), ".cache", "npm", "node_modules", ".bin", name)
 	if _, err := os.Stat(bin); err != nil {
 		return ""
 	}

@@ -866,12 +866,11 @@ func newSessionID(now time.Time) string {
 // Load reads a session by id, or the newest with "latest".
 func (ss Sessions) Load(id string) (*Session, error) {
 	if id == "latest" {
-		files, _ := filepath.Glob(filepath.Join(ss.Dir, "*.json"))
+		files := ss.files()
 		if len(files) == 0 {
 			return nil, fmt.Errorf("no session to resume in %s", ss.Dir)
 		}
-		sort.Strings(files)
-		id = strings.TrimSuffix(filepath.Base(files[len(files)-1]), ".json")
+		id = strings.TrimSuffix(filepath.Base(files[0]), ".json")
 	}
 	path := filepath.Join(ss.Dir, filepath.Base(id)+".json")
 	data, err := os.ReadFile(path)
@@ -886,12 +885,30 @@ func (ss Sessions) Load(id string) (*Session, error) {
 	return &s, nil
 }
 
-// List returns the sessions, newest first.
-func (ss Sessions) List() ([]*Session, error) {
+// files are the sessions' files, the last saved first (the name, which sorts as the
+// sessions were made, breaks ties): "latest" is the session used last, not the one made
+// last (a program may work in several).
+func (ss Sessions) files() []string {
 	files, _ := filepath.Glob(filepath.Join(ss.Dir, "*.json"))
-	sort.Sort(sort.Reverse(sort.StringSlice(files)))
-	var out []*Session
+	mtime := map[string]time.Time{}
 	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			mtime[f] = st.ModTime()
+		}
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if !mtime[files[i]].Equal(mtime[files[j]]) {
+			return mtime[files[i]].After(mtime[files[j]])
+		}
+		return files[i] > files[j]
+	})
+	return files
+}
+
+// List returns the sessions, the last saved first.
+func (ss Sessions) List() ([]*Session, error) {
+	var out []*Session
+	for _, f := range ss.files() {
 		if s, err := ss.Load(strings.TrimSuffix(filepath.Base(f), ".json")); err == nil {
 			out = append(out, s)
 		}

@@ -46,6 +46,7 @@ func NewApp(f *Factory) *cli.App {
 			shellCommand(f),
 			toolsCommand(f),
 			mcpCommand(f),
+			acpCommand(f),
 			doctorCommand(f),
 			sessionsCommand(f),
 			settingsCommand(f),

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/sdk"
+	"github.com/gemhost/gem/sdk/acp"
+)
+
+type acpOptions struct {
+	Model        string `flag:"model" usage:"the model of new sessions (default: the settings' model.name, else gem's)"`
+	ApprovalMode string `flag:"approval-mode" usage:"the mode sessions start in: default, auto_edit, yolo (trusted folders only) or plan"`
+}
+
+func acpCommand(f *Factory) *cli.Command {
+	cmd := verb(f, "acp", "serve gem's agent to an editor over the Agent Client Protocol (stdio)", acpServe,
+		`gem acp                 # what an editor starts: Zed's agent_servers {"gem": {"command": "gem", "args": ["acp"]}}`,
+		`acpx --agent "gem acp" exec "what does this project do?"`)
+	cmd.Description = "gem acp speaks ACP v1 (JSON-RPC on stdin and stdout, one message per line) until stdin\n" +
+		"closes. Each session is gem's agent for its folder: extensions, settings, policy and\n" +
+		"sandbox as gem -p has them (an untrusted folder gets no project configuration), plus\n" +
+		"the MCP servers the editor gives, sandboxed. The policy's questions become permission\n" +
+		"requests; modes default, autoEdit, yolo and plan; sessions are gem's own (gem sessions\n" +
+		"lists them; session/load replays one started with gem -p). Logs go to ~/.gem/logs.\n\n" + cmd.Description
+	return cmd
+}
+
+func acpServe(ctx context.Context, s *session, o acpOptions) error {
+	logger := slog.New(hclogHandler{s.log.Named("acp")})
+	return acp.Serve(ctx, s.io.In, s.stdout, acp.Options{
+		Name: "gem", Version: buildinfo.Version, Logger: logger,
+		Models: []string{agent.DefaultModel},
+		Agent:  sdk.Options{Model: o.Model, ApprovalMode: o.ApprovalMode, Getenv: s.env.Getenv},
+	})
+}
+
+// hclogHandler writes slog records (the protocol library's) to gem's log.
+type hclogHandler struct{ log hclog.Logger }
+
+func (h hclogHandler) Enabled(_ context.Context, l slog.Level) bool { return h.log.IsDebug() || l >= slog.LevelInfo }
+func (h hclogHandler) Handle(_ context.Context, r slog.Record) error {
+	var args []any
+	r.Attrs(func(a slog.Attr) bool { args = append(args, a.Key, a.Value.Any()); return true })
+	switch {
+	case r.Level >= slog.LevelError:
+		h.log.Error(r.Message, args...)
+	case r.Level >= slog.LevelWarn:
+		h.log.Warn(r.Message, args...)
+	default:
+		h.log.Debug(r.Message, args...)
+	}
+	return nil
+}
+func (h hclogHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	var args []any
+	for _, a := range as {
+		args = append(args, a.Key, a.Value.Any())
+	}
+	return hclogHandler{h.log.With(args...)}
+}
+func (h hclogHandler) WithGroup(name string) slog.Handler { return hclogHandler{h.log.Named(name)} }
