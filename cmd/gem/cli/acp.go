@@ -43,7 +43,9 @@ func acpServe(ctx context.Context, s *session, o acpOptions) error {
 // hclogHandler writes slog records (the protocol library's) to gem's log.
 type hclogHandler struct{ log hclog.Logger }
 
-func (h hclogHandler) Enabled(_ context.Context, l slog.Level) bool { return h.log.IsDebug() || l >= slog.LevelInfo }
+func (h hclogHandler) Enabled(_ context.Context, l slog.Level) bool {
+	return h.log.IsDebug() || l >= slog.LevelInfo
+}
 func (h hclogHandler) Handle(_ context.Context, r slog.Record) error {
 	var args []any
 	r.Attrs(func(a slog.Attr) bool { args = append(args, a.Key, a.Value.Any()); return true })
