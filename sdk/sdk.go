@@ -466,7 +466,9 @@ func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
 }
 
 // SendStream runs one turn, yielding its events as they happen; the last pair carries the
-// turn's error, if any. Breaking out of the loop cancels the turn.
+// turn's error, if any. The turn waits while the loop body handles an event (a tool call's
+// event comes before its approval is asked, and before it runs). Breaking out of the loop
+// cancels the turn.
 func (s *Session) SendStream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
 	return s.run(ctx, func(ctx context.Context) (string, agent.Stats, error) { return s.conv.Send(ctx, prompt) })
 }
@@ -476,13 +478,24 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		type item struct{ ev Event }
+		// The turn waits for each event to be handled (the loop body to return): a tool
+		// call is shown before its approval is asked, an answer before the next call runs.
+		type item struct {
+			ev      Event
+			handled chan struct{}
+		}
 		ch := make(chan item)
 		res := &Result{}
 		calls := map[string]*ToolCall{}
 		send := func(it item) {
+			it.handled = make(chan struct{})
 			select {
 			case ch <- it:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case <-it.handled:
 			case <-ctx.Done():
 			}
 		}
@@ -528,6 +541,7 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 				stopped = true
 				cancel()
 			}
+			close(it.handled)
 		}
 		err := <-done
 		s.last = res

@@ -1,0 +1,317 @@
+package acp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/gemhost/gem/internal/fakegemini"
+	"github.com/gemhost/gem/sdk"
+	gemacp "github.com/gemhost/gem/sdk/acp"
+)
+
+// client is a test ACP client: it records the updates and answers permission questions
+// with answer ("" cancels them).
+type client struct {
+	mu      sync.Mutex
+	updates []acp.SessionUpdate
+	asked   []acp.RequestPermissionRequest
+	answer  acp.PermissionOptionId
+}
+
+func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, n.Update)
+	return nil
+}
+
+func (c *client) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked = append(c.asked, p)
+	if c.answer == "" {
+		return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
+	}
+	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(c.answer)}, nil
+}
+
+// the client's file system and terminals are never used by gem (package doc)
+func (c *client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, errors.New("not used")
+}
+func (c *client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, errors.New("not used")
+}
+func (c *client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, errors.New("not used")
+}
+func (c *client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, errors.New("not used")
+}
+func (c *client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, errors.New("not used")
+}
+func (c *client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, errors.New("not used")
+}
+func (c *client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, errors.New("not used")
+}
+
+// kinds are the sessionUpdate names of the recorded updates, in order.
+func (c *client) kinds() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, u := range c.updates {
+		data, _ := json.Marshal(u)
+		var v struct {
+			SessionUpdate string `json:"sessionUpdate"`
+		}
+		json.Unmarshal(data, &v)
+		out = append(out, v.SessionUpdate)
+	}
+	return out
+}
+
+// all is every recorded update as JSON, one per line.
+func (c *client) all() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, u := range c.updates {
+		data, _ := json.Marshal(u)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// serve starts gem's ACP server in the process, a client of it and a fake model scripted
+// with replies; it returns the client's connection, the client and the workspace.
+func serve(t *testing.T, replies ...fakegemini.Reply) (*acp.ClientSideConnection, *client, string, *fakegemini.Server) {
+	t.Helper()
+	srv, err := fakegemini.Start(replies, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	cache, _ := os.UserCacheDir()
+	os.MkdirAll(filepath.Join(cache, "gem-testwork"), 0o755)
+	home, err := os.MkdirTemp(filepath.Join(cache, "gem-testwork"), "acp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	proj := filepath.Join(home, "proj")
+	os.MkdirAll(proj, 0o755)
+	vars := map[string]string{"HOME": home, "GEMINI_API_KEY": "test-key", "GEM_GEMINI_BASE_URL": srv.URL, "PATH": "/usr/bin:/bin"}
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- gemacp.Serve(ctx, toServer, fromServer, gemacp.Options{Name: "gem", Version: "test",
+			Agent: sdk.Options{Getenv: func(k string) string { return vars[k] }}})
+	}()
+	c := &client{answer: "allow_once"}
+	conn := acp.NewClientSideConnection(c, fromClient, toClient)
+	t.Cleanup(func() {
+		fromClient.Close() // stdin closes: the server ends
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not end when its input closed")
+		}
+		cancel()
+	})
+	return conn, c, proj, srv
+}
+
+func chunks(parts ...string) fakegemini.Reply {
+	var r fakegemini.Reply
+	for _, p := range parts {
+		r.Chunks = append(r.Chunks, json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[`+p+`]},"finishReason":"STOP"}]}`))
+	}
+	return r
+}
+
+func text(s string) string { b, _ := json.Marshal(s); return `{"text":` + string(b) + `}` }
+
+func call(name, args string) string {
+	return `{"functionCall":{"id":"c1","name":"` + name + `","args":` + args + `}}`
+}
+
+// TestInitializeAdvertises: initialize says what gem supports, no more.
+func TestInitializeAdvertises(t *testing.T) {
+	conn, _, _, _ := serve(t)
+	res, err := conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := res.AgentCapabilities
+	if res.ProtocolVersion != 1 || !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || caps.PromptCapabilities.Image ||
+		!caps.McpCapabilities.Http || !caps.McpCapabilities.Sse || caps.SessionCapabilities.List == nil || len(res.AuthMethods) != 1 {
+		t.Errorf("initialize: %+v", res)
+	}
+}
+
+// TestPromptTurn: a session in an untrusted folder says so first; a prompt streams its
+// answer; a write is asked about with the policy's text, runs once allowed, and shows as a
+// diff; the turn ends with end_turn and its usage.
+func TestPromptTurn(t *testing.T) {
+	conn, c, proj, _ := serve(t,
+		chunks(text("Let me "), text("fix it.")),
+		chunks(call("write_file", `{"file_path":"notes.txt","content":"new\n"}`)),
+		chunks(text("Done.")))
+	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("old\n"), 0o644)
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Modes == nil || sess.Modes.CurrentModeId != "default" || len(sess.ConfigOptions) != 2 {
+		t.Errorf("new session: %+v", sess)
+	}
+	res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("hello")}})
+	if err != nil || res.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("first prompt: %+v, %v", res, err)
+	}
+	all := c.all()
+	for _, want := range []string{"is not trusted", `"text":"Let me "`, `"text":"fix it."`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("updates lack %q:\n%s", want, all)
+		}
+	}
+	res, err = conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("write it")}})
+	if err != nil || res.StopReason != acp.StopReasonEndTurn || res.Usage == nil {
+		t.Fatalf("second prompt: %+v, %v", res, err)
+	}
+	if len(c.asked) != 1 || !strings.Contains(*c.asked[0].ToolCall.Title, "write_file") || c.asked[0].ToolCall.ToolCallId != "c1" {
+		t.Errorf("asked %+v", c.asked)
+	}
+	if data, _ := os.ReadFile(filepath.Join(proj, "notes.txt")); string(data) != "new\n" {
+		t.Errorf("notes.txt = %q", data)
+	}
+	all = c.all()
+	for _, want := range []string{`"sessionUpdate":"tool_call"`, `"kind":"edit"`, `"type":"diff"`, `"oldText":"old\n"`, `"newText":"new\n"`, `"status":"completed"`, `"sessionUpdate":"usage_update"`} {
+		if !strings.Contains(all, strings.ReplaceAll(want, "\n", `\n`)) {
+			t.Errorf("updates lack %s:\n%s", want, all)
+		}
+	}
+}
+
+// TestCancel: session/cancel during a permission question (cancelled) ends the turn with
+// stop reason cancelled, and the call does not run.
+func TestCancel(t *testing.T) {
+	conn, c, proj, _ := serve(t, chunks(call("write_file", `{"file_path":"x.txt","content":"x"}`)), chunks(text("never")))
+	c.answer = "" // the client cancels the question
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("write")}})
+	if err != nil || res.StopReason != acp.StopReasonCancelled {
+		t.Errorf("prompt: %+v, %v; want cancelled", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "x.txt")); err == nil {
+		t.Error("the cancelled call ran")
+	}
+}
+
+// TestModesAndLoad: plan mode (set_mode) refuses a write without asking and tells the
+// client of the new mode; the model is a config option; a closed session loads again,
+// replaying what was said; list finds it; an unknown session is resource_not_found.
+func TestModesAndLoad(t *testing.T) {
+	conn, c, proj, srv := serve(t, chunks(call("write_file", `{"file_path":"x.txt","content":"x"}`)), chunks(text("Not allowed, then.")))
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "reckless"}); err == nil {
+		t.Error("an unknown mode was taken")
+	}
+	opts, err := conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{SessionId: sess.SessionId, ConfigId: "model", Value: "gemini-2.5-pro"}})
+	if err != nil || opts.ConfigOptions[1].Select.CurrentValue != "gemini-2.5-pro" || opts.ConfigOptions[0].Select.CurrentValue != "plan" {
+		t.Fatalf("config options: %+v, %v", opts, err)
+	}
+	res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("write x")}})
+	if err != nil || res.StopReason != acp.StopReasonEndTurn {
+		t.Fatal(res, err)
+	}
+	if len(c.asked) != 0 {
+		t.Errorf("plan mode asked: %+v", c.asked)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "x.txt")); err == nil {
+		t.Error("plan mode wrote")
+	}
+	if !strings.Contains(string(srv.Requests[0].Body), `models/gemini-2.5-pro`) && !strings.Contains(srv.Requests[0].Path, "gemini-2.5-pro") {
+		t.Errorf("the request did not go to the model chosen: %s", srv.Requests[0].Path)
+	}
+	all := c.all()
+	for _, want := range []string{`"sessionUpdate":"current_mode_update"`, `"currentModeId":"plan"`, `"status":"failed"`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("updates lack %s:\n%s", want, all)
+		}
+	}
+	if _, err := conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: sess.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+
+	list, err := conn.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &proj})
+	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionId != sess.SessionId || *list.Sessions[0].Title != "write x" {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	c.mu.Lock()
+	c.updates = nil
+	c.mu.Unlock()
+	if _, err := conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sess.SessionId, Cwd: proj, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	kinds := strings.Join(c.kinds(), " ")
+	if !strings.HasPrefix(kinds, "user_message_chunk tool_call agent_message_chunk") {
+		t.Errorf("the replay: %s\n%s", kinds, c.all())
+	}
+	_, err = conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: "no-such-session", Cwd: proj, McpServers: []acp.McpServer{}})
+	var re *acp.RequestError
+	if !errors.As(err, &re) || re.Code != -32002 {
+		t.Errorf("an unknown session: %v", err)
+	}
+}
+
+// TestBadInput: a relative cwd, an image block and an unknown session are refused with the
+// schema's errors, naming what is wrong.
+func TestBadInput(t *testing.T) {
+	conn, _, proj, _ := serve(t)
+	ctx := context.Background()
+	var re *acp.RequestError
+	if _, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: "proj", McpServers: []acp.McpServer{}}); !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(err.Error(), "absolute") {
+		t.Errorf("a relative cwd: %v", err)
+	}
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.ImageBlock("aGk=", "image/png")}})
+	if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(err.Error(), "image") {
+		t.Errorf("an image: %v", err)
+	}
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: "nope", Prompt: []acp.ContentBlock{acp.TextBlock("x")}}); !errors.As(err, &re) || re.Code != -32002 {
+		t.Errorf("an unknown session: %v", err)
+	}
+}
