@@ -390,6 +390,11 @@ func (s *Session) Approve(ctx context.Context, decisions map[string]Decision) (*
 	return s.last, err
 }
 
+// Save writes the session where gem keeps sessions now (each turn saves it anyway): a
+// session saved before its first prompt can be resumed (an ACP client loads a session it
+// has just made).
+func (s *Session) Save() error { return s.conv.Session.Save() }
+
 // Model is the model the session's next request goes to.
 func (s *Session) Model() string { return s.conv.Agent.Model }
 

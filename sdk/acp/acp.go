@@ -76,6 +76,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	conn := acp.NewAgentSideConnection(s, out, in)
 	if o.Logger != nil {
 		conn.SetLogger(o.Logger)
+	} else {
+		conn.SetLogger(slog.New(slog.DiscardHandler)) // never the process's stderr
 	}
 	s.conn = conn
 	defer s.closeAll()
@@ -222,6 +224,13 @@ func (s *server) open(ctx context.Context, cwd string, servers []acp.McpServer, 
 			return nil, notFound(resume)
 		}
 		return nil, acp.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	if resume == "" {
+		if err := sess.Save(); err != nil { // the client may load it before any prompt
+			sess.Close()
+			a.Close()
+			return nil, acp.NewInternalError(map[string]any{"error": err.Error()})
+		}
 	}
 	ss.agent, ss.sess, ss.id = a, sess, acp.SessionId(sess.ID())
 	if !a.Trusted() {

@@ -242,6 +242,7 @@ func TestJSONOnEveryVerb(t *testing.T) {
 		"shell":        "interactive",
 		"completion":   "a shell script",
 		"mcp serve":    "the MCP protocol itself",
+		"acp":          "the ACP protocol itself",
 		"mcp read":     "the resource's own text",
 		"tools schema": "prints JSON already",
 	}
