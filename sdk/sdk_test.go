@@ -2,7 +2,6 @@ package sdk_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -44,19 +43,8 @@ func startFake(replies ...fakegemini.Reply) (*fakegemini.Server, func(string) st
 	return srv, func(k string) string { return vars[k] }, stop, nil
 }
 
-func chunks(parts ...string) fakegemini.Reply {
-	var r fakegemini.Reply
-	for _, p := range parts {
-		r.Chunks = append(r.Chunks, json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[`+p+`]},"finishReason":"STOP"}]}`))
-	}
-	return r
-}
-
-func text(s string) string { b, _ := json.Marshal(s); return `{"text":` + string(b) + `}` }
-
-func call(name, args string) string {
-	return `{"functionCall":{"id":"c1","name":"` + name + `","args":` + args + `}}`
-}
+// chunks, text and call script the fake model's replies.
+var chunks, text, call = fakegemini.Chunks, fakegemini.Text, fakegemini.Call
 
 type countArgs struct {
 	Text string `json:"text" jsonschema:"the text whose words to count"`

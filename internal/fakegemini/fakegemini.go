@@ -163,3 +163,21 @@ func compact(m json.RawMessage) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// Chunks is a streamed reply of one chunk per part (each part's JSON, as Text and Call make
+// them), every chunk finishing with STOP.
+func Chunks(parts ...string) Reply {
+	var r Reply
+	for _, p := range parts {
+		r.Chunks = append(r.Chunks, json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[`+p+`]},"finishReason":"STOP"}]}`))
+	}
+	return r
+}
+
+// Text is the JSON of a text part.
+func Text(s string) string { b, _ := json.Marshal(s); return `{"text":` + string(b) + `}` }
+
+// Call is the JSON of a function call part with id c1; args is the arguments' JSON.
+func Call(name, args string) string {
+	return `{"functionCall":{"id":"c1","name":"` + name + `","args":` + args + `}}`
+}

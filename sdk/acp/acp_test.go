@@ -138,19 +138,8 @@ func serve(t *testing.T, replies ...fakegemini.Reply) (*acp.ClientSideConnection
 	return conn, c, proj, srv
 }
 
-func chunks(parts ...string) fakegemini.Reply {
-	var r fakegemini.Reply
-	for _, p := range parts {
-		r.Chunks = append(r.Chunks, json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[`+p+`]},"finishReason":"STOP"}]}`))
-	}
-	return r
-}
-
-func text(s string) string { b, _ := json.Marshal(s); return `{"text":` + string(b) + `}` }
-
-func call(name, args string) string {
-	return `{"functionCall":{"id":"c1","name":"` + name + `","args":` + args + `}}`
-}
+// chunks, text and call script the fake model's replies.
+var chunks, text, call = fakegemini.Chunks, fakegemini.Text, fakegemini.Call
 
 // TestInitializeAdvertises: initialize says what gem supports, no more.
 func TestInitializeAdvertises(t *testing.T) {
