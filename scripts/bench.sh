@@ -171,3 +171,7 @@ if [ "$(id -u)" = 0 ] && id gemtest >/dev/null 2>&1 && command -v setpriv >/dev/
     "$ud/plugins.test" -test.run '^$' -test.bench 'ColdStart' -test.benchtime 100x | grep -E '^Benchmark')
   rm -rf "$ud"
 fi
+
+echo
+echo "== gem acp: session/prompt to the first agent_message_chunk, gem vs gemini --acp (fake model; target ratio <= 0.1)"
+go test -run '^$' -bench 'ACPFirstChunk' -benchtime 20x ./cmd/gem/ | grep -E '^Benchmark'
