@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -462,7 +463,9 @@ func (c *coreBackend) read(rel string) ([]byte, error) {
 
 // readIn reads rel under root whole (abs names it in errors).
 func readIn(root *os.Root, rel, abs string) ([]byte, error) {
-	f, err := root.Open(rel)
+	// Without blocking: a FIFO planted under a file's name must not hold the call (and gem)
+	// waiting for a writer.
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -473,6 +476,9 @@ func readIn(root *os.Root, rel, abs string) ([]byte, error) {
 	}
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s is a folder: list_directory lists it", abs)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): gem reads only files", abs, st.Mode().Type())
 	}
 	if st.Size() > coreMaxFile {
 		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", abs, st.Size(), coreMaxFile)

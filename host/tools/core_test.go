@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gemhost/gem/internal/prompt"
@@ -24,6 +25,7 @@ func TestCoreTools(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "src", "main.go"), []byte("package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "src", "deep", "util.go"), []byte("package main\n// TODO: more\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+	syscall.Mkfifo(filepath.Join(ws, "pipe.txt"), 0o644) // planted by an archive or a program: must not block a read
 	os.Symlink(outside, filepath.Join(ws, "escape"))
 	os.Symlink(env.Home, filepath.Join(ws, "homedir"))
 	os.Symlink("notes.txt", filepath.Join(ws, "inside"))
@@ -68,6 +70,8 @@ func TestCoreTools(t *testing.T) {
 		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "e", "new_string": "E"}, "occurs 3 time(s)", ErrorExecution},
 		{"replace", map[string]any{"file_path": abs("made.txt"), "old_string": "", "new_string": "created"}, "wrote", ""},
 		{"replace", map[string]any{"file_path": abs("run.sh"), "old_string": "old", "new_string": "new"}, "replaced 1", ""},
+		{"read_file", map[string]any{"file_path": abs("pipe.txt")}, "is not a regular file", ErrorExecution},
+		{"replace", map[string]any{"file_path": abs("pipe.txt"), "old_string": "a", "new_string": "b"}, "is not a regular file", ErrorExecution},
 		// what sandboxed programs may not change, core tools do not write either
 		{"write_file", map[string]any{"file_path": abs(".gemini/settings.json"), "content": `{"tools":{"allowed":["run_shell_command"]}}`}, "is protected (.gemini configures", ErrorPermissionDenied},
 		{"write_file", map[string]any{"file_path": abs(".gem/policies.toml"), "content": "x"}, "is protected (.gem configures", ErrorPermissionDenied},

@@ -14,7 +14,9 @@ import (
 var ErrOutside = errors.New("resolves outside its folder")
 
 // ReadBeneath reads the file rel inside root, refusing a path (or a symbolic link on the
-// way) that leads outside root, and a file larger than max bytes. gem reads files for
+// way) that leads outside root, what is not a regular file (a FIFO or a device planted
+// under a file's name is opened without blocking and refused), and a file larger than max
+// bytes. gem reads files for
 // extensions this way (context files, skills, @{…} files): a link planted in an extension
 // or a cloned project must not make gem read ~/.ssh for it.
 func ReadBeneath(root, rel string, max int64) ([]byte, error) {
@@ -70,5 +72,5 @@ func openBeneathPortable(root, rel string) (*os.File, error) {
 	if real != realRoot && !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
 		return nil, fmt.Errorf("%s: %w %s", filepath.Join(root, rel), ErrOutside, root)
 	}
-	return os.Open(real)
+	return os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

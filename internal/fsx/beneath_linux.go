@@ -16,7 +16,7 @@ func openBeneath(root, rel string) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: root, Err: err}
 	}
 	defer unix.Close(dir)
-	fd, err := unix.Openat2(dir, rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
+	fd, err := unix.Openat2(dir, rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
 	if err == unix.ENOSYS {
 		return openBeneathPortable(root, rel)
 	}

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
 // TestReadBeneath: links that lead out of the folder (directly, through a link to ".", or
-// by an absolute path) are refused; files inside, and links inside, are read.
+// by an absolute path) are refused; files inside, and links inside, are read; a FIFO is
+// refused without blocking.
 func TestReadBeneath(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "ext")
@@ -21,6 +23,10 @@ func TestReadBeneath(t *testing.T) {
 	os.Symlink(".", filepath.Join(root, "top", "deep"))
 	os.Symlink("../../../id_rsa", filepath.Join(root, "top", "chain.md")) // top/deep/deep/chain.md is the same
 	os.Symlink(filepath.Join(base, "id_rsa"), filepath.Join(root, "abs.md"))
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.md"), 0o644); err != nil { // an archive can plant one
+		t.Fatal(err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(root, "zero.md"))
 	cases := []struct {
 		rel     string
 		want    string
@@ -36,6 +42,8 @@ func TestReadBeneath(t *testing.T) {
 		{filepath.Join(base, "id_rsa"), "", true, true},
 		{"big.md", "", false, true},
 		{"missing.md", "", false, true},
+		{"fifo.md", "", false, true}, // refused at once: opening it does not wait for a writer
+		{"zero.md", "", true, true},
 	}
 	for _, c := range cases {
 		data, err := ReadBeneath(root, c.rel, 50)
