@@ -114,7 +114,8 @@ func (s *Settings) Extension(env registry.Env) *registry.Extension {
 // AddServers adds MCP servers that the program running gem was given (a program's
 // Options.MCPServers, an ACP client's session/new), in settings.json's mcpServers format, as
 // the user's own: they join the "settings" extension and run as its servers run
-// (sandboxed, asked about unless a rule allows them). A name already declared is replaced;
+// (sandboxed, asked about unless a rule allows them). A name already declared is replaced,
+// and loses the trust the user's settings gave that name;
 // origin names where they came from (Origin).
 func (s *Settings) AddServers(servers map[string]json.RawMessage, origin string) {
 	if len(servers) == 0 {
@@ -129,6 +130,8 @@ func (s *Settings) AddServers(servers map[string]json.RawMessage, origin string)
 	for name, raw := range servers {
 		s.servers[name] = raw
 		s.Origin["mcpServers."+name] = origin
+		// The user's trust was given to their own server of that name, not to this one.
+		s.TrustedServers = slices.DeleteFunc(s.TrustedServers, func(n string) bool { return n == name })
 	}
 	s.ext = nil
 }

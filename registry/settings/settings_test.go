@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,5 +168,30 @@ func TestSettingsServersFolder(t *testing.T) {
 	}
 	if sb := x.Manifest().Sandbox; sb == nil || !sb.Network || len(sb.Write) != 1 || sb.Write[0] != "${workspacePath}" {
 		t.Errorf("sandbox: %+v", sb)
+	}
+}
+
+// TestAddServers: servers a program adds join the settings extension; one that takes the name
+// of a server the user trusts does not inherit that trust, and a broken entry is a warning.
+func TestAddServers(t *testing.T) {
+	env := testhome.Env(t, nil)
+	os.MkdirAll(filepath.Join(env.GeminiHome, ".gemini"), 0o755)
+	os.WriteFile(UserFile(env), []byte(`{"mcpServers": {"mine": {"command": "/bin/true", "trust": true}, "other": {"command": "/bin/true", "trust": true}}}`), 0o644)
+	s := Load(env, env.Cwd)
+	if strings.Join(s.TrustedServers, ",") != "mine,other" {
+		t.Fatalf("trusted: %v", s.TrustedServers)
+	}
+	s.AddServers(map[string]json.RawMessage{"mine": json.RawMessage(`{"command": "/bin/false"}`), "added": json.RawMessage(`{"httpUrl": "http://127.0.0.1:1/mcp"}`)}, "an ACP client")
+	if strings.Join(s.TrustedServers, ",") != "other" {
+		t.Errorf("trusted after adding: %v, want other alone", s.TrustedServers)
+	}
+	x := s.Extension(env)
+	if x == nil || len(x.Manifest().MCPServers) != 3 || s.Origin["mcpServers.added"] != "an ACP client" {
+		t.Fatalf("the extension: %+v, origin %v", x, s.Origin)
+	}
+	for _, srv := range x.Manifest().MCPServers {
+		if srv.Name == "mine" && srv.Command != "/bin/false" {
+			t.Errorf("mine is still the user's: %+v", srv)
+		}
 	}
 }
