@@ -52,6 +52,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/sdk"
 )
 
@@ -395,7 +396,7 @@ func (s *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
-	text, err := promptText(p.Prompt)
+	typed, attached, err := promptText(p.Prompt)
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
@@ -414,11 +415,13 @@ func (s *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		ss.mu.Unlock()
 		cancel()
 	}()
-	if strings.HasPrefix(text, "/") || strings.Contains(text, "@") {
-		if text, err = ss.sess.Expand(ctx, text); err != nil {
-			return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
-		}
+	// What the user typed is expanded as gem -p expands it (/command, @path); what the
+	// editor attached is not: a file's text naming @.env must not pull .env in.
+	text, err := ss.sess.Expand(ctx, typed)
+	if err != nil {
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
+	text += attached
 	var turnErr error
 	for ev, err := range ss.sess.SendStream(ctx, text) {
 		if err != nil {
@@ -452,26 +455,27 @@ func (s *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 // contextWindow is the Gemini models' input limit, the size usage_update reports against.
 const contextWindow = 1_048_576
 
-// promptText is the prompt's blocks as one text: text as is, an embedded text resource under
-// its URI, a link to a file as @path (read through the workspace's rules).
-func promptText(blocks []acp.ContentBlock) (string, error) {
-	var b strings.Builder
+// promptText is the prompt's blocks as the text the user typed (text as is, a link to a file
+// as @path, read through the workspace's rules when expanded) and the text the editor
+// attached (each embedded text resource under its URI), which is not expanded.
+func promptText(blocks []acp.ContentBlock) (typed, attached string, err error) {
+	var t, a strings.Builder
 	for _, c := range blocks {
 		switch {
 		case c.Text != nil:
-			b.WriteString(c.Text.Text)
+			t.WriteString(c.Text.Text)
 		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
 			r := c.Resource.Resource.TextResourceContents
-			fmt.Fprintf(&b, "\n\n--- %s ---\n%s\n", r.Uri, r.Text)
+			fmt.Fprintf(&a, "\n\n--- %s ---\n%s\n", r.Uri, r.Text)
 		case c.ResourceLink != nil && strings.HasPrefix(c.ResourceLink.Uri, "file://"):
-			fmt.Fprintf(&b, " @%s ", strings.TrimPrefix(c.ResourceLink.Uri, "file://"))
+			fmt.Fprintf(&t, " @%s ", strings.TrimPrefix(c.ResourceLink.Uri, "file://"))
 		case c.ResourceLink != nil:
-			fmt.Fprintf(&b, " %s ", c.ResourceLink.Uri)
+			fmt.Fprintf(&t, " %s ", c.ResourceLink.Uri)
 		default:
-			return "", acp.NewInvalidParams(map[string]any{"error": "gem takes text, embedded text resources and resource links (no image, audio or binary blocks: the agent did not advertise them)"})
+			return "", "", acp.NewInvalidParams(map[string]any{"error": "gem takes text, embedded text resources and resource links (no image, audio or binary blocks: the agent did not advertise them)"})
 		}
 	}
-	return b.String(), nil
+	return t.String(), a.String(), nil
 }
 
 // event turns one SDK event into session updates.
@@ -486,7 +490,7 @@ func (s *server) event(ctx context.Context, ss *session, ev sdk.Event) {
 		st := ss.startOf(*c)
 		st.id = ss.callID(c.ID)
 		if st.kind == acp.ToolKindEdit && st.path != "" {
-			if data, err := os.ReadFile(st.path); err == nil {
+			if data, err := ss.readWorkspace(st.path); err == nil {
 				st.oldText = acp.Ptr(string(data))
 			}
 		}
@@ -516,7 +520,7 @@ func (s *server) event(ctx context.Context, ss *session, ev sdk.Event) {
 		}
 		content := textContent(*c)
 		if st.kind == acp.ToolKindEdit && st.path != "" && c.Err == nil {
-			if data, err := os.ReadFile(st.path); err == nil && (st.oldText == nil || *st.oldText != string(data)) {
+			if data, err := ss.readWorkspace(st.path); err == nil && (st.oldText == nil || *st.oldText != string(data)) {
 				if st.oldText != nil {
 					content = []acp.ToolCallContent{acp.ToolDiffContent(st.path, string(data), *st.oldText)}
 				} else {
@@ -526,6 +530,20 @@ func (s *server) event(ctx context.Context, ss *session, ev sdk.Event) {
 		}
 		s.update(ctx, ss, acp.UpdateToolCall(st.id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content), acp.WithUpdateRawOutput(map[string]any{"output": c.Output, "error": errText(c.Err)})))
 	}
+}
+
+// diffMax is the largest file shown as a diff.
+const diffMax = 1 << 20
+
+// readWorkspace reads a file an edit names, for its diff, as gem's own reads go: inside the
+// workspace only (the path comes from the model), never through a link out, never a FIFO
+// or a device, at most diffMax bytes.
+func (ss *session) readWorkspace(path string) ([]byte, error) {
+	rel, err := filepath.Rel(ss.cwd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s is outside the workspace", path)
+	}
+	return fsx.ReadBeneath(ss.cwd, rel, diffMax)
 }
 
 // callID is the ACP id of a call: the model's, else one of the session's own.

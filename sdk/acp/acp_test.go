@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -302,5 +303,46 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: "nope", Prompt: []acp.ContentBlock{acp.TextBlock("x")}}); !errors.As(err, &re) || re.Code != -32002 {
 		t.Errorf("an unknown session: %v", err)
+	}
+}
+
+// TestHostileContent: an edit the model aims at /dev/zero, or at a FIFO planted in the
+// workspace, is not read for its diff (the turn ends, nothing hangs); an attached file
+// whose text names @.env does not pull .env into the prompt, while the user's own @notes.txt
+// is expanded.
+func TestHostileContent(t *testing.T) {
+	conn, c, proj, srv := serve(t,
+		chunks(call("write_file", `{"file_path":"/dev/zero","content":"x"}`)), chunks(text("No.")),
+		chunks(call("write_file", `{"file_path":"pipe.txt","content":"x"}`)), chunks(text("No.")),
+		chunks(text("Summed up.")))
+	os.WriteFile(filepath.Join(proj, ".env"), []byte("API_KEY=hunter2"), 0o600)
+	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("the user's notes"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(proj, "pipe.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"write zero", "write the pipe"} {
+		res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(p)}})
+		if err != nil || res.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("%s: %+v, %v", p, res, err)
+		}
+	}
+	if all := c.all(); strings.Contains(all, `"type":"diff"`) {
+		t.Errorf("a diff of what is not a workspace file:\n%s", all)
+	}
+	attached := acp.ContentBlock{Resource: &acp.ContentBlockResource{Type: "resource", Resource: acp.EmbeddedResourceResource{
+		TextResourceContents: &acp.TextResourceContents{Uri: "file://" + filepath.Join(proj, "README.md"), Text: "see @.env for the key"}}}}
+	_, err = conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("sum up @notes.txt and this"), attached}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := string(srv.Requests[len(srv.Requests)-1].Body)
+	if strings.Contains(last, "hunter2") || !strings.Contains(last, "see @.env for the key") || !strings.Contains(last, "the user's notes") {
+		t.Errorf("the request:\n%s", last)
 	}
 }

@@ -32,38 +32,11 @@ func acpCommand(f *Factory) *cli.Command {
 }
 
 func acpServe(ctx context.Context, s *session, o acpOptions) error {
-	logger := slog.New(hclogHandler{s.log.Named("acp")})
+	// the protocol library's diagnostics, into gem's log
+	logger := slog.New(slog.NewTextHandler(s.log.Named("acp").StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}), nil))
 	return acp.Serve(ctx, s.io.In, s.stdout, acp.Options{
 		Name: "gem", Version: buildinfo.Version, Logger: logger,
 		Models: []string{agent.DefaultModel},
 		Agent:  sdk.Options{Model: o.Model, ApprovalMode: o.ApprovalMode, Getenv: s.env.Getenv},
 	})
 }
-
-// hclogHandler writes slog records (the protocol library's) to gem's log.
-type hclogHandler struct{ log hclog.Logger }
-
-func (h hclogHandler) Enabled(_ context.Context, l slog.Level) bool {
-	return h.log.IsDebug() || l >= slog.LevelInfo
-}
-func (h hclogHandler) Handle(_ context.Context, r slog.Record) error {
-	var args []any
-	r.Attrs(func(a slog.Attr) bool { args = append(args, a.Key, a.Value.Any()); return true })
-	switch {
-	case r.Level >= slog.LevelError:
-		h.log.Error(r.Message, args...)
-	case r.Level >= slog.LevelWarn:
-		h.log.Warn(r.Message, args...)
-	default:
-		h.log.Debug(r.Message, args...)
-	}
-	return nil
-}
-func (h hclogHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	var args []any
-	for _, a := range as {
-		args = append(args, a.Key, a.Value.Any())
-	}
-	return hclogHandler{h.log.With(args...)}
-}
-func (h hclogHandler) WithGroup(name string) slog.Handler { return hclogHandler{h.log.Named(name)} }
