@@ -305,30 +305,10 @@ func TestCommittedChangeIsCurrent(t *testing.T) {
 	for _, committed := range []bool{true, false} {
 		t.Run(fmt.Sprintf("committed=%v", committed), func(t *testing.T) {
 			fx := newFixture(t)
-			ctx := context.Background()
-			if _, err := fx.in.Install(ctx, "fake:demo", Options{}); err != nil {
-				t.Fatal(err)
-			}
-			fx.src.files = at("demo", "2.0.0", "")
-			staging, err := stage(filepath.Dir(fx.dir()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, nx, _, err := fx.in.fetchChecked(ctx, fx.src, Options{}, staging, "test-fetched")
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := fx.in.pending(nx, f.Dir, fx.dir(), registry.LevelUser, f.Meta, "text", registry.Grant{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.Replaced = f.Dir
-			if err := registry.WritePendingReceipt(fx.in.Env, p); err != nil {
-				t.Fatal(err)
-			}
+			newDir := fx.pendingUpdate(t)
 			want := "1.0.0"
 			if committed {
-				if err := exchange(f.Dir, fx.dir()); err != nil {
+				if err := exchange(newDir, fx.dir()); err != nil {
 					t.Fatal(err)
 				}
 				want = "2.0.0"
@@ -391,27 +371,8 @@ func TestUninstallThroughSource(t *testing.T) {
 // the change does not overwrite it.
 func TestConsentBetweenCommitAndSettle(t *testing.T) {
 	fx := newFixture(t)
-	ctx := context.Background()
-	if _, err := fx.in.Install(ctx, "fake:demo", Options{}); err != nil {
-		t.Fatal(err)
-	}
-	fx.src.files = at("demo", "2.0.0", "")
-	staging, err := stage(filepath.Dir(fx.dir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, nx, _, err := fx.in.fetchChecked(ctx, fx.src, Options{}, staging, "test-fetched")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := fx.in.pending(nx, f.Dir, fx.dir(), registry.LevelUser, f.Meta, "text", registry.Grant{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := registry.WritePendingReceipt(fx.in.Env, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := exchange(f.Dir, fx.dir()); err != nil {
+	newDir := fx.pendingUpdate(t)
+	if err := exchange(newDir, fx.dir()); err != nil {
 		t.Fatal(err)
 	}
 	granted := registry.Grant{Network: true}
@@ -434,4 +395,33 @@ func TestConsentBetweenCommitAndSettle(t *testing.T) {
 	if p := registry.PendingReceipts(fx.in.Env); len(p) > 0 {
 		t.Errorf("pending left: %+v", p[0])
 	}
+}
+
+// pendingUpdate installs demo 1.0.0, fetches 2.0.0 and writes its pending receipt (the old
+// version to be kept as the backup, as an update does), stopping where a crash would before
+// the folders are exchanged; it returns the fetched folder.
+func (fx *fixture) pendingUpdate(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := fx.in.Install(ctx, "fake:demo", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fx.src.files = at("demo", "2.0.0", "")
+	staging, err := stage(filepath.Dir(fx.dir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, nx, _, err := fx.in.fetchChecked(ctx, fx.src, Options{}, staging, "test-fetched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := fx.in.pending(nx, f.Dir, fx.dir(), registry.LevelUser, f.Meta, "text", registry.Grant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Replaced = f.Dir
+	if err := registry.WritePendingReceipt(fx.in.Env, p); err != nil {
+		t.Fatal(err)
+	}
+	return f.Dir
 }
