@@ -16,6 +16,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/gemhost/gem/internal/fakegemini"
+	"github.com/gemhost/gem/internal/testuser"
 	"github.com/gemhost/gem/sdk"
 	gemacp "github.com/gemhost/gem/sdk/acp"
 )
@@ -344,5 +345,21 @@ func TestHostileContent(t *testing.T) {
 	last := string(srv.Requests[len(srv.Requests)-1].Body)
 	if strings.Contains(last, "hunter2") || !strings.Contains(last, "see @.env for the key") || !strings.Contains(last, "the user's notes") {
 		t.Errorf("the request:\n%s", last)
+	}
+}
+
+// TestACPAsNormalUser runs the turn and hostile-content tests again as an unprivileged user.
+func TestACPAsNormalUser(t *testing.T) {
+	u := testuser.Ensure(t)
+	bin := u.TestBinary(t)
+	names := []string{"TestPromptTurn", "TestHostileContent", "TestModesAndLoad"}
+	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.v").CombinedOutput()
+	if err != nil {
+		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
+	}
+	for _, name := range names {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
+		}
 	}
 }
