@@ -175,3 +175,5 @@ fi
 echo
 echo "== gem acp: session/prompt to the first agent_message_chunk, gem vs gemini --acp (fake model; target ratio <= 0.1)"
 go test -run '^$' -bench 'ACPFirstChunk' -benchtime 20x ./cmd/gem/ | grep -E '^Benchmark'
+echo "== gem's own work to the first chunk, the ACP server in the process (no process boundary)"
+go test -run '^$' -bench 'PromptFirstChunk' -benchtime 300x ./sdk/acp/ | grep -E '^Benchmark'

@@ -501,12 +501,28 @@ func (a *Agent) model() string {
 func (a *Agent) request(ctx context.Context, s *Session, shared *genai.GenerateContentConfig, step int, st *Stats) (*genai.Content, error) {
 	model := a.model()
 	config := *shared // this request's own copy: hooks may change it
-	req := stableRequest(model, s.History, &config)
-	if sel := a.Hooks.Run(ctx, "BeforeToolSelection", hookInput(s, "llm_request", req)); sel.ToolConfig != nil {
-		applyToolConfig(&config, sel.ToolConfig)
-		req = stableRequest(model, s.History, &config)
+	// The hooks' view of the request is made only when a hook listens: it copies the
+	// whole history's text.
+	var req map[string]any
+	request := func() map[string]any {
+		if req == nil {
+			req = stableRequest(model, s.History, &config)
+		}
+		return req
 	}
-	bm := a.Hooks.Run(ctx, "BeforeModel", hookInput(s, "llm_request", req, "model", model, "step", step+1))
+	if a.Hooks.Has("BeforeToolSelection") {
+		if sel := a.Hooks.Run(ctx, "BeforeToolSelection", hookInput(s, "llm_request", request())); sel.ToolConfig != nil {
+			applyToolConfig(&config, sel.ToolConfig)
+			req = nil
+		}
+	}
+	bm := &Outcome{}
+	if a.Hooks.Has("BeforeModel") {
+		bm = a.Hooks.Run(ctx, "BeforeModel", hookInput(s, "llm_request", request(), "model", model, "step", step+1))
+	}
+	if a.Hooks.Has("AfterModel") {
+		request() // what AfterModel is told was asked: the request before BeforeModel changed it
+	}
 	switch {
 	case bm.Stopped:
 		return nil, &StoppedError{Reason: bm.Reason}
@@ -539,7 +555,10 @@ func (a *Agent) request(ctx context.Context, s *Session, shared *genai.GenerateC
 			return content, err
 		}
 	}
-	am := a.Hooks.Run(ctx, "AfterModel", hookInput(s, "llm_request", req, "llm_response", stableResponse(content), "model", model, "text", textOf(content)))
+	am := &Outcome{}
+	if a.Hooks.Has("AfterModel") {
+		am = a.Hooks.Run(ctx, "AfterModel", hookInput(s, "llm_request", req, "llm_response", stableResponse(content), "model", model, "text", textOf(content)))
+	}
 	switch {
 	case am.Stopped:
 		return content, &StoppedError{Reason: am.Reason}

@@ -400,6 +400,20 @@ func (hk *Hook) matches(event string, input map[string]any) bool {
 	return true
 }
 
+// Has reports whether a hook of event is configured (whatever its matcher): what only
+// its hooks read need not be made otherwise.
+func (h *Hooks) Has(event string) bool {
+	if h == nil {
+		return false
+	}
+	for _, hk := range h.List {
+		if hk.Event == event {
+			return true
+		}
+	}
+	return false
+}
+
 // Run runs the hooks of event that match input and returns what they said; it is never nil.
 // The hooks of a definition run in parallel unless it is sequential; a hook that stops or
 // denies ends the run.

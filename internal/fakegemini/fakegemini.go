@@ -64,7 +64,16 @@ type Server struct {
 	replies  []Reply
 	Requests []Request
 	record   string // folder for request-N.json, or ""
+	again    *Reply // the reply once the script is spent (SetDefault), or nil: an error
 	srv      *http.Server
+}
+
+// SetDefault makes r the reply to every request after the script's last (benchmarks,
+// whose number of requests is not known before).
+func (s *Server) SetDefault(r Reply) {
+	s.mu.Lock()
+	s.again = &r
+	s.mu.Unlock()
 }
 
 // Start serves replies on 127.0.0.1; requests are also written to recordDir when set.
@@ -107,6 +116,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(s.replies) > 0 {
 		reply = &s.replies[0]
 		s.replies = s.replies[1:]
+	} else {
+		reply = s.again
 	}
 	s.mu.Unlock()
 	if s.record != "" {

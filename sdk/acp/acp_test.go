@@ -28,12 +28,17 @@ type client struct {
 	updates []acp.SessionUpdate
 	asked   []acp.RequestPermissionRequest
 	answer  acp.PermissionOptionId
+	first   chan time.Time // told when the next agent_message_chunk arrives
 }
 
 func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.updates = append(c.updates, n.Update)
+	if c.first != nil && n.Update.AgentMessageChunk != nil {
+		c.first <- time.Now()
+		c.first = nil
+	}
 	return nil
 }
 
@@ -101,7 +106,7 @@ func (c *client) all() string {
 
 // serve starts gem's ACP server in the process, a client of it and a fake model scripted
 // with replies; it returns the client's connection, the client and the workspace.
-func serve(t *testing.T, replies ...fakegemini.Reply) (*acp.ClientSideConnection, *client, string, *fakegemini.Server) {
+func serve(t testing.TB, replies ...fakegemini.Reply) (*acp.ClientSideConnection, *client, string, *fakegemini.Server) {
 	t.Helper()
 	srv, err := fakegemini.Start(replies, "")
 	if err != nil {
@@ -362,4 +367,38 @@ func TestACPAsNormalUser(t *testing.T) {
 			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
 		}
 	}
+}
+
+// BenchmarkPromptFirstChunk: session/prompt to its first agent_message_chunk with the
+// server in the process and the fake model answering at once — gem's own work per turn
+// without a process boundary (BenchmarkACPFirstChunk in cmd/gem measures `gem acp` against
+// Gemini CLI). A new session every 10 turns keeps the history short.
+func BenchmarkPromptFirstChunk(b *testing.B) {
+	conn, c, proj, srv := serve(b)
+	srv.SetDefault(chunks(text("Hello.")))
+	ctx := context.Background()
+	var sess acp.NewSessionResponse
+	var first time.Duration
+	i := 0
+	for b.Loop() {
+		if i%10 == 0 {
+			b.StopTimer()
+			var err error
+			if sess, err = conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}}); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		i++
+		ch := make(chan time.Time, 1)
+		c.mu.Lock()
+		c.first = ch
+		c.mu.Unlock()
+		t0 := time.Now()
+		if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("hello")}}); err != nil {
+			b.Fatal(err)
+		}
+		first += (<-ch).Sub(t0)
+	}
+	b.ReportMetric(float64(first.Microseconds())/float64(b.N)/1000, "first-chunk-ms")
 }

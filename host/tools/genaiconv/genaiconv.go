@@ -7,6 +7,7 @@
 package genaiconv
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"google.golang.org/genai"
@@ -16,9 +17,11 @@ import (
 
 // Declaration is the FunctionDeclaration of t, under its catalog name.
 func Declaration(t *tools.Tool) *genai.FunctionDeclaration {
-	var schema any
-	if err := json.Unmarshal(t.Spec.InputSchema, &schema); err != nil || schema == nil {
-		schema = map[string]any{"type": "object"}
+	// The schema goes as its JSON text (genai encodes it as is): parsing it into maps on
+	// every request, for genai to encode again, cost more than the rest of the turn.
+	var schema any = json.RawMessage(`{"type":"object"}`)
+	if in := bytes.TrimSpace(t.Spec.InputSchema); len(in) > 0 && in[0] == '{' && json.Valid(in) {
+		schema = json.RawMessage(in)
 	}
 	return &genai.FunctionDeclaration{Name: t.Name, Description: t.Spec.Description, ParametersJsonSchema: schema}
 }

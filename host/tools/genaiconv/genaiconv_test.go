@@ -11,6 +11,14 @@ import (
 	"github.com/gemhost/gem/host/tools"
 )
 
+// decoded is a schema as its JSON decodes.
+func decoded(schema any) any {
+	data, _ := json.Marshal(schema)
+	var v any
+	json.Unmarshal(data, &v)
+	return v
+}
+
 func TestDeclaration(t *testing.T) {
 	schema := `{"type":"object","properties":{"text":{"type":"string","description":"what"}},"required":["text"],"additionalProperties":false}`
 	tests := []struct {
@@ -20,11 +28,12 @@ func TestDeclaration(t *testing.T) {
 		{"echo", schema, map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "description": "what"}}, "required": []any{"text"}, "additionalProperties": false}},
 		{"broken", `not json`, map[string]any{"type": "object"}},
 		{"empty", ``, map[string]any{"type": "object"}},
+		{"not an object", `[1]`, map[string]any{"type": "object"}},
 	}
 	for _, tt := range tests {
 		tl := &tools.Tool{Name: tt.name, Spec: tools.Spec{Description: "d " + tt.name, InputSchema: json.RawMessage(tt.schema)}}
 		d := Declaration(tl)
-		if d.Name != tt.name || d.Description != "d "+tt.name || !reflect.DeepEqual(d.ParametersJsonSchema, tt.want) || d.Parameters != nil {
+		if d.Name != tt.name || d.Description != "d "+tt.name || !reflect.DeepEqual(decoded(d.ParametersJsonSchema), tt.want) || d.Parameters != nil {
 			t.Errorf("%s: %+v", tt.name, d)
 		}
 		// It serialises as the Gemini API expects: parametersJsonSchema, raw.
