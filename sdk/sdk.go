@@ -392,8 +392,14 @@ func (s *Session) Approve(ctx context.Context, decisions map[string]Decision) (*
 
 // Save writes the session where gem keeps sessions now (each turn saves it anyway): a
 // session saved before its first prompt can be resumed (an ACP client loads a session it
-// has just made).
-func (s *Session) Save() error { return s.conv.Session.Save() }
+// has just made). The agent's approval mode is saved with it (SavedApprovalMode).
+func (s *Session) Save() error { return s.conv.Save() }
+
+// SavedApprovalMode is the approval mode the session was last saved in ("" for a new
+// session, or one saved before gem kept it). Resuming a session does not change the agent's
+// mode (it is the agent's, shared by its sessions): a program that wants the session's
+// back calls Agent.SetApprovalMode with it, as gem acp does.
+func (s *Session) SavedApprovalMode() string { return s.conv.Session.ApprovalMode }
 
 // Model is the model the session's next request goes to.
 func (s *Session) Model() string { return s.conv.Agent.Model }

@@ -107,6 +107,10 @@ type Session struct {
 	// Pending is the last turn when it waits for approvals (kept with the session, so
 	// another process may decide them: ResumeTurn).
 	Pending *PendingTurn `json:"pending,omitempty"`
+	// ApprovalMode is the policy's mode when the conversation was last saved
+	// (Conversation.Save); a client that resumes the session may restore it (gem acp does,
+	// gem -p and the shell take their flag).
+	ApprovalMode string `json:"approvalMode,omitempty"`
 	// nextContext goes with the next prompt (SessionStart hooks' additionalContext).
 	nextContext []string
 	// LastPromptTokens is the size of the last request, as the API counted it.

@@ -275,7 +275,7 @@ func (c *Conversation) NewSession() error {
 	c.endSession("clear")
 	var err error
 	if len(c.Session.History) > 0 {
-		err = c.Session.Save()
+		err = c.Save()
 	}
 	c.Session = Sessions{Dir: c.cfg.Env.SessionsDir()}.New(c.Agent.Model)
 	c.startSession(context.Background(), "clear")
@@ -327,10 +327,18 @@ func (c *Conversation) Expand(ctx context.Context, input string) (string, error)
 func (c *Conversation) Send(ctx context.Context, prompt string) (string, Stats, error) {
 	text, st, err := c.Agent.Turn(ctx, c.Session, prompt)
 	c.Last = st
-	if serr := c.Session.Save(); serr != nil && c.cfg.Warn != nil {
+	if serr := c.Save(); serr != nil && c.cfg.Warn != nil {
 		c.cfg.Warn(fmt.Errorf("saving the session: %w", serr))
 	}
 	return text, st, err
+}
+
+// Save writes the session with the policy's mode now (Session.ApprovalMode).
+func (c *Conversation) Save() error {
+	if e := c.Catalog.Policy(); e != nil {
+		c.Session.ApprovalMode = string(e.CurrentMode())
+	}
+	return c.Session.Save()
 }
 
 // Approve goes on with a turn that waits for approvals (Agent.ResumeTurn), then saves the
@@ -338,7 +346,7 @@ func (c *Conversation) Send(ctx context.Context, prompt string) (string, Stats, 
 func (c *Conversation) Approve(ctx context.Context, promptFor func(callID string) prompt.Prompter) (string, Stats, error) {
 	text, st, err := c.Agent.ResumeTurn(ctx, c.Session, promptFor)
 	c.Last = st
-	if serr := c.Session.Save(); serr != nil && c.cfg.Warn != nil {
+	if serr := c.Save(); serr != nil && c.cfg.Warn != nil {
 		c.cfg.Warn(fmt.Errorf("saving the session: %w", serr))
 	}
 	return text, st, err

@@ -237,6 +237,13 @@ func (s *server) open(ctx context.Context, cwd string, servers []acp.McpServer, 
 	if !a.Trusted() {
 		ss.note = fmt.Sprintf("This folder (%s) is not trusted: its project settings, hooks, policies, MCP servers and commands are not used. Trust it with `gem trust` to use them.", cwd)
 	}
+	// A session goes on in the mode it was left in (when that mode is still allowed: yolo
+	// is not in a folder no longer trusted, nor when an admin disabled it).
+	if m := sess.SavedApprovalMode(); m != "" && m != a.ApprovalMode() {
+		if err := a.SetApprovalMode(m); err != nil {
+			ss.note = strings.TrimSpace(ss.note + fmt.Sprintf("\n\nThe session was in %s mode, which is not allowed here (%v): it goes on in %s mode.", m, err, a.ApprovalMode()))
+		}
+	}
 	s.mu.Lock()
 	s.sessions[ss.id] = ss
 	s.mu.Unlock()

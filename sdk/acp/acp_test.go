@@ -276,8 +276,12 @@ func TestModesAndLoad(t *testing.T) {
 	c.mu.Lock()
 	c.updates = nil
 	c.mu.Unlock()
-	if _, err := conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sess.SessionId, Cwd: proj, McpServers: []acp.McpServer{}}); err != nil {
+	loaded, err := conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sess.SessionId, Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if loaded.Modes == nil || loaded.Modes.CurrentModeId != "plan" { // the mode it was left in
+		t.Errorf("the loaded session's mode: %+v", loaded.Modes)
 	}
 	kinds := strings.Join(c.kinds(), " ")
 	if !strings.HasPrefix(kinds, "user_message_chunk tool_call agent_message_chunk") {

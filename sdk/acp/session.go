@@ -168,6 +168,9 @@ func (s *server) setMode(ss *session, id string) error {
 	if err := ss.agent.SetApprovalMode(id); err != nil {
 		return acp.NewInvalidParams(map[string]any{"modeId": id, "error": err.Error()})
 	}
+	if err := ss.sess.Save(); err != nil && s.opts.Logger != nil { // a client that loads it later finds it in this mode
+		s.opts.Logger.Warn("the session's mode not saved", "session", ss.id, "error", err)
+	}
 	ctx := context.Background()
 	s.update(ctx, ss, acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: ss.modeID()}})
 	s.update(ctx, ss, acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: s.configOptions(ss)}})

@@ -63,7 +63,7 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 		before := len(a.conv.Session.History)
 		if err = a.conv.Agent.Compress(ctx, a.conv.Session, "manual"); err == nil {
 			fmt.Fprintf(w, "Compressed the conversation: %d messages to %d.\n", before, len(a.conv.Session.History))
-			err = a.conv.Session.Save()
+			err = a.conv.Save()
 		}
 	}
 	if errors.Is(err, agent.ErrNoChat) {
@@ -120,7 +120,7 @@ func (a *agentSession) chat(w io.Writer, args []string) error {
 		}
 		a.conv.Session.History, a.conv.Session.LastPromptTokens = ch.History, 0
 		fmt.Fprintf(w, "Resumed %q: %d messages.\n", args[1], len(ch.History))
-		return a.conv.Session.Save()
+		return a.conv.Save()
 	case "delete":
 		if err := chats.Delete(args[1]); err != nil {
 			return err

@@ -108,6 +108,13 @@ func runShell(ctx context.Context, a runArgs) (pluginsdk.Result, error) {
 		wait = backgroundWait // what it prints first, then it runs on
 	}
 	s := j.Wait(0, re, wait, ctx.Done())
+	if ctx.Err() != nil {
+		// The call was cancelled (the user stopped the turn) before it answered: nobody
+		// holds the job's handle, so it is stopped with its process group, as a
+		// terminal's Ctrl-C stops the command it runs.
+		j.Kill(shell.KillGrace)
+		return pluginsdk.Result{}, ctx.Err()
+	}
 	return result(s), nil
 }
 
