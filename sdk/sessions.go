@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/gemhost/gem/host/agent"
@@ -37,26 +38,49 @@ func (a *Agent) ListSessions() ([]SessionInfo, error) {
 	return out, nil
 }
 
-// Command is a slash command a user may type (a prompt command of the user's, the
-// project's or an extension's commands/*.toml).
+// Command is a slash command a user may type: a prompt command of the user's, the
+// project's or an extension's commands/*.toml, a prompt of an MCP server, or a skill
+// ("/<skill> request" activates it).
 type Command struct {
 	Name        string // without the slash
 	Description string
-	Source      string // user, project or extension
-	Extension   string // the extension that brings it, for Source extension
+	Source      string // user, project or extension (prompt commands), mcp or skill
+	Extension   string // the extension that brings it, for Source extension (and skills)
+	Server      string // the MCP server, for Source mcp
+	Hint        string // what follows the name: an MCP prompt's arguments, else ""
 }
 
-// Commands are the slash commands Expand knows.
-func (s *Session) Commands() []Command {
+// Commands are the slash commands Expand knows, in the order it looks for a name (a prompt
+// command hides an MCP prompt or a skill of its name). Listing the MCP prompts starts the
+// MCP servers (once; a server that fails is left out with a warning in gem's log).
+func (s *Session) Commands(ctx context.Context) []Command {
 	var out []Command
+	seen := map[string]bool{}
+	add := func(c Command) {
+		if !seen[c.Name] {
+			seen[c.Name] = true
+			out = append(out, c)
+		}
+	}
 	for _, c := range s.conv.Commands {
-		out = append(out, Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension})
+		add(Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension})
+	}
+	for _, p := range s.conv.MCPPrompts(ctx) {
+		var args []string
+		for _, a := range p.Arguments {
+			args = append(args, a.Name+"=…")
+		}
+		add(Command{Name: p.Command, Description: p.Description, Source: "mcp", Server: p.Server, Hint: strings.Join(args, " ")})
+	}
+	for _, sk := range s.conv.Agent.Skills {
+		add(Command{Name: sk.Name, Description: sk.Description, Source: "skill", Extension: sk.Extension})
 	}
 	return out
 }
 
 // Expand turns what a user typed into the prompt to send, as gem -p does: "/name args" of a
-// prompt command becomes its expansion (its !{…} run sandboxed, under the policy), and
+// prompt command becomes its expansion (its !{…} run sandboxed, under the policy), of an
+// MCP prompt its text from the server, of a skill the request with the skill active; and
 // @path references to the workspace's files add their contents.
 func (s *Session) Expand(ctx context.Context, input string) (string, error) {
 	return s.conv.Expand(ctx, input)

@@ -78,6 +78,7 @@ type Conversation struct {
 	Last     Stats // the last turn's
 	cfg      Config
 	expander Expander
+	prompts  mcpPrompts
 }
 
 // planModeNote tells the model what plan mode is (Gemini CLI's plan mode: read, search and
@@ -306,12 +307,42 @@ func (c *Conversation) Command(input string) (*PromptCommand, string) {
 	return nil, ""
 }
 
+// SkillFor finds the skill input ("/name request") activates, and the request; nil when
+// it names none.
+func (c *Conversation) SkillFor(input string) (*Skill, string) {
+	if !strings.HasPrefix(input, "/") {
+		return nil, ""
+	}
+	name, rest, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
+	for i := range c.Agent.Skills {
+		if c.Agent.Skills[i].Name == name {
+			return &c.Agent.Skills[i], strings.TrimSpace(rest)
+		}
+	}
+	return nil, ""
+}
+
 // Expand turns the user's input into the prompt sent: a prompt command's expansion
-// (its !{…} run sandboxed), else the input with the project's @file and @folder added.
+// (its !{…} run sandboxed), else an MCP server's prompt filled in (MCPPromptFor), else the
+// input with the project's @file and @folder added — after "/<skill>" activated the skill
+// (SkillFor). A name is looked for in that order: a prompt command hides an MCP prompt,
+// which hides a skill.
 // Problems with @paths are warnings (Config.Warn); the prompt goes anyway.
 func (c *Conversation) Expand(ctx context.Context, input string) (string, error) {
 	if pc, args := c.Command(input); pc != nil {
 		return c.expander.Expand(ctx, pc, args)
+	}
+	if mp, args := c.MCPPromptFor(ctx, input); mp != nil {
+		return mp.fill(ctx, c, args)
+	}
+	if sk, rest := c.SkillFor(input); sk != nil {
+		// "/<skill> request" activates the skill (as Claude Code's skill commands do) and
+		// sends the request with it; alone, it asks the model to use it.
+		c.Agent.ActivateSkill(c.Session, sk.Name)
+		if rest == "" {
+			rest = fmt.Sprintf("Use the %s skill.", sk.Name)
+		}
+		input = rest
 	}
 	prompt, errs := c.expander.ExpandAtPaths(input)
 	for _, e := range errs {

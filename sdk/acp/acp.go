@@ -109,7 +109,10 @@ type session struct {
 	cwd   string
 	agent *sdk.Agent
 	sess  *sdk.Session
-	note  string // said in the first update (an untrusted folder)
+	note  string          // said in the first update (an untrusted folder)
+	ctx   context.Context // ends when the session closes (its background work)
+	stop  context.CancelFunc
+	wg    sync.WaitGroup // the background work
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // the running turn's
@@ -186,6 +189,9 @@ func (s *server) open(ctx context.Context, cwd string, servers []acp.McpServer, 
 	if !filepath.IsAbs(cwd) {
 		return nil, acp.NewInvalidParams(map[string]any{"cwd": cwd, "error": "cwd must be an absolute path"})
 	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, acp.NewInvalidParams(map[string]any{"cwd": cwd, "error": "cwd must be an existing folder"})
+	}
 	if resume != "" {
 		s.mu.Lock()
 		_, open := s.sessions[acp.SessionId(resume)]
@@ -244,6 +250,7 @@ func (s *server) open(ctx context.Context, cwd string, servers []acp.McpServer, 
 			ss.note = strings.TrimSpace(ss.note + fmt.Sprintf("\n\nThe session was in %s mode, which is not allowed here (%v): it goes on in %s mode.", m, err, a.ApprovalMode()))
 		}
 	}
+	ss.ctx, ss.stop = context.WithCancel(context.Background())
 	s.mu.Lock()
 	s.sessions[ss.id] = ss
 	s.mu.Unlock()
@@ -275,18 +282,36 @@ func serverConfig(m acp.McpServer) (string, sdk.MCPServerConfig) {
 	return "", sdk.MCPServerConfig{}
 }
 
-// announce tells the client what the session starts with: the untrusted-folder note and
-// the commands.
+// announce tells the client what the session starts with: the untrusted-folder note at
+// once, then the commands (listing the MCP servers' prompts starts them: in the
+// background, as Gemini CLI sends its list after the session is made).
 func (s *server) announce(ss *session) {
 	ctx := context.Background()
 	if ss.note != "" {
 		s.update(ctx, ss, acp.UpdateAgentMessageText(ss.note+"\n\n"))
 	}
-	cmds := []acp.AvailableCommand{}
-	for _, c := range ss.sess.Commands() {
-		cmds = append(cmds, acp.AvailableCommand{Name: c.Name, Description: c.Description, Input: &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: "arguments"}}})
-	}
-	s.update(ctx, ss, acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
+	ss.wg.Add(1)
+	go func() {
+		defer ss.wg.Done()
+		cmds := []acp.AvailableCommand{}
+		for _, c := range ss.sess.Commands(ss.ctx) {
+			hint := c.Hint
+			switch {
+			case hint == "" && c.Source == "skill":
+				hint = "what to do with the skill"
+			case hint == "":
+				hint = "arguments"
+			}
+			desc := c.Description
+			if c.Source == "skill" {
+				desc = strings.TrimSpace("Skill: " + desc)
+			}
+			cmds = append(cmds, acp.AvailableCommand{Name: c.Name, Description: desc, Input: &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: hint}}})
+		}
+		if ss.ctx.Err() == nil {
+			s.update(ctx, ss, acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
+		}
+	}()
 }
 
 // replay sends a loaded session's transcript as the updates that made it.
@@ -359,11 +384,13 @@ func (s *server) closeAll() {
 }
 
 func (ss *session) close() {
+	ss.stop()
 	ss.mu.Lock()
 	if ss.cancel != nil {
 		ss.cancel()
 	}
 	ss.mu.Unlock()
+	ss.wg.Wait()
 	ss.sess.Close()
 	ss.agent.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -303,6 +304,9 @@ func TestBadInput(t *testing.T) {
 	if _, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: "proj", McpServers: []acp.McpServer{}}); !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("a relative cwd: %v", err)
 	}
+	if _, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: filepath.Join(proj, "gone"), McpServers: []acp.McpServer{}}); !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(err.Error(), "existing folder") {
+		t.Errorf("a missing cwd: %v", err)
+	}
 	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
 	if err != nil {
 		t.Fatal(err)
@@ -370,6 +374,56 @@ func TestACPAsNormalUser(t *testing.T) {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
 		}
+	}
+}
+
+// TestCommandsAndSkills: available_commands_update lists the prompt commands, the MCP
+// servers' prompts (a client's server here) and the skills; "/<skill> request" activates
+// the skill for the request, "/<prompt> tag=…" sends the server's prompt text.
+func TestCommandsAndSkills(t *testing.T) {
+	conn, c, proj, srv := serve(t, chunks(text("Tidied.")), chunks(text("Reviewed.")))
+	home := filepath.Dir(proj)
+	bin := filepath.Join(home, "servers", "notes-mcp")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../sample-extensions/notes-mcp/cmd/notes-mcp").CombinedOutput(); err != nil {
+		t.Fatalf("building notes-mcp: %v\n%s", err, out)
+	}
+	os.MkdirAll(filepath.Join(home, ".gemini", "commands"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "commands", "greet.toml"), []byte("description = \"Greets\"\nprompt = \"Say hello to {{args}}\"\n"), 0o644)
+	os.MkdirAll(filepath.Join(home, ".gemini", "skills", "tidy"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "skills", "tidy", "SKILL.md"), []byte("---\nname: tidy\ndescription: Tidies things up\n---\nTIDY-INSTRUCTIONS: sort, then fold.\n"), 0o644)
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{{Stdio: &acp.McpServerStdio{
+		Name: "notes", Command: bin, Args: []string{}, Env: []acp.EnvVariable{{Name: "NOTES_MCP_FILE", Value: "notes.json"}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for deadline := time.Now().Add(20 * time.Second); names == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		c.mu.Lock()
+		for _, u := range c.updates {
+			if u.AvailableCommandsUpdate != nil {
+				names = []string{}
+				for _, cmd := range u.AvailableCommandsUpdate.AvailableCommands {
+					names = append(names, cmd.Name+":"+cmd.Input.Unstructured.Hint)
+				}
+			}
+		}
+		c.mu.Unlock()
+	}
+	if got := strings.Join(names, " "); got != "greet:arguments review_notes:tag=… tidy:what to do with the skill" {
+		t.Errorf("the commands: %q", got)
+	}
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("/tidy the desk")}}); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests[0].Body); !strings.Contains(body, "TIDY-INSTRUCTIONS") || !strings.Contains(body, `"text":"the desk"`) {
+		t.Errorf("the skill's request: %s", body)
+	}
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("/review_notes tag=work")}}); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests[1].Body); !strings.Contains(body, "Review my notes tagged work") {
+		t.Errorf("the MCP prompt's request: %s", body)
 	}
 }
 

@@ -45,9 +45,8 @@ type rootOptions struct {
 // agentSession is the model side of one CLI session: the conversation host/agent composes
 // (agent.Open), with the CLI's rendering.
 type agentSession struct {
-	s       *session
-	conv    *agent.Conversation
-	prompts *[]mcpPrompt
+	s    *session
+	conv *agent.Conversation
 }
 
 // openAgent connects to the Gemini API, opens the tool catalog with the CLI's flags and
@@ -96,19 +95,9 @@ func (a *agentSession) close() { a.conv.Close() }
 // turn expands a prompt command (or an MCP server's prompt) if input is one, runs the turn
 // and saves the session; in plan mode the answer is kept as the plan.
 func (a *agentSession) turn(ctx context.Context, input string) (string, agent.Stats, error) {
-	var prompt string
-	var err error
-	if pc, _ := a.conv.Command(input); pc == nil {
-		if mp, args := a.mcpPromptFor(ctx, input); mp != nil {
-			if prompt, err = mp.fill(ctx, a, args); err != nil {
-				return "", agent.Stats{}, err
-			}
-		}
-	}
-	if prompt == "" {
-		if prompt, err = a.conv.Expand(ctx, input); err != nil {
-			return "", agent.Stats{}, err
-		}
+	prompt, err := a.conv.Expand(ctx, input)
+	if err != nil {
+		return "", agent.Stats{}, err
 	}
 	if a.conv.Agent.Events.Compressed == nil {
 		a.conv.Agent.Events.Compressed = func(trigger string, before, after int) {

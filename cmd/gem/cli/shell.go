@@ -239,7 +239,7 @@ func (s *shell) help(w io.Writer) {
 	}
 	switch {
 	case s.agent != nil:
-		if ps := s.agent.mcpPrompts(context.Background()); len(ps) > 0 {
+		if ps := s.agent.conv.MCPPrompts(context.Background()); len(ps) > 0 {
 			fmt.Fprintln(w, "MCP prompts (sent to the model):")
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			for _, p := range ps {
@@ -329,7 +329,7 @@ func (s *shell) complete(line string) []string {
 		}
 	}
 	if s.agent != nil {
-		for _, p := range s.agent.mcpPrompts(context.Background()) {
+		for _, p := range s.agent.conv.MCPPrompts(context.Background()) {
 			if strings.HasPrefix(p.Command, body) {
 				out = append(out, "/"+p.Command+" ")
 			}
@@ -369,7 +369,7 @@ func (s *shell) isMCPPrompt(input string) bool {
 	if noKey || !s.hasMCPServers() || !s.openAgent() {
 		return false
 	}
-	p, _ := s.agent.mcpPromptFor(context.Background(), input)
+	p, _ := s.agent.conv.MCPPromptFor(context.Background(), input)
 	return p != nil
 }
 

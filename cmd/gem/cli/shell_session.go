@@ -150,7 +150,7 @@ func (a *agentSession) listTools(w io.Writer, descriptions bool) {
 }
 
 func (a *agentSession) listMCP(w io.Writer) {
-	a.mcpPrompts(context.Background()) // starts the servers
+	a.conv.MCPPrompts(context.Background()) // starts the servers
 	servers := a.conv.Catalog.Servers()
 	if len(servers) == 0 {
 		fmt.Fprintln(w, "No MCP servers: no enabled extension or settings file declares mcpServers.")
@@ -163,7 +163,7 @@ func (a *agentSession) listMCP(w io.Writer) {
 			state += ": " + firstLine(errorText(srv.Error))
 		}
 		prompts := ""
-		if n := len(a.promptsOf(srv.Name)); n > 0 {
+		if n := len(a.conv.MCPPromptsOf(srv.Name)); n > 0 {
 			prompts = fmt.Sprintf(", %d prompts", n)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d tools%s\t%s\n", srv.Name, srv.Extension, srv.Tools, prompts, state)
