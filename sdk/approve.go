@@ -23,6 +23,10 @@ const (
 	// ApproveAlways runs this call and every later one the same rule would ask about, for
 	// the rest of the agent's life (the terminal's "always this session").
 	ApproveAlways
+	// ApproveAndSave is ApproveAlways, and the rule is saved in the user's policy file
+	// (~/.gem/policies.toml): later sessions and gem -p do not ask either (the terminal's
+	// "save always"). A question that offers no saving takes it as ApproveAlways.
+	ApproveAndSave
 )
 
 // ApprovalRequest is a call the policy asks about.
@@ -75,9 +79,11 @@ func (a approver) Choose(ctx context.Context, question string, choices []prompt.
 	switch {
 	case d == ApproveOnce:
 		return 0, nil
-	case d == ApproveAlways && len(choices) > 2:
-		return 1, nil // "always this session" (never "save": a program saves no policy)
-	case d == ApproveAlways:
+	case d == ApproveAndSave && len(choices) > 3:
+		return 2, nil // "save always"
+	case (d == ApproveAlways || d == ApproveAndSave) && len(choices) > 2:
+		return 1, nil // "always this session"
+	case d == ApproveAlways || d == ApproveAndSave:
 		return 0, nil
 	}
 	return len(choices) - 1, nil

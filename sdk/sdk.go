@@ -66,6 +66,12 @@ type Options struct {
 	// own), by name: they run as the user's settings servers run — sandboxed (with the
 	// network and the workspace capability), their tools asked about by the policy.
 	MCPServers map[string]MCPServerConfig
+	// Buffers, when set, gives the text of a workspace file as the user's editor has it,
+	// unsaved changes included (an ACP client's fs/read_text_file); false: the file as on
+	// disk. The core tools read a file through gem's workspace rules first (inside the
+	// workspace, no link out, a regular file): only its text comes from Buffers. Writes
+	// always go to disk through gem's own tools.
+	Buffers func(path string) (string, bool)
 }
 
 // MCPServerConfig is an MCP server as settings.json's mcpServers declare one: a Command
@@ -170,7 +176,7 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
 		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
 		Services:    a.services,
-		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env),
+		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env), Buffers: o.Buffers,
 	})
 	if err != nil {
 		return nil, err

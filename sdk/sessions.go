@@ -100,3 +100,20 @@ func shorten(text string, n int) string {
 	}
 	return string(r)
 }
+
+// AttachError is an attachment Session.Attach refuses: a type the model does not read
+// inline, or over AttachMax bytes.
+type AttachError = agent.AttachError
+
+// AttachMax is the largest attachment Session.Attach takes.
+const AttachMax = agent.AttachMax
+
+// Image is an image for the model: image/png, image/jpeg, image/webp, image/heic or
+// image/heif, at most AttachMax bytes.
+type Image = agent.Image
+
+// Attach adds images to the next Send: the model sees them with the prompt, and they stay
+// in the session's history. One refused (an *AttachError) refuses them all.
+func (s *Session) Attach(images ...Image) error {
+	return s.conv.Session.Attach(images...)
+}

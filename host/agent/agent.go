@@ -113,10 +113,52 @@ type Session struct {
 	ApprovalMode string `json:"approvalMode,omitempty"`
 	// nextContext goes with the next prompt (SessionStart hooks' additionalContext).
 	nextContext []string
+	// attached are the files (images) that go with the next prompt (Attach).
+	attached []*genai.Part
 	// LastPromptTokens is the size of the last request, as the API counted it.
 	LastPromptTokens int   `json:"lastPromptTokens,omitempty"`
 	Usage            Usage `json:"usage"`
 	path             string
+}
+
+// AttachMax is the largest file Attach takes (the Gemini API takes at most 20 MB of inline
+// data in a request).
+const AttachMax = 10 << 20
+
+// attachable are the MIME types of the images the Gemini models read inline.
+var attachable = []string{"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}
+
+// AttachError is a file Attach refuses.
+type AttachError struct {
+	MIMEType string
+	Size     int
+}
+
+func (e *AttachError) Error() string {
+	if !slices.Contains(attachable, e.MIMEType) {
+		return fmt.Sprintf("an attachment of type %q: the model reads images of %s", e.MIMEType, strings.Join(attachable, ", "))
+	}
+	return fmt.Sprintf("an attachment of %d bytes: at most %d", e.Size, AttachMax)
+}
+
+// Image is an image attached to a prompt.
+type Image struct {
+	MIMEType string
+	Data     []byte
+}
+
+// Attach adds images to the next prompt (sent inline, kept in the history as the model saw
+// them): all of them, or none when one is refused.
+func (s *Session) Attach(images ...Image) error {
+	for _, im := range images {
+		if !slices.Contains(attachable, im.MIMEType) || len(im.Data) > AttachMax {
+			return &AttachError{MIMEType: im.MIMEType, Size: len(im.Data)}
+		}
+	}
+	for _, im := range images {
+		s.attached = append(s.attached, &genai.Part{InlineData: &genai.Blob{MIMEType: im.MIMEType, Data: im.Data}})
+	}
+	return nil
 }
 
 // Path is the file the session is saved to (hooks get it as transcript_path).
@@ -236,8 +278,8 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	if s.Pending != nil {
 		return "", st, ErrPendingApprovals
 	}
-	extra := s.nextContext
-	s.nextContext = nil
+	extra, attached := s.nextContext, s.attached
+	s.nextContext, s.attached = nil, nil
 	before := a.Hooks.Run(ctx, "BeforeAgent", hookInput(s, "prompt", prompt))
 	switch {
 	case before.Blocked != nil:
@@ -248,7 +290,8 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	}
 	sent := prompt
 	for retry := 0; ; retry++ {
-		text, err := a.turn(ctx, s, sent, append(extra, before.Context...), &st)
+		text, err := a.turn(ctx, s, sent, append(extra, before.Context...), attached, &st)
+		attached = nil // a hook's retry is text
 		if _, pending := errors.AsType[*PendingError](err); pending {
 			return text, st, err // the turn is not over: AfterAgent runs when it is
 		}
@@ -269,12 +312,14 @@ func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, St
 	}
 }
 
-func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []string, st *Stats) (string, error) {
+func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []string, attached []*genai.Part, st *Stats) (string, error) {
 	sent := prompt
 	if len(extra) > 0 {
 		sent += "\n\n" + strings.Join(extra, "\n")
 	}
-	s.History = append(s.History, genai.NewContentFromText(sent, genai.RoleUser))
+	content := genai.NewContentFromText(sent, genai.RoleUser)
+	content.Parts = append(content.Parts, attached...)
+	s.History = append(s.History, content)
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
 	if decls := a.declarations(); len(decls) > 0 {
 		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}

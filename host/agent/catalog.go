@@ -31,6 +31,8 @@ type CatalogConfig struct {
 	Logger       hclog.Logger
 	// CoreWorkspace, for the model side, adds the core file tools confined to it.
 	CoreWorkspace string
+	// Buffers gives the core tools a file's text as an editor has it (tools.Options.Buffers).
+	Buffers func(path string) (string, bool)
 	// Warn hears what was skipped while loading (a policy file's problem, a plugin that did
 	// not start); nil: not told.
 	Warn func(error)
@@ -63,7 +65,7 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
 		sets = &settings.Settings{}
 	}
 	opts := tools.Options{ReadSecrets: c.ReadSecrets, Logger: c.Logger, Services: c.Services, Policy: engine,
-		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace}
+		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers}
 	if allow := c.Env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && c.CoreWorkspace != "" {
 		if opts.WebFetchAllow, err = tools.ParseAllow(allow); err != nil {
 			warn(fmt.Errorf("%w (fix it; no private address is allowed meanwhile)", err))

@@ -307,7 +307,7 @@ func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args 
 		s.Usage.plus(session.Usage)
 	} else {
 		session = &Session{ID: s.ID + "/" + sa.Name, Model: sub.Model, path: s.path}
-		text, err = sub.turn(ctx, session, in.Query, nil, &sst)
+		text, err = sub.turn(ctx, session, in.Query, nil, nil, &sst)
 		s.Usage.plus(session.Usage)
 	}
 	st.merge(sst)

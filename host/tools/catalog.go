@@ -106,12 +106,16 @@ type Options struct {
 	// the model side (gem -p, the shell) sets it; gem tools and gem mcp serve do not.
 	// settings' tools.core, when set, names the ones offered.
 	CoreWorkspace string
-	Logger        hclog.Logger
-	CallTimeout   time.Duration // per call; 0: plugins.DefaultCallTimeout
-	Services      *Services     // host services offered to plugins; nil offers none
-	NoCache       bool          // start every plugin now instead of trusting the tool cache
-	CachedOnly    bool          // start nothing: plugins without a tool cache entry list no tools (shell completion)
-	Environ       []string      // the host environment children derive theirs from; nil: none
+	// Buffers, when set, gives the text of a workspace file as the user's editor has it
+	// (unsaved changes included), by absolute path; false: the file as on disk. The core
+	// tools read the file through the workspace rules first; only the text is replaced.
+	Buffers     func(path string) (string, bool)
+	Logger      hclog.Logger
+	CallTimeout time.Duration // per call; 0: plugins.DefaultCallTimeout
+	Services    *Services     // host services offered to plugins; nil offers none
+	NoCache     bool          // start every plugin now instead of trusting the tool cache
+	CachedOnly  bool          // start nothing: plugins without a tool cache entry list no tools (shell completion)
+	Environ     []string      // the host environment children derive theirs from; nil: none
 	// WebFetchAllow are the private addresses web_fetch may reach all the same (the user's
 	// GEM_WEB_FETCH_ALLOW).
 	WebFetchAllow []netip.Prefix
@@ -237,6 +241,9 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			enabled = opts.Settings.CoreTools
 		}
 		core, c, err := coreTools(opts.CoreWorkspace, MemoryFile(env, opts.Settings), enabled, newWebFetcher(environ, opts.WebFetchAllow), ripgrepPath(environ, opts.CoreWorkspace))
+		if c != nil {
+			c.buffers = opts.Buffers
+		}
 		if err != nil {
 			errs = append(errs, err)
 		} else {

@@ -299,8 +299,9 @@ type coreBackend struct {
 	todos      []todo
 	web        *webFetcher
 	ignore     *Ignorer
-	beforeOpen func(rel string) // tests: runs between a folder's check and its opening
-	rg         string           // ripgrep, when the user has it
+	beforeOpen func(rel string)                 // tests: runs between a folder's check and its opening
+	rg         string                           // ripgrep, when the user has it
+	buffers    func(path string) (string, bool) // an editor's unsaved text of a file (Options.Buffers)
 }
 
 // coreTools makes the core tools named in enabled (every one when enabled is nil) for the
@@ -456,9 +457,35 @@ func outputError(p string, err error) error {
 // abs is the absolute path of rel in the workspace, as the tools answer with.
 func (c *coreBackend) abs(rel string) string { return filepath.Join(c.dir, rel) }
 
+// read reads a workspace file through the workspace's rules; its text is the editor's when
+// the editor has the file open (Options.Buffers).
 func (c *coreBackend) read(rel string) ([]byte, error) {
 	data, err := readIn(c.root, rel, c.abs(rel))
-	return data, c.fsError(rel, err)
+	if err != nil {
+		return nil, c.fsError(rel, err)
+	}
+	// The editor reads by path, following links, with the user's rights: asked only about a
+	// file reached without any link, and its answer kept only if that still holds (a
+	// program that swaps the file for a link to a secret in between is not believed).
+	if c.buffers != nil && c.linkFree(rel) {
+		if text, ok := c.buffers(c.abs(rel)); ok && len(text) <= coreMaxFile && c.linkFree(rel) {
+			return []byte(text), nil
+		}
+	}
+	return data, nil
+}
+
+// linkFree reports whether rel names a regular file of the workspace reached through no
+// symbolic link.
+func (c *coreBackend) linkFree(rel string) bool {
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	for i := range parts {
+		st, err := c.root.Lstat(filepath.Join(parts[:i+1]...))
+		if err != nil || st.Mode()&fs.ModeSymlink != 0 || (i == len(parts)-1 && !st.Mode().IsRegular()) {
+			return false
+		}
+	}
+	return true
 }
 
 // readIn reads rel under root whole (abs names it in errors).

@@ -303,3 +303,57 @@ func TestAskUser(t *testing.T) {
 		t.Errorf("without a terminal: %v %+v", err, res)
 	}
 }
+
+// TestCoreToolsReadBuffers: with Options.Buffers the core tools read an open file's unsaved
+// text (and replace edits it), asking only about a regular file reached through no link;
+// a link, a file outside, a missing file and a FIFO get gem's own answer, never the
+// editor's.
+func TestCoreToolsReadBuffers(t *testing.T) {
+	env := testhome.Env(t, nil)
+	ws := env.Cwd
+	secret := filepath.Join(env.Home, "secret.txt")
+	os.WriteFile(secret, []byte("the user's secret"), 0o600)
+	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
+	os.WriteFile(filepath.Join(ws, "src", "main.go"), []byte("on disk\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "plain.txt"), []byte("plain on disk\n"), 0o644)
+	os.Symlink("src/main.go", filepath.Join(ws, "alias.go"))
+	os.Symlink("src", filepath.Join(ws, "srclink"))
+	os.Symlink(secret, filepath.Join(ws, "escape"))
+	syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o644)
+	var asked []string
+	buffers := func(path string) (string, bool) {
+		asked = append(asked, path)
+		if path == filepath.Join(ws, "plain.txt") {
+			return "", false // not open in the editor
+		}
+		return "unsaved in the editor\n", true
+	}
+	r := load(t, env, Options{CoreWorkspace: ws, Buffers: buffers})
+	tests := []struct {
+		name, tool, args string
+		want             string // in the text
+		asks             bool
+	}{
+		{"an open file", "read_file", `{"absolute_path":"src/main.go"}`, "unsaved in the editor", true},
+		{"a file not open", "read_file", `{"absolute_path":"plain.txt"}`, "plain on disk", true},
+		{"a link to a file inside", "read_file", `{"absolute_path":"alias.go"}`, "on disk", false},
+		{"through a linked folder", "read_file", `{"absolute_path":"srclink/main.go"}`, "on disk", false},
+		{"a link out", "read_file", `{"absolute_path":"escape"}`, "outside the workspace", false},
+		{"a FIFO", "read_file", `{"absolute_path":"pipe"}`, "not a regular file", false},
+		{"a missing file", "read_file", `{"absolute_path":"nope.txt"}`, "no such file", false},
+		{"replace edits the buffer's text", "replace", `{"file_path":"src/main.go","old_string":"unsaved","new_string":"saved"}`, "", true},
+	}
+	for _, tt := range tests {
+		asked = nil
+		res, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args), CallOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !strings.Contains(res.Text, tt.want) || (len(asked) > 0) != tt.asks {
+			t.Errorf("%s: %q (asked %q)", tt.name, res.Text, asked)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "src", "main.go")); string(data) != "saved in the editor\n" {
+		t.Errorf("replace wrote %q", data)
+	}
+}

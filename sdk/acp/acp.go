@@ -9,37 +9,49 @@
 // but the protocol. It is pinned at an explicit version (the module proxy's list lags).
 //
 // What is served, and what was chosen where the protocol leaves it open:
-//   - One SDK agent per session: session/new composes it for the session's cwd as gem -p
-//     would (settings, extensions and, in a trusted folder only, the project's
-//     configuration); an untrusted cwd says so in the session's first update. The client's
-//     MCP servers (stdio, http, sse) join the agent as the user's settings servers do:
-//     sandboxed, their tools decided by the policy.
-//   - Prompts: text, embedded text resources (added to the prompt under their URI) and
-//     resource links to files (added as @path, read through the workspace rules). Images
-//     are not advertised: the SDK's prompts are text. A prompt starting with "/" that names
-//     a prompt command is expanded as gem -p expands it.
+//   - One SDK agent per session: session/new composes it for the session's cwd (an
+//     existing absolute folder) as gem -p would (settings, extensions and, in a trusted
+//     folder only, the project's configuration); an untrusted cwd says so in the session's
+//     first update. The client's MCP servers (stdio, http, sse) join the agent as the
+//     user's settings servers do: sandboxed, their tools decided by the policy, never
+//     inheriting the trust of a user's server of the same name.
+//   - Prompts: text, images (png, jpeg, webp, heic, heif, inline to the model), embedded
+//     text resources (added under their URI, never expanded) and resource links to files
+//     (added as @path, read through the workspace rules). Only what the user typed is
+//     expanded as gem -p expands it: /prompt-command, /mcp-prompt, /skill, @path.
 //   - Turns stream agent_message_chunk, agent_thought_chunk, tool_call (kind, title,
 //     locations, raw input) and tool_call_update (status, output; an edit of a file as a
 //     diff of the file before and after), plan updates from write_todos, and a usage_update
 //     at the end; stop reasons end_turn, cancelled, max_turn_requests. session/cancel
 //     cancels the turn's context: the model request stops and the sandbox kills the
-//     running tool's process group.
+//     running tool's process group (shell-tools stops a command whose call was cancelled).
 //   - Every question gem's policy asks becomes session/request_permission with the
-//     terminal's text (escaped) and the options allow_once, allow_always (gem's "always
-//     this session") and reject_once; hooks' Notification fires as on the terminal.
+//     terminal's text (escaped) and the terminal's answers: allow_once, allow_always (this
+//     session), allow_always_save (kind allow_always: saved as a rule in the user's
+//     ~/.gem/policies.toml, the terminal's "save always") and reject_once; hooks'
+//     Notification fires first, as on the terminal.
 //   - Modes default, autoEdit, yolo and plan (Gemini CLI's ids) through session/set_mode
 //     and also as the "mode" config option (ready for v2's modes-as-options); the model is
-//     the "model" config option. available_commands_update lists the prompt commands.
+//     the "model" config option. The mode is saved with the session: load and resume
+//     restore it where it is still allowed (yolo needs a trusted folder).
+//   - available_commands_update lists the prompt commands, the MCP servers' prompts and
+//     the skills, sent just after the session is made (listing the prompts starts the
+//     servers: in the background, as Gemini CLI does).
 //   - session/load replays a saved session (gem -p's and the shell's too) as updates;
 //     session/resume continues one without replaying; list and close.
-//   - Files and the shell stay in gem's own sandboxed tools: the client's fs/* and
-//     terminal/* are not used (as Gemini CLI does for terminals): what a tool may read or
-//     write is decided by gem's workspace rules and sandbox, which a client's file system
-//     would bypass.
+//   - Files and the shell stay in gem's own sandboxed tools. A client that advertises
+//     fs.readTextFile is asked for the text of the workspace files the core tools read, so
+//     the model sees the editor's unsaved buffers — only for a regular file inside the
+//     workspace reached through no link, checked before and after (the editor reads with
+//     the user's rights and follows links). fs/write_text_file is not used: gem writes
+//     through its own checks (protected paths, atomic replace), which a client's write
+//     would bypass; editors reload a changed file. terminal/* is not used (as Gemini CLI
+//     does not): commands run in gem's sandbox.
 package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +61,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -96,6 +109,7 @@ type server struct {
 
 	mu       sync.Mutex
 	sessions map[acp.SessionId]*session
+	client   acp.ClientCapabilities // told at initialize
 }
 
 var (
@@ -130,12 +144,15 @@ type callState struct {
 }
 
 func (s *server) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	s.mu.Lock()
+	s.client = p.ClientCapabilities
+	s.mu.Unlock()
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentInfo:       &acp.Implementation{Name: s.opts.Name, Version: s.opts.Version},
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:    acp.McpCapabilities{Http: true, Sse: true},
 			SessionCapabilities: acp.SessionCapabilities{
 				List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{}, Close: &acp.SessionCloseCapabilities{},
@@ -215,6 +232,12 @@ func (s *server) open(ctx context.Context, cwd string, servers []acp.McpServer, 
 		o.MCPServers[name] = cfg
 	}
 	o.Approve = ss.approve(s)
+	s.mu.Lock()
+	readsBuffers := s.client.Fs.ReadTextFile
+	s.mu.Unlock()
+	if readsBuffers {
+		o.Buffers = ss.buffers(s)
+	}
 	a, err := sdk.NewAgent(ctx, o)
 	if err != nil {
 		return nil, acp.NewInternalError(map[string]any{"error": err.Error()})
@@ -430,7 +453,7 @@ func (s *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
-	typed, attached, err := promptText(p.Prompt)
+	typed, attached, images, err := promptText(p.Prompt)
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
@@ -456,6 +479,9 @@ func (s *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	text += attached
+	if err := ss.sess.Attach(images...); err != nil { // all or none
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
 	var turnErr error
 	for ev, err := range ss.sess.SendStream(ctx, text) {
 		if err != nil {
@@ -490,12 +516,18 @@ func (s *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 const contextWindow = 1_048_576
 
 // promptText is the prompt's blocks as the text the user typed (text as is, a link to a file
-// as @path, read through the workspace's rules when expanded) and the text the editor
-// attached (each embedded text resource under its URI), which is not expanded.
-func promptText(blocks []acp.ContentBlock) (typed, attached string, err error) {
+// as @path, read through the workspace's rules when expanded), the text the editor attached
+// (each embedded text resource under its URI), which is not expanded, and the images.
+func promptText(blocks []acp.ContentBlock) (typed, attached string, images []sdk.Image, err error) {
 	var t, a strings.Builder
 	for _, c := range blocks {
 		switch {
+		case c.Image != nil:
+			data, derr := base64.StdEncoding.DecodeString(c.Image.Data)
+			if derr != nil {
+				return "", "", nil, acp.NewInvalidParams(map[string]any{"error": "an image block whose data is not base64: " + derr.Error()})
+			}
+			images = append(images, sdk.Image{MIMEType: c.Image.MimeType, Data: data})
 		case c.Text != nil:
 			t.WriteString(c.Text.Text)
 		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
@@ -506,10 +538,10 @@ func promptText(blocks []acp.ContentBlock) (typed, attached string, err error) {
 		case c.ResourceLink != nil:
 			fmt.Fprintf(&t, " %s ", c.ResourceLink.Uri)
 		default:
-			return "", "", acp.NewInvalidParams(map[string]any{"error": "gem takes text, embedded text resources and resource links (no image, audio or binary blocks: the agent did not advertise them)"})
+			return "", "", nil, acp.NewInvalidParams(map[string]any{"error": "gem takes text, images, embedded text resources and resource links (no audio or binary blocks: the agent did not advertise them)"})
 		}
 	}
-	return t.String(), a.String(), nil
+	return t.String(), a.String(), images, nil
 }
 
 // event turns one SDK event into session updates.
@@ -563,6 +595,25 @@ func (s *server) event(ctx context.Context, ss *session, ev sdk.Event) {
 			}
 		}
 		s.update(ctx, ss, acp.UpdateToolCall(st.id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content), acp.WithUpdateRawOutput(map[string]any{"output": c.Output, "error": errText(c.Err)})))
+	}
+}
+
+// bufferWait is how long a file's text is waited for from the editor before gem reads
+// the file on disk.
+const bufferWait = 5 * time.Second
+
+// buffers is the session agent's Options.Buffers: fs/read_text_file of a workspace file
+// (gem has checked the path), so the model reads what the user sees, unsaved changes
+// included. An editor that does not answer leaves gem reading the file on disk.
+func (ss *session) buffers(s *server) func(string) (string, bool) {
+	return func(path string) (string, bool) {
+		ctx, cancel := context.WithTimeout(ss.ctx, bufferWait)
+		defer cancel()
+		resp, err := s.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: ss.id, Path: path})
+		if err != nil {
+			return "", false
+		}
+		return resp.Content, true
 	}
 }
 

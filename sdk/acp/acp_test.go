@@ -2,12 +2,15 @@ package acp_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,7 +32,9 @@ type client struct {
 	updates []acp.SessionUpdate
 	asked   []acp.RequestPermissionRequest
 	answer  acp.PermissionOptionId
-	first   chan time.Time // told when the next agent_message_chunk arrives
+	first   chan time.Time    // told when the next agent_message_chunk arrives
+	buffers map[string]string // the editor's open files, by path (fs/read_text_file)
+	reads   []string          // the paths gem asked for
 }
 
 func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -53,9 +58,16 @@ func (c *client) RequestPermission(_ context.Context, p acp.RequestPermissionReq
 	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(c.answer)}, nil
 }
 
-// the client's file system and terminals are never used by gem (package doc)
-func (c *client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, errors.New("not used")
+// ReadTextFile answers with an open file's unsaved text (gem asks only a client that
+// advertised it); its writes and terminals are never used by gem (package doc).
+func (c *client) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads = append(c.reads, p.Path)
+	if text, ok := c.buffers[p.Path]; ok {
+		return acp.ReadTextFileResponse{Content: text}, nil
+	}
+	return acp.ReadTextFileResponse{}, errors.New("not open")
 }
 func (c *client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	return acp.WriteTextFileResponse{}, errors.New("not used")
@@ -109,6 +121,12 @@ func (c *client) all() string {
 // with replies; it returns the client's connection, the client and the workspace.
 func serve(t testing.TB, replies ...fakegemini.Reply) (*acp.ClientSideConnection, *client, string, *fakegemini.Server) {
 	t.Helper()
+	return serveWith(t, sdk.Options{}, replies...)
+}
+
+// serveWith is serve with the sessions' agent options (the server sets Getenv).
+func serveWith(t testing.TB, o sdk.Options, replies ...fakegemini.Reply) (*acp.ClientSideConnection, *client, string, *fakegemini.Server) {
+	t.Helper()
 	srv, err := fakegemini.Start(replies, "")
 	if err != nil {
 		t.Fatal(err)
@@ -124,13 +142,14 @@ func serve(t testing.TB, replies ...fakegemini.Reply) (*acp.ClientSideConnection
 	proj := filepath.Join(home, "proj")
 	os.MkdirAll(proj, 0o755)
 	vars := map[string]string{"HOME": home, "GEMINI_API_KEY": "test-key", "GEM_GEMINI_BASE_URL": srv.URL, "PATH": "/usr/bin:/bin"}
+	o.Getenv = func(k string) string { return vars[k] }
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- gemacp.Serve(ctx, toServer, fromServer, gemacp.Options{Name: "gem", Version: "test",
-			Agent: sdk.Options{Getenv: func(k string) string { return vars[k] }}})
+			Agent: o})
 	}()
 	c := &client{answer: "allow_once"}
 	conn := acp.NewClientSideConnection(c, fromClient, toClient)
@@ -157,7 +176,7 @@ func TestInitializeAdvertises(t *testing.T) {
 		t.Fatal(err)
 	}
 	caps := res.AgentCapabilities
-	if res.ProtocolVersion != 1 || !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || caps.PromptCapabilities.Image ||
+	if res.ProtocolVersion != 1 || !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || !caps.PromptCapabilities.Image || caps.PromptCapabilities.Audio ||
 		!caps.McpCapabilities.Http || !caps.McpCapabilities.Sse || caps.SessionCapabilities.List == nil || len(res.AuthMethods) != 1 {
 		t.Errorf("initialize: %+v", res)
 	}
@@ -295,7 +314,8 @@ func TestModesAndLoad(t *testing.T) {
 	}
 }
 
-// TestBadInput: a relative cwd, an image block and an unknown session are refused with the
+// TestBadInput: a relative or missing cwd, an audio block, an image of a type the model does
+// not read or not base64, and an unknown session are refused with the
 // schema's errors, naming what is wrong.
 func TestBadInput(t *testing.T) {
 	conn, _, proj, _ := serve(t)
@@ -311,9 +331,18 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.ImageBlock("aGk=", "image/png")}})
-	if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(err.Error(), "image") {
-		t.Errorf("an image: %v", err)
+	for _, bad := range []struct {
+		block acp.ContentBlock
+		says  string
+	}{
+		{acp.AudioBlock("aGk=", "audio/wav"), "no audio"},
+		{acp.ImageBlock("aGk=", "image/tiff"), "the model reads images of image/png"},
+		{acp.ImageBlock("not base64!", "image/png"), "not base64"},
+	} {
+		_, err = conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("look"), bad.block}})
+		if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(err.Error(), bad.says) {
+			t.Errorf("%s: %v", bad.says, err)
+		}
 	}
 	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: "nope", Prompt: []acp.ContentBlock{acp.TextBlock("x")}}); !errors.As(err, &re) || re.Code != -32002 {
 		t.Errorf("an unknown session: %v", err)
@@ -374,6 +403,131 @@ func TestACPAsNormalUser(t *testing.T) {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
 		}
+	}
+}
+
+// TestAllowAlwaysSaved: "allow always (saved)" writes the rule to the user's policy file,
+// so a later session does not ask; "allow always" alone lasts for the session.
+func TestAllowAlwaysSaved(t *testing.T) {
+	conn, c, proj, _ := serve(t,
+		chunks(call("write_file", `{"file_path":"a.txt","content":"a"}`)), chunks(text("Wrote a.")),
+		chunks(call("write_file", `{"file_path":"b.txt","content":"b"}`)), chunks(text("Wrote b.")))
+	ctx := context.Background()
+	for i, answer := range []acp.PermissionOptionId{"allow_always_save", ""} {
+		c.mu.Lock()
+		c.answer, c.asked = answer, nil
+		c.mu.Unlock()
+		sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("write")}}); err != nil {
+			t.Fatal(err)
+		}
+		if asked := len(c.asked); asked != 1-i {
+			t.Errorf("session %d: asked %d times", i+1, asked)
+		}
+		if i == 0 && len(c.asked) == 1 && !slices.ContainsFunc(c.asked[0].Options, func(o acp.PermissionOption) bool { return o.OptionId == "allow_always_save" }) {
+			t.Errorf("no option to save: %+v", c.asked[0].Options)
+		}
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(proj, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	rules, _ := os.ReadFile(filepath.Join(filepath.Dir(proj), ".gem", "policies.toml"))
+	if !strings.Contains(string(rules), `toolName = "write_file"`) {
+		t.Errorf("the saved rules: %q", rules)
+	}
+}
+
+// TestNotificationHook: the policy's question fires the Notification hooks (as on the
+// terminal) with the ACP session's id, before the client is asked.
+func TestNotificationHook(t *testing.T) {
+	var mu sync.Mutex
+	var heard []string
+	var c *client
+	hear := sdk.OnNotification("hear", "ToolPermission", func(sc sdk.SessionContext, in sdk.NotificationInput) (sdk.NotificationOutput, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		c.mu.Lock()
+		asked := len(c.asked)
+		c.mu.Unlock()
+		heard = append(heard, fmt.Sprintf("%s %v %s asked=%d", in.NotificationType, in.Details["tool_name"], sc.SessionID(), asked))
+		return sdk.NotificationOutput{}, nil
+	})
+	conn, cl, proj, _ := serveWith(t, sdk.Options{Hooks: []sdk.Hook{hear}},
+		chunks(call("write_file", `{"file_path":"a.txt","content":"a"}`)), chunks(text("Wrote a.")))
+	c = cl
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("write")}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := fmt.Sprintf("ToolPermission write_file %s asked=0", sess.SessionId); strings.Join(heard, "|") != want || len(c.asked) != 1 {
+		t.Errorf("heard %q, want %q (asked %d)", heard, want, len(c.asked))
+	}
+}
+
+// TestEditorBuffers: a client that advertises fs.readTextFile is asked for the workspace
+// files the model reads (the model sees unsaved changes); one that does not is never asked.
+func TestEditorBuffers(t *testing.T) {
+	for _, advertised := range []bool{true, false} {
+		conn, c, proj, srv := serve(t, chunks(call("read_file", `{"file_path":"notes.txt"}`)), chunks(text("Read.")))
+		os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("saved text\n"), 0o644)
+		c.buffers = map[string]string{filepath.Join(proj, "notes.txt"): "unsaved text\n"}
+		ctx := context.Background()
+		if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber,
+			ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: advertised}}}); err != nil {
+			t.Fatal(err)
+		}
+		sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("read the notes")}}); err != nil {
+			t.Fatal(err)
+		}
+		want := "saved text"
+		if advertised {
+			want = "unsaved text"
+		}
+		if body := string(srv.Requests[1].Body); !strings.Contains(body, want) || len(c.reads) != map[bool]int{true: 1, false: 0}[advertised] {
+			t.Errorf("advertised %v: reads %q, the tool's answer: %s", advertised, c.reads, body)
+		}
+	}
+}
+
+// TestImagePrompt: an image block goes to the model inline with the prompt's text.
+func TestImagePrompt(t *testing.T) {
+	conn, _, proj, srv := serve(t, chunks(text("A red dot.")))
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\nfake pixels"))
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("what is this?"), acp.ImageBlock(png, "image/png")}}); err != nil {
+		t.Fatal(err)
+	}
+	var req struct {
+		Contents []struct {
+			Parts []struct {
+				Text       string
+				InlineData *struct{ MimeType, Data string }
+			}
+		}
+	}
+	json.Unmarshal(srv.Requests[0].Body, &req)
+	last := req.Contents[len(req.Contents)-1].Parts
+	if len(last) != 2 || last[0].Text != "what is this?" || last[1].InlineData == nil || last[1].InlineData.MimeType != "image/png" || last[1].InlineData.Data != png {
+		t.Errorf("the request's prompt: %s", srv.Requests[0].Body)
 	}
 }
 

@@ -17,10 +17,12 @@ import (
 var permissionOptions = []acp.PermissionOption{
 	{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow_once"},
 	{Kind: acp.PermissionOptionKindAllowAlways, Name: "Allow always (this session)", OptionId: "allow_always"},
+	{Kind: acp.PermissionOptionKindAllowAlways, Name: "Allow always (saved as a rule in ~/.gem/policies.toml)", OptionId: "allow_always_save"},
 	{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "reject_once"},
 }
 
-var decisions = map[acp.PermissionOptionId]sdk.Decision{"allow_once": sdk.ApproveOnce, "allow_always": sdk.ApproveAlways, "reject_once": sdk.Deny}
+var decisions = map[acp.PermissionOptionId]sdk.Decision{"allow_once": sdk.ApproveOnce, "allow_always": sdk.ApproveAlways,
+	"allow_always_save": sdk.ApproveAndSave, "reject_once": sdk.Deny}
 
 // approve is the session agent's Options.Approve: the policy's question as
 // session/request_permission about the call running now, with the terminal's text
