@@ -394,7 +394,7 @@ func TestHostileContent(t *testing.T) {
 func TestACPAsNormalUser(t *testing.T) {
 	u := testuser.Ensure(t)
 	bin := u.TestBinary(t)
-	names := []string{"TestPromptTurn", "TestHostileContent", "TestModesAndLoad"}
+	names := []string{"TestPromptTurn", "TestHostileContent", "TestModesAndLoad", "TestEditorBuffers", "TestAllowAlwaysSaved"}
 	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.v").CombinedOutput()
 	if err != nil {
 		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
