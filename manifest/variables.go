@@ -8,6 +8,10 @@ import (
 type Vars struct {
 	ExtensionPath string // the extension folder (for a link, its source folder)
 	WorkspacePath string // the current directory
+	// ExtensionData is the extension's own data folder, which its sandboxed programs may
+	// write ($GEM_HOME/data/<name>): ${extensionData}, gem's (Claude Code's
+	// ${CLAUDE_PLUGIN_DATA}); Gemini CLI has none.
+	ExtensionData string
 	PathSeparator string // "/" or `\`
 	Platform      Platform
 }
@@ -15,7 +19,7 @@ type Vars struct {
 // Lookup finds a variable's value for the second pass (settings, then the environment).
 type Lookup func(name string) (string, bool)
 
-// ExpandPathVars runs the first pass: ${extensionPath}, ${workspacePath}, ${/},
+// ExpandPathVars runs the first pass: ${extensionPath}, ${workspacePath}, ${extensionData}, ${/},
 // ${pathSeparator}, ${platform} and ${arch}. Any other ${X} is left as it is.
 func (v Vars) ExpandPathVars(s string) string {
 	if !strings.Contains(s, "${") {
@@ -51,6 +55,8 @@ func (v Vars) pathVar(name string) (string, bool) {
 		return v.ExtensionPath, true
 	case "workspacePath":
 		return v.WorkspacePath, true
+	case "extensionData":
+		return v.ExtensionData, v.ExtensionData != ""
 	case "/", "pathSeparator":
 		sep := v.PathSeparator
 		if sep == "" {

@@ -3,7 +3,7 @@ package manifest
 import "testing"
 
 func TestExpand(t *testing.T) {
-	vars := Vars{ExtensionPath: "/ext", WorkspacePath: "/ws", PathSeparator: "/", Platform: Platform{OS: "linux", Arch: "x64"}}
+	vars := Vars{ExtensionPath: "/ext", WorkspacePath: "/ws", ExtensionData: "/gem/data/x", PathSeparator: "/", Platform: Platform{OS: "linux", Arch: "x64"}}
 	settings := func(n string) (string, bool) {
 		if n == "API_KEY" {
 			return "from-settings", true
@@ -27,6 +27,7 @@ func TestExpand(t *testing.T) {
 		{"${extensionPath}${/}x", "/ext/x"},
 		{"${extensionPath}${pathSeparator}x", "/ext/x"},
 		{"${workspacePath}", "/ws"},
+		{"${extensionData}/notes.json", "/gem/data/x/notes.json"},
 		{"${unknownVar}", "${unknownVar}"},
 		{"$API_KEY", "from-settings"},
 		{"${API_KEY}", "from-settings"},

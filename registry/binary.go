@@ -60,7 +60,7 @@ func (e *BinaryError) Unwrap() error { return e.Reason }
 func (x *Extension) Expander(env Env, p manifest.Platform) manifest.Expander {
 	sep := string(filepath.Separator)
 	return manifest.Expander{
-		Vars: manifest.Vars{ExtensionPath: x.Path, WorkspacePath: env.Cwd, PathSeparator: sep, Platform: p},
+		Vars: manifest.Vars{ExtensionPath: x.Path, WorkspacePath: env.Cwd, ExtensionData: env.DataDir(x.Name), PathSeparator: sep, Platform: p},
 		Lookups: []manifest.Lookup{x.SettingsLookup(), func(name string) (string, bool) {
 			// Host variables: the default allowlist, and those the manifest the user
 			// agreed to names (the consent text lists them); never others (a manifest's

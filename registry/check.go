@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
@@ -100,11 +101,16 @@ func LoadFolder(dir string) (*Extension, error) {
 		return nil, errors.New(abs + " is not a folder: give the folder that holds " + manifest.FileName)
 	}
 	x := &Extension{Dir: abs, Path: abs, Level: LevelUser}
-	x.ManifestPath = filepath.Join(abs, manifest.FileName)
-	data, err := os.ReadFile(x.ManifestPath)
+	var data []byte
+	for _, f := range Formats { // the first format whose manifest the folder holds
+		x.Format, x.ManifestPath = f, filepath.Join(abs, filepath.FromSlash(f.ManifestFile))
+		if data, err = os.ReadFile(x.ManifestPath); !os.IsNotExist(err) {
+			break
+		}
+	}
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, errors.New("no " + manifest.FileName + " in " + abs + ": an extension folder needs one")
+			return nil, errors.New("no " + manifest.FileName + " (nor " + otherManifests() + ") in " + abs + ": an extension folder needs one")
 		}
 		return nil, err
 	}
@@ -112,4 +118,13 @@ func LoadFolder(dir string) (*Extension, error) {
 		return nil, errors.New("invalid JSON in " + x.ManifestPath + ": " + err.Error())
 	}
 	return x, nil
+}
+
+// otherManifests names the manifests of the formats besides gem's own.
+func otherManifests() string {
+	var names []string
+	for _, f := range Formats[1:] {
+		names = append(names, f.ManifestFile+" of a "+f.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -48,7 +48,7 @@ func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
 	}
 	st.consented = m
 	st.agreedVars = manifest.ReferencedVars(c.Manifest)
-	current, err := os.ReadFile(x.ManifestPath)
+	current, err := x.ManifestText()
 	if err == nil && string(current) == c.Manifest && c.Source == x.identitySource() {
 		st.consent = ConsentGiven
 	} else {

@@ -14,8 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/manifest/claude"
 )
 
 // Extension is one discovered extension. Discovery reads each manifest once and decodes
@@ -31,6 +33,7 @@ type Extension struct {
 	Dir             string   // the folder found under the root
 	Path            string   // the extension path: Dir, or the linked source folder
 	ManifestPath    string   // absolute path of the manifest that was read
+	Format          *Format  // the layout it was read in (FormatGemini for gemini-extension.json)
 	Level           Level
 	Provider        *Provider
 	Root            string // the root folder it was found in
@@ -64,7 +67,8 @@ type lazyState struct {
 	consentMu    sync.Mutex
 	consent      ConsentState // "" until read
 	consented    *manifest.Manifest
-	agreedVars   []string // host variables the agreed manifest names
+	agreedVars   []string      // host variables the agreed manifest names
+	notes        []claude.Note // what converting another format's manifest did
 }
 
 func (x *Extension) state() *lazyState {
@@ -88,6 +92,15 @@ func (x *Extension) Manifest() *manifest.Manifest {
 			st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "cannot read " + x.ManifestPath + ": " + err.Error()}}
 			return
 		}
+		if x.Format != nil && x.Format.ID == "claude" {
+			var doc []byte
+			if doc, st.notes, err = claude.Convert(data, x.ReadOwn); err != nil {
+				st.manifest, _ = manifest.Load(map[string]any{})
+				st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "Invalid JSON in " + x.ManifestPath + ": " + err.Error()}}
+				return
+			}
+			data = doc
+		}
 		m, problems, err := manifest.Parse(data)
 		if err != nil {
 			m, _ = manifest.Load(map[string]any{})
@@ -96,6 +109,31 @@ func (x *Extension) Manifest() *manifest.Manifest {
 		st.manifest, st.loadProblems = m, problems
 	})
 	return st.manifest
+}
+
+// ManifestText is the manifest as gem reads it: gemini-extension.json's text, or for
+// another format the gemini-extension.json it converts to (what consent and receipts keep,
+// so a changed .mcp.json of a Claude Code plugin asks again).
+func (x *Extension) ManifestText() ([]byte, error) {
+	data, err := readFile(x.ManifestPath)
+	if err != nil || x.Format == nil || x.Format.ID != "claude" {
+		return data, err
+	}
+	doc, _, err := claude.Convert(data, x.ReadOwn)
+	return doc, err
+}
+
+// FormatNotes says what reading another format's manifest as gem's did: each component
+// converted, and each dropped with the reason (none for a Gemini extension).
+func (x *Extension) FormatNotes() []claude.Note {
+	x.Manifest()
+	return x.state().notes
+}
+
+// ReadOwn reads a file of the extension by its slash-separated path inside its folder:
+// never out of it (no .., no link out), at most 1 MiB.
+func (x *Extension) ReadOwn(rel string) ([]byte, error) {
+	return fsx.ReadBeneath(x.Path, filepath.FromSlash(rel), 1<<20)
 }
 
 // LoadProblems returns the type problems found while reading the manifest's fields.
@@ -149,7 +187,7 @@ func (x *Extension) setHead(data []byte, folder string) error {
 	}
 	x.Version, _ = h.Version.(string)
 	x.Description, _ = h.Description.(string)
-	if len(h.Commands) > 0 {
+	if len(h.Commands) > 0 && (x.Format == nil || x.Format == FormatGemini) { // only gem's format declares executable commands
 		x.CommandNames = make([]string, 0, len(h.Commands))
 		for c := range h.Commands {
 			x.CommandNames = append(x.CommandNames, c)
@@ -397,9 +435,18 @@ func appendChildren(cands []candidate, h *dirHandle, level Level, p *Provider) [
 // warning for invalid JSON, and whether the discovery index answered.
 func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit bool) {
 	x.Dir, x.Path, x.Level, x.Provider, x.Root = c.dir, c.dir, c.level, c.provider, c.root
-	x.ManifestPath = c.dir + string(filepath.Separator) + manifest.FileName
+	x.Format = FormatGemini
 	rel := c.name + "/" + manifest.FileName
 	id, statOK := c.rootDir.stat(rel)
+	for _, f := range Formats[1:] { // a folder without gemini-extension.json: another format's?
+		if statOK {
+			break
+		}
+		if fid, ok := c.rootDir.stat(c.name + "/" + f.ManifestFile); ok {
+			x.Format, rel, id, statOK = f, c.name+"/"+f.ManifestFile, fid, true
+		}
+	}
+	x.ManifestPath = c.dir + string(filepath.Separator) + filepath.FromSlash(x.Format.ManifestFile)
 	if statOK && c.index != nil {
 		if e, hit := c.index.lookup(c.name, id); hit {
 			x.Name, x.Version, x.Description = e.name, e.version, e.description
@@ -441,8 +488,14 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 		st := x.state()
 		st.installOnce.Do(func() { st.install = meta })
 		x.Path = meta.Source
-		x.ManifestPath = filepath.Join(x.Path, manifest.FileName)
-		if data, err = os.ReadFile(x.ManifestPath); err != nil {
+		for _, f := range Formats {
+			x.Format, x.ManifestPath = f, filepath.Join(x.Path, filepath.FromSlash(f.ManifestFile))
+			if data, err = os.ReadFile(x.ManifestPath); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			x.Format, x.ManifestPath = FormatGemini, filepath.Join(x.Path, manifest.FileName)
 			return nil, fmt.Sprintf("Linked extension %s: its source %s has no readable %s; link it again, or uninstall %s",
 				c.dir, x.Path, manifest.FileName, c.name), false
 		}

@@ -174,3 +174,20 @@ func Tilde(home, p string) string {
 	}
 	return p
 }
+
+// Rebased is g with its paths under from moved under to: what a staged extension's
+// programs need, as they will once the extension is in its place.
+func (g Grant) Rebased(from, to string) Grant {
+	move := func(paths []string) []string {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			if rel, err := filepath.Rel(from, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				p = filepath.Join(to, rel)
+			}
+			out[i] = p
+		}
+		return out
+	}
+	g.Read, g.Write = move(g.Read), move(g.Write)
+	return g
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/manifest/claude"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -42,17 +43,29 @@ func PromptCommands(env registry.Env, d *registry.Discovery) ([]*PromptCommand, 
 	byName := map[string]*PromptCommand{}
 	load := func(dir, source string, x *registry.Extension) []*PromptCommand {
 		var out []*PromptCommand
+		ext := ".toml"
+		if x != nil && x.Format != nil && x.Format.ID == "claude" {
+			ext = ".md" // a Claude Code plugin's commands/*.md
+		}
 		filepath.WalkDir(dir, func(path string, de os.DirEntry, err error) error {
-			if err != nil || de.IsDir() || !strings.HasSuffix(path, ".toml") {
+			if err != nil || de.IsDir() || !strings.HasSuffix(path, ext) {
 				return nil
 			}
 			rel, _ := filepath.Rel(dir, path)
-			name := strings.ReplaceAll(strings.TrimSuffix(rel, ".toml"), string(filepath.Separator), ":")
+			name := strings.ReplaceAll(strings.TrimSuffix(rel, ext), string(filepath.Separator), ":")
 			var doc struct {
 				Prompt      *string `toml:"prompt"`
 				Description string  `toml:"description"`
 			}
-			if _, err := toml.DecodeFile(path, &doc); err != nil {
+			if ext == ".md" {
+				data, err := x.ReadOwn(filepath.ToSlash(filepath.Join("commands", rel)))
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w (the command is skipped)", path, err))
+					return nil
+				}
+				description, prompt, _ := claude.Command(data)
+				doc.Prompt, doc.Description = &prompt, description
+			} else if _, err := toml.DecodeFile(path, &doc); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w (the command is skipped)", path, err))
 				return nil
 			}

@@ -11,8 +11,9 @@
 // Conversions, as Gemini CLI's own Claude migration does them — except the timeouts, which
 // that migration forgets to convert:
 //   - variables: ${CLAUDE_PLUGIN_ROOT} is ${extensionPath}, ${CLAUDE_PROJECT_DIR} is
-//     ${workspacePath}; ${VAR:-default} is ${VAR} (the default is dropped, and said);
-//     ${CLAUDE_PLUGIN_DATA} and ${user_config.KEY} have no equivalent yet (said).
+//     ${workspacePath}, ${CLAUDE_PLUGIN_DATA} is ${extensionData} (the folder the sandbox
+//     lets the extension write); ${VAR:-default} is gem's syntax as well; ${user_config.KEY}
+//     has no equivalent yet (said).
 //   - MCP servers: command/args/env as they are; type "http" with url is an httpUrl server,
 //     type "sse" (or a url alone) an SSE server; headers kept.
 //   - hook events PreToolUse→BeforeTool, PostToolUse→AfterTool, UserPromptSubmit→
@@ -35,6 +36,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ManifestFile is where a Claude Code plugin's manifest sits in its folder.
@@ -177,26 +179,27 @@ func mcpServers(field json.RawMessage, read Reader) (map[string]any, []Note) {
 	return out, notes
 }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_.]*)(:-[^}]*)?\}`)
+// varRef is compiled on first use: discovery in the light front links this package.
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_.]*)(:-[^}]*)?\}`) })
 
 // Variables rewrites Claude Code's variables in s as gem's, and says what it could not.
 func Variables(s string) (string, []string) {
 	var notes []string
-	out := varRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := varRef.FindStringSubmatch(m)
+	out := varRef().ReplaceAllStringFunc(s, func(m string) string {
+		sub := varRef().FindStringSubmatch(m)
 		name, def := sub[1], sub[2]
 		switch {
 		case name == "CLAUDE_PLUGIN_ROOT":
 			return "${extensionPath}"
 		case name == "CLAUDE_PROJECT_DIR":
 			return "${workspacePath}"
-		case name == "CLAUDE_PLUGIN_DATA" || strings.HasPrefix(name, "user_config."):
-			notes = append(notes, "${"+name+"} has no equivalent in gem yet")
+		case name == "CLAUDE_PLUGIN_DATA":
+			return "${extensionData}"
+		case strings.HasPrefix(name, "user_config."):
+			notes = append(notes, "${"+name+"} has no equivalent in gem yet: plugin options are not asked for")
 			return m
-		case def != "":
-			notes = append(notes, "the default of ${"+name+"} is dropped")
-			return "${" + name + "}"
 		}
+		_ = def // ${VAR:-default} is gem's syntax too
 		return m
 	})
 	return out, notes

@@ -33,17 +33,19 @@ func TestConvert(t *testing.T) {
 			"pg": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/pg", "args": ["--db", "${DB_URL:-postgres://localhost}"], "env": {"ROOT": "${CLAUDE_PROJECT_DIR}"}},
 			"remote": {"type": "http", "url": "https://mcp.example/api", "headers": {"Authorization": "Bearer ${TOKEN}"}},
 			"events": {"type": "sse", "url": "https://mcp.example/sse"}}}`},
-			[]string{`"command": "${extensionPath}/bin/pg"`, `"${DB_URL}"`, `"ROOT": "${workspacePath}"`, `"httpUrl": "https://mcp.example/api"`,
+			[]string{`"command": "${extensionPath}/bin/pg"`, `"${DB_URL:-postgres://localhost}"`, `"ROOT": "${workspacePath}"`, `"httpUrl": "https://mcp.example/api"`,
 				`"url": "https://mcp.example/sse"`, `"Authorization": "Bearer ${TOKEN}"`},
-			[]string{"mcpServers.pg: MCP server pg (the default of ${DB_URL} is dropped)", "mcpServers.remote: MCP server remote"}},
+			[]string{"mcpServers.pg: MCP server pg", "mcpServers.remote: MCP server remote"}},
 		{"inline servers", `{"name":"x","mcpServers":{"a":{"command":"a"}}}`, nil, []string{`"command": "a"`}, []string{"mcpServers.a: MCP server a"}},
 		{"servers from a named file", `{"name":"x","mcpServers":"./config/mcp.json"}`, map[string]string{"config/mcp.json": `{"b":{"command":"b"}}`},
 			[]string{`"command": "b"`}, nil},
 		{"a named file missing", `{"name":"x","mcpServers":"gone.json"}`, nil, nil, []string{"mcpServers: dropped (gone.json cannot be read"}},
 		{"unsupported parts said", `{"name":"x","lspServers":{},"monitors":[],"userConfig":{}}`, nil, nil,
 			[]string{"lspServers: dropped (gem runs no language servers)", "monitors: dropped", "userConfig: dropped"}},
-		{"plugin data has no equivalent", `{"name":"x","mcpServers":{"a":{"command":"a","env":{"D":"${CLAUDE_PLUGIN_DATA}"}}}}`, nil,
-			[]string{`"D": "${CLAUDE_PLUGIN_DATA}"`}, []string{"${CLAUDE_PLUGIN_DATA} has no equivalent"}},
+		{"plugin data is the extension's data folder", `{"name":"x","mcpServers":{"a":{"command":"a","env":{"D":"${CLAUDE_PLUGIN_DATA}/db"}}}}`, nil,
+			[]string{`"D": "${extensionData}/db"`}, nil},
+		{"plugin options have no equivalent", `{"name":"x","mcpServers":{"a":{"command":"a","args":["${user_config.api_key}"]}}}`, nil,
+			[]string{`"${user_config.api_key}"`}, []string{"${user_config.api_key} has no equivalent"}},
 	}
 	for _, tt := range tests {
 		doc, notes, err := Convert([]byte(tt.plugin), files(tt.files))
@@ -170,7 +172,8 @@ func TestVariables(t *testing.T) {
 	tests := []struct{ in, out string }{
 		{"${CLAUDE_PLUGIN_ROOT}/x", "${extensionPath}/x"},
 		{"${CLAUDE_PROJECT_DIR}", "${workspacePath}"},
-		{"${HOME:-/root}/y", "${HOME}/y"},
+		{"${HOME:-/root}/y", "${HOME:-/root}/y"},
+		{"${CLAUDE_PLUGIN_DATA}/db", "${extensionData}/db"},
 		{"${PLAIN}", "${PLAIN}"},
 		{"$NOT_BRACED", "$NOT_BRACED"},
 		{"${user_config.api_key}", "${user_config.api_key}"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Events are Claude Code's hook events as gem's ("" for one gem has no equivalent of).
@@ -22,11 +23,13 @@ var Tools = map[string]string{
 	"WebFetch": "web_fetch",
 }
 
-var toolWord = regexp.MustCompile(`\b(Bash|Read|Write|Edit|MultiEdit|Glob|Grep|LS|WebFetch)\b`)
+var toolWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(Bash|Read|Write|Edit|MultiEdit|Glob|Grep|LS|WebFetch)\b`)
+})
 
 // Matcher is a hook matcher (a regular expression over tool names) with gem's tool names.
 func Matcher(m string) string {
-	return toolWord.ReplaceAllStringFunc(m, func(w string) string { return Tools[w] })
+	return toolWord().ReplaceAllStringFunc(m, func(w string) string { return Tools[w] })
 }
 
 // claudeHook is one hook of a matcher group.
@@ -125,7 +128,7 @@ func HooksOf(pluginJSON []byte, read Reader) ([]byte, []Note, error) {
 	return Hooks(data)
 }
 
-var positional = regexp.MustCompile(`\$[1-9]`)
+var positional = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[1-9]`) })
 
 // Command is a commands/*.md prompt command: its description and its prompt in gem's
 // template (with {{args}}).
@@ -138,7 +141,7 @@ func Command(md []byte) (description, prompt string, notes []string) {
 		}
 	}
 	prompt = strings.ReplaceAll(strings.TrimSpace(body), "$ARGUMENTS", "{{args}}")
-	if positional.MatchString(prompt) {
+	if positional().MatchString(prompt) {
 		notes = append(notes, "positional arguments ($1…) have no equivalent: left as written")
 	}
 	return description, prompt, notes

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
 )
 
 // ArchiveLimits cap what an archive may unpack to.
@@ -242,7 +243,7 @@ func (x *extractor) zip(src string) error {
 // extensionRoot returns the folder of an unpacked tree that holds the manifest: the tree
 // itself, or its single top-level folder.
 func extensionRoot(dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
+	if holdsManifest(dir) {
 		return dir, nil
 	}
 	entries, err := os.ReadDir(dir)
@@ -257,9 +258,19 @@ func extensionRoot(dir string) (string, error) {
 	}
 	if len(dirs) == 1 && len(entries) == 1 {
 		inner := filepath.Join(dir, dirs[0].Name())
-		if _, err := os.Stat(filepath.Join(inner, manifest.FileName)); err == nil {
+		if holdsManifest(inner) {
 			return inner, nil
 		}
 	}
-	return "", fmt.Errorf("no %s at the top of the archive or in its single top-level folder", manifest.FileName)
+	return "", fmt.Errorf("no %s (nor another format's manifest) at the top of the archive or in its single top-level folder", manifest.FileName)
+}
+
+// holdsManifest reports whether dir holds the manifest of a format gem reads.
+func holdsManifest(dir string) bool {
+	for _, f := range registry.Formats {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.ManifestFile))); err == nil {
+			return true
+		}
+	}
+	return false
 }

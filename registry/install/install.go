@@ -97,6 +97,11 @@ func (in *Installer) needs(x *registry.Extension) registry.Grant {
 	return in.Needs(x)
 }
 
+// needsAt is what x's programs need once x, staged, is in its place at dir.
+func (in *Installer) needsAt(x *registry.Extension, dir string) registry.Grant {
+	return in.needs(x).Rebased(x.Path, dir)
+}
+
 // Status is what an install, link, update or rollback did.
 type Status string
 
@@ -238,7 +243,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	if other := in.sameNameElsewhere(x.Name, dest); other != "" {
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
 	}
-	needs := in.needs(x)
+	needs := in.needsAt(x, dest)
 	text := ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs)
 	if err := in.consent(ctx, text); err != nil {
 		return nil, err
@@ -412,7 +417,7 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	for _, n := range needs.Notes {
 		lines = append(lines, "NOT given: "+n)
 	}
-	if text, err := os.ReadFile(x.ManifestPath); err == nil {
+	if text, err := x.ManifestText(); err == nil {
 		if vars := registry.HostVars(string(text)); len(vars) > 0 {
 			lines = append(lines, "reads these variables of your environment into its settings, arguments or env: "+strings.Join(vars, ", "))
 		}

@@ -93,7 +93,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		res.Status, res.Version, res.Previous = StatusWouldUpdate, nx.Version, x.Version
 		return res, nil
 	}
-	needs := in.needs(nx)
+	needs := in.needsAt(nx, x.Dir)
 	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs)
 	if rec, err := registry.ReadReceipt(in.Env, x.Dir); err != nil || rec == nil || rec.ConsentText == "" {
 		if err := in.consent(ctx, text); err != nil {
@@ -329,7 +329,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if _, statErr := os.Lstat(dest); statErr == nil {
 		place = exchange
 	}
-	manifestBytes, err := os.ReadFile(x.ManifestPath)
+	manifestBytes, err := x.ManifestText()
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +419,7 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 	} else if rec, err := registry.ReadReceiptFile(backup + ".record.json"); err == nil {
 		consent = rec.ConsentText // kept by a gem before receipts
 	}
-	p, err := in.pending(prev, tree, x.Dir, x.Level, meta, consent, in.needs(prev))
+	p, err := in.pending(prev, tree, x.Dir, x.Level, meta, consent, in.needsAt(prev, x.Dir))
 	if err != nil {
 		return nil, err
 	}

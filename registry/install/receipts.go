@@ -138,7 +138,7 @@ func (in *Installer) reconcile() {
 
 // pending is the receipt of x, staged at dir and about to be placed at dest.
 func (in *Installer) pending(x *registry.Extension, dir, dest string, scope registry.Level, meta registry.InstallMetadata, text string, needs registry.Grant) (*registry.Receipt, error) {
-	manifestBytes, err := os.ReadFile(filepath.Join(dir, filepath.Base(x.ManifestPath)))
+	manifestBytes, err := x.ManifestText()
 	if err != nil {
 		return nil, err
 	}

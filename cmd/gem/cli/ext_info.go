@@ -19,6 +19,7 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/manifest/claude"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -98,6 +99,9 @@ type extInfo struct {
 	Shadows      []string                  `json:"shadows,omitempty"`
 	Prompts      []string                  `json:"promptCommands,omitempty"`
 	Hooks        []string                  `json:"hooks,omitempty"`
+	Format       string                    `json:"format"`              // the layout it was read in: gemini, claude
+	Converted    []string                  `json:"converted,omitempty"` // another format's components, as gem runs them
+	Dropped      []string                  `json:"dropped,omitempty"`   // and those gem does not run, with why
 	Skills       []string                  `json:"skills,omitempty"`
 	Grant        *registry.Grant           `json:"grant,omitempty"`
 	Consent      registry.ConsentState     `json:"consent"`
@@ -214,7 +218,27 @@ func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info 
 			info.Skills = append(info.Skills, sk.Name)
 		}
 	}
-	info.Hooks = hookSummary(filepath.Join(x.Path, "hooks", "hooks.json"))
+	info.Format = x.Format.ID
+	notes := x.FormatNotes()
+	if x.Format.ID == "claude" {
+		plugin, _ := x.ReadOwn(x.Format.ManifestFile)
+		data, hnotes, err := claude.HooksOf(plugin, x.ReadOwn)
+		if err != nil {
+			info.Hooks = []string{"hooks: " + err.Error()}
+		}
+		info.Hooks = append(info.Hooks, hookSummary(data)...)
+		notes = append(notes, hnotes...)
+	} else {
+		data, _ := os.ReadFile(filepath.Join(x.Path, "hooks", "hooks.json"))
+		info.Hooks = hookSummary(data)
+	}
+	for _, n := range notes {
+		if n.Dropped {
+			info.Dropped = append(info.Dropped, n.Component+": "+n.Became)
+		} else {
+			info.Converted = append(info.Converted, n.Component+": "+n.Became)
+		}
+	}
 }
 
 // infoPermissions fills consent, what the programs need, and what the user granted.
@@ -228,10 +252,9 @@ func infoPermissions(s *session, x *registry.Extension, info *extInfo) {
 	info.Agreed = x.ConsentGrant(s.env).Lines(s.env.Home)
 }
 
-// hookSummary lists an extension's hooks as "Event (matcher): command".
-func hookSummary(file string) []string {
-	data, err := os.ReadFile(file)
-	if err != nil {
+// hookSummary lists the hooks of a hooks.json (gem's format) as "Event (matcher): command".
+func hookSummary(data []byte) []string {
+	if data == nil {
 		return nil
 	}
 	var hf struct {
@@ -325,6 +348,15 @@ func printInfoHeader(w io.Writer, info *extInfo) {
 		infoRow(w, "Installed at", info.InstallPath)
 	}
 	infoRow(w, "Manifest", info.ManifestPath)
+	if f := registry.FormatOf(info.Format); f != nil && f != registry.FormatGemini {
+		infoRow(w, "Format", f.Name+" (read as a Gemini extension)")
+		for _, c := range info.Converted {
+			infoRow(w, "Converted", c)
+		}
+		for _, c := range info.Dropped {
+			infoRow(w, "Dropped", c)
+		}
+	}
 	if info.Install != nil {
 		infoRow(w, "Source", info.Install.Source+" ("+info.Install.Type+")")
 	}
