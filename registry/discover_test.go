@@ -139,6 +139,65 @@ func BenchmarkDiscover1000(b *testing.B) {
 	})
 }
 
+// mixFormats turns every third extension of setupMany's into a Claude Code plugin (its
+// plugin.json, .mcp.json and no gemini-extension.json).
+func mixFormats(b testing.TB, env Env, n int) {
+	root := filepath.Join(env.Home, ".gemini/extensions")
+	for i := 0; i < n; i += 3 {
+		dir := filepath.Join(root, fmt.Sprintf("ext-%04d", i))
+		os.Remove(filepath.Join(dir, "gemini-extension.json"))
+		write(b, filepath.Join(dir, ".claude-plugin", "plugin.json"), fmt.Sprintf(`{"name": "ext-%04d", "version": "1.%d.0", "description": "Plugin number %d"}`, i, i, i))
+		write(b, filepath.Join(dir, ".mcp.json"), `{"mcpServers": {"srv": {"command": "${CLAUDE_PLUGIN_ROOT}/server"}}}`)
+	}
+}
+
+// TestDiscoverMixedFormats: a Claude Code plugin is found beside Gemini extensions, in its
+// format, with its head (name, version, description) and no executable commands.
+func TestDiscoverMixedFormats(t *testing.T) {
+	env := setupMany(t, 6)
+	mixFormats(t, env, 6)
+	d := Discover(env, Providers)
+	if len(d.All) != 6 {
+		t.Fatalf("found %d", len(d.All))
+	}
+	for i, x := range d.All {
+		want := "gemini"
+		if i%3 == 0 {
+			want = "claude"
+		}
+		if x.Format.ID != want || x.Name != fmt.Sprintf("ext-%04d", i) || (want == "claude" && (x.Version != fmt.Sprintf("1.%d.0", i) || len(x.CommandNames) > 0)) {
+			t.Errorf("%d: %s %s %s %v", i, x.Format.ID, x.Name, x.Version, x.CommandNames)
+		}
+	}
+	if m := d.All[0].Manifest(); len(m.MCPServers) != 1 || m.MCPServers[0].Command != "${extensionPath}/server" {
+		t.Errorf("the plugin's manifest: %+v", m.MCPServers)
+	}
+}
+
+// BenchmarkDiscover1000Mixed: 1,000 extensions, a third of them Claude Code plugins, against
+// 1,000 Gemini extensions in the same run (mixed-ratio: the target is about 1).
+func BenchmarkDiscover1000Mixed(b *testing.B) {
+	defer setRacyWindow(0)()
+	gemini := setupMany(b, 1000)
+	mixed := setupMany(b, 1000)
+	mixFormats(b, mixed, 1000)
+	Discover(gemini, Providers)
+	Discover(mixed, Providers)
+	var tg, tm time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if d := Discover(gemini, Providers); len(d.All) != 1000 {
+			b.Fatal(len(d.All))
+		}
+		t1 := time.Now()
+		if d := Discover(mixed, Providers); len(d.All) != 1000 {
+			b.Fatal(len(d.All))
+		}
+		tg, tm = tg+t1.Sub(t0), tm+time.Since(t1)
+	}
+	b.ReportMetric(float64(tm)/float64(tg), "mixed-ratio")
+}
+
 func setRacyWindow(d time.Duration) (restore func()) {
 	old := racyWindow
 	racyWindow = d
