@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gemhost/gem/manifest/claude"
 	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/tools"
@@ -65,19 +68,37 @@ var slug = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // toolAliases are other names of core tools an agent file may use: Gemini CLI's older
 // names, and Claude Code's tool names (its agents' tools: lists), mapped to gem's.
-var toolAliases = map[string]string{
-	"search_file_content": "grep_search",
-	"Bash":                "run_shell_command",
-	"Read":                "read_file",
-	"Write":               "write_file",
-	"Edit":                "replace",
-	"MultiEdit":           "replace",
-	"Grep":                "grep_search",
-	"Glob":                "glob",
-	"LS":                  "list_directory",
-	"WebFetch":            "web_fetch",
-	"TodoWrite":           "write_todos",
+var toolAliases = func() map[string]string {
+	m := map[string]string{"search_file_content": "grep_search"}
+	maps.Copy(m, claude.Tools)
+	return m
+}()
+
+// toolList is an agent's tools: a YAML list (Gemini CLI's), or one comma-separated string
+// (Claude Code's "Read, Grep, Bash").
+type toolList []string
+
+func (l *toolList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*l = nil
+		for _, t := range strings.Split(n.Value, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				*l = append(*l, t)
+			}
+		}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return err
+	}
+	*l = list
+	return nil
 }
+
+// claudeModels are the model names of Claude Code's agent files: such an agent runs on
+// the session's model.
+var claudeModels = []string{"inherit", "sonnet", "opus", "haiku"}
 
 // UnknownTools are the tools an agent names that no tool of the session has (has answers
 // for a name): patterns (mcp_*) are not checked. They are left out of the agent's tools;
@@ -98,7 +119,7 @@ type agentFront struct {
 	Name        string         `yaml:"name"`
 	Description string         `yaml:"description"`
 	Kind        string         `yaml:"kind"`
-	Tools       []string       `yaml:"tools"`
+	Tools       toolList       `yaml:"tools"`
 	MCPServers  map[string]any `yaml:"mcpServers"`
 	Model       string         `yaml:"model"`
 	Temperature *float64       `yaml:"temperature"`
@@ -174,7 +195,7 @@ func parseSubagent(text string) (*Subagent, error) {
 	}
 	sa := &Subagent{Name: f.Name, Description: strings.TrimSpace(f.Description), Prompt: strings.TrimSpace(body), Tools: f.Tools,
 		MaxTurns: f.MaxTurns, Timeout: time.Duration(f.TimeoutMins * float64(time.Minute))}
-	if f.Model != "inherit" {
+	if !slices.Contains(claudeModels, f.Model) && !strings.HasPrefix(f.Model, "claude-") {
 		sa.Model = f.Model
 	}
 	if f.Temperature != nil {

@@ -26,6 +26,7 @@ func TestParseSubagent(t *testing.T) {
 		{"hot", "---\nname: r\ndescription: x\ntemperature: 3\n---\n", "temperature 3"},
 		{"inline servers", "---\nname: r\ndescription: x\nmcpServers:\n  s: {command: x}\n---\n", "mcpServers inside an agent file"},
 		{"bad yaml", "---\nname: [r\n---\n", "front matter"},
+		{"claude code's comma list", "---\nname: reviewer\ndescription: Reviews code\ntools: Read, search_file_content, Bash, mcp_*\nmodel: gemini-pro\ntemperature: 0.2\nmax_turns: 5\ntimeout_mins: 2\n---\nYou review.", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,6 +47,11 @@ func TestParseSubagent(t *testing.T) {
 				t.Errorf("tools %v", sa.Tools)
 			}
 		})
+	}
+	for _, model := range []string{"sonnet", "opus", "haiku", "inherit", "claude-sonnet-4-5"} { // Claude Code's: the session's model
+		if sa, err := parseSubagent("---\nname: r\ndescription: x\nmodel: " + model + "\n---\n"); err != nil || sa.Model != "" {
+			t.Errorf("model %s: %+v, %v", model, sa, err)
+		}
 	}
 	if _, err := parseSubagent("---\nname: r\nkind: remote\ndescription: x\n---\n"); !errors.Is(err, ErrRemoteAgent) {
 		t.Errorf("remote: %v", err)

@@ -20,11 +20,11 @@ var Events = map[string]string{
 var Tools = map[string]string{
 	"Bash": "run_shell_command", "Read": "read_file", "Write": "write_file", "Edit": "replace",
 	"MultiEdit": "replace", "Glob": "glob", "Grep": "grep_search", "LS": "list_directory",
-	"WebFetch": "web_fetch",
+	"WebFetch": "web_fetch", "TodoWrite": "write_todos",
 }
 
 var toolWord = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(Bash|Read|Write|Edit|MultiEdit|Glob|Grep|LS|WebFetch)\b`)
+	return regexp.MustCompile(`\b(Bash|Read|Write|Edit|MultiEdit|Glob|Grep|LS|WebFetch|TodoWrite)\b`)
 })
 
 // Matcher is a hook matcher (a regular expression over tool names) with gem's tool names.

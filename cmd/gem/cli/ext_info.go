@@ -103,6 +103,7 @@ type extInfo struct {
 	Converted    []string                  `json:"converted,omitempty"` // another format's components, as gem runs them
 	Dropped      []string                  `json:"dropped,omitempty"`   // and those gem does not run, with why
 	Skills       []string                  `json:"skills,omitempty"`
+	Agents       []string                  `json:"agents,omitempty"` // its subagents (agents/*.md)
 	Grant        *registry.Grant           `json:"grant,omitempty"`
 	Consent      registry.ConsentState     `json:"consent"`
 	Needs        []string                  `json:"needs"`       // what its programs need now (launchers, toolchains)
@@ -218,6 +219,12 @@ func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info 
 			info.Skills = append(info.Skills, sk.Name)
 		}
 	}
+	agents, _ := agent.Subagents(s.env, d)
+	for _, sa := range agents {
+		if sa.Source == x.Name {
+			info.Agents = append(info.Agents, sa.Name)
+		}
+	}
 	info.Format = x.Format.ID
 	notes := x.FormatNotes()
 	if x.Format.ID == "claude" {
@@ -321,7 +328,9 @@ func printInfo(w io.Writer, info *extInfo, verbose bool) {
 	for _, h := range info.Hooks {
 		infoRow(w, "Hook", h)
 	}
+
 	infoRow(w, "Skills", strings.Join(info.Skills, ", "))
+	infoRow(w, "Agents", strings.Join(info.Agents, ", "))
 	infoRow(w, "Consent", string(info.Consent))
 	infoRow(w, "Its programs need", strings.Join(info.Needs, ", "))
 	infoRow(w, "Given at consent", strings.Join(info.Agreed, ", "))
