@@ -94,6 +94,9 @@ func (x *Extension) Manifest() *manifest.Manifest {
 		}
 		if x.Format != nil && x.Format.ID == "claude" {
 			var doc []byte
+			if _, hooks, herr := claude.HooksOf(data, x.ReadOwn); herr == nil {
+				defer func() { st.notes = append(st.notes, hooks...) }()
+			}
 			if doc, st.notes, err = claude.Convert(data, x.ReadOwn); err != nil {
 				st.manifest, _ = manifest.Load(map[string]any{})
 				st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "Invalid JSON in " + x.ManifestPath + ": " + err.Error()}}

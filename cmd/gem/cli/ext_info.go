@@ -229,12 +229,11 @@ func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info 
 	notes := x.FormatNotes()
 	if x.Format.ID == "claude" {
 		plugin, _ := x.ReadOwn(x.Format.ManifestFile)
-		data, hnotes, err := claude.HooksOf(plugin, x.ReadOwn)
+		data, _, err := claude.HooksOf(plugin, x.ReadOwn) // its notes are among FormatNotes
 		if err != nil {
 			info.Hooks = []string{"hooks: " + err.Error()}
 		}
 		info.Hooks = append(info.Hooks, hookSummary(data)...)
-		notes = append(notes, hnotes...)
 	} else {
 		data, _ := os.ReadFile(filepath.Join(x.Path, "hooks", "hooks.json"))
 		info.Hooks = hookSummary(data)

@@ -54,5 +54,10 @@ func folderProblems(s *session, x *registry.Extension) manifest.Problems {
 	}
 	ps := validate.Manifest(x.Manifest(), x.LoadProblems(), lookup)
 	ps = append(ps, x.CheckFolder(s.env)...)
+	for _, n := range x.FormatNotes() { // another format's parts gem does not run
+		if n.Dropped {
+			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: n.Component, Want: "not run by gem: " + n.Became})
+		}
+	}
 	return ps.WithFile(x.ManifestPath)
 }
