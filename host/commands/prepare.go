@@ -190,6 +190,13 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	if err != nil {
 		return nil, nil, err
 	}
+	// A Claude Code plugin's bin/ is first on its own programs' PATH (its servers, hooks and
+	// commands), as Claude Code has it; never on another extension's.
+	if x.Format != nil && x.Format.ID == "claude" && x.Path != "" {
+		if bin := filepath.Join(x.Path, "bin"); isDir(bin) {
+			childEnv = prependPath(childEnv, bin)
+		}
+	}
 	// A server or plugin that writes beside its own code (server-memory's memory.jsonl in
 	// its dist/) sees the extension's folder writable, its writes kept in
 	// $GEM_HOME/overlays/<extension>/<program>: the installed files and their hashes never
@@ -416,4 +423,23 @@ func checkHashFD(env registry.Env, f *os.File, path, want, source string) error 
 		os.WriteFile(cache, []byte(id), 0o600)
 	}
 	return nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// prependPath puts dir first on env's PATH.
+func prependPath(env []string, dir string) []string {
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if path != "" {
+		dir += string(filepath.ListSeparator) + path
+	}
+	return setEnv(env, "PATH="+dir)
 }
