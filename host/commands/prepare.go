@@ -130,6 +130,17 @@ func ChildEnv(env registry.Env, x *registry.Extension, root string, p manifest.P
 		return nil, err
 	}
 	exp := x.Expander(env, p)
+	// The declared env may name the extension's own settings, sealed ones too (a Claude
+	// Code plugin's ${user_config.KEY}): its own values, for its own program.
+	own := func(name string) (string, bool) {
+		for _, kv := range settings {
+			if k, v, _ := strings.Cut(kv, "="); k == name {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	exp.Lookups = append([]manifest.Lookup{own}, exp.Lookups...)
 	add := append([]string{}, settings...)
 	for _, kv := range declared {
 		add = append(add, kv.Key+"="+exp.Expand(kv.Value))

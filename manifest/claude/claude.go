@@ -13,7 +13,8 @@
 //   - variables: ${CLAUDE_PLUGIN_ROOT} is ${extensionPath}, ${CLAUDE_PROJECT_DIR} is
 //     ${workspacePath}, ${CLAUDE_PLUGIN_DATA} is ${extensionData} (the folder the sandbox
 //     lets the extension write); ${VAR:-default} is gem's syntax as well; ${user_config.KEY}
-//     has no equivalent yet (said).
+//     is ${CLAUDE_PLUGIN_OPTION_KEY}: each userConfig option is a setting of the extension
+//     (gem ext config; a sensitive one sealed) with that variable, as Claude Code exports it.
 //   - MCP servers: command/args/env as they are; type "http" with url is an httpUrl server,
 //     type "sse" (or a url alone) an SSE server; headers kept.
 //   - hook events PreToolUse→BeforeTool, PostToolUse→AfterTool, UserPromptSubmit→
@@ -68,6 +69,26 @@ type plugin struct {
 	Description any             `json:"description"`
 	MCPServers  json.RawMessage `json:"mcpServers"`
 	Hooks       json.RawMessage `json:"hooks"`
+	UserConfig  map[string]struct {
+		Title       string `json:"title"`
+		Description string `json:"description"`
+		Sensitive   bool   `json:"sensitive"`
+	} `json:"userConfig"`
+}
+
+// OptionVar is the environment variable of a plugin option (userConfig key), as Claude
+// Code exports it to the plugin's programs: CLAUDE_PLUGIN_OPTION_<KEY>.
+func OptionVar(key string) string {
+	var b strings.Builder
+	b.WriteString("CLAUDE_PLUGIN_OPTION_")
+	for _, r := range strings.ToUpper(key) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }
 
 // unsupported are plugin.json's fields gem does not run, and why.
@@ -75,7 +96,6 @@ var unsupported = map[string]string{
 	"lspServers":   "gem runs no language servers",
 	"monitors":     "gem runs no background monitors",
 	"outputStyles": "gem has no output styles",
-	"userConfig":   "plugin options are not asked for yet: set the variables in the environment",
 }
 
 // Convert makes the gemini-extension.json equivalent of the plugin whose plugin.json is
@@ -99,6 +119,21 @@ func Convert(data []byte, read Reader) ([]byte, []Note, error) {
 		if v != nil {
 			doc[k] = v
 		}
+	}
+	// userConfig: each option is a setting of gem's (asked with gem ext config; a sensitive
+	// one sealed), given to the plugin's programs as CLAUDE_PLUGIN_OPTION_<KEY>.
+	var settings []map[string]any
+	for _, k := range sortedKeys(p.UserConfig) {
+		o := p.UserConfig[k]
+		name := o.Title
+		if name == "" {
+			name = k
+		}
+		settings = append(settings, map[string]any{"name": name, "description": o.Description, "envVar": OptionVar(k), "sensitive": o.Sensitive})
+		notes = append(notes, Note{Component: "userConfig." + k, Became: "setting " + OptionVar(k) + map[bool]string{true: " (sensitive: sealed)", false: ""}[o.Sensitive]})
+	}
+	if len(settings) > 0 {
+		doc["settings"] = settings
 	}
 	servers, snotes := mcpServers(p.MCPServers, read)
 	notes = append(notes, snotes...)
@@ -196,8 +231,7 @@ func Variables(s string) (string, []string) {
 		case name == "CLAUDE_PLUGIN_DATA":
 			return "${extensionData}"
 		case strings.HasPrefix(name, "user_config."):
-			notes = append(notes, "${"+name+"} has no equivalent in gem yet: plugin options are not asked for")
-			return m
+			return "${" + OptionVar(strings.TrimPrefix(name, "user_config.")) + "}"
 		}
 		_ = def // ${VAR:-default} is gem's syntax too
 		return m

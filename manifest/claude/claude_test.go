@@ -40,12 +40,14 @@ func TestConvert(t *testing.T) {
 		{"servers from a named file", `{"name":"x","mcpServers":"./config/mcp.json"}`, map[string]string{"config/mcp.json": `{"b":{"command":"b"}}`},
 			[]string{`"command": "b"`}, nil},
 		{"a named file missing", `{"name":"x","mcpServers":"gone.json"}`, nil, nil, []string{"mcpServers: dropped (gone.json cannot be read"}},
-		{"unsupported parts said", `{"name":"x","lspServers":{},"monitors":[],"userConfig":{}}`, nil, nil,
-			[]string{"lspServers: dropped (gem runs no language servers)", "monitors: dropped", "userConfig: dropped"}},
+		{"unsupported parts said", `{"name":"x","lspServers":{},"monitors":[]}`, nil, nil,
+			[]string{"lspServers: dropped (gem runs no language servers)", "monitors: dropped"}},
+		{"options are settings", `{"name":"x","userConfig":{"api_key":{"title":"API key","description":"the key","sensitive":true},"region":{"description":"where"}},
+			"mcpServers":{"a":{"command":"a","env":{"KEY":"${user_config.api_key}"}}}}`, nil,
+			[]string{`"envVar": "CLAUDE_PLUGIN_OPTION_API_KEY"`, `"name": "API key"`, `"sensitive": true`, `"envVar": "CLAUDE_PLUGIN_OPTION_REGION"`, `"KEY": "${CLAUDE_PLUGIN_OPTION_API_KEY}"`},
+			[]string{"userConfig.api_key: setting CLAUDE_PLUGIN_OPTION_API_KEY (sensitive: sealed)", "userConfig.region: setting CLAUDE_PLUGIN_OPTION_REGION"}},
 		{"plugin data is the extension's data folder", `{"name":"x","mcpServers":{"a":{"command":"a","env":{"D":"${CLAUDE_PLUGIN_DATA}/db"}}}}`, nil,
 			[]string{`"D": "${extensionData}/db"`}, nil},
-		{"plugin options have no equivalent", `{"name":"x","mcpServers":{"a":{"command":"a","args":["${user_config.api_key}"]}}}`, nil,
-			[]string{`"${user_config.api_key}"`}, []string{"${user_config.api_key} has no equivalent"}},
 	}
 	for _, tt := range tests {
 		doc, notes, err := Convert([]byte(tt.plugin), files(tt.files))
@@ -176,7 +178,7 @@ func TestVariables(t *testing.T) {
 		{"${CLAUDE_PLUGIN_DATA}/db", "${extensionData}/db"},
 		{"${PLAIN}", "${PLAIN}"},
 		{"$NOT_BRACED", "$NOT_BRACED"},
-		{"${user_config.api_key}", "${user_config.api_key}"},
+		{"${user_config.api_key}", "${CLAUDE_PLUGIN_OPTION_API_KEY}"},
 	}
 	for _, tt := range tests {
 		if got, _ := Variables(tt.in); got != tt.out {
