@@ -47,6 +47,15 @@
 //     init): no gem binary is needed beside it.
 //   - Static instructions stand where GEMINI.md content stands (after gem's base prompt and
 //     the context files); dynamic ones are evaluated before every request.
+//   - Decisions: ApproveOnce, ApproveAlways (the rest of the agent's life) and
+//     ApproveAndSave (also saved as a rule in the user's policy file, the terminal's "save
+//     always"). The approval mode is the agent's; a session is saved with it
+//     (Session.SavedApprovalMode), and restoring it on resume is the program's choice.
+//   - Prompts are text plus images (Session.Attach: inline to the model, kept in the
+//     history); Session.Expand and Session.Commands know every slash command gem knows:
+//     prompt commands, MCP servers' prompts, skills ("/<skill> request" activates one).
+//   - Options.Buffers lets an editor supply the text of the files the core tools read
+//     (unsaved changes), only for regular files of the workspace reached through no link.
 //
 // Sessions are saved where gem saves them ($GEM_HOME/sessions): gem --resume <id> and
 // Agent.ResumeSession continue them.
