@@ -279,8 +279,8 @@ func (s *Client) StartTimeout() time.Duration {
 // the server's processes keep working (sandbox.Process.Activity, sampled each second: a
 // launcher still downloading is not killed mid-install), up to FirstStartTimeout; a server
 // that does nothing is ended at the limit. Every 10 s it tells Waiting how long the start
-// has taken (first after startSayAfter). It returns when done closes.
-func (s *Client) watchStart(done <-chan struct{}, proc func() *sandbox.Process, expire func()) {
+// has taken (first after sayAfter). It returns when done closes.
+func (s *Client) watchStart(done <-chan struct{}, sayAfter time.Duration, proc func() *sandbox.Process, expire func()) {
 	t0 := time.Now()
 	limit := s.StartTimeout()
 	ceiling := min(max(limit, FirstStartTimeout), s.Timeout())
@@ -288,7 +288,7 @@ func (s *Client) watchStart(done <-chan struct{}, proc func() *sandbox.Process, 
 	tick := time.NewTicker(min(time.Second, max(limit/4, 50*time.Millisecond)))
 	defer tick.Stop()
 	var last uint64
-	nextSay := t0.Add(startSayAfter)
+	nextSay := t0.Add(sayAfter)
 	for {
 		select {
 		case <-done:
@@ -337,7 +337,7 @@ func (s *Client) connect(ctx context.Context) error {
 	var timedOut atomic.Bool
 	var started atomic.Pointer[sandbox.Process]
 	watchDone := make(chan struct{})
-	go s.watchStart(watchDone, started.Load, func() { timedOut.Store(true); cancelSession() })
+	go s.watchStart(watchDone, startSayAfter, started.Load, func() { timedOut.Store(true); cancelSession() }) // read here: the goroutine may outlive connect
 	stopParent := context.AfterFunc(ctx, cancelSession)
 	defer func() { close(watchDone); stopParent() }()
 
