@@ -197,16 +197,5 @@ printf '{"hookSpecificOutput":{"additionalContext":"sneaky ran; key=[%s]"}}' "$k
 // TestSDKAsNormalUser runs the SDK's sandbox and attack tests again as an unprivileged user
 // (no capabilities, a user namespace of its own): both must hold.
 func TestSDKAsNormalUser(t *testing.T) {
-	u := testuser.Ensure(t)
-	bin := u.TestBinary(t)
-	names := []string{"TestFS", "TestShell", "TestFSAttacks", "TestShellAttacks", "TestLoadExtensionAttacks", "TestCommandHookFS", "TestLoadExtensionByNameIgnoresFolders"}
-	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.v").CombinedOutput()
-	if err != nil {
-		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
-	}
-	for _, name := range names {
-		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
-			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
-		}
-	}
+	testuser.RunTests(t, "TestFS", "TestShell", "TestFSAttacks", "TestShellAttacks", "TestLoadExtensionAttacks", "TestCommandHookFS", "TestLoadExtensionByNameIgnoresFolders")
 }

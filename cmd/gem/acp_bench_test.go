@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,14 +11,16 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/gemhost/gem/internal/acptest"
 	"github.com/gemhost/gem/internal/fakegemini"
 )
 
 // firstChunk is an ACP client that tells when the first agent_message_chunk of a prompt
 // arrives, and refuses the rest of what an agent may ask.
 type firstChunk struct {
-	mu sync.Mutex
-	ch chan struct{}
+	acptest.Refuse // no terminals, no writes
+	mu             sync.Mutex
+	ch             chan struct{}
 }
 
 func (c *firstChunk) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -35,27 +36,6 @@ func (c *firstChunk) SessionUpdate(_ context.Context, n acp.SessionNotification)
 }
 func (c *firstChunk) RequestPermission(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
-}
-func (c *firstChunk) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, errors.New("no")
-}
-func (c *firstChunk) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, errors.New("no")
-}
-func (c *firstChunk) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, errors.New("no")
-}
-func (c *firstChunk) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, errors.New("no")
-}
-func (c *firstChunk) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, errors.New("no")
-}
-func (c *firstChunk) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, errors.New("no")
-}
-func (c *firstChunk) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, errors.New("no")
 }
 
 // acpAgent is a started ACP agent process with a session open.

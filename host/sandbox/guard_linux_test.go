@@ -229,17 +229,7 @@ func TestIsProtected(t *testing.T) {
 // unprivileged user (when the tests run as root): the helper then has a user namespace of
 // its own, and its capabilities there.
 func TestGuardAsNormalUser(t *testing.T) {
-	u := testuser.Ensure(t)
-	bin := u.TestBinary(t)
-	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^(TestGuard|TestWorkspaceReadOnlyWithoutTheCapability|TestPolicyIsEnforced|TestPrestartedHelper|TestOverlay|TestRebase)$", "-test.v").CombinedOutput()
-	if err != nil {
-		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
-	}
-	for _, name := range []string{"TestGuard", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay", "TestRebase"} {
-		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
-			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
-		}
-	}
+	testuser.RunTests(t, "TestGuard", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay", "TestRebase")
 }
 
 // TestGuardedHelperHandsOnTerm: without namespaces the guarded helper is not PID 1; a SIGTERM

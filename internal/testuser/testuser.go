@@ -11,6 +11,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -95,4 +96,22 @@ func (u User) Command(bin, dir string, env []string, args ...string) *exec.Cmd {
 		"XDG_CACHE_HOME=" + filepath.Join(u.Home, ".cache")}, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID)}}
 	return cmd
+}
+
+// RunTests runs the named tests of the running test binary again as the user (skipped
+// unless the tests run as root) and fails t unless each of them passed there: a test that
+// skipped as the user fails too.
+func RunTests(t *testing.T, names ...string) {
+	t.Helper()
+	u := Ensure(t)
+	bin := u.TestBinary(t)
+	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.v").CombinedOutput()
+	if err != nil {
+		t.Fatalf("as user %s: %v\n%s", Name, err, out)
+	}
+	for _, name := range names {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, Name, out)
+		}
+	}
 }

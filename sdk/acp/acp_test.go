@@ -19,6 +19,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/gemhost/gem/internal/acptest"
 	"github.com/gemhost/gem/internal/fakegemini"
 	"github.com/gemhost/gem/internal/testuser"
 	"github.com/gemhost/gem/sdk"
@@ -28,13 +29,14 @@ import (
 // client is a test ACP client: it records the updates and answers permission questions
 // with answer ("" cancels them).
 type client struct {
-	mu      sync.Mutex
-	updates []acp.SessionUpdate
-	asked   []acp.RequestPermissionRequest
-	answer  acp.PermissionOptionId
-	first   chan time.Time    // told when the next agent_message_chunk arrives
-	buffers map[string]string // the editor's open files, by path (fs/read_text_file)
-	reads   []string          // the paths gem asked for
+	acptest.Refuse // no terminals, no writes
+	mu             sync.Mutex
+	updates        []acp.SessionUpdate
+	asked          []acp.RequestPermissionRequest
+	answer         acp.PermissionOptionId
+	first          chan time.Time    // told when the next agent_message_chunk arrives
+	buffers        map[string]string // the editor's open files, by path (fs/read_text_file)
+	reads          []string          // the paths gem asked for
 }
 
 func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -68,24 +70,6 @@ func (c *client) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp
 		return acp.ReadTextFileResponse{Content: text}, nil
 	}
 	return acp.ReadTextFileResponse{}, errors.New("not open")
-}
-func (c *client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, errors.New("not used")
-}
-func (c *client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, errors.New("not used")
-}
-func (c *client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, errors.New("not used")
-}
-func (c *client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, errors.New("not used")
-}
-func (c *client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, errors.New("not used")
-}
-func (c *client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, errors.New("not used")
 }
 
 // kinds are the sessionUpdate names of the recorded updates, in order.
@@ -392,18 +376,7 @@ func TestHostileContent(t *testing.T) {
 
 // TestACPAsNormalUser runs the turn and hostile-content tests again as an unprivileged user.
 func TestACPAsNormalUser(t *testing.T) {
-	u := testuser.Ensure(t)
-	bin := u.TestBinary(t)
-	names := []string{"TestPromptTurn", "TestHostileContent", "TestModesAndLoad", "TestEditorBuffers", "TestAllowAlwaysSaved"}
-	out, err := u.Command(bin, u.Dir, nil, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.v").CombinedOutput()
-	if err != nil {
-		t.Fatalf("as user %s: %v\n%s", testuser.Name, err, out)
-	}
-	for _, name := range names {
-		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
-			t.Errorf("%s did not pass as user %s (skipped?):\n%s", name, testuser.Name, out)
-		}
-	}
+	testuser.RunTests(t, "TestPromptTurn", "TestHostileContent", "TestModesAndLoad", "TestEditorBuffers", "TestAllowAlwaysSaved")
 }
 
 // TestAllowAlwaysSaved: "allow always (saved)" writes the rule to the user's policy file,
