@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,11 +93,12 @@ func (x *Extension) Manifest() *manifest.Manifest {
 			st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "cannot read " + x.ManifestPath + ": " + err.Error()}}
 			return
 		}
-		if x.Format != nil && x.Format.ID == "claude" {
+		if x.format().ID == "claude" {
 			var doc []byte
 			if _, hooks, herr := claude.HooksOf(data, x.ReadOwn); herr == nil {
 				defer func() { st.notes = append(st.notes, hooks...) }()
 			}
+			defer func() { st.notes = append(st.notes, x.commandNotes()...) }()
 			if doc, st.notes, err = claude.Convert(data, x.ReadOwn); err != nil {
 				st.manifest, _ = manifest.Load(map[string]any{})
 				st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "Invalid JSON in " + x.ManifestPath + ": " + err.Error()}}
@@ -119,7 +121,7 @@ func (x *Extension) Manifest() *manifest.Manifest {
 // so a changed .mcp.json of a Claude Code plugin asks again).
 func (x *Extension) ManifestText() ([]byte, error) {
 	data, err := readFile(x.ManifestPath)
-	if err != nil || x.Format == nil || x.Format.ID != "claude" {
+	if err != nil || x.format().ID != "claude" {
 		return data, err
 	}
 	doc, _, err := claude.Convert(data, x.ReadOwn)
@@ -131,6 +133,32 @@ func (x *Extension) ManifestText() ([]byte, error) {
 func (x *Extension) FormatNotes() []claude.Note {
 	x.Manifest()
 	return x.state().notes
+}
+
+// commandNotes are what became of a Claude Code plugin's commands/**/*.md: each a prompt
+// command, and what of it gem does not apply.
+func (x *Extension) commandNotes() []claude.Note {
+	var notes []claude.Note
+	root := filepath.Join(x.Path, "commands")
+	filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() || filepath.Ext(path) != ".md" {
+			return nil
+		}
+		rel, _ := filepath.Rel(x.Path, path)
+		rel = filepath.ToSlash(rel)
+		data, err := x.ReadOwn(rel)
+		if err != nil {
+			return nil
+		}
+		name := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(rel, "commands/"), ".md"), "/", ":")
+		notes = append(notes, claude.Note{Component: rel, Became: "prompt command /" + name})
+		_, _, dropped := claude.Command(data)
+		for _, d := range dropped {
+			notes = append(notes, claude.Note{Component: rel, Became: d, Dropped: true})
+		}
+		return nil
+	})
+	return notes
 }
 
 // ReadOwn reads a file of the extension by its slash-separated path inside its folder:

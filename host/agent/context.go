@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/frontmatter"
 	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/registry"
@@ -149,7 +150,7 @@ func readSkill(root, rel, source string) (Skill, error) {
 		return Skill{}, err
 	}
 	f := filepath.Join(root, rel)
-	name := frontMatter(string(data), "name")
+	name := frontmatter.Field(string(data), "name")
 	if name == "" {
 		name = filepath.Base(filepath.Dir(f))
 	}
@@ -198,25 +199,8 @@ func EnabledSkills(skills []Skill, disabled []string) []Skill {
 	return slices.DeleteFunc(slices.Clone(skills), func(sk Skill) bool { return slices.Contains(disabled, sk.Name) })
 }
 
-// frontMatter is the value of key in text's front matter ("---" lines), or "".
-func frontMatter(text, key string) string {
-	lines := strings.Split(text, "\n")
-	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
-		return ""
-	}
-	for _, l := range lines[1:] {
-		if strings.TrimSpace(l) == "---" {
-			break
-		}
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), key+":"); ok {
-			return strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	return ""
-}
-
 func skillDescription(text string) string {
-	if d := frontMatter(text, "description"); d != "" {
+	if d := frontmatter.Field(text, "description"); d != "" {
 		return d
 	}
 	for _, l := range strings.Split(text, "\n") {

@@ -5,9 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,7 +19,6 @@ import (
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
-	"github.com/gemhost/gem/manifest/claude"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
 )
@@ -201,26 +198,12 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 			continue
 		}
 		file := filepath.Join(x.Path, "hooks", "hooks.json")
-		var data []byte
-		var err error
-		if x.Format != nil && x.Format.ID == "claude" {
-			// a Claude Code plugin's hooks (hooks/hooks.json or plugin.json's), converted
-			file = x.ManifestPath
-			var plugin []byte
-			if plugin, err = x.ReadOwn(x.Format.ManifestFile); err == nil {
-				data, _, err = claude.HooksOf(plugin, x.ReadOwn)
-			}
-			if err == nil && data == nil {
-				continue
-			}
-		} else {
-			data, err = os.ReadFile(file)
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-		}
+		data, err := x.Hooks() // another format's converted
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w (its hooks are skipped)", file, err))
+			errs = append(errs, fmt.Errorf("%w (its hooks are skipped)", err))
+			continue
+		}
+		if data == nil {
 			continue
 		}
 		var hf hooksFile

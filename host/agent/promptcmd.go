@@ -43,9 +43,9 @@ func PromptCommands(env registry.Env, d *registry.Discovery) ([]*PromptCommand, 
 	byName := map[string]*PromptCommand{}
 	load := func(dir, source string, x *registry.Extension) []*PromptCommand {
 		var out []*PromptCommand
-		ext := ".toml"
-		if x != nil && x.Format != nil && x.Format.ID == "claude" {
-			ext = ".md" // a Claude Code plugin's commands/*.md
+		ext := registry.FormatGemini.CommandFile
+		if x != nil && x.Format != nil {
+			ext = x.Format.CommandFile // a Claude Code plugin's commands/*.md
 		}
 		filepath.WalkDir(dir, func(path string, de os.DirEntry, err error) error {
 			if err != nil || de.IsDir() || !strings.HasSuffix(path, ext) {

@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gemhost/gem/internal/frontmatter"
 	"github.com/gemhost/gem/manifest/claude"
 	"google.golang.org/genai"
 
@@ -169,7 +170,7 @@ var ErrRemoteAgent = errors.New("remote agents (kind: remote) are not supported 
 
 // parseSubagent reads an agent file.
 func parseSubagent(text string) (*Subagent, error) {
-	front, body, ok := splitFrontMatter(text)
+	front, body, ok := frontmatter.Split(text)
 	if !ok {
 		return nil, errors.New(`an agent file starts with YAML front matter between "---" lines (name, description, …)`)
 	}
@@ -207,25 +208,6 @@ func parseSubagent(text string) (*Subagent, error) {
 		}
 	}
 	return sa, nil
-}
-
-// splitFrontMatter splits "---\n<front>\n---\n<body>".
-func splitFrontMatter(text string) (front, body string, ok bool) {
-	text = strings.TrimPrefix(text, "\ufeff")
-	rest, found := strings.CutPrefix(text, "---\n")
-	if !found {
-		rest, found = strings.CutPrefix(text, "---\r\n")
-	}
-	if !found {
-		return "", "", false
-	}
-	i := strings.Index(rest, "\n---")
-	if i < 0 {
-		return "", "", false
-	}
-	front, body = rest[:i], rest[i+4:]
-	body = strings.TrimLeft(strings.TrimPrefix(body, "\r"), "-")
-	return front, body, true
 }
 
 // allows reports whether the agent may call tool: every tool without a list, else a name

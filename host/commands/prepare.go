@@ -203,7 +203,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	}
 	// A Claude Code plugin's bin/ is first on its own programs' PATH (its servers, hooks and
 	// commands), as Claude Code has it; never on another extension's.
-	if x.Format != nil && x.Format.ID == "claude" && x.Path != "" {
+	if x.Format != nil && x.Format.BinOnPath && x.Path != "" {
 		if bin := filepath.Join(x.Path, "bin"); isDir(bin) {
 			childEnv = prependPath(childEnv, bin)
 		}

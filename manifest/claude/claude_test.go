@@ -125,6 +125,9 @@ func TestHooks(t *testing.T) {
 	if _, _, err := Hooks([]byte(`{"hooks": {"PreToolUse": "not a list"}}`)); err == nil {
 		t.Error("a malformed hooks file was taken")
 	}
+	if _, _, err := HooksOf([]byte(`{"name":"x"}`), files(map[string]string{"hooks/hooks.json": `{"hooks": 3}`})); err == nil || !strings.HasPrefix(err.Error(), "hooks/hooks.json: ") {
+		t.Errorf("a malformed hooks file's error: %v", err)
+	}
 }
 
 func TestHooksOf(t *testing.T) {
@@ -154,6 +157,7 @@ func TestCommand(t *testing.T) {
 		{"front matter and $ARGUMENTS", "---\ndescription: Review a file\nargument-hint: <file>\nallowed-tools: Read, Grep\n---\nReview $ARGUMENTS carefully.\n",
 			"Review a file", "Review {{args}} carefully.", []string{"argument-hint is not applied", "allowed-tools is not applied"}},
 		{"no front matter", "Explain the code.\n", "", "Explain the code.", nil},
+		{"bash execution", "Status: !`git status`\n", "", "Status: !`git status`", []string{"is not run"}},
 		{"positional", "---\ndescription: \"Fix\"\n---\nFix issue $1 in $2\n", "Fix", "Fix issue $1 in $2", []string{"positional arguments"}},
 		{"unterminated front matter", "---\ndescription: x\nbody", "", "---\ndescription: x\nbody", nil},
 	}

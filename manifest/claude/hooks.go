@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/gemhost/gem/internal/frontmatter"
 )
 
 // Events are Claude Code's hook events as gem's ("" for one gem has no equivalent of).
@@ -116,7 +118,11 @@ func HooksOf(pluginJSON []byte, read Reader) ([]byte, []Note, error) {
 	file := "hooks/hooks.json"
 	switch {
 	case len(raw) > 0 && raw[0] == '{':
-		return Hooks(raw)
+		doc, notes, err := Hooks(raw)
+		if err != nil {
+			err = fmt.Errorf("%s's hooks: %w", ManifestFile, err)
+		}
+		return doc, notes, err
 	case len(raw) > 0 && raw[0] == '"':
 		json.Unmarshal(raw, &file)
 		file = strings.TrimPrefix(file, "./")
@@ -125,7 +131,11 @@ func HooksOf(pluginJSON []byte, read Reader) ([]byte, []Note, error) {
 	if err != nil {
 		return nil, nil, nil // no hooks
 	}
-	return Hooks(data)
+	doc, notes, err := Hooks(data)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", file, err)
+	}
+	return doc, notes, err
 }
 
 var positional = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[1-9]`) })
@@ -133,7 +143,13 @@ var positional = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // Command is a commands/*.md prompt command: its description and its prompt in gem's
 // template (with {{args}}).
 func Command(md []byte) (description, prompt string, notes []string) {
-	front, body := frontMatter(string(md))
+	var front map[string]string
+	head, body, ok := frontmatter.Split(string(md))
+	if ok {
+		front = frontmatter.Fields(head)
+	} else {
+		body = string(md)
+	}
 	description = front["description"]
 	for _, k := range []string{"argument-hint", "allowed-tools", "model"} {
 		if front[k] != "" {
@@ -141,36 +157,11 @@ func Command(md []byte) (description, prompt string, notes []string) {
 		}
 	}
 	prompt = strings.ReplaceAll(strings.TrimSpace(body), "$ARGUMENTS", "{{args}}")
+	if strings.Contains(prompt, "!`") {
+		notes = append(notes, "!`command` (run by Claude Code before sending) is not run: left as text")
+	}
 	if positional().MatchString(prompt) {
 		notes = append(notes, "positional arguments ($1…) have no equivalent: left as written")
 	}
 	return description, prompt, notes
-}
-
-// frontMatter splits a Markdown file's "---" front matter (simple "key: value" lines) from
-// its body.
-func frontMatter(s string) (map[string]string, string) {
-	out := map[string]string{}
-	s = strings.TrimPrefix(s, "\ufeff")
-	if !strings.HasPrefix(s, "---\n") && !strings.HasPrefix(s, "---\r\n") {
-		return out, s
-	}
-	rest := s[strings.Index(s, "\n")+1:]
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return out, s
-	}
-	for _, line := range strings.Split(rest[:end], "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok {
-			out[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	body := rest[end+len("\n---"):]
-	if i := strings.Index(body, "\n"); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = ""
-	}
-	return out, body
 }

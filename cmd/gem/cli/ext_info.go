@@ -19,7 +19,6 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/manifest"
-	"github.com/gemhost/gem/manifest/claude"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -227,17 +226,11 @@ func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info 
 	}
 	info.Format = x.Format.ID
 	notes := x.FormatNotes()
-	if x.Format.ID == "claude" {
-		plugin, _ := x.ReadOwn(x.Format.ManifestFile)
-		data, _, err := claude.HooksOf(plugin, x.ReadOwn) // its notes are among FormatNotes
-		if err != nil {
-			info.Hooks = []string{"hooks: " + err.Error()}
-		}
-		info.Hooks = append(info.Hooks, hookSummary(data)...)
-	} else {
-		data, _ := os.ReadFile(filepath.Join(x.Path, "hooks", "hooks.json"))
-		info.Hooks = hookSummary(data)
+	data, err := x.Hooks()
+	if err != nil {
+		info.Hooks = []string{"hooks: " + err.Error()}
 	}
+	info.Hooks = append(info.Hooks, hookSummary(data)...)
 	for _, n := range notes {
 		if n.Dropped {
 			info.Dropped = append(info.Dropped, n.Component+": "+n.Became)
