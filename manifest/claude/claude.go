@@ -33,7 +33,9 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
@@ -160,7 +162,7 @@ func mcpServers(field json.RawMessage, read Reader) (map[string]any, []Note) {
 	if file != "" {
 		data, err := read(file)
 		if err != nil {
-			if file != ".mcp.json" {
+			if file != ".mcp.json" || !errors.Is(err, fs.ErrNotExist) { // named, or there but unreadable (a link out)
 				notes = append(notes, Note{Component: "mcpServers", Became: fmt.Sprintf("%s cannot be read: %v", file, err), Dropped: true})
 			}
 			return nil, notes

@@ -3,7 +3,9 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"sync"
@@ -129,7 +131,10 @@ func HooksOf(pluginJSON []byte, read Reader) ([]byte, []Note, error) {
 	}
 	data, err := read(file)
 	if err != nil {
-		return nil, nil, nil // no hooks
+		if file == "hooks/hooks.json" && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil // no hooks
+		}
+		return nil, nil, fmt.Errorf("%s: %w", file, err) // named, or there but unreadable
 	}
 	doc, notes, err := Hooks(data)
 	if err != nil {
