@@ -269,7 +269,7 @@ func (s *server) open(ctx context.Context, cwd string, servers []acp.McpServer, 
 	// A session goes on in the mode it was left in (when that mode is still allowed: yolo
 	// is not in a folder no longer trusted, nor when an admin disabled it).
 	if m := sess.SavedApprovalMode(); m != "" && m != a.ApprovalMode() {
-		if err := a.SetApprovalMode(m); err != nil {
+		if err := ss.switchMode(m); err != nil {
 			ss.note = strings.TrimSpace(ss.note + fmt.Sprintf("\n\nThe session was in %s mode, which is not allowed here (%v): it goes on in %s mode.", m, err, a.ApprovalMode()))
 		}
 	}

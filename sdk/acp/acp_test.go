@@ -246,6 +246,10 @@ func TestModesAndLoad(t *testing.T) {
 	if _, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "reckless"}); err == nil {
 		t.Error("an unknown mode was taken")
 	}
+	// the folder is not trusted: yolo is refused, saying why (the policy would ask anyway)
+	if _, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "yolo"}); err == nil || !strings.Contains(err.Error(), "only in a trusted folder") {
+		t.Errorf("yolo in an untrusted folder: %v", err)
+	}
 	opts, err := conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{SessionId: sess.SessionId, ConfigId: "model", Value: "gemini-2.5-pro"}})
 	if err != nil || opts.ConfigOptions[1].Select.CurrentValue != "gemini-2.5-pro" || opts.ConfigOptions[0].Select.CurrentValue != "plan" {
 		t.Fatalf("config options: %+v, %v", opts, err)

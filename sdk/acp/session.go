@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"fmt"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -162,12 +163,21 @@ func (s *server) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest
 	return acp.SetSessionModeResponse{}, nil
 }
 
+// switchMode sets the agent's approval mode; yolo is refused in an untrusted folder (the
+// policy would ask as in default mode all the same: the client must not show yolo).
+func (ss *session) switchMode(id string) error {
+	if id == "yolo" && !ss.agent.Trusted() {
+		return fmt.Errorf("yolo applies only in a trusted folder, and %s is not: trust it with `gem trust`", ss.cwd)
+	}
+	return ss.agent.SetApprovalMode(id)
+}
+
 // setMode switches the session's approval mode and tells the client.
 func (s *server) setMode(ss *session, id string) error {
 	if !slices.ContainsFunc(modes, func(m acp.SessionMode) bool { return string(m.Id) == id }) {
 		return acp.NewInvalidParams(map[string]any{"modeId": id, "error": "use default, autoEdit, yolo or plan"})
 	}
-	if err := ss.agent.SetApprovalMode(id); err != nil {
+	if err := ss.switchMode(id); err != nil {
 		return acp.NewInvalidParams(map[string]any{"modeId": id, "error": err.Error()})
 	}
 	if err := ss.sess.Save(); err != nil && s.opts.Logger != nil { // a client that loads it later finds it in this mode
