@@ -68,8 +68,8 @@ type lazyState struct {
 	consentMu    sync.Mutex
 	consent      ConsentState // "" until read
 	consented    *manifest.Manifest
-	agreedVars   []string      // host variables the agreed manifest names
-	notes        []claude.Note // what converting another format's manifest did
+	agreedVars   []string        // host variables the agreed manifest names
+	notes        []manifest.Note // what converting another format's manifest did
 }
 
 func (x *Extension) state() *lazyState {
@@ -130,15 +130,15 @@ func (x *Extension) ManifestText() ([]byte, error) {
 
 // FormatNotes says what reading another format's manifest as gem's did: each component
 // converted, and each dropped with the reason (none for a Gemini extension).
-func (x *Extension) FormatNotes() []claude.Note {
+func (x *Extension) FormatNotes() []manifest.Note {
 	x.Manifest()
 	return x.state().notes
 }
 
 // commandNotes are what became of a Claude Code plugin's commands/**/*.md: each a prompt
 // command, and what of it gem does not apply.
-func (x *Extension) commandNotes() []claude.Note {
-	var notes []claude.Note
+func (x *Extension) commandNotes() []manifest.Note {
+	var notes []manifest.Note
 	root := filepath.Join(x.Path, "commands")
 	filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
 		if err != nil || de.IsDir() || filepath.Ext(path) != ".md" {
@@ -151,10 +151,10 @@ func (x *Extension) commandNotes() []claude.Note {
 			return nil
 		}
 		name := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(rel, "commands/"), ".md"), "/", ":")
-		notes = append(notes, claude.Note{Component: rel, Became: "prompt command /" + name})
+		notes = append(notes, manifest.Note{Component: rel, Became: "prompt command /" + name})
 		_, _, dropped := claude.Command(data)
 		for _, d := range dropped {
-			notes = append(notes, claude.Note{Component: rel, Became: d, Dropped: true})
+			notes = append(notes, manifest.Note{Component: rel, Became: d, Dropped: true})
 		}
 		return nil
 	})

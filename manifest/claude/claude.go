@@ -40,25 +40,15 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/gemhost/gem/manifest"
 )
 
 // ManifestFile is where a Claude Code plugin's manifest sits in its folder.
 const ManifestFile = ".claude-plugin/plugin.json"
 
-// Note is what became of one component of a plugin: converted (Became says to what), or
-// dropped (Dropped, with the reason in Became).
-type Note struct {
-	Component string // "mcpServers.db", "hooks.PreToolUse", "lspServers", "commands/review.md"
-	Became    string
-	Dropped   bool
-}
-
-func (n Note) String() string {
-	if n.Dropped {
-		return n.Component + ": dropped (" + n.Became + ")"
-	}
-	return n.Component + ": " + n.Became
-}
+// Note is what became of one component of a plugin (manifest.Note).
+type Note = manifest.Note
 
 // Reader reads a file of the plugin by its slash-separated path relative to the plugin's
 // folder; a missing file is an error satisfying errors.Is(err, fs.ErrNotExist).

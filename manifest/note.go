@@ -1,0 +1,17 @@
+package manifest
+
+// Note is what became of one component of an extension read in another format than
+// gemini-extension.json (a Claude Code plugin's): converted (Became says to what), or
+// dropped (Dropped, with the reason in Became).
+type Note struct {
+	Component string // "mcpServers.db", "hooks.PreToolUse", "lspServers", "commands/review.md"
+	Became    string
+	Dropped   bool
+}
+
+func (n Note) String() string {
+	if n.Dropped {
+		return n.Component + ": dropped (" + n.Became + ")"
+	}
+	return n.Component + ": " + n.Became
+}
