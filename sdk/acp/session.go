@@ -1,9 +1,9 @@
 package acp
 
 import (
-	"fmt"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
