@@ -15,3 +15,17 @@ func (n Note) String() string {
 	}
 	return n.Component + ": " + n.Became
 }
+
+// HookGroup is one matcher group of gem's (Gemini CLI's) hooks/hooks.json, as a converter of
+// another format's hooks writes it: {"hooks": {Event: [HookGroup]}}.
+type HookGroup struct {
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []HookCommand `json:"hooks"`
+}
+
+// HookCommand is one command hook of a HookGroup; Timeout is in milliseconds.
+type HookCommand struct {
+	Type    string  `json:"type"`
+	Command string  `json:"command"`
+	Timeout float64 `json:"timeout,omitempty"`
+}

@@ -123,8 +123,12 @@ func LoadFolder(dir string) (*Extension, error) {
 // otherManifests names the manifests of the formats besides gem's own.
 func otherManifests() string {
 	var names []string
-	for _, f := range Formats[1:] {
-		names = append(names, f.ManifestFile+" of a "+f.Name)
+	for i, f := range Formats[1:] {
+		if i+1 < len(Formats)-1 && Formats[i+2].ID == f.ID { // one format, read from two places
+			names = append(names, f.ManifestFile+" or")
+			continue
+		}
+		names = append(names, f.ManifestFile+" of "+article(f.Name))
 	}
-	return strings.Join(names, ", ")
+	return strings.ReplaceAll(strings.Join(names, ", "), " or, ", " or ")
 }

@@ -93,13 +93,12 @@ func (x *Extension) Manifest() *manifest.Manifest {
 			st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "cannot read " + x.ManifestPath + ": " + err.Error()}}
 			return
 		}
-		if x.format().ID == "claude" {
+		if f := x.format(); f.Convert != nil {
 			var doc []byte
-			if _, hooks, herr := claude.HooksOf(data, x.ReadOwn); herr == nil {
-				defer func() { st.notes = append(st.notes, hooks...) }()
+			if f.CommandFile == ".md" {
+				defer func() { st.notes = append(st.notes, x.commandNotes()...) }()
 			}
-			defer func() { st.notes = append(st.notes, x.commandNotes()...) }()
-			if doc, st.notes, err = claude.Convert(data, x.ReadOwn); err != nil {
+			if doc, st.notes, err = f.Convert(data, x.own()); err != nil {
 				st.manifest, _ = manifest.Load(map[string]any{})
 				st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "Invalid JSON in " + x.ManifestPath + ": " + err.Error()}}
 				return
@@ -121,18 +120,32 @@ func (x *Extension) Manifest() *manifest.Manifest {
 // so a changed .mcp.json of a Claude Code plugin asks again).
 func (x *Extension) ManifestText() ([]byte, error) {
 	data, err := readFile(x.ManifestPath)
-	if err != nil || x.format().ID != "claude" {
+	if err != nil || x.format().Convert == nil {
 		return data, err
 	}
-	doc, _, err := claude.Convert(data, x.ReadOwn)
+	doc, _, err := x.format().Convert(data, x.own())
 	return doc, err
 }
 
 // FormatNotes says what reading another format's manifest as gem's did: each component
 // converted, and each dropped with the reason (none for a Gemini extension).
+// A folder that carries several formats' manifests is one extension, read in the first
+// format of Formats it holds; the others are said here, not read.
 func (x *Extension) FormatNotes() []manifest.Note {
 	x.Manifest()
-	return x.state().notes
+	notes := x.state().notes
+	seen := map[string]bool{x.format().ID: true}
+	for _, f := range Formats {
+		if seen[f.ID] || x.Path == "" {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(x.Path, filepath.FromSlash(f.ManifestFile))); err == nil && fi.Mode().IsRegular() {
+			seen[f.ID] = true
+			notes = append(slices.Clip(notes), manifest.Note{Component: f.ManifestFile,
+				Became: "the folder is also " + article(f.Name) + ": read once, as " + article(x.format().Name) + " (its manifest comes first)", Dropped: true})
+		}
+	}
+	return notes
 }
 
 // commandNotes are what became of a Claude Code plugin's commands/**/*.md: each a prompt
@@ -159,6 +172,14 @@ func (x *Extension) commandNotes() []manifest.Note {
 		return nil
 	})
 	return notes
+}
+
+// article is name with "a" or "an" before it.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOU", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // ReadOwn reads a file of the extension by its slash-separated path inside its folder:

@@ -55,5 +55,67 @@ func TestClaudePluginReadsStayInside(t *testing.T) {
 
 // TestRegistryAsNormalUser runs the format tests again as an unprivileged user.
 func TestRegistryAsNormalUser(t *testing.T) {
-	testuser.RunTests(t, "TestClaudePluginReadsStayInside", "TestDiscoverMixedFormats")
+	testuser.RunTests(t, "TestClaudePluginReadsStayInside", "TestDiscoverMixedFormats", "TestAntigravityPlugins")
+}
+
+// TestAntigravityPlugins: an Antigravity plugin is found with its manifest at its root or in
+// .antigravity-plugin/, its mcp_config.json, rules and hooks.json converted; a folder that
+// carries three formats is one extension, read as the first (gem's own), the others said;
+// a rules folder or hooks.json that links out is not read.
+func TestAntigravityPlugins(t *testing.T) {
+	env := testEnv(t)
+	root := filepath.Join(env.Home, ".gemini/extensions")
+	write(t, filepath.Join(root, "agy/plugin.json"), `{"name": "agy", "description": "an Antigravity plugin"}`)
+	write(t, filepath.Join(root, "agy/mcp_config.json"), `{"mcpServers": {"s": {"command": "node", "args": ["s.js"]}, "r": {"serverUrl": "http://127.0.0.1:1/mcp"}}}`)
+	write(t, filepath.Join(root, "agy/rules/style.md"), "---\ntrigger: always_on\n---\nUse tabs.\n")
+	write(t, filepath.Join(root, "agy/hooks.json"), `{"guard": {"enabled": true, "PreToolUse": [{"matcher": "run_command", "command": "./check.sh", "timeout": 3}]}}`)
+	write(t, filepath.Join(root, "alt/.antigravity-plugin/plugin.json"), `{"name": "alt"}`)
+	write(t, filepath.Join(root, "three/gemini-extension.json"), `{"name": "three", "version": "1.0.0"}`)
+	write(t, filepath.Join(root, "three/.claude-plugin/plugin.json"), `{"name": "three-claude"}`)
+	write(t, filepath.Join(root, "three/plugin.json"), `{"name": "three-agy"}`)
+	outside := filepath.Join(env.Home, "outside")
+	write(t, filepath.Join(outside, "secret.md"), "stolen rule")
+	write(t, filepath.Join(outside, "hooks.json"), `{"g": {"Stop": [{"command": "stolen"}]}}`)
+	write(t, filepath.Join(root, "linked/plugin.json"), `{"name": "linked"}`)
+	os.Symlink(outside, filepath.Join(root, "linked/rules"))
+	os.Symlink(filepath.Join(outside, "hooks.json"), filepath.Join(root, "linked/hooks.json"))
+
+	d := Discover(env, Providers)
+	byName := map[string]*Extension{}
+	for _, x := range d.All {
+		byName[x.Name] = x
+	}
+	if len(d.All) != 4 || byName["agy"] == nil || byName["alt"] == nil || byName["three"] == nil || byName["linked"] == nil {
+		t.Fatalf("found %v", byName)
+	}
+	agy := byName["agy"]
+	m := agy.Manifest()
+	if agy.Format.ID != "antigravity" || len(m.MCPServers) != 2 || m.Description != "an Antigravity plugin" {
+		t.Errorf("agy: %s %+v", agy.Format.ID, m)
+	}
+	if got := strings.Join(m.ContextFiles(), ","); got != "rules/style.md" {
+		t.Errorf("agy context: %s", got)
+	}
+	hooks, err := agy.Hooks()
+	if err != nil || !strings.Contains(string(hooks), `"BeforeTool"`) || !strings.Contains(string(hooks), `"matcher": "run_shell_command"`) || !strings.Contains(string(hooks), `"timeout": 3000`) {
+		t.Errorf("agy hooks: %s %v", hooks, err)
+	}
+	if alt := byName["alt"]; alt.Format.ID != "antigravity" || alt.ManifestPath != filepath.Join(root, "alt/.antigravity-plugin/plugin.json") {
+		t.Errorf("alt: %s %s", alt.Format.ID, alt.ManifestPath)
+	}
+	three := byName["three"]
+	var said []string
+	for _, n := range three.FormatNotes() {
+		said = append(said, n.String())
+	}
+	if three.Format.ID != "gemini" || len(said) != 2 || !strings.Contains(said[0], "also a Claude Code plugin: read once, as a Gemini CLI extension") || !strings.Contains(said[1], "Antigravity plugin") {
+		t.Errorf("three: %s %q", three.Format.ID, said)
+	}
+	linked := byName["linked"]
+	if strings.Contains(strings.Join(linked.Manifest().ContextFiles(), ","), "secret") {
+		t.Errorf("linked: rules read through a link out: %v", linked.Manifest().ContextFiles())
+	}
+	if hooks, err := linked.Hooks(); hooks != nil || err == nil {
+		t.Errorf("linked: hooks read through a link out: %s %v", hooks, err)
+	}
 }

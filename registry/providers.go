@@ -55,6 +55,17 @@ var Providers = []Provider{
 		},
 		Enablement: RootSpec{Base: BaseGeminiHome, Path: ".gemini/extensions/extension-enablement.json"},
 	},
+	{
+		// Antigravity (agy) installs plugins here; gem reads them as it reads Gemini CLI's
+		// extensions (a plugin of the project's .agents/plugins under the same folder trust
+		// and consent). gem keeps their enablement in its own home, never in agy's config.
+		ID: "antigravity", Name: "Antigravity", Priority: 50,
+		Roots: []RootSpec{
+			{Base: BaseGeminiHome, Path: ".gemini/config/plugins", Level: LevelUser},
+			{Base: BaseCwd, Path: ".agents/plugins", Level: LevelProject},
+		},
+		Enablement: RootSpec{Base: BaseGemHome, Path: "antigravity-enablement.json"},
+	},
 }
 
 // Dir resolves a root spec against an environment.

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/gemhost/gem/internal/frontmatter"
+	"github.com/gemhost/gem/manifest"
 )
 
 // Events are Claude Code's hook events as gem's ("" for one gem has no equivalent of).
@@ -48,17 +49,10 @@ type claudeGroup struct {
 	Hooks   []claudeHook `json:"hooks"`
 }
 
-// gemHook and gemGroup are gem's (Gemini CLI's) hooks.json shapes.
-type gemHook struct {
-	Type    string  `json:"type"`
-	Command string  `json:"command"`
-	Timeout float64 `json:"timeout,omitempty"` // milliseconds
-}
-
-type gemGroup struct {
-	Matcher string    `json:"matcher,omitempty"`
-	Hooks   []gemHook `json:"hooks"`
-}
+type (
+	gemHook  = manifest.HookCommand
+	gemGroup = manifest.HookGroup
+)
 
 // Hooks converts a Claude Code hooks document ({"hooks": {Event: [groups]}}, or the inline
 // object of plugin.json's hooks field, with or without the "hooks" wrapper) into gem's

@@ -351,12 +351,12 @@ func printInfoHeader(w io.Writer, info *extInfo) {
 	infoRow(w, "Manifest", info.ManifestPath)
 	if f := registry.FormatOf(info.Format); f != nil && f != registry.FormatGemini {
 		infoRow(w, "Format", f.Name+" (read as a Gemini extension)")
-		for _, c := range info.Converted {
-			infoRow(w, "Converted", c)
-		}
-		for _, c := range info.Dropped {
-			infoRow(w, "Dropped", c)
-		}
+	}
+	for _, c := range info.Converted {
+		infoRow(w, "Converted", c)
+	}
+	for _, c := range info.Dropped {
+		infoRow(w, "Dropped", c)
 	}
 	if info.Install != nil {
 		infoRow(w, "Source", info.Install.Source+" ("+info.Install.Type+")")
