@@ -180,6 +180,12 @@ func (e Layout) HistoryFile() string { return filepath.Join(e.GemHome, "history"
 // TrustAskedFile lists the folders gem asked about trusting.
 func (e Layout) TrustAskedFile() string { return filepath.Join(e.GemHome, "trust-asked") }
 
+// MarketplacesFile records the Claude Code marketplaces gem knows (gem marketplace add).
+func (e Layout) MarketplacesFile() string { return filepath.Join(e.GemHome, "marketplaces.json") }
+
+// MarketplacesDir holds each known marketplace's fetched copy, one folder per name.
+func (e Layout) MarketplacesDir() string { return filepath.Join(e.GemHome, "marketplaces") }
+
 // LockFile serialises lifecycle changes between gem processes.
 func (e Layout) LockFile() string { return filepath.Join(e.GemHome, "state.lock") }
 

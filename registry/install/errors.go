@@ -46,3 +46,24 @@ type NoSourceError struct{ Name, File string }
 func (e *NoSourceError) Error() string {
 	return fmt.Sprintf("extension %q has no install metadata (%s), so gem does not know its source", e.Name, e.File)
 }
+
+// UnknownMarketplaceError is a marketplace name gem does not know.
+type UnknownMarketplaceError struct{ Name string }
+
+func (e *UnknownMarketplaceError) Error() string {
+	return fmt.Sprintf("no marketplace %q is known", e.Name)
+}
+
+// UnknownPluginError is a plugin a marketplace does not list.
+type UnknownPluginError struct{ Plugin, Marketplace string }
+
+func (e *UnknownPluginError) Error() string {
+	return fmt.Sprintf("marketplace %q lists no plugin %q", e.Marketplace, e.Plugin)
+}
+
+// MarketplaceExistsError is a marketplace added under a name another source already has.
+type MarketplaceExistsError struct{ Name, Source string }
+
+func (e *MarketplaceExistsError) Error() string {
+	return fmt.Sprintf("a marketplace named %q is already added from %s", e.Name, e.Source)
+}

@@ -101,10 +101,20 @@ type Fetcher struct {
 	Progress  io.Writer // download progress (a terminal), or nil
 	Getenv    func(string) string
 	Environ   []string // git's environment (the user's proxy and credentials helpers)
+	// Marketplaces resolves plugin@marketplace (nil: no marketplaces).
+	Marketplaces *Marketplaces
 }
 
 // Parse implements Sources.
 func (f *Fetcher) Parse(src string, opt Options) (Source, error) {
+	if plugin, market, ok := SplitPluginRef(src); ok && f.Marketplaces != nil {
+		if _, err := os.Lstat(src); err != nil { // not a folder of that name
+			if opt.Ref != "" {
+				return nil, fmt.Errorf("--ref %q: a marketplace's plugin is fetched from where its marketplace says (gem marketplace update fetches the marketplace again)", opt.Ref)
+			}
+			return f.Marketplaces.Source(plugin, market)
+		}
+	}
 	kind, err := Classify(src)
 	if err != nil {
 		return nil, err
@@ -139,6 +149,12 @@ func (f *Fetcher) Installed(meta registry.InstallMetadata) (Source, error) {
 		return &localSource{path: meta.Source}, nil
 	case "git":
 		return &gitSource{f: f, url: meta.Source}, nil
+	case "marketplace":
+		plugin, market, ok := SplitPluginRef(meta.Source)
+		if !ok || f.Marketplaces == nil {
+			return nil, fmt.Errorf("%q is not plugin@marketplace", meta.Source)
+		}
+		return f.Marketplaces.Source(plugin, market)
 	case "github-release":
 		owner, repo, ok := ownerRepo(meta.Source)
 		if !ok {
@@ -305,16 +321,7 @@ func gitClone(ctx context.Context, environ []string, url, ref, dir string) error
 	if _, err := exec.LookPath("git"); err != nil {
 		return errors.New("git is not installed: install git (for example apt-get install git) to install from git sources")
 	}
-	run := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Env = append(slices.Clip(environ), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
-		cmd.Stdin = nil
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(string(out)))
-		}
-		return nil
-	}
+	run := func(args ...string) error { return git(ctx, environ, args...) }
 	args := []string{"clone", "--quiet", "--depth", "1"}
 	if ref != "" {
 		args = append(args, "--branch", ref)

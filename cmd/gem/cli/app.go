@@ -51,6 +51,7 @@ func NewApp(f *Factory) *cli.App {
 			sessionsCommand(f),
 			settingsCommand(f),
 			skillsCommand(f),
+			marketplaceCommand(f),
 			completionCommand(),
 		},
 		Flags:  append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),

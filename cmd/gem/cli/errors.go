@@ -103,6 +103,9 @@ func hintFor(err error) string {
 		api           *agent.APIError
 		invalid       *install.InvalidError
 		refOnLocal    *install.RefOnLocalError
+		noMarket      *install.UnknownMarketplaceError
+		noPlugin      *install.UnknownPluginError
+		marketExists  *install.MarketplaceExistsError
 	)
 	switch {
 	case errors.As(err, &invalid) && invalid.Forceable:
@@ -111,6 +114,12 @@ func hintFor(err error) string {
 		return "gem ext validate shows every problem"
 	case errors.As(err, &refOnLocal):
 		return "drop --ref: a folder or archive installs as it is (check out the version you want first)"
+	case errors.As(err, &noMarket):
+		return "gem marketplace list shows the known ones; gem marketplace add <owner/repo|url|path> adds one"
+	case errors.As(err, &noPlugin):
+		return fmt.Sprintf("gem marketplace info %s lists its plugins; gem marketplace update %s fetches it again", noPlugin.Marketplace, noPlugin.Marketplace)
+	case errors.As(err, &marketExists):
+		return fmt.Sprintf("gem marketplace remove %s first, or gem marketplace update %s", marketExists.Name, marketExists.Name)
 	case errors.As(err, &api):
 		return apiHint(api)
 	case errors.As(err, &unknownTool) && unknownTool.Similar != "":

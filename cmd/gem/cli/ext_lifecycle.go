@@ -17,6 +17,19 @@ import (
 	"github.com/gemhost/gem/registry/install"
 )
 
+// newFetcher is gem's sources: folders, archives, git, GitHub and the known marketplaces.
+func newFetcher(s *session) *install.Fetcher {
+	f := &install.Fetcher{
+		GitHubAPI: s.env.Getenv("GEM_GITHUB_API_URL"),
+		Token:     s.env.Getenv("GITHUB_TOKEN"),
+		Getenv:    s.env.Getenv,
+		Environ:   s.environ,
+		Progress:  s.io.Progress(),
+	}
+	f.Marketplaces = &install.Marketplaces{Paths: s.env.Layout, Fetcher: f}
+	return f
+}
+
 func newInstaller(s *session, consent bool) *install.Installer {
 	return &install.Installer{
 		Env:        s.env,
@@ -25,14 +38,8 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		Out:        s.stderr,
 		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(s.env, x) },
 		Check:      func(x *registry.Extension) manifest.Problems { return binaryProblems(s, x) },
-		Sources: &install.Fetcher{
-			GitHubAPI: s.env.Getenv("GEM_GITHUB_API_URL"),
-			Token:     s.env.Getenv("GITHUB_TOKEN"),
-			Getenv:    s.env.Getenv,
-			Environ:   s.environ,
-			Progress:  s.io.Progress(),
-		},
-		CrashAt: s.env.Getenv("GEM_TEST_CRASH_AT"),
+		Sources:    newFetcher(s),
+		CrashAt:    s.env.Getenv("GEM_TEST_CRASH_AT"),
 	}
 }
 
@@ -59,8 +66,9 @@ type extInstallOptions struct {
 }
 
 func extInstallCommand(f *Factory) *cli.Command {
-	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo or archive", extInstall,
+	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo, archive or plugin@marketplace", extInstall,
 		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent",
+		"gem ext install formatter@acme-tools (a plugin of a marketplace: gem marketplace add)",
 		"gem ext install ./my-ext --consent --prefetch")
 }
 
