@@ -1,15 +1,11 @@
 package main
 
 import (
-	"archive/tar"
+	"github.com/gemhost/gem/internal/npmregistry"
+
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha1"
-	"crypto/sha512"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -287,45 +283,7 @@ func init() {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		ts.Check(err)
 		base := "http://" + ln.Addr().String() + "/"
-		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			name := strings.Trim(r.URL.Path, "/")
-			if strings.Contains(name, "/-/") {
-				select {
-				case <-time.After(delay):
-				case <-r.Context().Done():
-					return
-				}
-				http.ServeFile(w, r, filepath.Join(dir, filepath.Base(name)))
-				return
-			}
-			name = strings.ReplaceAll(name, "%2f", "/")
-			tgzs, _ := filepath.Glob(filepath.Join(dir, strings.ReplaceAll(name, "/", "-")+"-*.tgz"))
-			if len(tgzs) == 0 {
-				http.NotFound(w, r)
-				return
-			}
-			versions := map[string]any{}
-			latest := ""
-			for _, tgz := range tgzs {
-				data, err := os.ReadFile(tgz)
-				if err != nil {
-					continue
-				}
-				pkg := packageJSON(data)
-				v, _ := pkg["version"].(string)
-				sha1sum := sha1.Sum(data)
-				sha512sum := sha512.Sum512(data)
-				pkg["dist"] = map[string]any{
-					"tarball":   base + name + "/-/" + filepath.Base(tgz),
-					"shasum":    hex.EncodeToString(sha1sum[:]),
-					"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sha512sum[:]),
-				}
-				versions[v] = pkg
-				latest = v
-			}
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(map[string]any{"name": name, "dist-tags": map[string]string{"latest": latest}, "versions": versions})
-		})}
+		srv := &http.Server{Handler: npmregistry.Handler(dir, base, delay)}
 		go srv.Serve(ln)
 		ts.Defer(func() { srv.Close() })
 		ts.Setenv(args[0], base)
@@ -366,25 +324,6 @@ func init() {
 }
 
 // packageJSON reads package/package.json out of an npm tarball.
-func packageJSON(tgz []byte) map[string]any {
-	zr, err := gzip.NewReader(bytes.NewReader(tgz))
-	if err != nil {
-		return map[string]any{}
-	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			return map[string]any{}
-		}
-		if h.Name == "package/package.json" {
-			var pkg map[string]any
-			json.NewDecoder(tr).Decode(&pkg)
-			return pkg
-		}
-	}
-}
-
 // acceptAndClose accepts connections on ln and closes each, until ln is closed.
 func acceptAndClose(ln net.Listener) {
 	for {

@@ -1,8 +1,8 @@
-// Package npmregistry is a local npm registry for tests: an HTTP server on 127.0.0.1 that
-// speaks the registry's wire format for installs (GET /<name> answers the packument with
-// dist-tags and versions, each with dist.tarball, dist.shasum and dist.integrity; GET of a
-// tarball answers the .tgz), so the real npm and npx fetch from it as from the public one.
-// It stands in only for the public registry, which tests cannot reach.
+// Package npmregistry is a local npm registry for tests: an HTTP handler that serves the
+// packages packed in a folder (npm pack's .tgz files) in the registry's wire format for
+// installs — GET /<name> answers the packument (dist-tags, versions with dist.tarball,
+// dist.shasum and dist.integrity), GET /<name>/-/<file>.tgz the tarball — so the real npm and
+// npx fetch from it as from the public registry, which tests cannot reach.
 package npmregistry
 
 import (
@@ -15,96 +15,116 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
-	"sync"
-	"testing"
+	"time"
 )
 
-// Registry is a running local registry.
-type Registry struct {
-	URL      string // with a trailing slash, as npm's registry setting
-	mu       sync.Mutex
-	packages map[string]map[string][]byte // name → version → tarball
-	srv      *httptest.Server
+// Handler serves the .tgz files of dir; base is the registry's own URL (with a trailing
+// slash: the tarballs' addresses start with it). Each tarball is held back for delay, as a
+// slow network would.
+func Handler(dir, base string, delay time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.Trim(r.URL.Path, "/")
+		if strings.Contains(name, "/-/") {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+			http.ServeFile(w, r, filepath.Join(dir, filepath.Base(name)))
+			return
+		}
+		name = strings.ReplaceAll(strings.ReplaceAll(name, "%2f", "/"), "%2F", "/")
+		tgzs, _ := filepath.Glob(filepath.Join(dir, fileStem(name)+"-*.tgz"))
+		sort.Strings(tgzs)
+		versions := map[string]any{}
+		latest := ""
+		for _, tgz := range tgzs {
+			data, err := os.ReadFile(tgz)
+			if err != nil {
+				continue
+			}
+			pkg := packageJSON(data)
+			if pkg["name"] != name {
+				continue // another package whose name starts alike
+			}
+			v, _ := pkg["version"].(string)
+			sha1sum := sha1.Sum(data)
+			sha512sum := sha512.Sum512(data)
+			pkg["dist"] = map[string]any{
+				"tarball":   base + name + "/-/" + filepath.Base(tgz),
+				"shasum":    hex.EncodeToString(sha1sum[:]),
+				"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sha512sum[:]),
+			}
+			versions[v] = pkg
+			latest = v
+		}
+		if len(versions) == 0 {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"name": name, "dist-tags": map[string]string{"latest": latest}, "versions": versions})
+	})
 }
 
-// Start runs a registry until the test ends.
-func Start(t testing.TB) *Registry {
-	r := &Registry{packages: map[string]map[string][]byte{}}
-	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.srv.Close)
-	r.URL = r.srv.URL + "/"
-	return r
+// fileStem is how npm pack names a package's tarball, before the version: "@acme/x" is
+// "acme-x".
+func fileStem(name string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(name, "@"), "/", "-")
 }
 
-// Publish adds name@version made of files (paths relative to the package's folder; a
-// package.json is written when files has none).
-func (r *Registry) Publish(name, version string, files map[string]string) {
+// Pack writes name@version, made of files (paths relative to the package's folder; a
+// package.json is added when files has none), into dir as npm pack would name it.
+func Pack(dir, name, version string, files map[string]string) error {
 	if _, ok := files["package.json"]; !ok {
 		files["package.json"] = `{"name": "` + name + `", "version": "` + version + `"}`
 	}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for rel, text := range files {
+	names := make([]string, 0, len(files))
+	for rel := range files {
+		names = append(names, rel)
+	}
+	sort.Strings(names)
+	for _, rel := range names {
 		mode := int64(0o644)
-		if strings.HasPrefix(rel, "bin/") || strings.HasSuffix(rel, ".sh") {
+		if strings.HasPrefix(rel, "bin/") || strings.HasSuffix(rel, ".sh") || strings.HasSuffix(rel, ".js") {
 			mode = 0o755
 		}
-		tw.WriteHeader(&tar.Header{Name: "package/" + rel, Mode: mode, Size: int64(len(text)), Typeflag: tar.TypeReg})
-		tw.Write([]byte(text))
+		if err := tw.WriteHeader(&tar.Header{Name: "package/" + rel, Mode: mode, Size: int64(len(files[rel])), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		tw.Write([]byte(files[rel]))
 	}
 	tw.Close()
 	gz.Close()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.packages[name] == nil {
-		r.packages[name] = map[string][]byte{}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	r.packages[name][version] = buf.Bytes()
+	return os.WriteFile(filepath.Join(dir, fileStem(name)+"-"+version+".tgz"), buf.Bytes(), 0o644)
 }
 
-func tarballName(name, version string) string {
-	base := name[strings.LastIndex(name, "/")+1:]
-	return "/" + name + "/-/" + base + "-" + version + ".tgz"
-}
-
-func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
-	path, _ := url.PathUnescape(req.URL.EscapedPath())
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for name, versions := range r.packages {
-		for v, tgz := range versions {
-			if path == tarballName(name, v) {
-				w.Header().Set("Content-Type", "application/octet-stream")
-				w.Write(tgz)
-				return
-			}
+// packageJSON is the package.json inside a tarball.
+func packageJSON(tgz []byte) map[string]any {
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return map[string]any{}
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return map[string]any{}
+		}
+		if h.Name == "package/package.json" {
+			var pkg map[string]any
+			json.NewDecoder(tr).Decode(&pkg)
+			return pkg
 		}
 	}
-	name := strings.TrimPrefix(path, "/")
-	versions, ok := r.packages[name]
-	if !ok {
-		http.Error(w, `{"error":"Not found"}`, http.StatusNotFound)
-		return
-	}
-	doc := map[string]any{"name": name, "dist-tags": map[string]string{}, "versions": map[string]any{}}
-	latest := ""
-	for v, tgz := range versions {
-		s1 := sha1.Sum(tgz)
-		s512 := sha512.Sum512(tgz)
-		doc["versions"].(map[string]any)[v] = map[string]any{"name": name, "version": v, "dist": map[string]string{
-			"tarball":   r.srv.URL + tarballName(name, v),
-			"shasum":    hex.EncodeToString(s1[:]),
-			"integrity": "sha512-" + base64.StdEncoding.EncodeToString(s512[:]),
-		}}
-		if v > latest {
-			latest = v
-		}
-	}
-	doc["dist-tags"].(map[string]string)["latest"] = latest
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(doc)
 }

@@ -2,6 +2,8 @@ package install
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,19 +112,28 @@ func TestNpmPluginSource(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed")
 	}
-	reg := npmregistry.Start(t)
-	reg.Publish("@acme/np-plugin", "1.2.0", map[string]string{".claude-plugin/plugin.json": `{"name": "np-plugin", "version": "1.2.0"}`})
 	base := testhome.Dir(t, "npm")
+	if err := npmregistry.Pack(filepath.Join(base, "registry"), "@acme/np-plugin", "1.2.0", map[string]string{".claude-plugin/plugin.json": `{"name": "np-plugin", "version": "1.2.0"}`}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	regURL := "http://" + ln.Addr().String() + "/"
+	srv := &http.Server{Handler: npmregistry.Handler(filepath.Join(base, "registry"), regURL, 0)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
 	f := &Fetcher{Environ: []string{"HOME=" + base, "PATH=" + os.Getenv("PATH"), "npm_config_cache=" + filepath.Join(base, "cache"), "npm_config_update_notifier=false"}}
 	staging := filepath.Join(base, "staging")
-	dir, err := f.npmPack(context.Background(), claude.PluginSource{Kind: "npm", Package: "@acme/np-plugin", Version: "1.2.0", Registry: reg.URL}, staging)
+	dir, err := f.npmPack(context.Background(), claude.PluginSource{Kind: "npm", Package: "@acme/np-plugin", Version: "1.2.0", Registry: regURL}, staging)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, ".claude-plugin/plugin.json")); err != nil || !strings.Contains(string(data), "np-plugin") {
 		t.Errorf("unpacked: %s %v", data, err)
 	}
-	_, err = f.npmPack(context.Background(), claude.PluginSource{Kind: "npm", Package: "@acme/np-plugin", Version: "9.9.9", Registry: reg.URL}, filepath.Join(base, "staging2"))
+	_, err = f.npmPack(context.Background(), claude.PluginSource{Kind: "npm", Package: "@acme/np-plugin", Version: "9.9.9", Registry: regURL}, filepath.Join(base, "staging2"))
 	if err == nil || !strings.Contains(err.Error(), "npm pack @acme/np-plugin@9.9.9") {
 		t.Errorf("a missing version: %v", err)
 	}
