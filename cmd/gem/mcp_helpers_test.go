@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/gemhost/gem/internal/npmregistry"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -13,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +28,8 @@ import (
 	"github.com/gemhost/gem/cmd/gem/cli"
 	"github.com/gemhost/gem/internal/fakegemini"
 	"github.com/gemhost/gem/internal/iostreams"
+	"github.com/gemhost/gem/internal/npmregistry"
+	"github.com/gemhost/gem/registry/mcpregistry"
 )
 
 func init() {
@@ -638,4 +639,102 @@ func exampleShell(ts *testscript.TestScript, line string) *exec.Cmd {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	return cmd
+}
+
+func init() {
+	// mcpregistry VAR DIR: an MCP registry on 127.0.0.1 speaking the v0.1 API (GET
+	// /v0.1/servers?search=&cursor=&limit=, GET /v0.1/servers/{name}/versions/{version|latest})
+	// over the server.json files of DIR, several versions of one server allowed; any other
+	// file of DIR is served at /files/<name> (an mcpb bundle). VAR is its URL.
+	scriptCmds["mcpregistry"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: mcpregistry VAR DIR")
+		}
+		dir := ts.MkAbs(args[1])
+		servers := func() []mcpregistry.Server {
+			files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+			sort.Strings(files)
+			var out []mcpregistry.Server
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				var s mcpregistry.Server
+				if err == nil && json.Unmarshal(data, &s) == nil && s.Name != "" {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+		result := func(s mcpregistry.Server, latest bool) mcpregistry.ServerResult {
+			r := mcpregistry.ServerResult{Server: s}
+			r.Meta.Official = &struct {
+				Status   string `json:"status"`
+				IsLatest bool   `json:"isLatest"`
+			}{"active", latest}
+			return r
+		}
+		latestOf := func(all []mcpregistry.Server, name string) *mcpregistry.Server {
+			var best *mcpregistry.Server
+			for i := range all {
+				if all[i].Name == name && (best == nil || all[i].Version > best.Version) {
+					best = &all[i]
+				}
+			}
+			return best
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			path := r.URL.EscapedPath()
+			switch {
+			case strings.HasPrefix(path, "/files/"):
+				http.ServeFile(w, r, filepath.Join(dir, filepath.Base(path)))
+			case path == "/v0.1/servers":
+				q := r.URL.Query()
+				limit := 30
+				fmt.Sscan(q.Get("limit"), &limit)
+				start := 0
+				fmt.Sscan(q.Get("cursor"), &start)
+				var list mcpregistry.ServerList
+				all := servers()
+				var matched []mcpregistry.Server
+				for _, s := range all {
+					if strings.Contains(s.Name, q.Get("search")) && latestOf(all, s.Name).Version == s.Version {
+						matched = append(matched, s)
+					}
+				}
+				for i := start; i < len(matched) && len(list.Servers) < limit; i++ {
+					list.Servers = append(list.Servers, result(matched[i], true))
+					if i+1 < len(matched) && len(list.Servers) == limit {
+						list.Metadata.NextCursor = fmt.Sprint(i + 1)
+					}
+				}
+				list.Metadata.Count = len(list.Servers)
+				json.NewEncoder(w).Encode(list)
+			case strings.HasPrefix(path, "/v0.1/servers/"):
+				rest := strings.TrimPrefix(path, "/v0.1/servers/")
+				escName, ver, ok := strings.Cut(rest, "/versions/")
+				name, _ := url.PathUnescape(escName)
+				if !ok {
+					http.NotFound(w, r)
+					return
+				}
+				all := servers()
+				if ver == "latest" {
+					if s := latestOf(all, name); s != nil {
+						json.NewEncoder(w).Encode(result(*s, true))
+						return
+					}
+				}
+				for _, s := range all {
+					if s.Name == name && s.Version == ver {
+						json.NewEncoder(w).Encode(result(s, latestOf(all, name).Version == ver))
+						return
+					}
+				}
+				http.Error(w, `{"title":"Not Found","status":404,"detail":"Server not found"}`, http.StatusNotFound)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		ts.Defer(srv.Close)
+		ts.Setenv(args[0], srv.URL)
+	}
 }

@@ -214,6 +214,16 @@ func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 
 // Install fetches source, validates it, asks consent and puts it in place.
 func (in *Installer) Install(ctx context.Context, source string, opt Options) (*Result, error) {
+	return in.install(ctx, opt, func() (Source, error) { return in.Sources.Parse(source, opt) })
+}
+
+// InstallSource installs from a source resolved elsewhere (an MCP registry server), as
+// Install does.
+func (in *Installer) InstallSource(ctx context.Context, src Source, opt Options) (*Result, error) {
+	return in.install(ctx, opt, func() (Source, error) { return src, nil })
+}
+
+func (in *Installer) install(ctx context.Context, opt Options, resolve func() (Source, error)) (*Result, error) {
 	l, err := in.lock()
 	if err != nil {
 		return nil, err
@@ -226,7 +236,7 @@ func (in *Installer) Install(ctx context.Context, source string, opt Options) (*
 	}
 	defer dropStaging(staging)
 
-	src, err := in.Sources.Parse(source, opt)
+	src, err := resolve()
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/mcpregistry"
 )
 
 // SourceKind is how a source is fetched.
@@ -103,6 +104,8 @@ type Fetcher struct {
 	Environ   []string // git's environment (the user's proxy and credentials helpers)
 	// Marketplaces resolves plugin@marketplace (nil: no marketplaces).
 	Marketplaces *Marketplaces
+	// MCPRegistry reads the MCP registry (gem mcp install; nil: none).
+	MCPRegistry *mcpregistry.Client
 }
 
 // Parse implements Sources.
@@ -149,6 +152,11 @@ func (f *Fetcher) Installed(meta registry.InstallMetadata) (Source, error) {
 		return &localSource{path: meta.Source}, nil
 	case "git":
 		return &gitSource{f: f, url: meta.Source}, nil
+	case "mcp-registry":
+		if f.MCPRegistry == nil {
+			return nil, &UnknownSourceError{Type: meta.Type, Source: meta.Source}
+		}
+		return &MCPRegistrySource{Fetcher: f, Client: f.MCPRegistry, Name: meta.Source, Version: meta.Ref}, nil
 	case "marketplace":
 		plugin, market, ok := SplitPluginRef(meta.Source)
 		if !ok || f.Marketplaces == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
+	"github.com/gemhost/gem/registry/mcpregistry"
 )
 
 // newFetcher is gem's sources: folders, archives, git, GitHub and the known marketplaces.
@@ -27,6 +28,7 @@ func newFetcher(s *session) *install.Fetcher {
 		Progress:  s.io.Progress(),
 	}
 	f.Marketplaces = &install.Marketplaces{Paths: s.env.Layout, Fetcher: f}
+	f.MCPRegistry = &mcpregistry.Client{BaseURL: s.env.Getenv("GEM_MCP_REGISTRY_URL")}
 	return f
 }
 
@@ -84,11 +86,17 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 		s.log.Error("install failed", "source", o.Source, "error", err)
 		return err
 	}
+	return installed(ctx, s, res, o)
+}
+
+// installed reports an install, asks the extension's settings and prefetches its servers
+// (gem ext install, gem mcp install).
+func installed(ctx context.Context, s *session, res *install.Result, o extInstallOptions) error {
 	s.log.Info("installed", "name", res.Name, "version", res.Version, "source", res.Install.Source)
 	for _, p := range res.Problems {
 		s.warn("%s", p.String())
 	}
-	err = render(s, o.JSON, res, func() error {
+	err := render(s, o.JSON, res, func() error {
 		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (%s).\n", res.Name, res.Version, res.Path, effectHere(s, res.Path))
 		return err
 	})
