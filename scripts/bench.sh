@@ -36,6 +36,28 @@ median "$work/list.json" | tee "$work/list.txt"
 ratio "$work/list.json" "list/version" 3x
 
 echo
+echo "== gem ext list --json on 1,000 mixed-format extensions (a third Claude Code plugins, a third"
+echo "   Antigravity plugins) vs gem --version (median wall, $runs runs each)"
+mixed=$work/mixed
+mkdir -p "$mixed"
+"$OLDPWD/scripts/gen-extensions.sh" "$mixed/.gemini/extensions" 1000
+i=0
+for d in "$mixed"/.gemini/extensions/*/; do
+  case $((i % 3)) in
+    1) mkdir -p "$d.claude-plugin" && mv "$d/gemini-extension.json" "$d.claude-plugin/plugin.json" ;;
+    2) mv "$d/gemini-extension.json" "$d/plugin.json" ;;
+  esac
+  i=$((i + 1))
+done
+sleep 2.1
+HOME=$mixed GEM_HOME=$mixed/.gem "$gem" ext list >/dev/null
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/mixed.json" \
+  "env HOME=$mixed GEM_HOME=$mixed/.gem $gem --version" "env HOME=$mixed GEM_HOME=$mixed/.gem $gem ext list --json" >/dev/null
+median "$work/mixed.json"
+ratio "$work/mixed.json" "mixed list/version" 3x
+[ "$(HOME=$mixed GEM_HOME=$mixed/.gem "$gem" ext list --json | grep -c '"name"')" -ge 1000 ] || { echo "bench.sh: the mixed set did not list 1,000 extensions" >&2; exit 1; }
+
+echo
 echo "== start-up: the light front (gem) vs the full engine (gem-engine)"
 hyperfine -N --warmup 10 --runs 50 --export-json "$work/engine.json" "$gem --version" "$OLDPWD/bin/gem-engine --version" >/dev/null
 median "$work/engine.json"
