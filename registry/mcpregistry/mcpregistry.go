@@ -340,6 +340,9 @@ func Convert(s *Server) (*Plan, error) {
 		case RegistryTypeOCI:
 			for _, a := range rt {
 				flag, _, _ := strings.Cut(a, "=")
+				if len(flag) > 2 && flag[0] == '-' && flag[1] != '-' {
+					return nil, &UnsupportedError{Name: s.Name, Why: fmt.Sprintf("its docker runtime argument %q joins short flags: give each on its own", a)}
+				}
 				for _, w := range dockerWidening {
 					if flag == w {
 						return nil, &UnsupportedError{Name: s.Name, Why: fmt.Sprintf("its docker runtime argument %q would widen the container", a)}

@@ -29,6 +29,8 @@ func TestConvert(t *testing.T) {
 			[]string{`"command": "docker"`, `"run"`, `"-i"`, `"--rm"`, `"-e"`, `"KEY"`, `"ghcr.io/a/o:3"`}, "oci", ""},
 		{"oci widening refused", `{"name": "a/o", "version": "3", "packages": [{"registryType": "oci", "identifier": "o", "transport": {"type": "stdio"},
 			"runtimeArguments": [{"type": "named", "name": "-v", "value": "/:/host"}]}]}`, nil, "", `docker runtime argument "-v" would widen`},
+		{"joined short flags refused", `{"name": "a/o", "version": "3", "packages": [{"registryType": "oci", "identifier": "o", "transport": {"type": "stdio"},
+			"runtimeArguments": [{"type": "positional", "value": "-itv"}]}]}`, nil, "", "joins short flags"},
 		{"mcpb needs a hash", `{"name": "a/m", "version": "1", "packages": [{"registryType": "mcpb", "identifier": "https://x/m.mcpb", "transport": {"type": "stdio"}}]}`,
 			nil, "", "no fileSha256"},
 		{"mcpb", `{"name": "a/m", "version": "1", "packages": [{"registryType": "mcpb", "identifier": "https://x/m.mcpb", "fileSha256": "ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789", "transport": {"type": "stdio"}}]}`,
