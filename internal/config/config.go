@@ -27,6 +27,7 @@ var Vars = []Var{
 	{"GEM_SANDBOX_NAMESPACES", "`off` turns off the namespace layer only (private view, own `/proc`, network namespace)"},
 	{"GEM_SANDBOX_HELPER", "the re-exec helper (default: `gem` beside `gem-engine`)"},
 	{"GEM_GITHUB_API_URL", "GitHub API base for release lookups (tests point it at a local server)"},
+	{"GEM_MCP_REGISTRY_URL", "the MCP registry gem mcp search and gem mcp install read (default the public registry)"},
 	{"GITHUB_TOKEN", "sent to the GitHub API and GitHub downloads only"},
 	{"GEM_WORKSPACE", "the workspace programs may write, named explicitly (default: the git top level of the current folder); needed to use `$HOME`, `/`, or a folder holding `~/.gem` or an extensions root"},
 	{"GEM_MCP_START_TIMEOUT", "how long an MCP server may take to start (launch, initialize, tool list); default `30s`"},

@@ -13,9 +13,11 @@ import (
 
 type mcpSearchOptions struct {
 	Text  string `arg:"<text>" help:"words of the server's name"`
-	Limit int    `flag:"limit" usage:"at most this many servers (default 30)"`
+	Limit int    `flag:"limit" usage:"at most this many servers"`
 	jsonOutput
 }
+
+func (o *mcpSearchOptions) setDefaults() { o.Limit = 30 }
 
 func mcpSearchCommand(f *Factory) *cli.Command {
 	return verb(f, "search", "search the MCP registry (GEM_MCP_REGISTRY_URL) for servers gem mcp install installs", mcpSearch,
