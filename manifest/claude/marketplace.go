@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // MarketplaceFile is where a Claude Code marketplace's catalogue sits in its repository.
@@ -90,13 +91,19 @@ func (s PluginSource) String() string {
 	return where
 }
 
+// The marketplace's patterns are compiled on first use: the light front links this package
+// (discovery reads plugins) and must not pay for them at every start.
 var (
-	marketName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	repoName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
-	shaPin     = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
-	npmName    = regexp.MustCompile(`^(@[a-z0-9~][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*$`)
-	npmVersion = regexp.MustCompile(`^[A-Za-z0-9.^~<>=*+-][A-Za-z0-9.^~<>=*+ |-]*$`)
+	marketName = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	repoName   = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
+	shaPin     = lazyRegexp(`^[0-9a-f]{7,64}$`)
+	npmName    = lazyRegexp(`^(@[a-z0-9~][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*$`)
+	npmVersion = lazyRegexp(`^[A-Za-z0-9.^~<>=*+-][A-Za-z0-9.^~<>=*+ |-]*$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // MarketplaceError is a marketplace.json that gem cannot use: Field names the field.
 type MarketplaceError struct {
@@ -130,7 +137,7 @@ func ParseMarketplace(data []byte) (*Marketplace, error) {
 		return nil, &MarketplaceError{Problem: "not JSON of a marketplace: " + err.Error()}
 	}
 	m := &Marketplace{Name: raw.Name, Owner: raw.Owner, Metadata: raw.Metadata}
-	if !marketName.MatchString(m.Name) {
+	if !marketName().MatchString(m.Name) {
 		return nil, &MarketplaceError{Field: "name", Problem: fmt.Sprintf("%q: use letters, digits, '.', '_' and '-' (it names the marketplace in plugin@marketplace)", m.Name)}
 	}
 	root := strings.TrimPrefix(path.Clean("/"+m.Metadata.PluginRoot), "/")
@@ -140,7 +147,7 @@ func ParseMarketplace(data []byte) (*Marketplace, error) {
 	seen := map[string]bool{}
 	for i, p := range raw.Plugins {
 		field := fmt.Sprintf("plugins[%d]", i)
-		if !marketName.MatchString(p.Name) {
+		if !marketName().MatchString(p.Name) {
 			return nil, &MarketplaceError{Field: field + ".name", Problem: fmt.Sprintf("%q: use letters, digits, '.', '_' and '-'", p.Name)}
 		}
 		if seen[p.Name] {
@@ -188,7 +195,7 @@ func pluginSource(raw json.RawMessage, root string) (PluginSource, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return PluginSource{}, fmt.Errorf("not a path or a source object: %w", err)
 	}
-	if s.SHA != "" && !shaPin.MatchString(s.SHA) {
+	if s.SHA != "" && !shaPin().MatchString(s.SHA) {
 		return s, fmt.Errorf("sha %q: give a commit's hexadecimal id (7 to 64 characters)", s.SHA)
 	}
 	if strings.HasPrefix(s.Ref, "-") {
@@ -196,7 +203,7 @@ func pluginSource(raw json.RawMessage, root string) (PluginSource, error) {
 	}
 	switch s.Kind {
 	case "github":
-		if !repoName.MatchString(s.Repo) {
+		if !repoName().MatchString(s.Repo) {
 			return s, fmt.Errorf("repo %q: give owner/name", s.Repo)
 		}
 	case "url", "git-subdir":
@@ -211,10 +218,10 @@ func pluginSource(raw json.RawMessage, root string) (PluginSource, error) {
 			s.Path = rel
 		}
 	case "npm":
-		if len(s.Package) > 214 || !npmName.MatchString(s.Package) {
+		if len(s.Package) > 214 || !npmName().MatchString(s.Package) {
 			return s, fmt.Errorf("package %q: give an npm package name", s.Package)
 		}
-		if s.Version != "" && (strings.HasPrefix(s.Version, "-") || !npmVersion.MatchString(s.Version)) {
+		if s.Version != "" && (strings.HasPrefix(s.Version, "-") || !npmVersion().MatchString(s.Version)) {
 			return s, fmt.Errorf("version %q: give an npm version", s.Version)
 		}
 		if s.Registry != "" && !strings.HasPrefix(s.Registry, "https://") && !strings.HasPrefix(s.Registry, "http://") {
