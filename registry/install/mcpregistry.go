@@ -88,10 +88,14 @@ func (s *MCPRegistrySource) fetchBundle(ctx context.Context, plan *mcpregistry.P
 	if got := hex.EncodeToString(h.Sum(nil)); got != plan.Bundle.SHA256 {
 		return nil, &BundleHashError{URL: plan.Bundle.URL, Want: plan.Bundle.SHA256, Got: got}
 	}
-	if err := Extract(file, tree, DefaultArchiveLimits); err != nil {
+	bundle := filepath.Join(tree, mcpregistry.BundleDir)
+	if err := os.MkdirAll(bundle, 0o755); err != nil {
 		return nil, err
 	}
-	mj, err := fsx.ReadBeneath(tree, "manifest.json", 1<<20)
+	if err := Extract(file, bundle, DefaultArchiveLimits); err != nil {
+		return nil, err
+	}
+	mj, err := fsx.ReadBeneath(bundle, "manifest.json", 1<<20)
 	if err != nil {
 		return nil, fmt.Errorf("the mcpb bundle %s: %w", plan.Bundle.URL, err)
 	}

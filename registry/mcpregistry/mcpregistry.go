@@ -15,8 +15,9 @@
 //     root): an oci server runs where the user's docker is reachable without it (rootless
 //     docker, podman's docker) or not at all, said at install;
 //   - mcpb: the bundle is downloaded, its SHA-256 checked against fileSha256 (required:
-//     without it, or when it differs, nothing installs) and unpacked; its manifest.json's
-//     server.mcp_config runs with ${__dirname} as the extension's folder;
+//     without it, or when it differs, nothing installs) and unpacked into the extension's
+//     bundle/ folder (nothing in it is read as the extension's own); its manifest.json's
+//     server.mcp_config runs with ${__dirname} as that folder;
 //   - remotes: streamable-http is an httpUrl server, sse a url one, with their headers;
 //   - nuget (dnx) and cargo are said and not run.
 //
@@ -122,6 +123,9 @@ func (c *Client) Get(ctx context.Context, name, version string) (*Server, error)
 			return nil, &NotFoundError{Name: name, Version: version}
 		}
 		return nil, err
+	}
+	if r.Server.Name != name || (version != "latest" && r.Server.Version != version) {
+		return nil, fmt.Errorf("the MCP registry answered %s %s for %s %s: it is not installed", r.Server.Name, r.Server.Version, name, version)
 	}
 	return &r.Server, nil
 }
@@ -429,9 +433,14 @@ func Convert(s *Server) (*Plan, error) {
 	return plan, err
 }
 
+// BundleDir is the folder of the extension an mcpb bundle is unpacked into: never its root,
+// so nothing the bundle carries (a gemini-extension.json, hooks/, commands/, skills/, a
+// context file) is read as the extension's own; only the server its manifest declares runs.
+const BundleDir = "bundle"
+
 // BundleServer is the MCP server an unpacked mcpb bundle's manifest.json declares
-// (server.mcp_config), as a gemini-extension.json server: ${__dirname} is the extension's
-// folder; user_config values become settings.
+// (server.mcp_config), as a gemini-extension.json server: ${__dirname} is the bundle's
+// folder (${extensionPath}/bundle); user_config values become settings.
 func BundleServer(manifestJSON []byte) (map[string]any, []map[string]any, error) {
 	var m struct {
 		Server struct {
@@ -454,7 +463,7 @@ func BundleServer(manifestJSON []byte) (map[string]any, []map[string]any, error)
 		return nil, nil, errors.New("manifest.json: server.mcp_config.command is missing")
 	}
 	fix := func(s string) string {
-		s = strings.ReplaceAll(s, "${__dirname}", "${extensionPath}")
+		s = strings.ReplaceAll(s, "${__dirname}", "${extensionPath}/"+BundleDir)
 		return userConfigRef.ReplaceAllStringFunc(s, func(x string) string {
 			return "${" + envName(x[len("${user_config."):len(x)-1]) + "}"
 		})

@@ -87,7 +87,7 @@ func TestBundleServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(server)
-	for _, w := range []string{`"${extensionPath}/s.js"`, `"${API_KEY}"`, `"D":"${extensionPath}"`} {
+	for _, w := range []string{`"${extensionPath}/bundle/s.js"`, `"${API_KEY}"`, `"D":"${extensionPath}/bundle"`} {
 		if !strings.Contains(string(got), w) {
 			t.Errorf("%s lacks %s", got, w)
 		}

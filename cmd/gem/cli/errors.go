@@ -11,6 +11,7 @@ import (
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry/install"
+	"github.com/gemhost/gem/registry/mcpregistry"
 )
 
 // usageError is a mistake in how gem was called (exit 2).
@@ -106,6 +107,9 @@ func hintFor(err error) string {
 		noMarket      *install.UnknownMarketplaceError
 		noPlugin      *install.UnknownPluginError
 		marketExists  *install.MarketplaceExistsError
+		noServer      *mcpregistry.NotFoundError
+		badBundle     *install.BundleHashError
+		unsupported   *mcpregistry.UnsupportedError
 	)
 	switch {
 	case errors.As(err, &invalid) && invalid.Forceable:
@@ -120,6 +124,12 @@ func hintFor(err error) string {
 		return fmt.Sprintf("gem marketplace info %s lists its plugins; gem marketplace update %s fetches it again", noPlugin.Marketplace, noPlugin.Marketplace)
 	case errors.As(err, &marketExists):
 		return fmt.Sprintf("gem marketplace remove %s first, or gem marketplace update %s", marketExists.Name, marketExists.Name)
+	case errors.As(err, &noServer):
+		return "gem mcp search <words> finds a server's exact name and versions"
+	case errors.As(err, &badBundle):
+		return "the bundle or its registry entry was changed or corrupted: tell the server's publisher; nothing was unpacked"
+	case errors.As(err, &unsupported):
+		return "gem mcp search shows how each server runs; add another server by hand to an extension's gemini-extension.json"
 	case errors.As(err, &api):
 		return apiHint(api)
 	case errors.As(err, &unknownTool) && unknownTool.Similar != "":
