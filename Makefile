@@ -77,6 +77,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) ./manifest/
 	go test -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME) ./manifest/validate/
 	go test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./registry/install/
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./registry/lockfile/
 	go test -run '^$$' -fuzz '^FuzzSanitizeName$$' -fuzztime $(FUZZTIME) ./host/mcp/
 
 lint:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/paths"
+	"github.com/gemhost/gem/registry/lockfile"
 )
 
 // Receipt is gem's one record of an extension folder, kept in $GEM_HOME (never in the
@@ -43,6 +44,9 @@ type Receipt struct {
 	Install     *InstallMetadata  `json:"install,omitempty"`
 	ConsentText string            `json:"consent,omitempty"` // the text the user agreed to
 	Files       map[string]string `json:"files,omitempty"`   // relative path -> sha256 (gem ext verify)
+	// Pin is what gem lock records for it (registry/lockfile): the commit, archive and h1 of
+	// this platform, and the payloads its MCP servers' launchers are given, pinned.
+	Pin *lockfile.Entry `json:"pin,omitempty"`
 
 	// Pending only: the file identity of the folder the receipt describes (FolderStamp);
 	// Remove, an uninstall of that folder (KeepData: its data folders stay); Replaced,

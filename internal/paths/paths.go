@@ -30,11 +30,12 @@
 //	history                the shell's history (HistoryFile)
 //	trust-asked            folders gem asked about trusting (TrustAskedFile)
 //	state.lock             the lock of lifecycle changes (LockFile)
+//	gem.lock               the user's extension lock: sources, pins, hashes (ExtensionLock)
 //
 // ~/.gemini (shared with Gemini CLI, in its formats): extensions/, settings.json,
 // trustedFolders.json, policies/*.toml, skills/, agents/, GEMINI.md.
 //
-// A workspace: .gem/policies.toml, .gemini/{extensions,settings.json,policies.toml,skills,
+// A workspace: gem.lock (the project's extension lock, ExtensionLock), .gem/policies.toml, .gemini/{extensions,settings.json,policies.toml,skills,
 // agents}.
 package paths
 
@@ -189,6 +190,9 @@ func (e Layout) MarketplacesDir() string { return filepath.Join(e.GemHome, "mark
 // LockFile serialises lifecycle changes between gem processes.
 func (e Layout) LockFile() string { return filepath.Join(e.GemHome, "state.lock") }
 
+// ExtensionLock is the user's gem.lock: what the user's extensions are pinned to.
+func (e Layout) ExtensionLock() string { return filepath.Join(e.GemHome, "gem.lock") }
+
 // GeminiDir is ~/.gemini, Gemini CLI's user folder.
 func (e Layout) GeminiDir() string { return filepath.Join(e.GeminiHome, ".gemini") }
 
@@ -220,6 +224,10 @@ type Workspace string
 
 // GemPolicies is the workspace's .gem/policies.toml.
 func (w Workspace) GemPolicies() string { return filepath.Join(string(w), ".gem", "policies.toml") }
+
+// ExtensionLock is the project's gem.lock (beside .gemini and .gem, committed by teams): the
+// project's extensions, pinned.
+func (w Workspace) ExtensionLock() string { return filepath.Join(string(w), "gem.lock") }
 
 // GeminiDir is the workspace's .gemini folder.
 func (w Workspace) GeminiDir() string { return filepath.Join(string(w), ".gemini") }

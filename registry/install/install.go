@@ -21,6 +21,7 @@ import (
 	"github.com/gemhost/gem/manifest/validate"
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/lockfile"
 )
 
 // level is the scope installed into: project, else user (the default).
@@ -39,6 +40,11 @@ type Options struct {
 	PreRelease bool
 	Force      bool
 	DryRun     bool
+	// Locked: install exactly what this lock entry pins (LockedOptions), failing closed on
+	// any difference; Strict (--locked): the entry must also hold this platform's hashes and
+	// every payload.
+	Locked *lockfile.Entry
+	Strict bool
 }
 
 // ConsentQuestion is the question consent to an extension asks: its consent text, then
@@ -85,6 +91,9 @@ type Installer struct {
 	// Check runs further checks on a staged extension (the CLI's: binaries built for this
 	// platform, their pins, MCP commands that exist), as gem ext validate does. Nil: none.
 	Check func(*registry.Extension) manifest.Problems
+	// Payloads resolves what x's MCP servers fetch when they start (npm packages …), pinned:
+	// at the versions locked has when it is given. Nil: nothing is pinned.
+	Payloads func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry) ([]lockfile.Payload, error)
 	// Needs works out what an extension's programs need to run (launcher profiles and
 	// toolchains, host/commands.Needs): shown at consent and recorded with it. Nil: nothing.
 	Needs func(*registry.Extension) registry.Grant
@@ -114,6 +123,8 @@ const (
 	StatusWouldUpdate Status = "would-update"
 	StatusRolledBack  Status = "rolled-back"
 	StatusFailed      Status = "failed"
+	StatusNotLocked   Status = "not-locked" // gem ext sync: installed, not in gem.lock
+	StatusPruned      Status = "pruned"     // gem ext sync --prune: uninstalled, not in gem.lock
 )
 
 // Result describes an installed or updated extension.
@@ -126,6 +137,7 @@ type Result struct {
 	Status   Status                   `json:"status"`
 	Error    string                   `json:"error,omitempty"`
 	Problems manifest.Problems        `json:"problems,omitempty"`
+	Pin      *lockfile.Entry          `json:"pin,omitempty"` // what gem lock records for it
 }
 
 func (in *Installer) root(scope registry.Level) string {
@@ -213,7 +225,23 @@ func (in *Installer) checkStaged(dir string, force bool) (*registry.Extension, m
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
 // Install fetches source, validates it, asks consent and puts it in place.
+// With opt.Strict and no opt.Locked, the scope's gem.lock must name source, and what is
+// installed is what it pins.
 func (in *Installer) Install(ctx context.Context, source string, opt Options) (*Result, error) {
+	if opt.Strict && opt.Locked == nil {
+		e, err := in.lockedEntry(opt.Scope, source)
+		if err != nil {
+			return nil, err
+		}
+		if opt.Ref != "" && opt.Ref != e.Ref {
+			return nil, &lockfile.MismatchError{Name: source, Field: "ref", Locked: e.Ref, Got: opt.Ref}
+		}
+		lopt := LockedOptions(e, true)
+		opt.Locked, opt.Ref = e, lopt.Ref
+		return in.install(ctx, opt, func() (Source, error) {
+			return in.Sources.Installed(registry.InstallMetadata{Source: e.Source, Type: e.Type, Ref: e.Ref})
+		})
+	}
 	return in.install(ctx, opt, func() (Source, error) { return in.Sources.Parse(source, opt) })
 }
 
@@ -229,21 +257,57 @@ func (in *Installer) install(ctx context.Context, opt Options, resolve func() (S
 		return nil, err
 	}
 	defer l.Release()
-	root := in.root(opt.Scope)
-	staging, err := stage(root)
+	prep, err := in.prepare(ctx, opt, resolve)
+	if prep != nil {
+		defer dropStaging(prep.staging)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer dropStaging(staging)
+	return in.place(ctx, prep, opt)
+}
 
+// prepared is an extension fetched, checked and pinned in its staging folder, not yet in
+// place (the state lock is held).
+type prepared struct {
+	staging  string
+	f        *Fetched
+	x        *registry.Extension
+	problems manifest.Problems
+	pin      *lockfile.Entry
+}
+
+// prepare fetches what resolve names into a new staging folder, checks it and pins it (and
+// compares it with opt.Locked). The staging folder is returned with any error that follows
+// its creation: the caller drops it.
+func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (Source, error)) (*prepared, error) {
+	staging, err := stage(in.root(opt.Scope))
+	if err != nil {
+		return nil, err
+	}
+	prep := &prepared{staging: staging}
 	src, err := resolve()
 	if err != nil {
-		return nil, err
+		return prep, err
 	}
-	f, x, problems, err := in.fetchChecked(ctx, src, opt, staging, "fetched")
-	if err != nil {
-		return nil, err
+	if prep.f, prep.x, prep.problems, err = in.fetchChecked(ctx, src, opt, staging, "fetched"); err != nil {
+		return prep, err
 	}
+	if opt.Locked != nil {
+		// Fetched at the lock's commit or tag, it records the ref the lock was made with: it
+		// follows what it followed before (gem ext update), and it pins as the lock does.
+		prep.f.Meta.Ref = opt.Locked.Ref
+	}
+	if prep.pin, err = in.pinOf(ctx, prep.f, prep.x, opt.Locked); err != nil {
+		return prep, err
+	}
+	return prep, in.checkLock(prep.x.Name, opt, prep.pin)
+}
+
+// place asks consent to a prepared extension and puts it in place.
+func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*Result, error) {
+	f, x, problems, pin := prep.f, prep.x, prep.problems, prep.pin
+	root := in.root(opt.Scope)
 	dest := filepath.Join(root, x.Name)
 	_, existsErr := os.Lstat(dest)
 	exists := existsErr == nil
@@ -276,6 +340,7 @@ func (in *Installer) install(ctx context.Context, opt Options, resolve func() (S
 	if err != nil {
 		return nil, err
 	}
+	p.Pin = pin
 	p.Enable = true
 	if exists {
 		p.Replaced = f.Dir // --force: the replaced version is kept as the backup
@@ -294,7 +359,7 @@ func (in *Installer) install(ctx context.Context, opt Options, resolve func() (S
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems}, nil
+	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems, Pin: pin}, nil
 }
 
 // sourcePaths names the source instead of the staging folder in an error (its type kept:

@@ -47,13 +47,20 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return res, nil // a link follows its source
 	}
 	res.Install = *meta
+	if opt.Strict && opt.Locked == nil {
+		if opt.Locked, err = in.lockedEntry(x.Level, x.Name); err != nil {
+			return nil, err
+		}
+	}
 	src, err := in.Sources.Installed(*meta)
 	if err != nil {
 		return nil, fmt.Errorf("extension %q: %w", x.Name, err)
 	}
-	newer, latest, err := src.Newer(ctx, x, *meta)
-	if err != nil {
-		return nil, err
+	newer, latest := true, ""
+	if opt.Locked == nil { // a lock says what to fetch: it is compared once fetched
+		if newer, latest, err = src.Newer(ctx, x, *meta); err != nil {
+			return nil, err
+		}
 	}
 	if !newer {
 		res.Status = StatusUpToDate
@@ -72,6 +79,9 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	defer dropStaging(staging)
 	fopt := opt
 	fopt.Ref = meta.Ref
+	if opt.Locked != nil {
+		fopt.Ref = LockedOptions(opt.Locked, opt.Strict).Ref
+	}
 	fopt.PreRelease = meta.AllowPreRelease != nil && *meta.AllowPreRelease
 	f, nx, problems, err := in.fetchChecked(ctx, src, fopt, staging, "update-fetched")
 	if err != nil {
@@ -79,6 +89,13 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	}
 	if nx.Name != x.Name {
 		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
+	}
+	pin, err := in.pinOf(ctx, f, nx, opt.Locked)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.checkLock(nx.Name, opt, pin); err != nil {
+		return nil, err
 	}
 	newMeta := *meta
 	newMeta.ReleaseTag = f.Meta.ReleaseTag
@@ -110,6 +127,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return nil, err
 	}
 	p.Replaced = f.Dir
+	p.Pin = pin
 	_, err = in.commit(p, "update-", func() error {
 		if err := exchange(f.Dir, x.Dir); err != nil {
 			return fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
@@ -120,7 +138,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	if err != nil {
 		return nil, err
 	}
-	res.Previous, res.Version, res.Install, res.Status, res.Problems = x.Version, nx.Version, newMeta, StatusUpdated, problems
+	res.Previous, res.Version, res.Install, res.Status, res.Problems, res.Pin = x.Version, nx.Version, newMeta, StatusUpdated, problems, pin
 	return res, nil
 }
 

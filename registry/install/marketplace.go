@@ -372,7 +372,14 @@ func (s *marketplaceSource) Fetch(ctx context.Context, staging string, _ Options
 	default:
 		return nil, fmt.Errorf("plugin %q: source %q is not one gem fetches", s.plugin.Name, src.Kind)
 	}
-	return &Fetched{Dir: tree, Meta: meta}, nil
+	fetched := &Fetched{Dir: tree, Meta: meta}
+	switch src.Kind {
+	case "github", "url":
+		fetched.Commit = gitHeadOf(tree)
+	case "git-subdir":
+		fetched.Commit = gitHeadOf(filepath.Join(staging, "clone"))
+	}
+	return fetched, nil
 }
 
 // Newer: the marketplace's current entry is fetched and compared (Update does).

@@ -2,14 +2,12 @@ package install
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/gemhost/gem/internal/filehash"
 	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/version"
@@ -48,10 +46,12 @@ func (s *MCPRegistrySource) Fetch(ctx context.Context, staging string, _ Options
 		return nil, err
 	}
 	doc := plan.Manifest
+	fetched := &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.Name, Type: "mcp-registry", Ref: s.Version}}
 	if plan.Bundle != nil {
 		if doc, err = s.fetchBundle(ctx, plan, staging, tree); err != nil {
 			return nil, err
 		}
+		fetched.Archive, fetched.Asset = filepath.Join(staging, "bundle.zip"), plan.Bundle.URL
 	}
 	for _, n := range plan.Notes {
 		if s.Fetcher.Progress != nil {
@@ -65,7 +65,7 @@ func (s *MCPRegistrySource) Fetch(ctx context.Context, staging string, _ Options
 	if err := os.WriteFile(filepath.Join(tree, manifest.FileName), doc, 0o644); err != nil {
 		return nil, err
 	}
-	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.Name, Type: "mcp-registry", Ref: s.Version}}, nil
+	return fetched, nil
 }
 
 // fetchBundle downloads the mcpb bundle, checks its SHA-256 before anything of it is
@@ -75,17 +75,11 @@ func (s *MCPRegistrySource) fetchBundle(ctx context.Context, plan *mcpregistry.P
 	if err := s.Fetcher.download(ctx, plan.Bundle.URL, file); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(file)
+	got, err := filehash.SHA256(file)
 	if err != nil {
 		return nil, err
 	}
-	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != plan.Bundle.SHA256 {
+	if got != plan.Bundle.SHA256 {
 		return nil, &BundleHashError{URL: plan.Bundle.URL, Want: plan.Bundle.SHA256, Got: got}
 	}
 	bundle := filepath.Join(tree, mcpregistry.BundleDir)

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gemhost/gem/internal/filehash"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -208,17 +208,11 @@ func HashTree(dir string) (map[string]string, error) {
 			sum := sha256.Sum256([]byte(link))
 			out[rel] = "link:" + hex.EncodeToString(sum[:])
 		case d.Type().IsRegular():
-			f, err := os.Open(path)
+			sum, err := filehash.SHA256(path)
 			if err != nil {
 				return err
 			}
-			h := sha256.New()
-			_, err = io.Copy(h, f)
-			f.Close()
-			if err != nil {
-				return err
-			}
-			out[rel] = hex.EncodeToString(h.Sum(nil))
+			out[rel] = sum
 		}
 		return nil
 	})

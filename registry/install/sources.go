@@ -91,6 +91,11 @@ type Sources interface {
 type Fetched struct {
 	Dir  string // the folder that holds the manifest
 	Meta registry.InstallMetadata
+	// What the lock pins (pin.go): the commit checked out (git), the archive unpacked (a
+	// file in staging or the user's) and the URL it came from.
+	Commit  string
+	Archive string
+	Asset   string
 }
 
 // Fetcher is gem's Sources: local folders, archives, git and GitHub releases, over HTTP(S)
@@ -217,7 +222,11 @@ func (s *archiveSource) Fetch(ctx context.Context, staging string, _ Options) (*
 	if err != nil {
 		return nil, err
 	}
-	return &Fetched{Dir: dir, Meta: registry.InstallMetadata{Source: s.src, Type: "local"}}, nil
+	asset := ""
+	if strings.Contains(s.src, "://") {
+		asset = s.src
+	}
+	return &Fetched{Dir: dir, Meta: registry.InstallMetadata{Source: s.src, Type: "local"}, Archive: file, Asset: asset}, nil
 }
 
 // Newer: an archive says its version once unpacked (Update compares then).
@@ -243,7 +252,7 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 	if s.f.Progress != nil {
 		fmt.Fprintf(s.f.Progress, "cloned %s in %.1fs\n", s.url, time.Since(t0).Seconds())
 	}
-	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.url, Type: "git", Ref: opt.Ref}}, nil
+	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.url, Type: "git", Ref: opt.Ref}, Commit: gitHeadOf(tree)}, nil
 }
 
 // Newer: the remote head of the recorded ref differs from the checkout's.
@@ -366,6 +375,12 @@ func gitRemoteHead(ctx context.Context, environ []string, url, ref string) (stri
 		return ref, nil // a commit: it does not move
 	}
 	return line[0], nil
+}
+
+// gitHeadOf is the commit checked out in dir ("" when it is not a checkout).
+func gitHeadOf(dir string) string {
+	head, _ := gitLocalHead(dir)
+	return head
 }
 
 func gitLocalHead(dir string) (string, error) {
@@ -512,7 +527,7 @@ func (f *Fetcher) fetchGitHub(ctx context.Context, owner, repo string, opt Optio
 		if err := gitClone(ctx, f.Environ, gitURL, opt.Ref, tree); err != nil {
 			return nil, fmt.Errorf("%s has no release and cloning failed: %w", canonical, err)
 		}
-		return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: canonical, Type: "git", Ref: opt.Ref}}, nil
+		return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: canonical, Type: "git", Ref: opt.Ref}, Commit: gitHeadOf(tree)}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -537,7 +552,7 @@ func (f *Fetcher) fetchGitHub(ctx context.Context, owner, repo string, opt Optio
 	if opt.Ref != "" {
 		meta.Ref = opt.Ref
 	}
-	return &Fetched{Dir: dir, Meta: meta}, nil
+	return &Fetched{Dir: dir, Meta: meta, Archive: file, Asset: u}, nil
 }
 
 // download fetches u into file, showing progress on a terminal.

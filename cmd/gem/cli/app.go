@@ -52,6 +52,7 @@ func NewApp(f *Factory) *cli.App {
 			settingsCommand(f),
 			skillsCommand(f),
 			marketplaceCommand(f),
+			lockCommand(f),
 			completionCommand(),
 		},
 		Flags:  append(root.flags(), &cli.BoolFlag{Name: "no-color", Usage: "no colour in the output, on any verb (also NO_COLOR; CLICOLOR_FORCE forces it)"}),

@@ -11,6 +11,7 @@ import (
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry/install"
+	"github.com/gemhost/gem/registry/lockfile"
 	"github.com/gemhost/gem/registry/mcpregistry"
 )
 
@@ -110,6 +111,10 @@ func hintFor(err error) string {
 		noServer      *mcpregistry.NotFoundError
 		badBundle     *install.BundleHashError
 		unsupported   *mcpregistry.UnsupportedError
+		mismatch      *lockfile.MismatchError
+		notLocked     *install.NotLockedError
+		noLock        *noLockError
+		badLock       *lockfile.Error
 	)
 	switch {
 	case errors.As(err, &invalid) && invalid.Forceable:
@@ -130,6 +135,16 @@ func hintFor(err error) string {
 		return "the bundle or its registry entry was changed or corrupted: tell the server's publisher; nothing was unpacked"
 	case errors.As(err, &unsupported):
 		return "gem mcp search shows how each server runs; add another server by hand to an extension's gemini-extension.json"
+	case errors.As(err, &mismatch) && mismatch.Field == "platforms."+install.Platform(nil):
+		return "nothing was changed: gem lock (without --locked) adds this platform's hashes; commit the lock"
+	case errors.As(err, &mismatch):
+		return "nothing was changed: the source no longer gives what gem.lock pins (a moved tag, a changed file or package); if that is intended, gem ext update " + mismatch.Name + " then gem lock records it"
+	case errors.As(err, &notLocked):
+		return "install it without --locked, then gem lock records it"
+	case errors.As(err, &noLock):
+		return "gem lock writes one from what is installed (gem ext install … --scope project, then gem lock)"
+	case errors.As(err, &badLock):
+		return "fix the file (it is JSON; git diff shows what changed) or write it again with gem lock"
 	case errors.As(err, &api):
 		return apiHint(api)
 	case errors.As(err, &unknownTool) && unknownTool.Similar != "":

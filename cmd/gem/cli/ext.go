@@ -16,6 +16,7 @@ func extCommand(f *Factory) *cli.Command {
 		extEnableCommand(f, true),
 		extEnableCommand(f, false),
 		extLinkCommand(f),
+		extSyncCommand(f),
 		extVerifyCommand(f),
 		extConfigCommand(f),
 		extGrantCommand(f),

@@ -63,6 +63,7 @@ type extInstallOptions struct {
 	AutoUpdate   bool   `flag:"auto-update" usage:"record that this extension updates automatically"`
 	PreRelease   bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
 	Prefetch     bool   `flag:"prefetch" usage:"start its npx/uvx servers now, so they download what they run before the first request (asked on a terminal)"`
+	Locked       bool   `flag:"locked" usage:"install exactly what the scope's gem.lock pins for this source, failing on any difference"`
 	placement
 	jsonOutput
 }
@@ -71,7 +72,7 @@ func extInstallCommand(f *Factory) *cli.Command {
 	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo, archive or plugin@marketplace", extInstall,
 		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent",
 		"gem ext install formatter@acme-tools (a plugin of a marketplace: gem marketplace add)",
-		"gem ext install ./my-ext --consent --prefetch")
+		"gem ext install ./my-ext --consent --prefetch", "gem ext install owner/repo --locked (as ./gem.lock pins it)")
 }
 
 func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
@@ -80,7 +81,7 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 		return err
 	}
 	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
-		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force,
+		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked,
 	})
 	if err != nil {
 		s.log.Error("install failed", "source", o.Source, "error", err)

@@ -17,6 +17,7 @@ type extUpdateOptions struct {
 	DryRun   bool     `flag:"dry-run" usage:"only say what would be updated"`
 	Rollback bool     `flag:"rollback" usage:"put back the version the last update replaced"`
 	Consent  bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Locked   bool     `flag:"locked" usage:"update to exactly what gem.lock pins (of the extension's scope), failing on any difference"`
 	// SkipSettings: settings a new version adds are asked on a terminal unless this is set.
 	SkipSettings bool `flag:"skip-settings" usage:"do not ask for settings the new version adds (gem ext config sets them later)"`
 	jsonOutput
@@ -48,7 +49,7 @@ func extUpdate(ctx context.Context, s *session, o extUpdateOptions) error {
 		if o.Rollback {
 			res, err = in.Rollback(n)
 		} else {
-			res, err = in.Update(ctx, n, install.Options{DryRun: o.DryRun})
+			res, err = in.Update(ctx, n, install.Options{DryRun: o.DryRun, Strict: o.Locked})
 		}
 		if err != nil {
 			failed++

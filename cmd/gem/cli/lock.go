@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/registry/install"
+)
+
+type lockOptions struct {
+	Scope string `flag:"scope" usage:"user (the user's extensions, $GEM_HOME/gem.lock) or project (the project's, ./gem.lock)"`
+	jsonOutput
+}
+
+func (o *lockOptions) setDefaults() { o.Scope = "project" }
+
+func lockCommand(f *Factory) *cli.Command {
+	return verb(f, "lock", "write gem.lock: the source, commit, archive and file hashes of each installed extension, and the packages its MCP servers fetch", lockWrite,
+		"gem lock (the project's extensions into ./gem.lock; commit it)", "gem lock --scope user",
+		"gem ext sync (install exactly what gem.lock pins, on another machine)")
+}
+
+func lockWrite(ctx context.Context, s *session, o lockOptions) error {
+	scope, err := scopeLevel(o.Scope)
+	if err != nil {
+		return err
+	}
+	rep, err := newInstaller(s, false).WriteLock(ctx, scope)
+	if err != nil {
+		return err
+	}
+	s.log.Info("lock written", "path", rep.Path, "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed)
+	return render(s, o.JSON, rep, func() error {
+		locked := len(rep.Added) + len(rep.Changed) + len(rep.Unchanged)
+		fmt.Fprintf(s.stdout, "Wrote %s: %d extension(s) locked.\n", rep.Path, locked)
+		for _, l := range []struct {
+			what  string
+			names []string
+		}{{"added", rep.Added}, {"changed", rep.Changed}, {"removed (no longer installed)", rep.Removed}, {"not locked (linked)", rep.Skipped}} {
+			if len(l.names) > 0 {
+				fmt.Fprintf(s.stdout, "  %s: %s\n", l.what, strings.Join(l.names, ", "))
+			}
+		}
+		return nil
+	})
+}
+
+type extSyncOptions struct {
+	Scope   string `flag:"scope" usage:"project (./gem.lock into ./.gemini/extensions) or user ($GEM_HOME/gem.lock)"`
+	Locked  bool   `flag:"locked" usage:"fail if gem.lock lacks this platform's hashes or a payload (CI: the lock must already say everything)"`
+	Prune   bool   `flag:"prune" usage:"uninstall the scope's extensions gem.lock does not name"`
+	Jobs    int    `flag:"jobs" usage:"sources fetched at once"`
+	Consent bool   `flag:"consent" usage:"agree to the consent texts without being asked (for scripts)"`
+	jsonOutput
+}
+
+func (o *extSyncOptions) setDefaults() { o.Scope, o.Jobs = "project", 4 }
+
+func extSyncCommand(f *Factory) *cli.Command {
+	return verb(f, "sync", "install exactly what gem.lock pins: the project's declared extension set, byte for byte", extSync,
+		"gem ext sync (after cloning a project with a gem.lock)", "gem ext sync --locked --consent (CI)", "gem ext sync --prune --scope user")
+}
+
+func extSync(ctx context.Context, s *session, o extSyncOptions) error {
+	scope, err := scopeLevel(o.Scope)
+	if err != nil {
+		return err
+	}
+	in := newInstaller(s, o.Consent)
+	lock, err := in.ReadLock(scope)
+	if errors.Is(err, os.ErrNotExist) {
+		return &noLockError{path: in.LockPath(scope)}
+	}
+	if err != nil {
+		return err
+	}
+	results, err := in.Sync(ctx, lock, install.SyncOptions{Scope: scope, Strict: o.Locked, Prune: o.Prune, Jobs: o.Jobs})
+	if err != nil {
+		s.log.Error("sync failed", "lock", in.LockPath(scope), "error", err)
+		return err
+	}
+	if results == nil {
+		results = []*install.Result{}
+	}
+	return render(s, o.JSON, results, func() error {
+		for _, r := range results {
+			switch r.Status {
+			case install.StatusNotLocked:
+				fmt.Fprintf(s.stdout, "%s %s: installed but not in gem.lock (gem ext sync --prune removes it; gem lock adds it)\n", r.Name, r.Version)
+			case install.StatusPruned:
+				fmt.Fprintf(s.stdout, "%s %s: uninstalled (not in gem.lock)\n", r.Name, r.Version)
+			default:
+				fmt.Fprintf(s.stdout, "%s %s: %s\n", r.Name, r.Version, r.Status)
+			}
+		}
+		return nil
+	})
+}
+
+// noLockError: gem ext sync without a gem.lock.
+type noLockError struct{ path string }
+
+func (e *noLockError) Error() string { return fmt.Sprintf("there is no %s", e.path) }
