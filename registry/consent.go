@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry/lockfile"
 )
 
 // ConsentState says how an extension stands with its consent record.
@@ -48,6 +49,7 @@ func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
 	}
 	st.consented = m
 	st.agreedVars = manifest.ReferencedVars(c.Manifest)
+	st.pin = c.Pin
 	current, err := x.ManifestText()
 	if err == nil && string(current) == c.Manifest && c.Source == x.identitySource() {
 		st.consent = ConsentGiven
@@ -78,6 +80,16 @@ func (x *Extension) AgreedHostVar(env Env, name string) bool {
 	st.consentMu.Lock()
 	defer st.consentMu.Unlock()
 	return slices.Contains(st.agreedVars, name)
+}
+
+// PinnedPayload is what the install the user agreed to pinned for server's launcher (gem.lock
+// payloads, in x's receipt): ok false when nothing is pinned.
+func (x *Extension) PinnedPayload(env Env, server string) (lockfile.Payload, bool) {
+	x.Consented(env)
+	st := x.state()
+	st.consentMu.Lock()
+	defer st.consentMu.Unlock()
+	return st.pin.Payload(server)
 }
 
 // HostVars returns the host variables a manifest's text names that programs do not inherit

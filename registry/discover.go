@@ -19,6 +19,7 @@ import (
 	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/claude"
+	"github.com/gemhost/gem/registry/lockfile"
 )
 
 // Extension is one discovered extension. Discovery reads each manifest once and decodes
@@ -69,6 +70,7 @@ type lazyState struct {
 	consent      ConsentState // "" until read
 	consented    *manifest.Manifest
 	agreedVars   []string        // host variables the agreed manifest names
+	pin          *lockfile.Entry // what the agreed install pinned (its receipt's Pin)
 	notes        []manifest.Note // what converting another format's manifest did
 }
 

@@ -103,6 +103,12 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 			resolved, platform = alt, p
 		}
 	}
+	if pin, ok := x.PinnedPayload(env, raw.Name); ok && resolved.Command != "" {
+		// The launcher gets the version the install pinned (gem.lock), never @latest.
+		if pkg, ok := toolchain.PackageOf(resolved.Command, resolved.Args); ok && pkg.Type == pin.Type && pkg.Name == pin.Name {
+			resolved.Args = toolchain.PinArgs(resolved.Args, pkg, pin.Version)
+		}
+	}
 	var childEnv []string
 	var policy *sandbox.Policy
 	if resolved.Command != "" {

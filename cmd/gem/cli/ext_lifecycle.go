@@ -10,11 +10,13 @@ import (
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
+	"github.com/gemhost/gem/registry/lockfile"
 	"github.com/gemhost/gem/registry/mcpregistry"
 )
 
@@ -41,7 +43,10 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(s.env, x) },
 		Check:      func(x *registry.Extension) manifest.Problems { return binaryProblems(s, x) },
 		Sources:    newFetcher(s),
-		CrashAt:    s.env.Getenv("GEM_TEST_CRASH_AT"),
+		Payloads: func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry) ([]lockfile.Payload, error) {
+			return toolchain.Payloads(ctx, s.environ, x, locked, func(msg string) { s.warn("%s", msg) })
+		},
+		CrashAt: s.env.Getenv("GEM_TEST_CRASH_AT"),
 	}
 }
 

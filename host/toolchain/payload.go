@@ -1,0 +1,190 @@
+package toolchain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/lockfile"
+)
+
+// Package is what a package launcher's command line fetches when it starts: npx's package
+// (the first argument that is not a flag, or --package's value).
+type Package struct {
+	Type     string // "npm"
+	Name     string // @scope/name
+	Range    string // the version or range asked for ("latest" when none)
+	Index    int    // the argument that names it
+	Registry string // --registry's value, if the command line gives one
+}
+
+// Spec is how the package is asked for: name@range.
+func (p Package) Spec() string { return p.Name + "@" + p.Range }
+
+// npxValueFlags are npx/npm exec flags that take a value (the next argument).
+var npxValueFlags = []string{"--registry", "--cache", "--userconfig", "--prefix", "-c", "--call", "--workspace", "-w", "--node-options"}
+
+// PackageOf finds the package a command line fetches (ok false: it fetches none gem pins:
+// not npx, or the package is a local path, a URL or a git reference).
+func PackageOf(command string, args []string) (Package, bool) {
+	if base := filepath.Base(command); base != "npx" {
+		return Package{}, false
+	}
+	pkg := Package{Type: "npm", Index: -1}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "--":
+			continue
+		case name == "--package" || name == "-p":
+			if !hasValue && i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+			if pkg.Index < 0 {
+				pkg.Index, pkg.Name = i, value
+			}
+		case name == "--registry":
+			if !hasValue && i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+			pkg.Registry = value
+		case strings.HasPrefix(a, "-"):
+			if slices.Contains(npxValueFlags, name) && !hasValue {
+				i++
+			}
+		case pkg.Index < 0:
+			pkg.Index, pkg.Name = i, a
+		default:
+			i = len(args) // the package's own arguments follow
+		}
+	}
+	if pkg.Index < 0 {
+		return Package{}, false
+	}
+	name, rng := splitNPMSpec(pkg.Name)
+	if name == "" || strings.ContainsAny(name, ":\\") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "/") ||
+		strings.Count(name, "/") > 1 || (strings.Contains(name, "/") && !strings.HasPrefix(name, "@")) {
+		return Package{}, false // a path, a URL, a git or GitHub reference: not a registry package
+	}
+	pkg.Name, pkg.Range = name, rng
+	if pkg.Range == "" {
+		pkg.Range = "latest"
+	}
+	return pkg, true
+}
+
+// splitNPMSpec splits name@range ("@scope/name@1.2" too).
+func splitNPMSpec(s string) (name, rng string) {
+	at := strings.LastIndex(s, "@")
+	if at <= 0 {
+		return s, ""
+	}
+	return s[:at], s[at+1:]
+}
+
+// PinArgs is args with the package at its pinned version (name@version): what the launcher is
+// given, so a server never starts @latest of whatever the registry serves that day.
+func PinArgs(args []string, pkg Package, version string) []string {
+	out := slices.Clone(args)
+	a := out[pkg.Index]
+	if strings.HasPrefix(a, "--package=") || strings.HasPrefix(a, "-p=") {
+		flag, _, _ := strings.Cut(a, "=")
+		out[pkg.Index] = flag + "=" + pkg.Name + "@" + version
+		return out
+	}
+	out[pkg.Index] = pkg.Name + "@" + version
+	return out
+}
+
+// Resolved is a package version with its registry's integrity.
+type Resolved struct {
+	Version   string
+	Integrity string // sha512-… (npm's dist.integrity)
+}
+
+// ResolveNPM asks npm which version spec means and its integrity (npm view, with the user's
+// environment: their registry, proxy and CA settings), the highest when a range matches
+// several.
+func ResolveNPM(ctx context.Context, environ []string, pkg Package) (Resolved, error) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return Resolved{}, ErrNoNPM
+	}
+	// One retry, soon: an offline machine says so in seconds, not after npm's minute of retries.
+	args := []string{"view", pkg.Spec(), "version", "dist.integrity", "--json", "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000"}
+	if pkg.Registry != "" {
+		args = append(args, "--registry", pkg.Registry)
+	}
+	cmd := exec.CommandContext(ctx, npm, args...)
+	cmd.Env = append(slices.Clip(environ), "NPM_CONFIG_UPDATE_NOTIFIER=false")
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			msg = strings.TrimSpace(string(ee.Stderr))
+			if i := strings.IndexByte(msg, '\n'); i > 0 {
+				msg = msg[:i]
+			}
+		}
+		return Resolved{}, fmt.Errorf("npm view %s: %v %s", pkg.Spec(), err, msg)
+	}
+	type view struct {
+		Version   string `json:"version"`
+		Integrity string `json:"dist.integrity"`
+	}
+	var one view
+	if err := json.Unmarshal(out, &one); err != nil {
+		var many []view
+		if err := json.Unmarshal(out, &many); err != nil || len(many) == 0 {
+			return Resolved{}, fmt.Errorf("npm view %s: unexpected answer %q", pkg.Spec(), strings.TrimSpace(string(out)))
+		}
+		one = many[len(many)-1]
+	}
+	if one.Version == "" || one.Integrity == "" {
+		return Resolved{}, fmt.Errorf("npm view %s: no version or integrity in %q", pkg.Spec(), strings.TrimSpace(string(out)))
+	}
+	return Resolved{Version: one.Version, Integrity: one.Integrity}, nil
+}
+
+// ErrNoNPM: npm is not on the PATH, so an npm package cannot be resolved.
+var ErrNoNPM = errors.New("npm is not installed (or not on PATH)")
+
+// Payloads resolves what x's MCP servers' launchers fetch (npm packages), pinned: each at the
+// version locked records for its server when locked is given (so a changed integrity is
+// found), else at the version its command line asks for. A server whose launcher fetches
+// nothing gem pins is left out. A package that cannot be resolved (no npm, offline) is left
+// unpinned with a warning, unless the lock pins it: then it cannot be checked, an error.
+func Payloads(ctx context.Context, environ []string, x *registry.Extension, locked *lockfile.Entry, warn func(string)) ([]lockfile.Payload, error) {
+	var out []lockfile.Payload
+	for _, s := range x.Manifest().MCPServers {
+		pkg, ok := PackageOf(s.Command, s.Args)
+		if !ok {
+			continue
+		}
+		if p, ok := locked.Payload(s.Name); ok && p.Name == pkg.Name {
+			pkg.Range = p.Version
+		}
+		r, err := ResolveNPM(ctx, environ, pkg)
+		if err != nil {
+			if _, ok := locked.Payload(s.Name); ok {
+				return nil, fmt.Errorf("server %s: its locked package %s cannot be checked: %w", s.Name, pkg.Spec(), err)
+			}
+			if warn != nil {
+				warn(fmt.Sprintf("server %s of %s: %s is not pinned (%v); it runs what the registry serves when it starts", s.Name, x.Name, pkg.Spec(), err))
+			}
+			continue
+		}
+		out = append(out, lockfile.Payload{Server: s.Name, Type: pkg.Type, Name: pkg.Name, Version: r.Version, Integrity: r.Integrity})
+	}
+	return out, nil
+}
