@@ -35,6 +35,7 @@ func (o Options) level() registry.Level {
 // Options are the flags of install and update.
 type Options struct {
 	Ref        string
+	Path       string // a subfolder of the repository (--path; owner/repo//path says it too)
 	Scope      registry.Level // user (default) or project
 	AutoUpdate bool
 	PreRelease bool
@@ -91,6 +92,8 @@ type Installer struct {
 	// Check runs further checks on a staged extension (the CLI's: binaries built for this
 	// platform, their pins, MCP commands that exist), as gem ext validate does. Nil: none.
 	Check func(*registry.Extension) manifest.Problems
+	// Policy is what the settings allow to be installed (nil: anything).
+	Policy *SourcePolicy
 	// Payloads resolves what x's MCP servers fetch when they start (npm packages …), pinned:
 	// at the versions locked has when it is given. Nil: nothing is pinned.
 	Payloads func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry) ([]lockfile.Payload, error)
@@ -179,6 +182,9 @@ func cleanStale(root string) {
 func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, staging, point string) (*Fetched, *registry.Extension, manifest.Problems, error) {
 	f, err := src.Fetch(ctx, staging, opt)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := in.Policy.check(f.Meta.Source, f.Meta.Type); err != nil {
 		return nil, nil, nil, err
 	}
 	in.crashPoint(point)

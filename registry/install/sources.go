@@ -123,6 +123,16 @@ func (f *Fetcher) Parse(src string, opt Options) (Source, error) {
 			return f.Marketplaces.Source(plugin, market)
 		}
 	}
+	repo, sub, ref, ok := SplitSubfolder(src)
+	ok = ok && !exists(src)
+	switch {
+	case ok && opt.Path != "" && opt.Path != sub:
+		return nil, fmt.Errorf("the source names the subfolder %s and --path says %s: give it once", sub, opt.Path)
+	case ok:
+		return f.subfolderSource(repo, sub, ref, opt)
+	case opt.Path != "":
+		return f.subfolderSource(src, opt.Path, "", opt)
+	}
 	kind, err := Classify(src)
 	if err != nil {
 		return nil, err
@@ -156,6 +166,9 @@ func (f *Fetcher) Installed(meta registry.InstallMetadata) (Source, error) {
 		}
 		return &localSource{path: meta.Source}, nil
 	case "git":
+		if repo, sub, _, ok := SplitSubfolder(meta.Source); ok {
+			return &subfolderSource{f: f, url: repo, path: sub}, nil
+		}
 		return &gitSource{f: f, url: meta.Source}, nil
 	case "mcp-registry":
 		if f.MCPRegistry == nil {
@@ -176,6 +189,11 @@ func (f *Fetcher) Installed(meta registry.InstallMetadata) (Source, error) {
 		return &githubSource{f: f, owner: owner, repo: repo}, nil
 	}
 	return nil, &UnknownSourceError{Type: meta.Type, Source: meta.Source}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // UnknownSourceError is install metadata of a type gem cannot update from.
@@ -247,12 +265,18 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 		fmt.Fprintf(s.f.Progress, "cloning %s…\n", s.url)
 	}
 	if err := gitClone(ctx, s.f.Environ, s.url, opt.Ref, tree); err != nil {
-		return nil, err
+		return nil, errors.New(strings.ReplaceAll(err.Error(), s.url, withoutPassword(s.url)))
 	}
 	if s.f.Progress != nil {
-		fmt.Fprintf(s.f.Progress, "cloned %s in %.1fs\n", s.url, time.Since(t0).Seconds())
+		fmt.Fprintf(s.f.Progress, "cloned %s in %.1fs\n", withoutPassword(s.url), time.Since(t0).Seconds())
 	}
-	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.url, Type: "git", Ref: opt.Ref}, Commit: gitHeadOf(tree)}, nil
+	source := withoutPassword(s.url)
+	if source != s.url { // a token in the URL is used once, never kept in the clone's config
+		if err := git(ctx, s.f.Environ, "-C", tree, "remote", "set-url", "origin", source); err != nil {
+			return nil, err
+		}
+	}
+	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: source, Type: "git", Ref: opt.Ref}, Commit: gitHeadOf(tree)}, nil
 }
 
 // Newer: the remote head of the recorded ref differs from the checkout's.

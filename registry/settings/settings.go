@@ -14,7 +14,8 @@
 // command, url or httpUrl, such as {"trust": true}, is about a server declared elsewhere), hooks (every
 // file's hooks run, not only the winning file's, as in Gemini CLI), hooksConfig.enabled and
 // .disabled, skills.disabled (every file's), security.disableYoloMode (the yolo approval mode
-// refused), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
+// refused), security.allowedExtensions and security.blockGitExtensions (which install sources
+// are allowed; registry/install applies them), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
 // model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
@@ -57,6 +58,11 @@ type Settings struct {
 	HooksOff bool `json:"hooksOff,omitempty"`
 	// NoYolo is security.disableYoloMode: the yolo approval mode is refused.
 	NoYolo bool `json:"disableYoloMode,omitempty"`
+	// AllowedExtensions is security.allowedExtensions: regular expressions; when set, an
+	// install source must match one. BlockGitExtensions is security.blockGitExtensions: no
+	// install from git or GitHub. (An administrator sets them in the system file.)
+	AllowedExtensions  []string `json:"allowedExtensions,omitempty"`
+	BlockGitExtensions bool     `json:"blockGitExtensions,omitempty"`
 	// AgentsOff is experimental.enableAgents false: no subagent is offered.
 	AgentsOff bool `json:"agentsOff,omitempty"`
 	// DisabledSkills are skills.disabled: skills, by name, not offered (every file's).
@@ -179,7 +185,9 @@ type file struct {
 		Disabled *[]string `json:"disabled"`
 	} `json:"skills"`
 	Security struct {
-		DisableYoloMode *bool `json:"disableYoloMode"`
+		DisableYoloMode    *bool     `json:"disableYoloMode"`
+		AllowedExtensions  *[]string `json:"allowedExtensions"`
+		BlockGitExtensions *bool     `json:"blockGitExtensions"`
 	} `json:"security"`
 	Experimental struct {
 		EnableAgents *bool `json:"enableAgents"`
@@ -319,6 +327,14 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 	if v := f.Security.DisableYoloMode; v != nil {
 		s.NoYolo = *v
 		set("security.disableYoloMode")
+	}
+	if v := f.Security.AllowedExtensions; v != nil {
+		s.AllowedExtensions = *v
+		set("security.allowedExtensions")
+	}
+	if v := f.Security.BlockGitExtensions; v != nil {
+		s.BlockGitExtensions = *v
+		set("security.blockGitExtensions")
 	}
 	if v := f.Experimental.EnableAgents; v != nil {
 		s.AgentsOff = !*v

@@ -115,6 +115,8 @@ func hintFor(err error) string {
 		notLocked     *install.NotLockedError
 		noLock        *noLockError
 		badLock       *lockfile.Error
+		blocked       *install.BlockedSourceError
+		badSubfolder  *install.SubfolderError
 	)
 	switch {
 	case errors.As(err, &invalid) && invalid.Forceable:
@@ -143,6 +145,10 @@ func hintFor(err error) string {
 		return "install it without --locked, then gem lock records it"
 	case errors.As(err, &noLock):
 		return "gem lock writes one from what is installed (gem ext install … --scope project, then gem lock)"
+	case errors.As(err, &blocked):
+		return "an administrator's settings decide which extensions may be installed; ask them, or install an allowed source"
+	case errors.As(err, &badSubfolder):
+		return "name a folder of the repository as owner/repo//path/to/extension (@ref after it), or with --path"
 	case errors.As(err, &badLock):
 		return "fix the file (it is JSON; git diff shows what changed) or write it again with gem lock"
 	case errors.As(err, &api):

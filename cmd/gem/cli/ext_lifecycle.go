@@ -35,7 +35,16 @@ func newFetcher(s *session) *install.Fetcher {
 }
 
 func newInstaller(s *session, consent bool) *install.Installer {
+	var policy *install.SourcePolicy
+	if sets := s.settings(); len(sets.AllowedExtensions) > 0 || sets.BlockGitExtensions {
+		origin := sets.Origin["security.allowedExtensions"]
+		if sets.BlockGitExtensions {
+			origin = sets.Origin["security.blockGitExtensions"]
+		}
+		policy = &install.SourcePolicy{Allowed: sets.AllowedExtensions, BlockGit: sets.BlockGitExtensions, Origin: origin}
+	}
 	return &install.Installer{
+		Policy:     policy,
 		Env:        s.env,
 		Prompt:     s.consentPrompter(consent),
 		GemVersion: buildinfo.Version,
@@ -69,6 +78,7 @@ type extInstallOptions struct {
 	PreRelease   bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
 	Prefetch     bool   `flag:"prefetch" usage:"start its npx/uvx servers now, so they download what they run before the first request (asked on a terminal)"`
 	Locked       bool   `flag:"locked" usage:"install exactly what the scope's gem.lock pins for this source, failing on any difference"`
+	Path         string `flag:"path" usage:"a subfolder of the git repository to install (a monorepo; also owner/repo//path@ref)"`
 	placement
 	jsonOutput
 }
@@ -77,7 +87,8 @@ func extInstallCommand(f *Factory) *cli.Command {
 	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo, archive or plugin@marketplace", extInstall,
 		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent",
 		"gem ext install formatter@acme-tools (a plugin of a marketplace: gem marketplace add)",
-		"gem ext install ./my-ext --consent --prefetch", "gem ext install owner/repo --locked (as ./gem.lock pins it)")
+		"gem ext install ./my-ext --consent --prefetch", "gem ext install owner/repo --locked (as ./gem.lock pins it)",
+		"gem ext install acme/extensions//tools/lint@v2 (one folder of a monorepo)")
 }
 
 func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
@@ -86,7 +97,7 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 		return err
 	}
 	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
-		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked,
+		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked, Path: o.Path,
 	})
 	if err != nil {
 		s.log.Error("install failed", "source", o.Source, "error", err)
