@@ -35,7 +35,7 @@ func (o Options) level() registry.Level {
 // Options are the flags of install and update.
 type Options struct {
 	Ref        string
-	Path       string // a subfolder of the repository (--path; owner/repo//path says it too)
+	Path       string         // a subfolder of the repository (--path; owner/repo//path says it too)
 	Scope      registry.Level // user (default) or project
 	AutoUpdate bool
 	PreRelease bool
