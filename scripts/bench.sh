@@ -142,6 +142,11 @@ echo "   plugin, gRPC, result), 5,000 calls (targets p50 <= 300 µs, p99 <= 1000
 go test -run '^$' -bench 'HostCall' -benchtime 5000x ./host/tools/ | grep -E '^Benchmark'
 
 echo
+echo "== gem ext sync: a lock of 20 extensions (archives from 127.0.0.1, 30 ms per request)"
+echo "   fetched one by one (jobs=1) vs four at once (jobs=4, the default), 5 runs each"
+go test -run '^$' -bench 'SyncLock' -benchtime 5x ./registry/install/ | grep -E '^Benchmark' | tee "$work/sync.txt"
+python3 -c 'import sys,re; v=[float(re.split(r"\s+",l)[2]) for l in open(sys.argv[1])]; print("ratio sync jobs=1/jobs=4: %.2fx faster in parallel" % (v[0]/v[1]))' "$work/sync.txt"
+echo
 echo "== MCP: the notes sample server (stdio) started through gem vs with the SDK directly"
 echo "   (start, initialize, tool list, stop), interleaved, medians of 100; then a warm"
 echo "   tools/call through gem's client vs the SDK's session, 2,000 calls"

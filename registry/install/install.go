@@ -263,6 +263,7 @@ func (in *Installer) install(ctx context.Context, opt Options, resolve func() (S
 		return nil, err
 	}
 	defer l.Release()
+	cleanStale(in.root(opt.Scope))
 	prep, err := in.prepare(ctx, opt, resolve)
 	if prep != nil {
 		defer dropStaging(prep.staging)
@@ -286,8 +287,9 @@ type prepared struct {
 // prepare fetches what resolve names into a new staging folder, checks it and pins it (and
 // compares it with opt.Locked). The staging folder is returned with any error that follows
 // its creation: the caller drops it.
+// Several may run at once (Sync): the caller has cleaned what killed runs left.
 func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (Source, error)) (*prepared, error) {
-	staging, err := stage(in.root(opt.Scope))
+	staging, err := newStaging(in.root(opt.Scope))
 	if err != nil {
 		return nil, err
 	}

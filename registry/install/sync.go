@@ -148,6 +148,7 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 	}
 	defer l.Release()
 	root := in.root(opt.Scope)
+	cleanStale(root) // before the fetches, which stage side by side
 	platform := Platform(in.Env.Getenv)
 	var results []*Result
 	type job struct {
