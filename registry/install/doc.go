@@ -27,6 +27,19 @@
 //     commits it; see receipts.go for the transaction and how the next run settles it.
 //   - One lock, $GEM_HOME/state.lock (flock), serialises gem processes that change state;
 //     taking it settles what a killed gem left.
+//   - Every install, update and sync pins what it fetched (pin.go, in the receipt): the commit,
+//     the archive's sha256 and URL, the h1 of the files for this platform, and the payloads
+//     of the extension's npx MCP servers (Installer.Payloads). gem lock writes them to a
+//     scope's gem.lock (WriteLock; registry/lockfile owns the format); an install that follows
+//     a lock (Options.Locked, Strict for --locked) fetches at the lock's commit or tag and
+//     fails closed on any difference before consent is asked. Sync fetches a lock's
+//     extensions side by side under the one state lock (each in its own staging folder; stale
+//     ones are cleaned once before) and places them only when all matched.
+//   - A monorepo's subfolder (repo//path@ref, Options.Path) is a partial sparse clone of which
+//     only that folder is installed; its source records repo//path. A URL's password is used
+//     for the clone and stripped from the clone's remote and every record. SourcePolicy
+//     (Gemini CLI's security.allowedExtensions and security.blockGitExtensions) is checked on
+//     what every fetch says it is.
 //   - GEM_TEST_CRASH_AT=<step> makes gem kill itself with SIGKILL at that step; tests use
 //     it to prove that no step leaves the extension missing or half-written.
 package install
