@@ -253,9 +253,9 @@ func (ms *Marketplaces) fetch(ctx context.Context, rec MarketplaceRecord, adding
 			err = f.download(ctx, rec.Source, file)
 		}
 	case "github":
-		err = gitClone(ctx, f.Environ, "https://github.com/"+rec.Source+".git", rec.Ref, tree)
+		err = gitClone(ctx, f.gitEnviron(), "https://github.com/"+rec.Source+".git", rec.Ref, tree)
 	case "git":
-		err = gitClone(ctx, f.Environ, rec.Source, rec.Ref, tree)
+		err = gitClone(ctx, f.gitEnviron(), rec.Source, rec.Ref, tree)
 	default:
 		err = fmt.Errorf("marketplace kind %q is unknown", rec.Kind)
 	}
@@ -344,16 +344,16 @@ func (s *marketplaceSource) Fetch(ctx context.Context, staging string, _ Options
 			return nil, err
 		}
 	case "github":
-		if err := gitCheckout(ctx, f.Environ, "https://github.com/"+src.Repo+".git", src.Ref, src.SHA, tree); err != nil {
+		if err := gitCheckout(ctx, f.gitEnviron(), "https://github.com/"+src.Repo+".git", src.Ref, src.SHA, tree); err != nil {
 			return nil, err
 		}
 	case "url":
-		if err := gitCheckout(ctx, f.Environ, src.URL, src.Ref, src.SHA, tree); err != nil {
+		if err := gitCheckout(ctx, f.gitEnviron(), src.URL, src.Ref, src.SHA, tree); err != nil {
 			return nil, err
 		}
 	case "git-subdir":
 		clone := filepath.Join(staging, "clone")
-		if err := gitSparse(ctx, f.Environ, src.URL, src.Ref, src.SHA, src.Path, clone); err != nil {
+		if err := gitSparse(ctx, f.gitEnviron(), src.URL, src.Ref, src.SHA, src.Path, clone); err != nil {
 			return nil, err
 		}
 		sub := filepath.Join(clone, filepath.FromSlash(src.Path))

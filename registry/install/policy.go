@@ -1,9 +1,13 @@
 package install
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // SourcePolicy is what an administrator allows to be installed (Gemini CLI's settings
@@ -55,4 +59,25 @@ func withoutPassword(u string) string {
 	}
 	parsed.User = url.User(parsed.User.Username())
 	return parsed.String()
+}
+
+// gitEnviron is git's environment: the user's (their credential helpers, proxy, insteadOf
+// rules apply), and with GITHUB_TOKEN an Authorization header for https://github.com/ only,
+// given as configuration through the environment (GIT_CONFIG_COUNT), so it is never written
+// to a clone's .git/config or any file.
+func (f *Fetcher) gitEnviron() []string {
+	env := slices.Clip(f.Environ)
+	if f.Token == "" {
+		return env
+	}
+	n := 0
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			n, _ = strconv.Atoi(v)
+		}
+	}
+	auth := "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+f.Token))
+	i := strconv.Itoa(n)
+	return append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(n+1),
+		"GIT_CONFIG_KEY_"+i+"=http.https://github.com/.extraheader", "GIT_CONFIG_VALUE_"+i+"="+auth)
 }

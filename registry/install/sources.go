@@ -264,7 +264,7 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 	if s.f.Progress != nil {
 		fmt.Fprintf(s.f.Progress, "cloning %s…\n", s.url)
 	}
-	if err := gitClone(ctx, s.f.Environ, s.url, opt.Ref, tree); err != nil {
+	if err := gitClone(ctx, s.f.gitEnviron(), s.url, opt.Ref, tree); err != nil {
 		return nil, errors.New(strings.ReplaceAll(err.Error(), s.url, withoutPassword(s.url)))
 	}
 	if s.f.Progress != nil {
@@ -272,7 +272,7 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 	}
 	source := withoutPassword(s.url)
 	if source != s.url { // a token in the URL is used once, never kept in the clone's config
-		if err := git(ctx, s.f.Environ, "-C", tree, "remote", "set-url", "origin", source); err != nil {
+		if err := git(ctx, s.f.gitEnviron(), "-C", tree, "remote", "set-url", "origin", source); err != nil {
 			return nil, err
 		}
 	}
@@ -281,7 +281,7 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 
 // Newer: the remote head of the recorded ref differs from the checkout's.
 func (s *gitSource) Newer(ctx context.Context, x *registry.Extension, meta registry.InstallMetadata) (bool, string, error) {
-	remote, err := gitRemoteHead(ctx, s.f.Environ, s.url, meta.Ref)
+	remote, err := gitRemoteHead(ctx, s.f.gitEnviron(), s.url, meta.Ref)
 	if err != nil {
 		return false, "", err
 	}
@@ -548,7 +548,7 @@ func (f *Fetcher) fetchGitHub(ctx context.Context, owner, repo string, opt Optio
 	rel, err := f.latestRelease(ctx, owner, repo, opt.Ref, opt.PreRelease)
 	if errors.Is(err, errNoRelease) {
 		gitURL := canonical + ".git"
-		if err := gitClone(ctx, f.Environ, gitURL, opt.Ref, tree); err != nil {
+		if err := gitClone(ctx, f.gitEnviron(), gitURL, opt.Ref, tree); err != nil {
 			return nil, fmt.Errorf("%s has no release and cloning failed: %w", canonical, err)
 		}
 		return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: canonical, Type: "git", Ref: opt.Ref}, Commit: gitHeadOf(tree)}, nil

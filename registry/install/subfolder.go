@@ -75,13 +75,13 @@ func (s *subfolderSource) Fetch(ctx context.Context, staging string, opt Options
 	if s.f.Progress != nil {
 		fmt.Fprintf(s.f.Progress, "cloning %s (only %s)…\n", s.url, s.path)
 	}
-	if err := gitSparse(ctx, s.f.Environ, s.url, ref, "", s.path, clone); err != nil {
+	if err := gitSparse(ctx, s.f.gitEnviron(), s.url, ref, "", s.path, clone); err != nil {
 		if ref == "" {
 			return nil, err
 		}
 		// A commit is no branch or tag: a partial clone of everything, then that commit.
 		os.RemoveAll(clone)
-		if err2 := gitSparse(ctx, s.f.Environ, s.url, "", ref, s.path, clone); err2 != nil {
+		if err2 := gitSparse(ctx, s.f.gitEnviron(), s.url, "", ref, s.path, clone); err2 != nil {
 			return nil, err
 		}
 	}
