@@ -3,6 +3,7 @@ package install
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -181,4 +182,31 @@ func CheckLinks(dir string) error {
 		}
 		return nil
 	})
+}
+
+// errLeadsOut: a folder reached through a link that leads out of where it must stay.
+var errLeadsOut = errors.New("a link on the way leads out of the repository")
+
+// errNoFolder: no such folder.
+var errNoFolder = errors.New("the repository has no such folder")
+
+// subfolder is the folder rel names under root (a repository's checkout), resolved: every
+// link on the way (the last component or a parent, like a repository's exts -> the user's
+// home) must stay inside root, else errLeadsOut; errNoFolder when it is not a folder.
+func subfolder(root, rel string) (string, error) {
+	rootReal, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", errNoFolder
+	}
+	if !pathx.Within(rootReal, real) {
+		return "", errLeadsOut
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", errNoFolder
+	}
+	return real, nil
 }

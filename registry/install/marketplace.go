@@ -356,9 +356,9 @@ func (s *marketplaceSource) Fetch(ctx context.Context, staging string, _ Options
 		if err := gitSparse(ctx, f.gitEnviron(), src.URL, src.Ref, src.SHA, src.Path, clone); err != nil {
 			return nil, err
 		}
-		sub := filepath.Join(clone, filepath.FromSlash(src.Path))
-		if fi, err := os.Lstat(sub); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("plugin %q: %s has no folder %s", s.plugin.Name, src.URL, src.Path)
+		sub, err := subfolder(clone, src.Path)
+		if err != nil {
+			return nil, fmt.Errorf("plugin %q: folder %s of %s: %w", s.plugin.Name, src.Path, src.URL, err)
 		}
 		if err := copyTree(sub, tree, nil); err != nil {
 			return nil, err

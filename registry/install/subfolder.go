@@ -85,9 +85,9 @@ func (s *subfolderSource) Fetch(ctx context.Context, staging string, opt Options
 			return nil, err
 		}
 	}
-	sub := filepath.Join(clone, filepath.FromSlash(s.path))
-	if fi, err := os.Lstat(sub); err != nil || !fi.IsDir() {
-		return nil, &SubfolderError{Repo: s.url, Path: s.path, Why: "the repository has no such folder"}
+	sub, err := subfolder(clone, s.path)
+	if err != nil {
+		return nil, &SubfolderError{Repo: withoutPassword(s.url), Path: s.path, Why: err.Error()}
 	}
 	tree := filepath.Join(staging, "tree")
 	if err := copyTree(sub, tree, nil); err != nil {
