@@ -233,7 +233,8 @@ func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 // Install fetches source, validates it, asks consent and puts it in place.
 // With opt.Strict and no opt.Locked, the scope's gem.lock must name source, and what is
 // installed is what it pins.
-func (in *Installer) Install(ctx context.Context, source string, opt Options) (*Result, error) {
+func (in *Installer) Install(ctx context.Context, source string, opt Options) (res *Result, err error) {
+	defer func() { err = redactPassword(err, source) }()
 	if opt.Strict && opt.Locked == nil {
 		e, err := in.lockedEntry(opt.Scope, source)
 		if err != nil {

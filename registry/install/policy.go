@@ -47,9 +47,9 @@ func (p *SourcePolicy) check(source, typ string) error {
 	return &BlockedSourceError{Source: source, Setting: "security.allowedExtensions", Origin: p.Origin}
 }
 
-// withoutPassword is a URL without the password it carries (https://user:token@host/…): what
+// WithoutPassword is a URL without the password it carries (https://user:token@host/…): what
 // gem records and what the clone's remote keeps, so a token given once is never stored.
-func withoutPassword(u string) string {
+func WithoutPassword(u string) string {
 	parsed, err := url.Parse(u)
 	if err != nil || parsed.User == nil {
 		return u
@@ -80,4 +80,18 @@ func (f *Fetcher) gitEnviron() []string {
 	i := strconv.Itoa(n)
 	return append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(n+1),
 		"GIT_CONFIG_KEY_"+i+"=http.https://github.com/.extraheader", "GIT_CONFIG_VALUE_"+i+"="+auth)
+}
+
+// redactPassword keeps the password source carries (https://user:token@host/…) out of err's
+// text, whatever printed it (git's messages, gem's own); err's type is kept.
+func redactPassword(err error, source string) error {
+	parsed, perr := url.Parse(source)
+	if err == nil || perr != nil || parsed.User == nil {
+		return err
+	}
+	pw, has := parsed.User.Password()
+	if !has || pw == "" || !strings.Contains(err.Error(), pw) {
+		return err
+	}
+	return &renamedError{msg: strings.ReplaceAll(err.Error(), pw, "***"), err: err}
 }

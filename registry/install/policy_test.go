@@ -43,8 +43,8 @@ func TestWithoutPassword(t *testing.T) {
 		"https://host/r.git":           "https://host/r.git",
 		"git@github.com:o/r.git":       "git@github.com:o/r.git",
 	} {
-		if got := withoutPassword(in); got != want {
-			t.Errorf("withoutPassword(%q) = %q, want %q", in, got, want)
+		if got := WithoutPassword(in); got != want {
+			t.Errorf("WithoutPassword(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -262,15 +262,15 @@ func (s *gitSource) Fetch(ctx context.Context, staging string, opt Options) (*Fe
 	tree := filepath.Join(staging, "tree")
 	t0 := time.Now()
 	if s.f.Progress != nil {
-		fmt.Fprintf(s.f.Progress, "cloning %s…\n", s.url)
+		fmt.Fprintf(s.f.Progress, "cloning %s…\n", WithoutPassword(s.url))
 	}
 	if err := gitClone(ctx, s.f.gitEnviron(), s.url, opt.Ref, tree); err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), s.url, withoutPassword(s.url)))
+		return nil, err
 	}
 	if s.f.Progress != nil {
-		fmt.Fprintf(s.f.Progress, "cloned %s in %.1fs\n", withoutPassword(s.url), time.Since(t0).Seconds())
+		fmt.Fprintf(s.f.Progress, "cloned %s in %.1fs\n", WithoutPassword(s.url), time.Since(t0).Seconds())
 	}
-	source := withoutPassword(s.url)
+	source := WithoutPassword(s.url)
 	if source != s.url { // a token in the URL is used once, never kept in the clone's config
 		if err := git(ctx, s.f.gitEnviron(), "-C", tree, "remote", "set-url", "origin", source); err != nil {
 			return nil, err

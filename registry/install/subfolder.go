@@ -73,7 +73,7 @@ func (s *subfolderSource) Fetch(ctx context.Context, staging string, opt Options
 	}
 	clone := filepath.Join(staging, "clone")
 	if s.f.Progress != nil {
-		fmt.Fprintf(s.f.Progress, "cloning %s (only %s)…\n", s.url, s.path)
+		fmt.Fprintf(s.f.Progress, "cloning %s (only %s)…\n", WithoutPassword(s.url), s.path)
 	}
 	if err := gitSparse(ctx, s.f.gitEnviron(), s.url, ref, "", s.path, clone); err != nil {
 		if ref == "" {
@@ -87,13 +87,13 @@ func (s *subfolderSource) Fetch(ctx context.Context, staging string, opt Options
 	}
 	sub, err := subfolder(clone, s.path)
 	if err != nil {
-		return nil, &SubfolderError{Repo: withoutPassword(s.url), Path: s.path, Why: err.Error()}
+		return nil, &SubfolderError{Repo: WithoutPassword(s.url), Path: s.path, Why: err.Error()}
 	}
 	tree := filepath.Join(staging, "tree")
 	if err := copyTree(sub, tree, nil); err != nil {
 		return nil, err
 	}
-	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: s.url + "//" + s.path, Type: "git", Ref: ref}, Commit: gitHeadOf(clone)}, nil
+	return &Fetched{Dir: tree, Meta: registry.InstallMetadata{Source: WithoutPassword(s.url) + "//" + s.path, Type: "git", Ref: ref}, Commit: gitHeadOf(clone)}, nil
 }
 
 // Newer: the installed copy keeps no .git, so Update fetches and compares the files.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gemhost/gem/host/agent"
 
@@ -137,7 +138,7 @@ func hintFor(err error) string {
 		return "the bundle or its registry entry was changed or corrupted: tell the server's publisher; nothing was unpacked"
 	case errors.As(err, &unsupported):
 		return "gem mcp search shows how each server runs; add another server by hand to an extension's gemini-extension.json"
-	case errors.As(err, &mismatch) && mismatch.Field == "platforms."+install.Platform(nil):
+	case errors.As(err, &mismatch) && mismatch.Locked == "" && strings.HasPrefix(mismatch.Field, "platforms."):
 		return "nothing was changed: gem lock (without --locked) adds this platform's hashes; commit the lock"
 	case errors.As(err, &mismatch):
 		return "nothing was changed: the source no longer gives what gem.lock pins (a moved tag, a changed file or package); if that is intended, gem ext update " + mismatch.Name + " then gem lock records it"

@@ -100,7 +100,7 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked, Path: o.Path,
 	})
 	if err != nil {
-		s.log.Error("install failed", "source", o.Source, "error", err)
+		s.log.Error("install failed", "source", install.WithoutPassword(o.Source), "error", err)
 		return err
 	}
 	return installed(ctx, s, res, o)
