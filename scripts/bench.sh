@@ -147,6 +147,12 @@ echo "   fetched one by one (jobs=1) vs four at once (jobs=4, the default), 5 ru
 go test -run '^$' -bench 'SyncLock' -benchtime 5x ./registry/install/ | grep -E '^Benchmark' | tee "$work/sync.txt"
 python3 -c 'import sys,re; v=[float(re.split(r"\s+",l)[2]) for l in open(sys.argv[1])]; print("ratio sync jobs=1/jobs=4: %.2fx faster in parallel" % (v[0]/v[1]))' "$work/sync.txt"
 echo
+echo "== signatures: one Sigstore bundle verified (a cosign bundle, a GitHub attestation), then"
+echo "   the install of one archive extension unsigned vs with its signature checked"
+go test -run '^$' -bench 'Verify' -benchtime 200x ./registry/signature/ | grep -E '^Benchmark'
+go test -run '^$' -bench 'InstallSigned' -benchtime 50x ./registry/install/ | grep -E '^Benchmark' | tee "$work/signed.txt"
+python3 -c 'import sys,re; v=[float(re.split(r"\s+",l)[2]) for l in open(sys.argv[1])]; print("ratio install signed/unsigned: %.2fx (+%.2f ms per extension)" % (v[1]/v[0], (v[1]-v[0])/1e6))' "$work/signed.txt"
+echo
 echo "== MCP: the notes sample server (stdio) started through gem vs with the SDK directly"
 echo "   (start, initialize, tool list, stop), interleaved, medians of 100; then a warm"
 echo "   tools/call through gem's client vs the SDK's session, 2,000 calls"

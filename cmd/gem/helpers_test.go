@@ -160,7 +160,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		writeArchive(ts, ts.MkAbs(args[0]), entries)
 	},
 	// ghserver DIR: serve GitHub's release API from DIR (owner/repo/latest.json,
-	// owner/repo/releases.json, owner/repo/tags/TAG.json; files under dl/), with $SERVER in
+	// owner/repo/releases.json, owner/repo/tags/TAG.json; files under dl/) and its
+	// attestations API (owner/repo/attestations/<sha256 hex>.json), with $SERVER in
 	// the JSON replaced by the server's URL; sets GEM_GITHUB_API_URL and GHSERVER; logs each
 	// request's path and Authorization header to DIR/requests.log.
 	"ghserver": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -189,6 +190,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 				file = a + "/tags/" + tag + ".json"
 			case strings.HasSuffix(p, "/releases"):
 				file = strings.TrimSuffix(strings.TrimPrefix(p, "repos/"), "/releases") + "/releases.json"
+			case strings.Contains(p, "/attestations/sha256:"):
+				a, digest, _ := strings.Cut(strings.TrimPrefix(p, "repos/"), "/attestations/sha256:")
+				file = a + "/attestations/" + digest + ".json"
 			}
 			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
 			if file == "" || err != nil {

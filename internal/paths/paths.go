@@ -155,6 +155,10 @@ func (e Layout) MCPToolCacheFile(key string) string {
 	return filepath.Join(e.GemHome, "cache", "mcp-tools", fsx.PathKey(key)+".json")
 }
 
+// SigstoreCacheDir caches Sigstore's public-good trusted root, fetched through its TUF
+// repository (registry/signature).
+func (e Layout) SigstoreCacheDir() string { return filepath.Join(e.GemHome, "cache", "sigstore") }
+
 // BinHashFile records that a binary was verified, by its file identity.
 func (e Layout) BinHashFile(bin string) string {
 	return filepath.Join(e.GemHome, "cache", "binhash", fsx.PathKey(bin))

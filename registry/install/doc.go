@@ -40,6 +40,19 @@
 //     for the clone and stripped from the clone's remote and every record. SourcePolicy
 //     (Gemini CLI's security.allowedExtensions and security.blockGitExtensions) is checked on
 //     what every fetch says it is.
+//   - Signatures (signing.go; registry/signature verifies): an archive's Sigstore bundle is
+//     the file or URL beside it named <archive>.sigstore.json, .sigstore or .bundle; a GitHub
+//     release asset's is a release asset of those names, else GitHub's attestations of its
+//     sha256 (the API `gh attestation verify` reads); --bundle gives one by hand. Git
+//     sources, folders and GitHub's source tarballs carry none. The signer must match, most
+//     specific first: the command line's (--cert-identity…), the lock's, the settings'
+//     security.trustedSigners for the source, the installed version's (an update: another
+//     signer, or none, is shown in the consent's diff and asked), a GitHub release's own
+//     repository's workflows; with no policy the signer is shown at consent (trust on first
+//     use). A signature that does not verify always fails; a missing one fails when a policy
+//     other than the installed version's applies or security.requireSignatures is set (which
+//     also refuses folders, git sources and links). The signer is pinned in the receipt and
+//     gem.lock, and named on its own consent line so an update compares it.
 //   - GEM_TEST_CRASH_AT=<step> makes gem kill itself with SIGKILL at that step; tests use
 //     it to prove that no step leaves the extension missing or half-written.
 package install

@@ -22,6 +22,7 @@ import (
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
+	"github.com/gemhost/gem/registry/signature"
 )
 
 // level is the scope installed into: project, else user (the default).
@@ -46,6 +47,10 @@ type Options struct {
 	// every payload.
 	Locked *lockfile.Entry
 	Strict bool
+	// Signer is who must have signed it (--cert-identity …): a signature is then required.
+	// Bundle is a Sigstore bundle file to check instead of the one published beside it.
+	Signer *signature.Policy
+	Bundle string
 }
 
 // ConsentQuestion is the question consent to an extension asks: its consent text, then
@@ -94,6 +99,9 @@ type Installer struct {
 	Check func(*registry.Extension) manifest.Problems
 	// Policy is what the settings allow to be installed (nil: anything).
 	Policy *SourcePolicy
+	// Signatures is how signatures are checked (nil: found ones are verified against the
+	// source's default policy with Sigstore's public-good root; none is required).
+	Signatures *Signatures
 	// Payloads resolves what x's MCP servers fetch when they start (npm packages …), pinned:
 	// at the versions locked has when it is given. Nil: nothing is pinned.
 	Payloads func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry) ([]lockfile.Payload, error)
@@ -283,6 +291,7 @@ type prepared struct {
 	x        *registry.Extension
 	problems manifest.Problems
 	pin      *lockfile.Entry
+	signing  *signing
 }
 
 // prepare fetches what resolve names into a new staging folder, checks it and pins it (and
@@ -310,6 +319,9 @@ func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (S
 	if prep.pin, err = in.pinOf(ctx, prep.f, prep.x, opt.Locked); err != nil {
 		return prep, err
 	}
+	if prep.signing, err = in.signed(prep.f, opt, nil, prep.pin); err != nil {
+		return prep, err
+	}
 	return prep, in.checkLock(prep.x.Name, opt, prep.pin)
 }
 
@@ -327,7 +339,7 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
 	}
 	needs := in.needsAt(x, dest)
-	text := ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs)
+	text := withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing)
 	if err := in.consent(ctx, text); err != nil {
 		return nil, err
 	}

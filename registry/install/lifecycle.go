@@ -12,6 +12,7 @@ import (
 	"github.com/gemhost/gem/registry/secrets"
 
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/lockfile"
 )
 
 // lockedFind takes the state lock and finds the effective extension name; the caller
@@ -94,6 +95,15 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	if err != nil {
 		return nil, err
 	}
+	rec, _ := registry.ReadReceipt(in.Env, x.Dir)
+	var previous *lockfile.Signer
+	if rec != nil && rec.Pin != nil {
+		previous = rec.Pin.Signer
+	}
+	sig, err := in.signed(f, fopt, previous, pin)
+	if err != nil {
+		return nil, err
+	}
 	if err := in.checkLock(nx.Name, opt, pin); err != nil {
 		return nil, err
 	}
@@ -111,8 +121,8 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return res, nil
 	}
 	needs := in.needsAt(nx, x.Dir)
-	text := ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs)
-	if rec, err := registry.ReadReceipt(in.Env, x.Dir); err != nil || rec == nil || rec.ConsentText == "" {
+	text := withSigning(ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs), sig)
+	if rec == nil || rec.ConsentText == "" {
 		if err := in.consent(ctx, text); err != nil {
 			return nil, err
 		}
@@ -314,6 +324,9 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
+	}
+	if in.Signatures != nil && in.Signatures.Require {
+		return nil, &UnsignedError{Source: abs, Setting: "security.requireSignatures", Origin: in.Signatures.RequireOrigin, NotArchive: true}
 	}
 	x, problems, err := in.checkStaged(abs, opt.Force)
 	if err != nil {

@@ -96,6 +96,10 @@ type Fetched struct {
 	Commit  string
 	Archive string
 	Asset   string
+	// Bundles are the Sigstore bundles found for the archive (signing.go), checked before
+	// consent.
+	Bundles []Bundle
+	digest  []byte
 }
 
 // Fetcher is gem's Sources: local folders, archives, git and GitHub releases, over HTTP(S)
@@ -244,7 +248,7 @@ func (s *archiveSource) Fetch(ctx context.Context, staging string, _ Options) (*
 	if strings.Contains(s.src, "://") {
 		asset = s.src
 	}
-	return &Fetched{Dir: dir, Meta: registry.InstallMetadata{Source: s.src, Type: "local"}, Archive: file, Asset: asset}, nil
+	return &Fetched{Dir: dir, Meta: registry.InstallMetadata{Source: s.src, Type: "local"}, Archive: file, Asset: asset, Bundles: s.f.bundlesBeside(ctx, s.src)}, nil
 }
 
 // Newer: an archive says its version once unpacked (Update compares then).
@@ -576,7 +580,11 @@ func (f *Fetcher) fetchGitHub(ctx context.Context, owner, repo string, opt Optio
 	if opt.Ref != "" {
 		meta.Ref = opt.Ref
 	}
-	return &Fetched{Dir: dir, Meta: meta, Archive: file, Asset: u}, nil
+	fetched := &Fetched{Dir: dir, Meta: meta, Archive: file, Asset: u}
+	if u != rel.TarballURL { // GitHub makes the source tarball: nobody signed its bytes
+		fetched.Bundles = f.releaseBundles(ctx, owner, repo, rel, name, fetched)
+	}
+	return fetched, nil
 }
 
 // download fetches u into file, showing progress on a terminal.

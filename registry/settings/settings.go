@@ -15,7 +15,10 @@
 // file's hooks run, not only the winning file's, as in Gemini CLI), hooksConfig.enabled and
 // .disabled, skills.disabled (every file's), security.disableYoloMode (the yolo approval mode
 // refused), security.allowedExtensions and security.blockGitExtensions (which install sources
-// are allowed; registry/install applies them), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
+// are allowed; registry/install applies them), security.requireSignatures (on when any file
+// turns it on), security.trustedSigners (every file's entries) and security.sigstoreTrustedRoot
+// (a path, relative to its file) — the last two widen what is trusted, so a workspace's file
+// cannot set them —, experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
 // model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
@@ -63,6 +66,16 @@ type Settings struct {
 	// install from git or GitHub. (An administrator sets them in the system file.)
 	AllowedExtensions  []string `json:"allowedExtensions,omitempty"`
 	BlockGitExtensions bool     `json:"blockGitExtensions,omitempty"`
+	// RequireSignatures is security.requireSignatures: an extension installed or updated
+	// from an archive or a release must carry a Sigstore signature that verifies and whose
+	// signer a policy allows. Any file that turns it on wins (a later file cannot turn it
+	// off). TrustedSigners (security.trustedSigners) are signer policies by source, and
+	// SigstoreTrustedRoot (security.sigstoreTrustedRoot) a trusted_root.json used instead of
+	// Sigstore's public-good root: both widen what is trusted, so a workspace's file cannot
+	// set them (a warning says so).
+	RequireSignatures   bool            `json:"requireSignatures,omitempty"`
+	TrustedSigners      []TrustedSigner `json:"trustedSigners,omitempty"`
+	SigstoreTrustedRoot string          `json:"sigstoreTrustedRoot,omitempty"`
 	// AgentsOff is experimental.enableAgents false: no subagent is offered.
 	AgentsOff bool `json:"agentsOff,omitempty"`
 	// DisabledSkills are skills.disabled: skills, by name, not offered (every file's).
@@ -142,6 +155,16 @@ func (s *Settings) AddServers(servers map[string]json.RawMessage, origin string)
 	s.ext = nil
 }
 
+// TrustedSigner is one entry of security.trustedSigners: who may sign the extensions whose
+// source matches Source (a regular expression, as security.allowedExtensions; empty: any).
+type TrustedSigner struct {
+	Source         string `json:"source,omitempty"`
+	Issuer         string `json:"issuer"`
+	Identity       string `json:"identity,omitempty"`
+	IdentityRegexp string `json:"identityRegexp,omitempty"`
+	Origin         string `json:"origin"` // the settings file that lists it
+}
+
 // HookFile is the hooks one settings file declares.
 type HookFile struct {
 	Scope  string                     `json:"scope"`
@@ -188,6 +211,14 @@ type file struct {
 		DisableYoloMode    *bool     `json:"disableYoloMode"`
 		AllowedExtensions  *[]string `json:"allowedExtensions"`
 		BlockGitExtensions *bool     `json:"blockGitExtensions"`
+		RequireSignatures  *bool     `json:"requireSignatures"`
+		TrustedSigners     *[]struct {
+			Source         string `json:"source"`
+			Issuer         string `json:"issuer"`
+			Identity       string `json:"identity"`
+			IdentityRegexp string `json:"identityRegexp"`
+		} `json:"trustedSigners"`
+		SigstoreTrustedRoot *string `json:"sigstoreTrustedRoot"`
 	} `json:"security"`
 	Experimental struct {
 		EnableAgents *bool `json:"enableAgents"`
@@ -335,6 +366,30 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 	if v := f.Security.BlockGitExtensions; v != nil {
 		s.BlockGitExtensions = *v
 		set("security.blockGitExtensions")
+	}
+	if v := f.Security.RequireSignatures; v != nil && *v {
+		s.RequireSignatures = true
+		set("security.requireSignatures")
+	}
+	widens := func(key string) bool {
+		if from.Scope != "workspace" {
+			return false
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s is ignored in a project's settings (it widens what gem trusts): set it in your own or the system settings", path, key))
+		return true
+	}
+	if v := f.Security.TrustedSigners; v != nil && !widens("security.trustedSigners") {
+		for _, t := range *v {
+			s.TrustedSigners = append(s.TrustedSigners, TrustedSigner{Source: t.Source, Issuer: t.Issuer, Identity: t.Identity, IdentityRegexp: t.IdentityRegexp, Origin: path})
+		}
+		set("security.trustedSigners")
+	}
+	if v := f.Security.SigstoreTrustedRoot; v != nil && !widens("security.sigstoreTrustedRoot") {
+		s.SigstoreTrustedRoot = *v
+		if *v != "" && !filepath.IsAbs(*v) {
+			s.SigstoreTrustedRoot = filepath.Join(filepath.Dir(path), *v)
+		}
+		set("security.sigstoreTrustedRoot")
 	}
 	if v := f.Experimental.EnableAgents; v != nil {
 		s.AgentsOff = !*v

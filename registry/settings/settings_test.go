@@ -73,6 +73,24 @@ func TestLoad(t *testing.T) {
 				t.Errorf("%+v", s)
 			}
 		}},
+		{"signatures: a project may require them, never widen trust", `{"security": {"sigstoreTrustedRoot": "root.json",
+			"trustedSigners": [{"source": "^https://github.com/acme/", "issuer": "https://token.actions.githubusercontent.com", "identityRegexp": "^https://github.com/acme/"}]}}`,
+			`{"security": {"requireSignatures": true, "sigstoreTrustedRoot": "/evil/root.json", "trustedSigners": [{"issuer": "x", "identityRegexp": ".*"}]}}`, true, func(t *testing.T, s *Settings) {
+				if !s.RequireSignatures || len(s.TrustedSigners) != 1 || s.TrustedSigners[0].Source != "^https://github.com/acme/" || !strings.HasSuffix(s.TrustedSigners[0].Origin, "settings.json") {
+					t.Errorf("%+v", s)
+				}
+				if !filepath.IsAbs(s.SigstoreTrustedRoot) || filepath.Base(s.SigstoreTrustedRoot) != "root.json" || strings.HasPrefix(s.SigstoreTrustedRoot, "/evil") {
+					t.Errorf("trusted root %q: the user's, relative to their settings file", s.SigstoreTrustedRoot)
+				}
+				if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], "ignored in a project's settings") {
+					t.Errorf("%v", s.Warnings)
+				}
+			}},
+		{"requireSignatures: a later false does not turn it off", `{"security": {"requireSignatures": true}}`, `{"security": {"requireSignatures": false}}`, true, func(t *testing.T, s *Settings) {
+			if !s.RequireSignatures {
+				t.Errorf("%+v", s)
+			}
+		}},
 		{"context file names are plain names", `{"context": {"fileName": ["../.bashrc", "/etc/x", "NOTES.md"]}}`, "", false, func(t *testing.T, s *Settings) {
 			if len(s.ContextFiles) != 1 || s.ContextFiles[0] != "NOTES.md" || len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], "not a plain file name") {
 				t.Errorf("%v %v", s.ContextFiles, s.Warnings)

@@ -14,6 +14,7 @@ import (
 	"github.com/gemhost/gem/registry/install"
 	"github.com/gemhost/gem/registry/lockfile"
 	"github.com/gemhost/gem/registry/mcpregistry"
+	"github.com/gemhost/gem/registry/signature"
 )
 
 // usageError is a mistake in how gem was called (exit 2).
@@ -118,6 +119,11 @@ func hintFor(err error) string {
 		badLock       *lockfile.Error
 		blocked       *install.BlockedSourceError
 		badSubfolder  *install.SubfolderError
+		unsigned      *install.UnsignedError
+		badSignature  *signature.BundleError
+		wrongSigner   *signature.IdentityError
+		badRoot       *signature.RootError
+		badPolicy     *signature.PolicyError
 	)
 	switch {
 	case errors.As(err, &invalid) && invalid.Forceable:
@@ -150,6 +156,18 @@ func hintFor(err error) string {
 		return "an administrator's settings decide which extensions may be installed; ask them, or install an allowed source"
 	case errors.As(err, &badSubfolder):
 		return "name a folder of the repository as owner/repo//path/to/extension (@ref after it), or with --path"
+	case errors.As(err, &unsigned) && unsigned.NotArchive:
+		return "install a signed release (an archive with its Sigstore bundle) instead of the folder or repository"
+	case errors.As(err, &unsigned):
+		return "ask its publisher to sign releases (cosign sign-blob --bundle, or GitHub's artifact attestations), or give the bundle with --bundle"
+	case errors.As(err, &badSignature):
+		return "do not install it: the archive was changed after it was signed, or the signature is not from a Sigstore gem trusts (security.sigstoreTrustedRoot); nothing was changed"
+	case errors.As(err, &wrongSigner):
+		return fmt.Sprintf("nothing was changed; if you trust that signer, say so with --cert-identity %q --cert-oidc-issuer %q, or in security.trustedSigners", wrongSigner.Got.Identity, wrongSigner.Got.Issuer)
+	case errors.As(err, &badRoot):
+		return "offline or behind a firewall? set security.sigstoreTrustedRoot to a trusted_root.json (sigstore's, or your organisation's)"
+	case errors.As(err, &badPolicy):
+		return "fix the signer policy: an issuer, and an identity or an identity pattern"
 	case errors.As(err, &badLock):
 		return "fix the file (it is JSON; git diff shows what changed) or write it again with gem lock"
 	case errors.As(err, &api):

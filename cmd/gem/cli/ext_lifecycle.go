@@ -18,6 +18,7 @@ import (
 	"github.com/gemhost/gem/registry/install"
 	"github.com/gemhost/gem/registry/lockfile"
 	"github.com/gemhost/gem/registry/mcpregistry"
+	"github.com/gemhost/gem/registry/signature"
 )
 
 // newFetcher is gem's sources: folders, archives, git, GitHub and the known marketplaces.
@@ -43,8 +44,22 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		}
 		policy = &install.SourcePolicy{Allowed: sets.AllowedExtensions, BlockGit: sets.BlockGitExtensions, Origin: origin}
 	}
+	sets := s.settings()
+	signatures := &install.Signatures{
+		Require:       sets.RequireSignatures,
+		RequireOrigin: sets.Origin["security.requireSignatures"],
+		Load: func() (*signature.Verifier, error) {
+			return signature.Load(sets.SigstoreTrustedRoot, s.env.SigstoreCacheDir())
+		},
+	}
+	for _, t := range sets.TrustedSigners {
+		signatures.Signers = append(signatures.Signers, install.TrustedSigner{Source: t.Source, Policy: signature.Policy{
+			Issuer: t.Issuer, Identity: t.Identity, IdentityRegexp: t.IdentityRegexp, Origin: "security.trustedSigners in " + t.Origin,
+		}})
+	}
 	return &install.Installer{
 		Policy:     policy,
+		Signatures: signatures,
 		Env:        s.env,
 		Prompt:     s.consentPrompter(consent),
 		GemVersion: buildinfo.Version,
@@ -57,6 +72,32 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		},
 		CrashAt: s.env.Getenv("GEM_TEST_CRASH_AT"),
 	}
+}
+
+// signerFlags say who must have signed what is installed (gh attestation verify's names).
+type signerFlags struct {
+	CertIdentity      string `flag:"cert-identity" usage:"require a Sigstore signature whose certificate names exactly this identity (a workflow URI, an e-mail)"`
+	CertIdentityRegex string `flag:"cert-identity-regex" usage:"require a Sigstore signature whose identity matches this regular expression"`
+	CertOIDCIssuer    string `flag:"cert-oidc-issuer" usage:"the identity's OIDC issuer (default GitHub Actions', https://token.actions.githubusercontent.com)"`
+	Bundle            string `flag:"bundle" usage:"a Sigstore bundle file to verify the archive with, instead of the one published beside it"`
+}
+
+// policy is the signer policy the flags give (nil: none).
+func (f signerFlags) policy() (*signature.Policy, error) {
+	if f.CertIdentity == "" && f.CertIdentityRegex == "" {
+		if f.CertOIDCIssuer != "" {
+			return nil, usagef("--cert-oidc-issuer needs --cert-identity or --cert-identity-regex")
+		}
+		return nil, nil
+	}
+	p := &signature.Policy{Issuer: f.CertOIDCIssuer, Identity: f.CertIdentity, IdentityRegexp: f.CertIdentityRegex, Origin: "the command line"}
+	if p.Issuer == "" {
+		p.Issuer = signature.GitHubActionsIssuer
+	}
+	if err := p.Check(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return p, nil
 }
 
 func scopeLevel(scope string) (registry.Level, error) {
@@ -79,6 +120,7 @@ type extInstallOptions struct {
 	Prefetch     bool   `flag:"prefetch" usage:"start its npx/uvx servers now, so they download what they run before the first request (asked on a terminal)"`
 	Locked       bool   `flag:"locked" usage:"install exactly what the scope's gem.lock pins for this source, failing on any difference"`
 	Path         string `flag:"path" usage:"a subfolder of the git repository to install (a monorepo; also owner/repo//path@ref)"`
+	signerFlags
 	placement
 	jsonOutput
 }
@@ -88,7 +130,8 @@ func extInstallCommand(f *Factory) *cli.Command {
 		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent",
 		"gem ext install formatter@acme-tools (a plugin of a marketplace: gem marketplace add)",
 		"gem ext install ./my-ext --consent --prefetch", "gem ext install owner/repo --locked (as ./gem.lock pins it)",
-		"gem ext install acme/extensions//tools/lint@v2 (one folder of a monorepo)")
+		"gem ext install acme/extensions//tools/lint@v2 (one folder of a monorepo)",
+		"gem ext install owner/repo --cert-identity-regex '^https://github.com/owner/repo/' (its release must be signed by the repository's workflows)")
 }
 
 func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
@@ -96,8 +139,13 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 	if err != nil {
 		return err
 	}
+	signer, err := o.signerFlags.policy()
+	if err != nil {
+		return err
+	}
 	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
 		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked, Path: o.Path,
+		Signer: signer, Bundle: o.Bundle,
 	})
 	if err != nil {
 		s.log.Error("install failed", "source", install.WithoutPassword(o.Source), "error", err)

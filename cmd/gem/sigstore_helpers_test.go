@@ -1,0 +1,97 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/gemhost/gem/internal/sigtest"
+)
+
+// authorities are the virtual Sigstores of the running scripts, by $WORK and name.
+var (
+	authoritiesMu sync.Mutex
+	authorities   = map[string]*sigtest.Authority{}
+)
+
+func authority(ts *testscript.TestScript, name string) *sigtest.Authority {
+	authoritiesMu.Lock()
+	defer authoritiesMu.Unlock()
+	key := ts.Getenv("WORK") + "\x00" + name
+	if a := authorities[key]; a != nil {
+		return a
+	}
+	a, err := sigtest.New()
+	ts.Check(err)
+	authorities[key] = a
+	ts.Defer(func() {
+		authoritiesMu.Lock()
+		delete(authorities, key)
+		authoritiesMu.Unlock()
+	})
+	return a
+}
+
+func init() {
+	// sigstore root FILE: write the script's own Sigstore's trusted_root.json.
+	// sigstore sign|attest [-untrusted] IDENTITY ISSUER ARTIFACT BUNDLE: sign ARTIFACT's bytes
+	// as IDENTITY of ISSUER (cosign sign-blob --bundle), or attest it (an in-toto statement
+	// naming its sha256, as GitHub's artifact attestations); -untrusted: by another Sigstore,
+	// whose root the script never gives gem.
+	// sigstore ghattest IDENTITY ISSUER ARTIFACT DIR: attest ARTIFACT and serve the bundle as
+	// GitHub's attestations API does (DIR/<sha256 hex>.json; ghserver serves
+	// owner/repo/attestations/ from its folder).
+	scriptCmds["sigstore"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) == 0 {
+			ts.Fatalf("usage: sigstore root|sign|attest|ghattest …")
+		}
+		verb, args := args[0], args[1:]
+		name := "trusted"
+		if len(args) > 0 && args[0] == "-untrusted" {
+			name, args = "untrusted", args[1:]
+		}
+		a := authority(ts, name)
+		write := func(path string, data []byte) {
+			path = ts.MkAbs(path)
+			ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+			ts.Check(os.WriteFile(path, data, 0o644))
+		}
+		switch verb {
+		case "root":
+			if len(args) != 1 {
+				ts.Fatalf("usage: sigstore root FILE")
+			}
+			data, err := a.TrustedRoot()
+			ts.Check(err)
+			write(args[0], data)
+		case "sign", "attest", "ghattest":
+			if len(args) != 4 {
+				ts.Fatalf("usage: sigstore %s [-untrusted] IDENTITY ISSUER ARTIFACT OUT", verb)
+			}
+			artifact, err := os.ReadFile(ts.MkAbs(args[2]))
+			ts.Check(err)
+			var b []byte
+			if verb == "sign" {
+				b, err = a.SignBlob(args[0], args[1], artifact)
+			} else {
+				b, err = a.Attest(args[0], args[1], filepath.Base(args[2]), artifact, "https://slsa.dev/provenance/v1")
+			}
+			ts.Check(err)
+			if verb != "ghattest" {
+				write(args[3], b)
+				return
+			}
+			sum := sha256.Sum256(artifact)
+			resp, err := json.Marshal(map[string]any{"attestations": []any{map[string]any{"bundle": json.RawMessage(b), "repository_id": 1}}})
+			ts.Check(err)
+			write(filepath.Join(args[3], hex.EncodeToString(sum[:])+".json"), resp)
+		default:
+			ts.Fatalf("sigstore: unknown verb %q", verb)
+		}
+	}
+}
