@@ -40,6 +40,7 @@ tools:
 	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; } || echo "warning: git missing; git tests will be skipped"
 	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; } || echo "warning: ripgrep missing; its search tests will be skipped"
 	@command -v zsh >/dev/null && command -v fish >/dev/null || { apt-get update -qq && apt-get install -y -qq zsh fish >/dev/null; } || echo "warning: zsh or fish missing; their completion tests will be skipped"
+	@command -v docker-registry >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-registry >/dev/null; } || echo "warning: docker-registry missing; the OCI push/install test will be skipped"
 
 # npm packages the tests drive, at pinned versions, in .cache/npm: Gemini CLI, to compare
 # gem -p's JSON formats with its own (gemini_json.txtar) and gem acp's speed with gemini

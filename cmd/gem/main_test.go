@@ -114,6 +114,15 @@ func TestScripts(t *testing.T) {
 				}
 				return acpxBin() != "", nil
 			}
+			// [ociregistry]: Debian's docker-registry, the real registry OCI tests push to;
+			// required likewise (make tools installs it).
+			if cond == "ociregistry" {
+				_, err := exec.LookPath("docker-registry")
+				if err != nil && os.Getenv("GEM_REQUIRE_GEMINI_CLI") != "" {
+					return false, fmt.Errorf("docker-registry is not installed: make tools installs it")
+				}
+				return err == nil, nil
+			}
 			if cond == "ns" {
 				ok, _ := sandbox.Namespaces()
 				return ok, nil

@@ -4,9 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -93,5 +99,49 @@ func init() {
 		default:
 			ts.Fatalf("sigstore: unknown verb %q", verb)
 		}
+	}
+}
+
+func init() {
+	// ociregistry: start the distribution registry Debian packages (docker-registry, which
+	// make tools installs) on 127.0.0.1, storing under $WORK/registry; sets OCIREG to its
+	// host:port.
+	scriptCmds["ociregistry"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		bin, err := exec.LookPath("docker-registry")
+		if err != nil {
+			ts.Fatalf("docker-registry is not installed: make tools installs it ([ociregistry] says whether it is)")
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		addr := ln.Addr().String()
+		ln.Close()
+		config := ts.MkAbs("registry.yml")
+		ts.Check(os.WriteFile(config, []byte(fmt.Sprintf(`version: 0.1
+log:
+  level: error
+  accesslog:
+    disabled: true
+storage:
+  filesystem:
+    rootdirectory: %s
+http:
+  addr: %s
+`, ts.MkAbs("registry"), addr)), 0o644))
+		cmd := exec.Command(bin, "serve", config)
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		ts.Check(cmd.Start())
+		ts.Defer(func() { cmd.Process.Kill(); cmd.Wait() })
+		for i := 0; ; i++ {
+			resp, err := http.Get("http://" + addr + "/v2/")
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if i == 100 {
+				ts.Fatalf("docker-registry did not answer on %s: %v", addr, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		ts.Setenv("OCIREG", addr)
 	}
 }

@@ -274,3 +274,25 @@ func holdsManifest(dir string) bool {
 	}
 	return false
 }
+
+// Inspect loads the extension an archive holds (unpacked, as install would, into a folder
+// removed before it returns: the extension's name, version and manifest, not its files).
+func Inspect(archive string) (*registry.Extension, error) {
+	tmp, err := os.MkdirTemp("", "gem-inspect-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := Extract(archive, tmp, DefaultArchiveLimits); err != nil {
+		return nil, err
+	}
+	dir, err := extensionRoot(tmp)
+	if err != nil {
+		return nil, err
+	}
+	x, err := registry.LoadFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", archive, err)
+	}
+	return x, nil
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
+	"github.com/gemhost/gem/registry/oci"
 )
 
 // Platform is the lock's name of the platform gem installs for (Node's names: linux/x64).
@@ -79,7 +80,7 @@ func (in *Installer) pinOf(ctx context.Context, f *Fetched, x *registry.Extensio
 	}
 	e := &lockfile.Entry{
 		Source: f.Meta.Source, Type: f.Meta.Type, Ref: f.Meta.Ref, Version: x.Version,
-		Commit: f.Commit, ReleaseTag: f.Meta.ReleaseTag,
+		Commit: f.Commit, ReleaseTag: f.Meta.ReleaseTag, Digest: f.Digest,
 		Platforms: map[string]*lockfile.Platform{Platform(in.Env.Getenv): plat},
 	}
 	if in.Payloads != nil {
@@ -105,6 +106,11 @@ func (in *Installer) checkLock(name string, opt Options, pin *lockfile.Entry) er
 func LockedOptions(e *lockfile.Entry, strict bool) Options {
 	opt := Options{Locked: e, Strict: strict}
 	switch e.Type {
+	case "oci":
+		opt.Ref = e.Ref
+		if e.Digest != "" { // a tag moves; the digest is what was locked
+			opt.Ref = e.Digest
+		}
 	case "git", "github-release":
 		opt.Ref = e.Ref
 		switch {
@@ -131,9 +137,13 @@ func FindLocked(f *lockfile.File, source string) (string, *lockfile.Entry, bool)
 		return source, e, true
 	}
 	abs, _ := filepath.Abs(source)
+	repo := source
+	if r, err := oci.ParseRef(source); err == nil { // oci://registry/repo:tag records the repository
+		repo = r.Repository()
+	}
 	for _, name := range f.Names() {
 		e := f.Extensions[name]
-		if e.Source == source || e.Source == abs || e.Source == "https://github.com/"+source {
+		if e.Source == source || e.Source == abs || e.Source == "https://github.com/"+source || e.Type == "oci" && e.Source == repo {
 			return name, e, true
 		}
 	}

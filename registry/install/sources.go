@@ -24,6 +24,7 @@ import (
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/mcpregistry"
+	"github.com/gemhost/gem/registry/oci"
 )
 
 // SourceKind is how a source is fetched.
@@ -99,7 +100,9 @@ type Fetched struct {
 	// Bundles are the Sigstore bundles found for the archive (signing.go), checked before
 	// consent.
 	Bundles []Bundle
-	digest  []byte
+	// Digest is what an OCI reference resolved to (its index's digest).
+	Digest string
+	digest []byte
 }
 
 // Fetcher is gem's Sources: local folders, archives, git and GitHub releases, over HTTP(S)
@@ -115,6 +118,16 @@ type Fetcher struct {
 	Marketplaces *Marketplaces
 	// MCPRegistry reads the MCP registry (gem mcp install; nil: none).
 	MCPRegistry *mcpregistry.Client
+	// OCI reaches OCI registries (oci://…; nil: with the user's Docker and Podman
+	// credentials, read through Getenv).
+	OCI *oci.Client
+}
+
+func (f *Fetcher) oci() *oci.Client {
+	if f.OCI != nil {
+		return f.OCI
+	}
+	return &oci.Client{HTTP: f.HTTP, Getenv: f.Getenv}
 }
 
 // Parse implements Sources.
@@ -126,6 +139,16 @@ func (f *Fetcher) Parse(src string, opt Options) (Source, error) {
 			}
 			return f.Marketplaces.Source(plugin, market)
 		}
+	}
+	if oci.IsRef(src) {
+		ref, err := oci.ParseRef(src)
+		if err != nil {
+			return nil, err
+		}
+		if opt.Ref != "" {
+			ref = ref.At(opt.Ref)
+		}
+		return &ociSource{f: f, ref: ref}, nil
 	}
 	repo, sub, ref, ok := SplitSubfolder(src)
 	ok = ok && !exists(src)
@@ -174,6 +197,15 @@ func (f *Fetcher) Installed(meta registry.InstallMetadata) (Source, error) {
 			return &subfolderSource{f: f, url: repo, path: sub}, nil
 		}
 		return &gitSource{f: f, url: meta.Source}, nil
+	case "oci":
+		ref, err := oci.ParseRef(meta.Source)
+		if err != nil {
+			return nil, err
+		}
+		if meta.Ref != "" {
+			ref = ref.At(meta.Ref)
+		}
+		return &ociSource{f: f, ref: ref}, nil
 	case "mcp-registry":
 		if f.MCPRegistry == nil {
 			return nil, &UnknownSourceError{Type: meta.Type, Source: meta.Source}
@@ -253,6 +285,46 @@ func (s *archiveSource) Fetch(ctx context.Context, staging string, _ Options) (*
 
 // Newer: an archive says its version once unpacked (Update compares then).
 func (s *archiveSource) Newer(context.Context, *registry.Extension, registry.InstallMetadata) (bool, string, error) {
+	return true, "", nil
+}
+
+// ociSource is an extension pushed to an OCI registry (registry/oci): the layer for this
+// platform, unpacked, with the signatures attached to it.
+type ociSource struct {
+	f   *Fetcher
+	ref oci.Ref
+}
+
+func (s *ociSource) Fetch(ctx context.Context, staging string, opt Options) (*Fetched, error) {
+	ref := s.ref
+	if opt.Ref != "" { // a lock's digest, or the tag an update follows
+		ref = ref.At(opt.Ref)
+	}
+	file := filepath.Join(staging, "download.tar.gz")
+	p := manifest.HostPlatforms(s.f.Getenv)[0]
+	if s.f.Progress != nil {
+		fmt.Fprintf(s.f.Progress, "pulling %s…\n", ref)
+	}
+	pulled, err := s.f.oci().Pull(ctx, ref, manifest.GoOS(p.OS), manifest.GoArch(p.Arch), file)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := s.f.unpack(file, filepath.Join(staging, "tree"))
+	if err != nil {
+		return nil, err
+	}
+	f := &Fetched{
+		Dir: dir, Meta: registry.InstallMetadata{Source: ref.Repository(), Type: "oci", Ref: ref.Reference.Reference},
+		Archive: file, Asset: ref.Repository() + "@" + pulled.Manifest, Digest: pulled.Digest,
+	}
+	for _, b := range pulled.Bundles {
+		f.Bundles = append(f.Bundles, Bundle{Data: b, From: "a signature attached to " + f.Asset})
+	}
+	return f, nil
+}
+
+// Newer: the reference's digest is not the one installed, or not known without fetching.
+func (s *ociSource) Newer(ctx context.Context, x *registry.Extension, meta registry.InstallMetadata) (bool, string, error) {
 	return true, "", nil
 }
 

@@ -64,6 +64,7 @@ type Entry struct {
 	Version    string               `json:"version,omitempty"`
 	Commit     string               `json:"commit,omitempty"`
 	ReleaseTag string               `json:"releaseTag,omitempty"`
+	Digest     string               `json:"digest,omitempty"` // an OCI reference's (its index's)
 	Platforms  map[string]*Platform `json:"platforms,omitempty"`
 	Signer     *Signer              `json:"signer,omitempty"`
 	Payloads   []Payload            `json:"payloads,omitempty"`
@@ -200,10 +201,10 @@ func (f *File) Names() []string {
 }
 
 // SamePin reports whether a and b pin the same thing (a platform's hashes may be added to
-// it): the same source, type, ref, commit, release tag and version.
+// it): the same source, type, ref, commit, release tag, digest and version.
 func SamePin(a, b *Entry) bool {
 	return a.Source == b.Source && a.Type == b.Type && a.Ref == b.Ref && a.Commit == b.Commit &&
-		a.ReleaseTag == b.ReleaseTag && a.Version == b.Version
+		a.ReleaseTag == b.ReleaseTag && a.Digest == b.Digest && a.Version == b.Version
 }
 
 // Merge is the entry to lock for name now that got was installed, given the entry locked so
@@ -263,6 +264,7 @@ func Check(name string, locked, got *Entry, platform string, strict bool) error 
 		{"source", locked.Source, got.Source},
 		{"commit", locked.Commit, got.Commit},
 		{"release tag", locked.ReleaseTag, got.ReleaseTag},
+		{"digest", locked.Digest, got.Digest},
 		{"version", locked.Version, got.Version},
 	}
 	for _, f := range fields {

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/registry/install"
+	"github.com/gemhost/gem/registry/oci"
+)
+
+type extPushOptions struct {
+	Source string `arg:"<folder|archive>" help:"an extension folder, or an archive of one"`
+	Target string `arg:"<oci://registry/repository:tag>" help:"where to push it"`
+	Bundle string `flag:"bundle" usage:"a Sigstore bundle of the archive, attached as its signature (default: <archive>.sigstore.json beside it)"`
+	jsonOutput
+}
+
+func extPushCommand(f *Factory) *cli.Command {
+	return verb(f, "push", "push an extension to an OCI registry: one manifest per platform it ships binaries for, its signature attached", extPush,
+		"gem ext push ./my-ext oci://ghcr.io/acme/my-ext:v1.0.0",
+		"gem ext push my-ext.tar.gz oci://127.0.0.1:5000/acme/my-ext:v1 (signed: my-ext.tar.gz.sigstore.json is attached)",
+		"gem ext install oci://ghcr.io/acme/my-ext:v1.0.0 (on another machine)")
+}
+
+func extPush(ctx context.Context, s *session, o extPushOptions) error {
+	ref, err := oci.ParseRef(o.Target)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	fi, err := os.Stat(o.Source)
+	if err != nil {
+		return err
+	}
+	var (
+		name, version string
+		layers        []oci.Layer
+		bundles       [][]byte
+	)
+	if fi.IsDir() {
+		if o.Bundle != "" {
+			return usagef("--bundle signs an archive: pack the folder, sign the archive (cosign sign-blob --bundle), then push the archive")
+		}
+		x, ls, err := oci.Pack(o.Source)
+		if err != nil {
+			return err
+		}
+		name, version, layers = x.Name, x.Version, ls
+	} else {
+		// An archive is pushed as it is (its signature signs these bytes), for every platform.
+		if !install.IsArchive(o.Source) {
+			return fmt.Errorf("%s is not a folder or an archive (.tar.gz, .tgz)", o.Source)
+		}
+		if !strings.HasSuffix(o.Source, ".tar.gz") && !strings.HasSuffix(o.Source, ".tgz") {
+			return fmt.Errorf("%s: only a .tar.gz or .tgz archive can be pushed (an OCI layer is a tar+gzip)", o.Source)
+		}
+		data, err := os.ReadFile(o.Source)
+		if err != nil {
+			return err
+		}
+		x, err := install.Inspect(o.Source)
+		if err != nil {
+			return err
+		}
+		name, version, layers = x.Name, x.Version, []oci.Layer{{Archive: data}}
+		bundle := o.Bundle
+		if bundle == "" {
+			if _, err := os.Stat(o.Source + ".sigstore.json"); err == nil {
+				bundle = o.Source + ".sigstore.json"
+			}
+		}
+		if bundle != "" {
+			b, err := os.ReadFile(bundle)
+			if err != nil {
+				return fmt.Errorf("--bundle: %w", err)
+			}
+			bundles = [][]byte{b}
+		}
+	}
+	c := &oci.Client{Getenv: s.env.Getenv}
+	pushed, err := c.Push(ctx, ref, name, version, layers, bundles)
+	if err != nil {
+		return err
+	}
+	s.log.Info("pushed", "ref", pushed.Ref, "digest", pushed.Digest)
+	return render(s, o.JSON, pushed, func() error {
+		fmt.Fprintf(s.stdout, "Pushed %s %s to %s (%s).\n", name, version, pushed.Ref, pushed.Digest)
+		for _, m := range pushed.Manifests {
+			signed := "unsigned"
+			if m.Signature != "" {
+				signed = "signed"
+			}
+			fmt.Fprintf(s.stdout, "  %s: %s, %s\n", m.Platform, m.Digest, signed)
+		}
+		fmt.Fprintf(s.stdout, "Install it with: gem ext install %s\n", pushed.Ref)
+		return nil
+	})
+}
