@@ -29,6 +29,7 @@ var Vars = []Var{
 	{"GEM_GITHUB_API_URL", "GitHub API base for release lookups (tests point it at a local server)"},
 	{"GEM_MCP_REGISTRY_URL", "the MCP registry gem mcp search and gem mcp install read (default the public registry)"},
 	{"GITHUB_TOKEN", "sent to the GitHub API and GitHub downloads only"},
+	{"GEM_MIRROR", "a mirror of locked extensions (an OCI layout folder or `.tar` from `gem ext bundle`, or `oci://registry/repository`) tried before every origin"},
 	{"GEM_WORKSPACE", "the workspace programs may write, named explicitly (default: the git top level of the current folder); needed to use `$HOME`, `/`, or a folder holding `~/.gem` or an extensions root"},
 	{"GEM_MCP_START_TIMEOUT", "how long an MCP server may take to start (launch, initialize, tool list); default `30s`"},
 	{"GEM_LOG", "the log level of `$GEM_HOME/logs/gem.log`: `debug`, `trace`, `info` (default), `warn`, `error`"},

@@ -53,6 +53,16 @@
 //     other than the installed version's applies or security.requireSignatures is set (which
 //     also refuses folders, git sources and links). The signer is pinned in the receipt and
 //     gem.lock, and named on its own consent line so an update compares it.
+//   - Mirrors and bundles (mirror.go): a mirror (an OCI image layout folder or .tar, or an
+//     oci:// repository; GEM_MIRROR, settings' extensions.mirrors with include/exclude globs
+//     on the source) holds locked extensions tagged by the hash of their files for a platform
+//     (oci.MirrorTag of the lock's h1), so only an install that follows a lock (sync, --locked,
+//     a bundle) uses one: the first mirror that has it, else the origin; a mirror that answers
+//     with something else (a changed layer, other files) fails, never falls back. What comes
+//     from a mirror is recorded as from its origin. Bundle (gem ext bundle) fetches a lock's
+//     extensions from their origins as sync does and writes them to a layout with the lock:
+//     an archive kept as published (its sha256 and signature still verify), a git checkout
+//     packed without .git (so a bundled git extension updates only by reinstalling).
 //   - GEM_TEST_CRASH_AT=<step> makes gem kill itself with SIGKILL at that step; tests use
 //     it to prove that no step leaves the extension missing or half-written.
 package install

@@ -99,6 +99,9 @@ type Installer struct {
 	Check func(*registry.Extension) manifest.Problems
 	// Policy is what the settings allow to be installed (nil: anything).
 	Policy *SourcePolicy
+	// Mirrors hold locked extensions by the hash of their files (mirror.go): an install that
+	// follows a lock fetches from the first that has it, else from the origin.
+	Mirrors []Mirror
 	// Signatures is how signatures are checked (nil: found ones are verified against the
 	// source's default policy with Sigstore's public-good root; none is required).
 	Signatures *Signatures
@@ -304,12 +307,19 @@ func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (S
 		return nil, err
 	}
 	prep := &prepared{staging: staging}
-	src, err := resolve()
-	if err != nil {
+	prep.f, prep.x, prep.problems, err = in.fetchLocked(ctx, opt, staging)
+	switch {
+	case err == nil:
+	case !errors.Is(err, errNoMirror):
 		return prep, err
-	}
-	if prep.f, prep.x, prep.problems, err = in.fetchChecked(ctx, src, opt, staging, "fetched"); err != nil {
-		return prep, err
+	default:
+		src, err := resolve()
+		if err != nil {
+			return prep, err
+		}
+		if prep.f, prep.x, prep.problems, err = in.fetchChecked(ctx, src, opt, staging, "fetched"); err != nil {
+			return prep, err
+		}
 	}
 	if opt.Locked != nil {
 		// Fetched at the lock's commit or tag, it records the ref the lock was made with: it

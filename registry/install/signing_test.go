@@ -193,3 +193,22 @@ func BenchmarkInstallSigned(b *testing.B) {
 		})
 	}
 }
+
+func TestMirrorServes(t *testing.T) {
+	for _, tc := range []struct {
+		m      Mirror
+		source string
+		want   bool
+	}{
+		{Mirror{}, "https://github.com/acme/tool", true},
+		{Mirror{Include: []string{"https://github.com/acme/**"}}, "https://github.com/acme/tool", true},
+		{Mirror{Include: []string{"https://github.com/acme/**"}}, "https://github.com/other/tool", false},
+		{Mirror{Exclude: []string{"https://github.com/**"}}, "https://github.com/acme/tool", false},
+		{Mirror{Exclude: []string{"https://github.com/**"}}, "oci://registry.local/acme/tool", true},
+		{Mirror{Include: []string{"oci://*/acme/*"}, Exclude: []string{"oci://*/acme/secret"}}, "oci://r.example/acme/secret", false},
+	} {
+		if got := tc.m.serves(tc.source); got != tc.want {
+			t.Errorf("%+v serves %s: %v, want %v", tc.m, tc.source, got, tc.want)
+		}
+	}
+}

@@ -47,6 +47,7 @@ import (
 const (
 	ArtifactType       = "application/vnd.gem.extension.v1"
 	LayerMediaType     = "application/vnd.gem.extension.layer.v1.tar+gzip"
+	LayerMediaTypeZip  = "application/vnd.gem.extension.layer.v1.zip"
 	BundleArtifactType = "application/vnd.dev.sigstore.bundle.v0.3+json"
 )
 

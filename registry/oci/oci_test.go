@@ -224,3 +224,68 @@ func TestParseRef(t *testing.T) {
 		}
 	}
 }
+
+// TestLayout: an extension and a lock written to a layout folder, tarred, read back from the
+// tar; a tag it lacks is a NotFoundError; what is not a layout says so.
+func TestLayout(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "layout")
+	l, err := CreateLayout(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer, err := PackFolder(extension(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := MirrorTag("h1:" + base64.StdEncoding.EncodeToString(make([]byte, 32)))
+	if err != nil || tag != "h1-"+strings.Repeat("0", 64) {
+		t.Fatalf("tag %q %v", tag, err)
+	}
+	if _, err := l.Push(ctx, tag, "tool", "1.2.0", []Layer{layer}, [][]byte{[]byte(`{"bundle": 1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.PutLock(ctx, []byte(`{"lockVersion": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	tarball := filepath.Join(t.TempDir(), "bundle.tar")
+	if err := WriteTar(dir, tarball); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{dir, tarball} {
+		r, err := OpenLayout(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "layer")
+		got, err := r.Pull(ctx, tag, "linux", "amd64", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(file)
+		if got.Name != "tool" || !bytes.Equal(data, layer.Archive) || len(got.Bundles) != 1 {
+			t.Fatalf("%s: %+v", path, got)
+		}
+		if lock, err := r.Lock(ctx); err != nil || string(lock) != `{"lockVersion": 1}` {
+			t.Fatalf("lock %q %v", lock, err)
+		}
+		_, err = r.Pull(ctx, "h1-"+strings.Repeat("1", 64), "linux", "amd64", file)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	// the same folder packs to the same bytes: a bundle is reproducible
+	again, _ := PackFolder(extension(t))
+	if !bytes.Equal(again.Archive, layer.Archive) {
+		t.Error("PackFolder is not reproducible")
+	}
+	notLayout := filepath.Join(t.TempDir(), "x.tar")
+	os.WriteFile(notLayout, []byte("not a tar"), 0o644)
+	if _, err := OpenLayout(ctx, notLayout); err == nil || !strings.Contains(err.Error(), "is not an OCI image layout") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := MirrorTag("sha256:abc"); err == nil {
+		t.Fatal("a non-h1 hash was accepted")
+	}
+}

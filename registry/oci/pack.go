@@ -20,10 +20,12 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-// Layer is one platform's archive of an extension (Platform nil: every platform's).
+// Layer is one platform's archive of an extension (Platform nil: every platform's): a
+// tar+gzip, or a zip when Zip (an archive pushed as it was published).
 type Layer struct {
 	Platform *ocispec.Platform
 	Archive  []byte
+	Zip      bool
 }
 
 // Pack archives the extension in dir, one layer per platform it ships binaries for (the
@@ -202,4 +204,15 @@ func tarGz(dir string, files []file, keep func(rel string) bool) ([]byte, error)
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// PackFolder archives the whole extension folder dir as one layer for every platform (as it
+// was fetched: its h1 stays the one a lock pins).
+func PackFolder(dir string) (Layer, error) {
+	files, err := listFiles(dir)
+	if err != nil {
+		return Layer{}, err
+	}
+	data, err := tarGz(dir, files, func(string) bool { return true })
+	return Layer{Archive: data}, err
 }

@@ -3,20 +3,23 @@ package oci
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sort"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
-	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry"
 )
 
 var errorsIs = errors.Is
 
 // Pulled is an extension's layer for one platform, fetched and checked against its digest.
 type Pulled struct {
+	Zip      bool   // the layer is a zip (else a tar+gzip)
 	Digest   string // what the reference resolved to (the index's, or the manifest's)
 	Manifest string // the platform manifest's digest
 	Layer    string // the layer's digest (sha256:…)
@@ -39,13 +42,19 @@ func (c *Client) Pull(ctx context.Context, ref Ref, goos, goarch, file string) (
 	if err != nil {
 		return nil, err
 	}
+	return pull(ctx, repo, ref.String(), ref.Reference.Reference, goos, goarch, file)
+}
+
+// pull fetches the layer of reference (a tag or digest of repo, named name in errors).
+func pull(ctx context.Context, repo oras.ReadOnlyGraphTarget, name, reference, goos, goarch, file string) (*Pulled, error) {
+	ref := struct{ s string }{name}
 	fail := func(op string, err error) (*Pulled, error) {
 		if errors.Is(err, errdef.ErrNotFound) {
-			return nil, &NotFoundError{Ref: ref.String()}
+			return nil, &NotFoundError{Ref: ref.s}
 		}
-		return nil, &Error{Op: op, Ref: ref.String(), Err: err}
+		return nil, &Error{Op: op, Ref: ref.s, Err: err}
 	}
-	top, err := repo.Resolve(ctx, ref.Reference.Reference)
+	top, err := repo.Resolve(ctx, reference)
 	if err != nil {
 		return fail("resolving", err)
 	}
@@ -74,27 +83,28 @@ func (c *Client) Pull(ctx context.Context, ref Ref, goos, goarch, file string) (
 		}
 		if !found {
 			sort.Strings(have)
-			return nil, &NoPlatformError{Ref: ref.String(), Platform: goos + "/" + goarch, Platforms: have}
+			return nil, &NoPlatformError{Ref: ref.s, Platform: goos + "/" + goarch, Platforms: have}
 		}
 	}
 	var m ocispec.Manifest
 	if err := fetchJSON(ctx, repo, desc, &m); err != nil {
 		return fail("reading the manifest of", err)
 	}
-	if m.ArtifactType != ArtifactType || len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType {
-		return nil, &NotExtensionError{Ref: ref.String(), Got: m.ArtifactType}
+	if m.ArtifactType != ArtifactType || len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType && m.Layers[0].MediaType != LayerMediaTypeZip {
+		return nil, &NotExtensionError{Ref: ref.s, Got: m.ArtifactType}
 	}
+	out.Zip = m.Layers[0].MediaType == LayerMediaTypeZip
 	if out.Name == "" {
 		out.Name, out.Version = m.Annotations[ocispec.AnnotationTitle], m.Annotations[ocispec.AnnotationVersion]
 	}
 	out.Manifest, out.Layer = desc.Digest.String(), m.Layers[0].Digest.String()
 	if m.Layers[0].Size > maxLayer {
-		return nil, &Error{Op: "pulling", Ref: ref.String(), Err: errors.New("its layer is larger than 1 GiB")}
+		return nil, &Error{Op: "pulling", Ref: ref.s, Err: errors.New("its layer is larger than 1 GiB")}
 	}
 	if err := fetchTo(ctx, repo, m.Layers[0], file); err != nil {
 		return fail("pulling the layer of", err)
 	}
-	out.Bundles = c.bundles(ctx, repo, desc)
+	out.Bundles = bundles(ctx, repo, desc)
 	return out, nil
 }
 
@@ -116,10 +126,11 @@ func (c *Client) Resolve(ctx context.Context, ref Ref) (string, error) {
 
 // bundles are the Sigstore bundles attached to desc (none when the registry cannot list
 // referrers: the install then finds it unsigned).
-func (c *Client) bundles(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) [][]byte {
+func bundles(ctx context.Context, repo oras.ReadOnlyGraphTarget, desc ocispec.Descriptor) [][]byte {
 	var out [][]byte
 	// Filtered here, not by the registry: some filter on the config's type, not the artifact's.
-	repo.Referrers(ctx, desc, "", func(refs []ocispec.Descriptor) error {
+	refs, _ := registry.Referrers(ctx, repo, desc, "")
+	{
 		for _, r := range refs {
 			var m ocispec.Manifest
 			if fetchJSON(ctx, repo, r, &m) != nil || m.ArtifactType != BundleArtifactType {
@@ -134,12 +145,11 @@ func (c *Client) bundles(ctx context.Context, repo *remote.Repository, desc ocis
 				}
 			}
 		}
-		return nil
-	})
+	}
 	return out
 }
 
-func fetchJSON(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, v any) error {
+func fetchJSON(ctx context.Context, repo content.Fetcher, desc ocispec.Descriptor, v any) error {
 	if desc.Size > maxManifest {
 		return errors.New("the manifest is larger than 4 MiB")
 	}
@@ -151,7 +161,7 @@ func fetchJSON(ctx context.Context, repo *remote.Repository, desc ocispec.Descri
 }
 
 // fetchTo streams desc into file, checking its size and digest.
-func fetchTo(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, file string) error {
+func fetchTo(ctx context.Context, repo content.Fetcher, desc ocispec.Descriptor, file string) error {
 	rc, err := repo.Fetch(ctx, desc)
 	if err != nil {
 		return err
@@ -165,6 +175,9 @@ func fetchTo(ctx context.Context, repo *remote.Repository, desc ocispec.Descript
 	_, err = io.Copy(out, vr)
 	if err == nil {
 		err = vr.Verify()
+	}
+	if errors.Is(err, content.ErrTrailingData) || errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = fmt.Errorf("its bytes are not those its digest %s names (changed or corrupted): %w", desc.Digest, err)
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr

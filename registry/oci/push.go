@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
-	"oras.land/oras-go/v2/registry/remote"
 )
 
 // Pushed is what Push put in the registry.
@@ -36,32 +36,46 @@ func (c *Client) Push(ctx context.Context, ref Ref, name, version string, layers
 	if err != nil {
 		return nil, err
 	}
-	fail := func(op string, err error) (*Pushed, error) {
-		return nil, &Error{Op: op, Ref: ref.String(), Err: err}
+	out, err := push(ctx, repo, ref.Reference.Reference, name, version, layers, bundles)
+	if err != nil {
+		return nil, &Error{Op: "pushing to", Ref: ref.String(), Err: err}
 	}
-	out := &Pushed{Ref: ref.String(), Annotate: map[string]string{ocispec.AnnotationTitle: name, ocispec.AnnotationVersion: version}}
+	out.Ref = ref.String()
+	return out, nil
+}
+
+// push writes the extension's index, manifests, layers and signatures to target, tagged tag.
+func push(ctx context.Context, repo oras.Target, tag, name, version string, layers []Layer, bundles [][]byte) (*Pushed, error) {
+	fail := func(op string, err error) (*Pushed, error) {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	out := &Pushed{Annotate: map[string]string{ocispec.AnnotationTitle: name, ocispec.AnnotationVersion: version}}
 	var index ocispec.Index
 	index.SchemaVersion, index.MediaType = 2, ocispec.MediaTypeImageIndex
 	index.ArtifactType, index.Annotations = ArtifactType, out.Annotate
 	for i, l := range layers {
-		layer := content.NewDescriptorFromBytes(LayerMediaType, l.Archive)
-		layer.Annotations = map[string]string{ocispec.AnnotationTitle: name + ".tar.gz"}
+		mt, ext := LayerMediaType, ".tar.gz"
+		if l.Zip {
+			mt, ext = LayerMediaTypeZip, ".zip"
+		}
+		layer := content.NewDescriptorFromBytes(mt, l.Archive)
+		layer.Annotations = map[string]string{ocispec.AnnotationTitle: name + ext}
 		if err := pushOnce(ctx, repo, layer, l.Archive); err != nil {
-			return fail("pushing a layer to", err)
+			return fail("pushing a layer", err)
 		}
 		m, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, ArtifactType, oras.PackManifestOptions{
 			Layers:              []ocispec.Descriptor{layer},
 			ManifestAnnotations: map[string]string{ocispec.AnnotationTitle: name, ocispec.AnnotationVersion: version, ocispec.AnnotationCreated: "1970-01-01T00:00:00Z"},
 		})
 		if err != nil {
-			return fail("pushing a manifest to", err)
+			return fail("pushing a manifest", err)
 		}
 		m.Platform = l.Platform
 		pp := PushedPlatform{Platform: platformString(l.Platform), Digest: m.Digest.String(), Layer: layer.Digest.String()}
 		if i < len(bundles) && bundles[i] != nil {
-			sig, err := c.attach(ctx, repo, m, bundles[i])
+			sig, err := attach(ctx, repo, m, bundles[i])
 			if err != nil {
-				return fail("attaching the signature in", err)
+				return fail("attaching the signature", err)
 			}
 			pp.Signature = sig.Digest.String()
 		}
@@ -73,15 +87,18 @@ func (c *Client) Push(ctx context.Context, ref Ref, name, version string, layers
 		return nil, err
 	}
 	desc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageIndex, data)
-	if err := repo.PushReference(ctx, desc, bytes.NewReader(data), ref.Reference.Reference); err != nil {
-		return fail("pushing", err)
+	if err := pushOnce(ctx, repo, desc, data); err != nil {
+		return fail("pushing the index", err)
+	}
+	if err := repo.Tag(ctx, desc, tag); err != nil {
+		return fail("tagging the index", err)
 	}
 	out.Digest = desc.Digest.String()
 	return out, nil
 }
 
 // attach pushes bundle as a referrer of subject.
-func (c *Client) attach(ctx context.Context, repo *remote.Repository, subject ocispec.Descriptor, bundle []byte) (ocispec.Descriptor, error) {
+func attach(ctx context.Context, repo oras.Target, subject ocispec.Descriptor, bundle []byte) (ocispec.Descriptor, error) {
 	b := content.NewDescriptorFromBytes(BundleArtifactType, bundle)
 	if err := pushOnce(ctx, repo, b, bundle); err != nil {
 		return ocispec.Descriptor{}, err
@@ -93,7 +110,7 @@ func (c *Client) attach(ctx context.Context, repo *remote.Repository, subject oc
 	})
 }
 
-func pushOnce(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, data []byte) error {
+func pushOnce(ctx context.Context, repo oras.Target, desc ocispec.Descriptor, data []byte) error {
 	if ok, err := repo.Exists(ctx, desc); err == nil && ok {
 		return nil
 	}

@@ -18,7 +18,7 @@
 // are allowed; registry/install applies them), security.requireSignatures (on when any file
 // turns it on), security.trustedSigners (every file's entries) and security.sigstoreTrustedRoot
 // (a path, relative to its file) — the last two widen what is trusted, so a workspace's file
-// cannot set them —, experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
+// cannot set them —, extensions.mirrors (every file's but a workspace's), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
 // model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
@@ -76,6 +76,10 @@ type Settings struct {
 	RequireSignatures   bool            `json:"requireSignatures,omitempty"`
 	TrustedSigners      []TrustedSigner `json:"trustedSigners,omitempty"`
 	SigstoreTrustedRoot string          `json:"sigstoreTrustedRoot,omitempty"`
+	// Mirrors is extensions.mirrors: places holding locked extensions (an OCI layout, or
+	// oci://registry/repository), each for the sources its include and exclude globs choose;
+	// every file's entries, a workspace's ignored (a mirror learns what is installed).
+	Mirrors []Mirror `json:"mirrors,omitempty"`
 	// AgentsOff is experimental.enableAgents false: no subagent is offered.
 	AgentsOff bool `json:"agentsOff,omitempty"`
 	// DisabledSkills are skills.disabled: skills, by name, not offered (every file's).
@@ -165,6 +169,14 @@ type TrustedSigner struct {
 	Origin         string `json:"origin"` // the settings file that lists it
 }
 
+// Mirror is one entry of extensions.mirrors.
+type Mirror struct {
+	Location string   `json:"location"`
+	Include  []string `json:"include,omitempty"`
+	Exclude  []string `json:"exclude,omitempty"`
+	Origin   string   `json:"origin"` // the settings file that lists it
+}
+
 // HookFile is the hooks one settings file declares.
 type HookFile struct {
 	Scope  string                     `json:"scope"`
@@ -223,6 +235,13 @@ type file struct {
 	Experimental struct {
 		EnableAgents *bool `json:"enableAgents"`
 	} `json:"experimental"`
+	Extensions struct {
+		Mirrors *[]struct {
+			Location string   `json:"location"`
+			Include  []string `json:"include"`
+			Exclude  []string `json:"exclude"`
+		} `json:"mirrors"`
+	} `json:"extensions"`
 	// Gemini CLI's older flat keys.
 	ExcludeTools    *[]string       `json:"excludeTools"`
 	CoreTools       *[]string       `json:"coreTools"`
@@ -390,6 +409,16 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 			s.SigstoreTrustedRoot = filepath.Join(filepath.Dir(path), *v)
 		}
 		set("security.sigstoreTrustedRoot")
+	}
+	if v := f.Extensions.Mirrors; v != nil && !widens("extensions.mirrors") {
+		for _, m := range *v {
+			loc := m.Location
+			if loc != "" && !strings.Contains(loc, "://") && !filepath.IsAbs(loc) {
+				loc = filepath.Join(filepath.Dir(path), loc)
+			}
+			s.Mirrors = append(s.Mirrors, Mirror{Location: loc, Include: m.Include, Exclude: m.Exclude, Origin: path})
+		}
+		set("extensions.mirrors")
 	}
 	if v := f.Experimental.EnableAgents; v != nil {
 		s.AgentsOff = !*v

@@ -86,6 +86,15 @@ func TestLoad(t *testing.T) {
 					t.Errorf("%v", s.Warnings)
 				}
 			}},
+		{"extensions.mirrors: relative to the file; a project's ignored", `{"extensions": {"mirrors": [{"location": "mirror.tar", "include": ["https://github.com/acme/**"]}, {"location": "oci://127.0.0.1:5000/m"}]}}`,
+			`{"extensions": {"mirrors": [{"location": "oci://evil.example/m"}]}}`, true, func(t *testing.T, s *Settings) {
+				if len(s.Mirrors) != 2 || !filepath.IsAbs(s.Mirrors[0].Location) || s.Mirrors[0].Include[0] != "https://github.com/acme/**" || s.Mirrors[1].Location != "oci://127.0.0.1:5000/m" {
+					t.Errorf("%+v", s.Mirrors)
+				}
+				if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "extensions.mirrors is ignored in a project's settings") {
+					t.Errorf("%v", s.Warnings)
+				}
+			}},
 		{"requireSignatures: a later false does not turn it off", `{"security": {"requireSignatures": true}}`, `{"security": {"requireSignatures": false}}`, true, func(t *testing.T, s *Settings) {
 			if !s.RequireSignatures {
 				t.Errorf("%+v", s)

@@ -18,6 +18,7 @@ func extCommand(f *Factory) *cli.Command {
 		extLinkCommand(f),
 		extSyncCommand(f),
 		extPushCommand(f),
+		extBundleCommand(f),
 		extVerifyCommand(f),
 		extConfigCommand(f),
 		extGrantCommand(f),

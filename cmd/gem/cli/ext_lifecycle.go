@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -57,9 +59,20 @@ func newInstaller(s *session, consent bool) *install.Installer {
 			Issuer: t.Issuer, Identity: t.Identity, IdentityRegexp: t.IdentityRegexp, Origin: "security.trustedSigners in " + t.Origin,
 		}})
 	}
+	var mirrors []install.Mirror
+	if m := s.env.Getenv("GEM_MIRROR"); m != "" {
+		if !strings.Contains(m, "://") {
+			m, _ = filepath.Abs(m)
+		}
+		mirrors = append(mirrors, install.Mirror{Location: m, Origin: "GEM_MIRROR"})
+	}
+	for _, m := range sets.Mirrors {
+		mirrors = append(mirrors, install.Mirror{Location: m.Location, Include: m.Include, Exclude: m.Exclude, Origin: "extensions.mirrors in " + m.Origin})
+	}
 	return &install.Installer{
 		Policy:     policy,
 		Signatures: signatures,
+		Mirrors:    mirrors,
 		Env:        s.env,
 		Prompt:     s.consentPrompter(consent),
 		GemVersion: buildinfo.Version,
@@ -142,6 +155,11 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 	signer, err := o.signerFlags.policy()
 	if err != nil {
 		return err
+	}
+	if strings.HasSuffix(o.Source, ".tar") {
+		if fi, err := os.Stat(o.Source); err == nil && !fi.IsDir() {
+			return installBundle(ctx, s, o, scope)
+		}
 	}
 	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
 		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked, Path: o.Path,

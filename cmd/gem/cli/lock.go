@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
 )
 
@@ -84,10 +85,15 @@ func extSync(ctx context.Context, s *session, o extSyncOptions) error {
 		s.log.Error("sync failed", "lock", in.LockPath(scope), "error", err)
 		return err
 	}
+	return renderSynced(s, o.JSON, results)
+}
+
+// renderSynced reports what a sync (or a bundle's install) did, one line per extension.
+func renderSynced(s *session, asJSON bool, results []*install.Result) error {
 	if results == nil {
 		results = []*install.Result{}
 	}
-	return render(s, o.JSON, results, func() error {
+	return render(s, asJSON, results, func() error {
 		for _, r := range results {
 			switch r.Status {
 			case install.StatusNotLocked:
@@ -106,3 +112,61 @@ func extSync(ctx context.Context, s *session, o extSyncOptions) error {
 type noLockError struct{ path string }
 
 func (e *noLockError) Error() string { return fmt.Sprintf("there is no %s", e.path) }
+
+// installBundle installs every extension of a bundle gem ext bundle wrote, from the bundle
+// alone (gem ext install x.tar).
+func installBundle(ctx context.Context, s *session, o extInstallOptions, scope registry.Level) error {
+	if o.Ref != "" || o.Path != "" || o.Locked {
+		return usagef("a bundle installs what its own gem.lock pins: drop --ref, --path and --locked")
+	}
+	results, err := newInstaller(s, o.Consent).InstallBundle(ctx, o.Source, install.SyncOptions{Scope: scope, Jobs: 4})
+	if err != nil {
+		s.log.Error("bundle install failed", "bundle", o.Source, "error", err)
+		return err
+	}
+	return renderSynced(s, o.JSON, results)
+}
+
+type extBundleOptions struct {
+	Names  []string `arg:"[name]..."`
+	Output string   `flag:"output,o" usage:"the bundle to write: a .tar, or a folder (an OCI image layout either way)"`
+	Scope  string   `flag:"scope" usage:"whose gem.lock: project (./gem.lock) or user ($GEM_HOME/gem.lock)"`
+	jsonOutput
+}
+
+func (o *extBundleOptions) setDefaults() { o.Scope = "project" }
+
+func extBundleCommand(f *Factory) *cli.Command {
+	return verb(f, "bundle", "write what gem.lock pins into one file, to install on a machine without access to the sources (or to serve as a mirror)", extBundle,
+		"gem ext bundle -o tools.tar (every extension of ./gem.lock, fetched and checked against it)",
+		"gem ext bundle formatter linter -o two.tar --scope user",
+		"gem ext install tools.tar --consent (on the machine without access)",
+		"GEM_MIRROR=tools.tar gem ext sync (the bundle as a mirror of a project's lock)")
+}
+
+func extBundle(ctx context.Context, s *session, o extBundleOptions) error {
+	if o.Output == "" {
+		return usagef("say where to write the bundle with -o (a .tar, or a folder)")
+	}
+	scope, err := scopeLevel(o.Scope)
+	if err != nil {
+		return err
+	}
+	in := newInstaller(s, false)
+	lock, err := in.ReadLock(scope)
+	if errors.Is(err, os.ErrNotExist) {
+		return &noLockError{path: in.LockPath(scope)}
+	}
+	if err != nil {
+		return err
+	}
+	rep, err := in.Bundle(ctx, lock, o.Names, o.Output)
+	if err != nil {
+		return err
+	}
+	s.log.Info("bundle written", "path", rep.Path, "extensions", rep.Extensions)
+	return render(s, o.JSON, rep, func() error {
+		_, err := fmt.Fprintf(s.stdout, "Wrote %s for %s: %s.\nInstall it with: gem ext install %s\n", rep.Path, rep.Platform, strings.Join(rep.Extensions, ", "), rep.Path)
+		return err
+	})
+}
