@@ -119,15 +119,16 @@ type Fetcher struct {
 	// MCPRegistry reads the MCP registry (gem mcp install; nil: none).
 	MCPRegistry *mcpregistry.Client
 	// OCI reaches OCI registries (oci://…; nil: with the user's Docker and Podman
-	// credentials, read through Getenv).
-	OCI *oci.Client
+	// credentials, under Home and read through Getenv).
+	OCI  *oci.Client
+	Home string
 }
 
 func (f *Fetcher) oci() *oci.Client {
 	if f.OCI != nil {
 		return f.OCI
 	}
-	return &oci.Client{HTTP: f.HTTP, Getenv: f.Getenv}
+	return &oci.Client{HTTP: f.HTTP, Home: f.Home, Getenv: f.Getenv}
 }
 
 // Parse implements Sources.

@@ -106,8 +106,9 @@ type Client struct {
 	// HTTP is the transport (nil: oras-go's retrying client). Proxies come from the
 	// environment, as Go's default transport reads them.
 	HTTP *http.Client
-	// Getenv reads DOCKER_CONFIG, REGISTRY_AUTH_FILE, XDG_RUNTIME_DIR, HOME (nil: none; no
-	// credentials are then read).
+	// Home is the user's home folder and Getenv reads DOCKER_CONFIG, REGISTRY_AUTH_FILE and
+	// XDG_RUNTIME_DIR: where the credentials are (Getenv nil: none are read).
+	Home   string
 	Getenv func(string) string
 }
 
@@ -145,7 +146,7 @@ func (c *Client) credentials() auth.CredentialFunc {
 	if c.Getenv == nil {
 		return auth.StaticCredential("", auth.EmptyCredential)
 	}
-	home := c.Getenv("HOME")
+	home := c.Home
 	var stores []credentials.Store
 	docker := filepath.Join(home, ".docker", "config.json")
 	if d := c.Getenv("DOCKER_CONFIG"); d != "" {

@@ -177,8 +177,7 @@ func TestPushPull(t *testing.T) {
 func TestCredentials(t *testing.T) {
 	host := registryServer(t, true, "alice", "s3cret")
 	home := t.TempDir()
-	env := map[string]string{"HOME": home}
-	c := &Client{Getenv: func(k string) string { return env[k] }}
+	c := &Client{Home: home, Getenv: func(string) string { return "" }}
 	ref, _ := ParseRef("oci://" + host + "/acme/tool:v1")
 	_, layers, _ := Pack(extension(t))
 	if _, err := c.Push(context.Background(), ref, "tool", "1", layers[:1], nil); err == nil || !strings.Contains(err.Error(), "credential not found") {

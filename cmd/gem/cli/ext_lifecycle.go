@@ -29,6 +29,7 @@ func newFetcher(s *session) *install.Fetcher {
 		GitHubAPI: s.env.Getenv("GEM_GITHUB_API_URL"),
 		Token:     s.env.Getenv("GITHUB_TOKEN"),
 		Getenv:    s.env.Getenv,
+		Home:      s.env.Home,
 		Environ:   s.environ,
 		Progress:  s.io.Progress(),
 	}

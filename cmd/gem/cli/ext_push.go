@@ -80,7 +80,7 @@ func extPush(ctx context.Context, s *session, o extPushOptions) error {
 			bundles = [][]byte{b}
 		}
 	}
-	c := &oci.Client{Getenv: s.env.Getenv}
+	c := &oci.Client{Home: s.env.Home, Getenv: s.env.Getenv}
 	pushed, err := c.Push(ctx, ref, name, version, layers, bundles)
 	if err != nil {
 		return err
