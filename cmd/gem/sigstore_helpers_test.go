@@ -8,9 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,5 +145,33 @@ http:
 			time.Sleep(100 * time.Millisecond)
 		}
 		ts.Setenv("OCIREG", addr)
+	}
+}
+
+func init() {
+	// pypiindex VAR DIR: serve a package index speaking PEP 691's JSON simple API from DIR
+	// (DIR/<normalized name>/index.json is the project's page) on 127.0.0.1; sets VAR to its
+	// /simple URL.
+	scriptCmds["pypiindex"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: pypiindex VAR DIR")
+		}
+		dir := ts.MkAbs(args[1])
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			name, ok := strings.CutPrefix(r.URL.Path, "/simple/")
+			if !ok || r.Header.Get("Accept") != "application/vnd.pypi.simple.v1+json" {
+				http.NotFound(w, r)
+				return
+			}
+			data, err := os.ReadFile(filepath.Join(dir, strings.Trim(name, "/"), "index.json"))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+			w.Write(data)
+		}))
+		ts.Defer(srv.Close)
+		ts.Setenv(args[0], srv.URL+"/simple")
 	}
 }

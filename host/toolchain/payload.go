@@ -15,13 +15,17 @@ import (
 )
 
 // Package is what a package launcher's command line fetches when it starts: npx's package
-// (the first argument that is not a flag, or --package's value).
+// (the first argument that is not a flag, or --package's value), uvx's (the first argument
+// that is not a flag, or --from's value).
 type Package struct {
-	Type     string // "npm"
-	Name     string // @scope/name
+	Type     string // "npm" or "pypi"
+	Name     string // @scope/name; a PyPI project's name as written
 	Range    string // the version or range asked for ("latest" when none)
 	Index    int    // the argument that names it
-	Registry string // --registry's value, if the command line gives one
+	Registry string // --registry's (npx) or --index-url's / --default-index's (uvx) value
+	Extras   string // a PyPI requirement's extras, "[a,b]"
+	From     bool   // uvx: named by --from (pinned as name==version, else name@version)
+	Op       string // uvx: how the version was written ("@" or "=="), kept when pinned
 }
 
 // Spec is how the package is asked for: name@range.
@@ -33,7 +37,11 @@ var npxValueFlags = []string{"--registry", "--cache", "--userconfig", "--prefix"
 // PackageOf finds the package a command line fetches (ok false: it fetches none gem pins:
 // not npx, or the package is a local path, a URL or a git reference).
 func PackageOf(command string, args []string) (Package, bool) {
-	if base := filepath.Base(command); base != "npx" {
+	switch filepath.Base(command) {
+	case "uvx":
+		return uvxPackageOf(args)
+	case "npx":
+	default:
 		return Package{}, false
 	}
 	pkg := Package{Type: "npm", Index: -1}
@@ -95,6 +103,9 @@ func splitNPMSpec(s string) (name, rng string) {
 // given, so a server never starts @latest of whatever the registry serves that day.
 func PinArgs(args []string, pkg Package, version string) []string {
 	out := slices.Clone(args)
+	if pkg.Type == "pypi" {
+		return pinUVX(out, pkg, version)
+	}
 	a := out[pkg.Index]
 	if strings.HasPrefix(a, "--package=") || strings.HasPrefix(a, "-p=") {
 		flag, _, _ := strings.Cut(a, "=")
@@ -109,6 +120,7 @@ func PinArgs(args []string, pkg Package, version string) []string {
 type Resolved struct {
 	Version   string
 	Integrity string // sha512-… (npm's dist.integrity)
+	SHA256    string // PyPI: the sha256 of the release's file list (FilesDigest)
 }
 
 // ResolveNPM asks npm which version spec means and its integrity (npm view, with the user's
@@ -159,7 +171,7 @@ func ResolveNPM(ctx context.Context, environ []string, pkg Package) (Resolved, e
 // ErrNoNPM: npm is not on the PATH, so an npm package cannot be resolved.
 var ErrNoNPM = errors.New("npm is not installed (or not on PATH)")
 
-// Payloads resolves what x's MCP servers' launchers fetch (npm packages), pinned: each at the
+// Payloads resolves what x's MCP servers' launchers fetch (npm and PyPI packages), pinned: each at the
 // version locked records for its server when locked is given (so a changed integrity is
 // found), else at the version its command line asks for. A server whose launcher fetches
 // nothing gem pins is left out. A package that cannot be resolved (no npm, offline) is left
@@ -174,7 +186,11 @@ func Payloads(ctx context.Context, environ []string, x *registry.Extension, lock
 		if p, ok := locked.Payload(s.Name); ok && p.Name == pkg.Name {
 			pkg.Range = p.Version
 		}
-		r, err := ResolveNPM(ctx, environ, pkg)
+		resolve := ResolveNPM
+		if pkg.Type == "pypi" {
+			resolve = ResolvePyPI
+		}
+		r, err := resolve(ctx, environ, pkg)
 		if err != nil {
 			if _, ok := locked.Payload(s.Name); ok {
 				return nil, fmt.Errorf("server %s: its locked package %s cannot be checked: %w", s.Name, pkg.Spec(), err)
@@ -184,7 +200,7 @@ func Payloads(ctx context.Context, environ []string, x *registry.Extension, lock
 			}
 			continue
 		}
-		out = append(out, lockfile.Payload{Server: s.Name, Type: pkg.Type, Name: pkg.Name, Version: r.Version, Integrity: r.Integrity})
+		out = append(out, lockfile.Payload{Server: s.Name, Type: pkg.Type, Name: pkg.Name, Version: r.Version, Integrity: r.Integrity, SHA256: r.SHA256})
 	}
 	return out, nil
 }

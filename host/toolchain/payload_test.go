@@ -1,7 +1,12 @@
 package toolchain
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -29,6 +34,15 @@ func TestPackageOf(t *testing.T) {
 		{"github ref", "npx", []string{"-y", "owner/repo"}, false, "", "", "", nil},
 		{"a URL", "npx", []string{"https://x/y.tgz"}, false, "", "", "", nil},
 		{"only flags", "npx", []string{"-y"}, false, "", "", "", nil},
+		{"uvx tool", "uvx", []string{"mcp-server-fetch"}, true, "mcp-server-fetch", "latest", "", []string{"mcp-server-fetch@9.9.9"}},
+		{"uvx tool@version, its arguments", "/home/u/.local/bin/uvx", []string{"mcp-server-time@0.6.2", "--local-timezone", "x"}, true, "mcp-server-time", "0.6.2", "", []string{"mcp-server-time@9.9.9", "--local-timezone", "x"}},
+		{"uvx --from with extras", "uvx", []string{"--python", "3.12", "--from", "mypy[reports]==1.13.0", "mypy"}, true, "mypy", "1.13.0", "", []string{"--python", "3.12", "--from", "mypy[reports]==9.9.9", "mypy"}},
+		{"uvx --from=", "uvx", []string{"--from=weather_mcp", "weather"}, true, "weather_mcp", "latest", "", []string{"--from=weather_mcp==9.9.9", "weather"}},
+		{"uvx index", "uvx", []string{"--index-url", "http://idx/simple", "tool"}, true, "tool", "latest", "http://idx/simple", []string{"--index-url", "http://idx/simple", "tool@9.9.9"}},
+		{"uvx tool==version (as gem mcp install writes it)", "uvx", []string{"mcp-server-time==0.6.2"}, true, "mcp-server-time", "0.6.2", "", []string{"mcp-server-time==9.9.9"}},
+		{"uvx git", "uvx", []string{"--from", "git+https://github.com/a/b", "b"}, false, "", "", "", nil},
+		{"uvx range", "uvx", []string{"--from", "ruff>0.2,<0.3", "ruff"}, false, "", "", "", nil},
+		{"uvx a path", "uvx", []string{"--from", "./tool", "tool"}, false, "", "", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, ok := PackageOf(tc.command, tc.args)
@@ -46,4 +60,88 @@ func TestPackageOf(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResolvePyPI: PEP 691's JSON page of a local index: latest is the newest final release
+// (not a pre-release, not a yanked file's), an exact version is that one, the pin is the
+// digest of the release's files; a page that is not PEP 691 JSON, and a missing release, fail.
+func TestResolvePyPI(t *testing.T) {
+	h := func(s string) string { return strings.Repeat(s, 64)[:64] }
+	page := `{"meta": {"api-version": "1.1"}, "name": "weather-mcp", "files": [
+		{"filename": "weather_mcp-1.2.0-py3-none-any.whl", "url": "x", "hashes": {"sha256": "` + h("a") + `"}},
+		{"filename": "weather_mcp-1.2.0.tar.gz", "url": "x", "hashes": {"sha256": "` + h("b") + `"}},
+		{"filename": "weather_mcp-1.10.0-py3-none-any.whl", "url": "x", "hashes": {"sha256": "` + h("c") + `"}},
+		{"filename": "weather_mcp-2.0.0rc1-py3-none-any.whl", "url": "x", "hashes": {"sha256": "` + h("d") + `"}},
+		{"filename": "weather_mcp-3.0.0-py3-none-any.whl", "url": "x", "hashes": {"sha256": "` + h("e") + `"}, "yanked": "broken"},
+		{"filename": "other-9.0.0.tar.gz", "url": "x", "hashes": {"sha256": "` + h("f") + `"}}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/simple/weather-mcp/":
+			if r.Header.Get("Accept") != "application/vnd.pypi.simple.v1+json" {
+				http.Error(w, "html only", http.StatusNotAcceptable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+			io.WriteString(w, page)
+		case "/html/weather-mcp/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<html></html>")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	want120, _ := FilesDigest([]pypiFile{{Filename: "weather_mcp-1.2.0.tar.gz", Hashes: map[string]string{"sha256": h("b")}}, {Filename: "weather_mcp-1.2.0-py3-none-any.whl", Hashes: map[string]string{"sha256": h("a")}}})
+	for _, tc := range []struct {
+		name    string
+		pkg     Package
+		environ []string
+		version string
+		sha     string
+		err     string
+	}{
+		{name: "latest: the newest final release", pkg: Package{Name: "Weather_MCP", Range: "latest", Registry: srv.URL + "/simple"}, version: "1.10.0"},
+		{name: "an exact version, from UV_DEFAULT_INDEX", pkg: Package{Name: "weather-mcp", Range: "1.2.0"}, environ: []string{"UV_DEFAULT_INDEX=" + srv.URL + "/simple/"}, version: "1.2.0", sha: want120},
+		{name: "no such release", pkg: Package{Name: "weather-mcp", Range: "9.9.9", Registry: srv.URL + "/simple"}, err: "has no release 9.9.9"},
+		{name: "yanked", pkg: Package{Name: "weather-mcp", Range: "3.0.0", Registry: srv.URL + "/simple"}, err: "has no release 3.0.0"},
+		{name: "not PEP 691", pkg: Package{Name: "weather-mcp", Range: "latest", Registry: srv.URL + "/html"}, err: "does not answer with PEP 691's JSON"},
+		{name: "no such project", pkg: Package{Name: "nope", Range: "latest", Registry: srv.URL + "/simple"}, err: "404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ResolvePyPI(context.Background(), tc.environ, tc.pkg)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Version != tc.version || len(r.SHA256) != 64 || tc.sha != "" && r.SHA256 != tc.sha {
+				t.Fatalf("%+v", r)
+			}
+		})
+	}
+}
+
+// FuzzPackageOf: any npx or uvx command line parses without panicking, and a package found,
+// pinned, is found again at the pinned version with the same name.
+func FuzzPackageOf(f *testing.F) {
+	f.Add("npx", "-y\x00@acme/docs@^1.2\x00--port\x001")
+	f.Add("uvx", "--from\x00mypy[reports]==1.13.0\x00mypy")
+	f.Add("uvx", "--python\x003.12\x00tool@1.0")
+	f.Add("npx", "--package=@a/b@2\x00b-cli")
+	f.Fuzz(func(t *testing.T, command, joined string) {
+		args := strings.Split(joined, "\x00")
+		pkg, ok := PackageOf(command, args)
+		if !ok {
+			return
+		}
+		pinned := PinArgs(args, pkg, "1.2.3")
+		again, ok := PackageOf(command, pinned)
+		if !ok || again.Name != pkg.Name || again.Range != "1.2.3" || again.Type != pkg.Type {
+			t.Fatalf("%q → %+v; pinned %q → %+v (%v)", args, pkg, pinned, again, ok)
+		}
+	})
 }

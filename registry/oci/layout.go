@@ -81,7 +81,7 @@ type LayoutError struct {
 }
 
 func (e *LayoutError) Error() string {
-	return fmt.Sprintf("%s is not an OCI image layout (gem ext bundle writes one): %v", e.Path, e.Err)
+	return fmt.Sprintf("%s is not an OCI image layout: %v", e.Path, e.Err)
 }
 func (e *LayoutError) Unwrap() error { return e.Err }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/gemhost/gem/registry/install"
 	"github.com/gemhost/gem/registry/lockfile"
 	"github.com/gemhost/gem/registry/mcpregistry"
+	"github.com/gemhost/gem/registry/oci"
 	"github.com/gemhost/gem/registry/signature"
 )
 
@@ -124,6 +125,10 @@ func hintFor(err error) string {
 		wrongSigner   *signature.IdentityError
 		badRoot       *signature.RootError
 		badPolicy     *signature.PolicyError
+		notLayout     *oci.LayoutError
+		noOCI         *oci.NotFoundError
+		noPlatform    *oci.NoPlatformError
+		notExtension  *oci.NotExtensionError
 	)
 	switch {
 	case errors.As(err, &invalid) && invalid.Forceable:
@@ -168,6 +173,14 @@ func hintFor(err error) string {
 		return "offline or behind a firewall? set security.sigstoreTrustedRoot to a trusted_root.json (sigstore's, or your organisation's)"
 	case errors.As(err, &badPolicy):
 		return "fix the signer policy: an issuer, and an identity or an identity pattern"
+	case errors.As(err, &notLayout):
+		return "gem ext bundle -o file.tar writes a bundle (an OCI image layout with its gem.lock)"
+	case errors.As(err, &noOCI):
+		return "check the tag (gem ext push … oci://registry/repository:tag pushes one)"
+	case errors.As(err, &noPlatform):
+		return "push it again from a folder with this platform's binaries (gem ext push <folder> oci://…)"
+	case errors.As(err, &notExtension):
+		return "gem ext push writes extensions in gem's format; this artifact was pushed by another tool"
 	case errors.As(err, &badLock):
 		return "fix the file (it is JSON; git diff shows what changed) or write it again with gem lock"
 	case errors.As(err, &api):
