@@ -45,35 +45,16 @@ func PackageOf(command string, args []string) (Package, bool) {
 		return Package{}, false
 	}
 	pkg := Package{Type: "npm", Index: -1}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(a, "=")
+	first := launcherArgs(args, append([]string{"--package", "-p"}, npxValueFlags...), func(name, value string, at int) {
 		switch {
-		case a == "--":
-			continue
-		case name == "--package" || name == "-p":
-			if !hasValue && i+1 < len(args) {
-				i++
-				value = args[i]
-			}
-			if pkg.Index < 0 {
-				pkg.Index, pkg.Name = i, value
-			}
+		case (name == "--package" || name == "-p") && pkg.Index < 0:
+			pkg.Index, pkg.Name = at, value
 		case name == "--registry":
-			if !hasValue && i+1 < len(args) {
-				i++
-				value = args[i]
-			}
 			pkg.Registry = value
-		case strings.HasPrefix(a, "-"):
-			if slices.Contains(npxValueFlags, name) && !hasValue {
-				i++
-			}
-		case pkg.Index < 0:
-			pkg.Index, pkg.Name = i, a
-		default:
-			i = len(args) // the package's own arguments follow
 		}
+	})
+	if pkg.Index < 0 && first >= 0 {
+		pkg.Index, pkg.Name = first, args[first]
 	}
 	if pkg.Index < 0 {
 		return Package{}, false
@@ -88,6 +69,28 @@ func PackageOf(command string, args []string) (Package, bool) {
 		pkg.Range = "latest"
 	}
 	return pkg, true
+}
+
+// launcherArgs walks a launcher's flags up to its first argument that is not one (returned;
+// -1: none): each flag goes to flag with its value — after "=", or the next argument for
+// the flags in valueFlags — and the index of the argument that holds it.
+func launcherArgs(args, valueFlags []string, flag func(name, value string, at int)) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			return i
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		if !hasValue && slices.Contains(valueFlags, name) && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		flag(name, value, i)
+	}
+	return -1
 }
 
 // splitNPMSpec splits name@range ("@scope/name@1.2" too).

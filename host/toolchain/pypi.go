@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,32 +31,16 @@ var pep508 = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9._,-]
 // requirements, and ranges, are not pinned (ok false).
 func uvxPackageOf(args []string) (Package, bool) {
 	pkg := Package{Type: "pypi", Index: -1}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(a, "=")
-		switch {
-		case a == "--":
-			continue
-		case name == "--from" || name == "--index-url" || name == "-i" || name == "--default-index":
-			if !hasValue && i+1 < len(args) {
-				i++
-				value = args[i]
-			}
-			if name == "--from" {
-				pkg.Index, pkg.Name, pkg.From = i, value, true
-			} else {
-				pkg.Registry = value
-			}
-		case strings.HasPrefix(a, "-"):
-			if slices.Contains(uvxValueFlags, name) && !hasValue {
-				i++
-			}
-		case pkg.Index < 0:
-			pkg.Index, pkg.Name = i, a
-			i = len(args) // the tool's own arguments follow
-		default:
-			i = len(args)
+	first := launcherArgs(args, append([]string{"--from", "--index-url", "-i", "--default-index"}, uvxValueFlags...), func(name, value string, at int) {
+		switch name {
+		case "--from":
+			pkg.Index, pkg.Name, pkg.From = at, value, true
+		case "--index-url", "-i", "--default-index":
+			pkg.Registry = value
 		}
+	})
+	if pkg.Index < 0 && first >= 0 {
+		pkg.Index, pkg.Name = first, args[first]
 	}
 	if pkg.Index < 0 {
 		return Package{}, false
