@@ -349,7 +349,7 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
 	}
 	needs := in.needsAt(x, dest)
-	text := withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing)
+	text := withPayloads(withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing), pin.Payloads)
 	if err := in.consent(ctx, text); err != nil {
 		return nil, err
 	}

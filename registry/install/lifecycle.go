@@ -121,7 +121,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return res, nil
 	}
 	needs := in.needsAt(nx, x.Dir)
-	text := withSigning(ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs), sig)
+	text := withPayloads(withSigning(ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs), sig), pin.Payloads)
 	if rec == nil || rec.ConsentText == "" {
 		if err := in.consent(ctx, text); err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -236,6 +237,25 @@ func withSigning(text string, s *signing) string {
 	}
 	head, rest, _ := strings.Cut(text, "\n")
 	return head + "\n  * " + s.line + "\n" + rest
+}
+
+// withPayloads adds under each MCP server's consent line the package its launcher is pinned
+// to (a line of its own: shown, not compared by an update, whose packages move).
+func withPayloads(text string, payloads []lockfile.Payload) string {
+	if len(payloads) == 0 {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l)
+		for _, p := range payloads {
+			if strings.HasPrefix(l, "  * MCP server "+strconv.Quote(p.Server)+" (stdio)") {
+				fmt.Fprintf(&b, "    (fetches %s %s@%s when it starts, pinned)\n", p.Type, p.Name, p.Version)
+			}
+		}
+	}
+	return b.String()
 }
 
 // Bundle is a Sigstore bundle found for what was fetched, and where it was found.

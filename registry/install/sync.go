@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gemhost/gem/internal/paths"
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
 )
@@ -161,6 +162,12 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 	var jobs []*job
 	for _, name := range lock.Names() {
 		e := lock.Extensions[name]
+		if err := in.checkLocalSource(opt.Scope, name, e); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range lock.Names() {
+		e := lock.Extensions[name]
 		dest := filepath.Join(root, name)
 		if rec, err := registry.ReadReceipt(in.Env, dest); err == nil && rec != nil && rec.Pin != nil && lockfile.SamePin(rec.Pin, e) {
 			if err := lockfile.Check(name, e, rec.Pin, platform, opt.Strict); err == nil {
@@ -245,3 +252,34 @@ func (e *SyncError) Error() string {
 }
 
 func (e *SyncError) Unwrap() []error { return e.Errs }
+
+// LocalSourceError is a project's gem.lock naming a folder or archive outside the project:
+// a cloned repository's lock must not make gem copy the user's other files into it.
+type LocalSourceError struct{ Name, Source, Project string }
+
+func (e *LocalSourceError) Error() string {
+	return fmt.Sprintf("%s: the project's gem.lock names %s, which is outside the project (%s): a project's lock may name local folders and archives inside it only", e.Name, e.Source, e.Project)
+}
+
+// checkLocalSource refuses, for a project's lock, a local source outside the project (its
+// links resolved: a link in the project leading out is outside too).
+func (in *Installer) checkLocalSource(scope registry.Level, name string, e *lockfile.Entry) error {
+	if scope != registry.LevelProject || e.Type != "local" || strings.Contains(e.Source, "://") {
+		return nil
+	}
+	project := filepath.Dir(in.LockPath(registry.LevelProject))
+	src := e.Source
+	if !filepath.IsAbs(src) {
+		src = filepath.Join(project, src)
+	}
+	if real, err := filepath.EvalSymlinks(src); err == nil {
+		src = real
+	}
+	if realProject, err := filepath.EvalSymlinks(project); err == nil {
+		project = realProject
+	}
+	if !pathx.Within(project, src) {
+		return &LocalSourceError{Name: name, Source: e.Source, Project: project}
+	}
+	return nil
+}

@@ -125,6 +125,7 @@ func hintFor(err error) string {
 		wrongSigner   *signature.IdentityError
 		badRoot       *signature.RootError
 		badPolicy     *signature.PolicyError
+		localOutside  *install.LocalSourceError
 		notLayout     *oci.LayoutError
 		noOCI         *oci.NotFoundError
 		noPlatform    *oci.NoPlatformError
@@ -173,6 +174,8 @@ func hintFor(err error) string {
 		return "offline or behind a firewall? set security.sigstoreTrustedRoot to a trusted_root.json (sigstore's, or your organisation's)"
 	case errors.As(err, &badPolicy):
 		return "fix the signer policy: an issuer, and an identity or an identity pattern"
+	case errors.As(err, &localOutside):
+		return "nothing was changed; if you trust the lock, install that folder yourself (gem ext install <folder>), or put the extension inside the project"
 	case errors.As(err, &notLayout):
 		return "gem ext bundle -o file.tar writes a bundle (an OCI image layout with its gem.lock)"
 	case errors.As(err, &noOCI):
