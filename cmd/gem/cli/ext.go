@@ -17,6 +17,7 @@ func extCommand(f *Factory) *cli.Command {
 		extEnableCommand(f, false),
 		extLinkCommand(f),
 		extSyncCommand(f),
+		extPackCommand(f),
 		extPushCommand(f),
 		extBundleCommand(f),
 		extVerifyCommand(f),

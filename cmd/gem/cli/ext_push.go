@@ -2,12 +2,16 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
 	"github.com/gemhost/gem/registry/oci"
 )
@@ -42,7 +46,7 @@ func extPush(ctx context.Context, s *session, o extPushOptions) error {
 	)
 	if fi.IsDir() {
 		if o.Bundle != "" {
-			return usagef("--bundle signs an archive: pack the folder, sign the archive (cosign sign-blob --bundle), then push the archive")
+			return usagef("--bundle signs an archive: gem ext pack the folder, sign the archive (cosign sign-blob --bundle), then push the archive")
 		}
 		x, ls, err := oci.Pack(o.Source)
 		if err != nil {
@@ -97,5 +101,53 @@ func extPush(ctx context.Context, s *session, o extPushOptions) error {
 		}
 		fmt.Fprintf(s.stdout, "Install it with: gem ext install %s\n", pushed.Ref)
 		return nil
+	})
+}
+
+type extPackOptions struct {
+	Folder string `arg:"<folder>" help:"an extension folder"`
+	Output string `flag:"output,o" usage:"the archive to write (.tar.gz; default <name>-<version>.tar.gz)"`
+	jsonOutput
+}
+
+func extPackCommand(f *Factory) *cli.Command {
+	return verb(f, "pack", "pack an extension folder into a reproducible .tar.gz (the same folder, the same bytes): to sign, publish or push", extPack,
+		"gem ext pack ./my-ext (writes my-ext-1.0.0.tar.gz)",
+		"gem ext pack ./my-ext -o dist/my-ext.tar.gz && cosign sign-blob --bundle dist/my-ext.tar.gz.sigstore.json dist/my-ext.tar.gz",
+		"gem ext push dist/my-ext.tar.gz oci://ghcr.io/acme/my-ext:v1 (its signature attached)")
+}
+
+// packed is what gem ext pack wrote.
+type packed struct {
+	Path    string `json:"path"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+}
+
+func extPack(ctx context.Context, s *session, o extPackOptions) error {
+	x, err := registry.LoadFolder(o.Folder)
+	if err != nil {
+		return err
+	}
+	layer, err := oci.PackFolder(o.Folder)
+	if err != nil {
+		return err
+	}
+	out := o.Output
+	if out == "" {
+		out = x.Name + "-" + x.Version + ".tar.gz"
+	}
+	if !strings.HasSuffix(out, ".tar.gz") && !strings.HasSuffix(out, ".tgz") {
+		return usagef("-o %s: the archive is a .tar.gz", out)
+	}
+	if err := fsx.WriteFileAtomic(out, layer.Archive, 0o644); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(layer.Archive)
+	res := packed{Path: out, Name: x.Name, Version: x.Version, SHA256: hex.EncodeToString(sum[:])}
+	return render(s, o.JSON, res, func() error {
+		_, err := fmt.Fprintf(s.stdout, "Packed %s %s into %s (sha256 %s).\n", res.Name, res.Version, res.Path, res.SHA256)
+		return err
 	})
 }
