@@ -19,6 +19,7 @@ import (
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/host/toolchain/payload"
 	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -105,8 +106,8 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	}
 	if pin, ok := x.PinnedPayload(env, raw.Name); ok && resolved.Command != "" {
 		// The launcher gets the version the install pinned (gem.lock), never @latest.
-		if pkg, ok := toolchain.PackageOf(resolved.Command, resolved.Args); ok && pkg.Type == pin.Type && pkg.Name == pin.Name {
-			resolved.Args = toolchain.PinArgs(resolved.Args, pkg, pin.Version)
+		if pkg, ok := payload.PackageOf(resolved.Command, resolved.Args); ok && pkg.Type == pin.Type && pkg.Name == pin.Name {
+			resolved.Args = payload.PinArgs(resolved.Args, pkg, pin.Version)
 		}
 	}
 	var childEnv []string

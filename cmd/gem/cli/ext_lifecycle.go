@@ -12,7 +12,7 @@ import (
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/host/toolchain/payload"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest"
@@ -82,7 +82,7 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		Check:      func(x *registry.Extension) manifest.Problems { return binaryProblems(s, x) },
 		Sources:    newFetcher(s),
 		Payloads: func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry) ([]lockfile.Payload, error) {
-			return toolchain.Payloads(ctx, s.environ, x, locked, func(msg string) { s.warn("%s", msg) })
+			return payload.Payloads(ctx, s.environ, x, locked, func(msg string) { s.warn("%s", msg) })
 		},
 		CrashAt: s.env.Getenv("GEM_TEST_CRASH_AT"),
 	}

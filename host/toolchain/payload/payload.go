@@ -1,4 +1,8 @@
-package toolchain
+// Package payload owns what MCP servers' package launchers fetch when they start: reading
+// the package from an npx or uvx command line, resolving it to a version and its hash (npm
+// view; a PEP 691 index), and pinning the launcher's arguments to it (gem.lock's payloads).
+// It is the engine's: it reaches the network (net/http), which the light front never links.
+package payload
 
 import (
 	"context"
