@@ -150,10 +150,11 @@ type Block string
 
 const (
 	BlockNone        Block = ""
-	BlockUntrusted   Block = "untrusted-folder" // a project extension in a folder the user did not trust
-	BlockUnconsented Block = "not-consented"    // a project extension the user never agreed to
-	BlockChanged     Block = "changed"          // a project extension whose manifest changed since consent
-	BlockBadName     Block = "bad-name"         // a name that is not a plain folder name
+	BlockUntrusted   Block = "untrusted-folder"    // a project extension in a folder the user did not trust
+	BlockUnconsented Block = "not-consented"       // a project extension the user never agreed to
+	BlockChanged     Block = "changed"             // a project extension whose manifest changed since consent
+	BlockBadName     Block = "bad-name"            // a name that is not a plain folder name
+	BlockSettings    Block = "blocked-by-settings" // installed from git while security.blockGitExtensions is set
 )
 
 // Explain says what a block means (front ends add what to do).
@@ -165,6 +166,8 @@ func (x *Extension) Explain() string {
 		return fmt.Sprintf("project extension %s is skipped: you have not agreed to it yet", x.Name)
 	case BlockChanged:
 		return fmt.Sprintf("project extension %s is skipped: its manifest changed since you agreed to it", x.Name)
+	case BlockSettings:
+		return fmt.Sprintf("extension %s is skipped: it was installed from git or GitHub, and security.blockGitExtensions is set", x.Name)
 	case BlockBadName:
 		if slices.Contains(ReservedNames, x.Name) {
 			return fmt.Sprintf("extension in %s is skipped: its name %q is gem's own (the user's settings servers, the core tools); rename it (\"name\" in %s)", x.Dir, x.Name, x.ManifestPath)
@@ -189,13 +192,19 @@ func PlainName(name string) bool {
 	return !strings.ContainsFunc(name, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
 }
 
-// applyTrust blocks what may not run here: bad names everywhere, and project extensions in
-// an untrusted folder or without a matching consent record.
+// applyTrust blocks what may not run here: bad names everywhere, extensions installed from
+// git while the settings block those, and project extensions in an untrusted folder or
+// without a matching consent record.
 func applyTrust(env Env, items []*Extension) {
 	trusted, checked := false, false
+	blockGit := len(items) > 0 && env.blocksGit()
 	for _, x := range items {
 		if !PlainName(x.Name) || slices.Contains(ReservedNames, x.Name) {
 			x.Blocked = BlockBadName
+			continue
+		}
+		if blockGit && x.installedFromGit() {
+			x.Blocked = BlockSettings
 			continue
 		}
 		if x.Level != LevelProject {

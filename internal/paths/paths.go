@@ -203,6 +203,17 @@ func (e Layout) GeminiDir() string { return filepath.Join(e.GeminiHome, ".gemini
 // GeminiExtensionsDir is ~/.gemini/extensions.
 func (e Layout) GeminiExtensionsDir() string { return filepath.Join(e.GeminiDir(), "extensions") }
 
+// SystemSettingsFile is Gemini CLI's system settings file, an administrator's:
+// GEMINI_CLI_SYSTEM_SETTINGS_PATH, else /etc/gemini-cli/settings.json.
+func SystemSettingsFile(getenv func(string) string) string {
+	if getenv != nil {
+		if p := getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH"); p != "" {
+			return p
+		}
+	}
+	return "/etc/gemini-cli/settings.json"
+}
+
 // GeminiSettingsFile is ~/.gemini/settings.json.
 func (e Layout) GeminiSettingsFile() string { return filepath.Join(e.GeminiDir(), "settings.json") }
 

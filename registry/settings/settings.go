@@ -250,10 +250,7 @@ type file struct {
 
 // Paths are the settings files in precedence order (last wins), with their scope.
 func Paths(env registry.Env, workspace string) []File {
-	system := env.Getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-	if system == "" {
-		system = "/etc/gemini-cli/settings.json"
-	}
+	system := paths.SystemSettingsFile(env.Getenv)
 	return []File{
 		{Scope: "user", Path: env.GeminiSettingsFile()},
 		{Scope: "gem", Path: env.SettingsFile()},

@@ -64,6 +64,8 @@ func Block(x *registry.Extension) string {
 		return "agree to it with gem ext consent " + x.Dir
 	case registry.BlockChanged:
 		return "gem ext consent " + x.Dir + " shows the difference"
+	case registry.BlockSettings:
+		return "the settings decide (an administrator's system file, or yours): gem settings shows where it is set"
 	}
 	return ""
 }
