@@ -15,7 +15,8 @@
 // file's hooks run, not only the winning file's, as in Gemini CLI), hooksConfig.enabled and
 // .disabled, skills.disabled (every file's), security.disableYoloMode (the yolo approval mode
 // refused), security.allowedExtensions and security.blockGitExtensions (which install sources
-// are allowed; registry/install applies them), security.requireSignatures (on when any file
+// are allowed; registry/install applies them; registry's discovery reads blockGitExtensions
+// itself, to block what was installed from git), security.requireSignatures (on when any file
 // turns it on), security.trustedSigners (every file's entries) and security.sigstoreTrustedRoot
 // (a path, relative to its file) — the last two widen what is trusted, so a workspace's file
 // cannot set them —, extensions.mirrors (every file's but a workspace's), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
