@@ -49,7 +49,9 @@
 //     security.trustedSigners for the source, the installed version's (an update: another
 //     signer, or none, is shown in the consent's diff and asked), a GitHub release's own
 //     repository's workflows; with no policy the signer is shown at consent (trust on first
-//     use). A signature that does not verify always fails; a missing one fails when a policy
+//     use). A signature that does not verify always fails (one that cannot be checked, the
+//     trusted root out of reach, fails only where a signature is required, and is said in the
+//     consent otherwise); a missing one fails when a policy
 //     other than the installed version's applies or security.requireSignatures is set (which
 //     also refuses folders, git sources and links). The signer is pinned in the receipt and
 //     gem.lock, and named on its own consent line so an update compares it.

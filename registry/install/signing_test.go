@@ -71,6 +71,7 @@ func TestCheckSignature(t *testing.T) {
 		wantErr  string
 		wantLine string
 		pinned   string
+		noRoot   bool // the trusted root cannot be loaded
 	}{
 		{name: "unsigned, nothing asked", wantLine: ""},
 		{name: "unsigned, required by the settings", require: true, wantErr: "has no signature, and security.requireSignatures is set in /etc/system.json"},
@@ -85,6 +86,8 @@ func TestCheckSignature(t *testing.T) {
 		{name: "the settings' signer of another source does not apply", signedBy: ops, signers: []TrustedSigner{{Source: "^https://other/", Policy: signature.Policy{Issuer: google, Identity: dev}}}, wantLine: "no policy names", pinned: ops},
 		{name: "the same signer as the installed version", signedBy: dev, previous: &lockfile.Signer{Issuer: google, Identity: dev}, wantLine: "as the signer of the installed version requires", pinned: dev},
 		{name: "another signer than the installed version: shown to agree to", signedBy: ops, previous: &lockfile.Signer{Issuer: google, Identity: dev}, wantLine: "NOT by dev@acme.example (issuer https://accounts.google.com) who signed the installed version", pinned: ops},
+		{name: "the root out of reach, nothing requires a signature: said, not refused", signedBy: dev, noRoot: true, wantLine: "its signature was NOT checked: the Sigstore trusted root is not usable"},
+		{name: "the root out of reach, a signer named: refused", signedBy: dev, noRoot: true, opt: Options{Signer: exact(dev)}, wantErr: "the Sigstore trusted root is not usable"},
 		{name: "another signer than the installed version, signatures required", signedBy: ops, require: true, signers: []TrustedSigner{{Policy: signature.Policy{Issuer: google, Identity: dev}}}, previous: &lockfile.Signer{Issuer: google, Identity: dev}, wantErr: "not by dev@acme.example"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +99,11 @@ func TestCheckSignature(t *testing.T) {
 			}
 			sigs := signatures(t, auth)
 			sigs.Require, sigs.RequireOrigin, sigs.Signers = tc.require, "/etc/system.json", tc.signers
+			if tc.noRoot {
+				sigs.Load = func() (*signature.Verifier, error) {
+					return nil, &signature.RootError{Err: errors.New("fetching: no route to host")}
+				}
+			}
 			in := &Installer{Signatures: sigs}
 			pin := &lockfile.Entry{}
 			s, err := in.signed(fetched, tc.opt, tc.previous, pin)
