@@ -1,20 +1,14 @@
 package oci
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
@@ -140,55 +134,20 @@ func (l *Layout) Lock(ctx context.Context) ([]byte, error) {
 	return content.FetchAll(ctx, l.r, m.Layers[0])
 }
 
-// WriteTar writes the layout folder dir as a tar at file (sorted, no times or owners):
+// WriteTar writes the layout folder dir as a tar at file (reproducible, as writeTar):
 // staged beside it and renamed into place.
 func WriteTar(dir, file string) error {
-	var names []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != dir {
-			names = append(names, p)
-		}
-		return nil
-	})
+	files, err := listFiles(dir)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
 	tmp, err := os.CreateTemp(filepath.Dir(file), ".gem-bundle-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	tw := tar.NewWriter(tmp)
-	for _, p := range names {
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		h := &tar.Header{Name: filepath.ToSlash(rel), ModTime: time.Unix(0, 0), Mode: 0o644, Typeflag: tar.TypeReg, Size: fi.Size()}
-		if fi.IsDir() {
-			h.Name, h.Mode, h.Typeflag, h.Size = h.Name+"/", 0o755, tar.TypeDir, 0
-		} else if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a file", p)
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			return err
-		}
-		if h.Typeflag == tar.TypeReg {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(tw, bytes.NewReader(data)); err != nil {
-				return err
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
+	if err := writeTar(tmp, dir, files, func(string) bool { return true }); err != nil {
+		tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {

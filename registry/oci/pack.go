@@ -154,12 +154,23 @@ func listFiles(dir string) ([]file, error) {
 	return out, err
 }
 
-// tarGz is a reproducible tar+gzip of the files keep keeps: sorted, times zeroed, no owners,
-// permissions kept as 0755 or 0644.
+// tarGz is a reproducible tar+gzip of the files keep keeps (writeTar).
 func tarGz(dir string, files []file, keep func(rel string) bool) ([]byte, error) {
 	var buf bytes.Buffer
 	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	tw := tar.NewWriter(gz)
+	if err := writeTar(gz, dir, files, keep); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeTar writes a reproducible tar of the files keep keeps (folders always): sorted, times
+// zeroed, no owners, permissions kept as 0755 or 0644.
+func writeTar(w io.Writer, dir string, files []file, keep func(rel string) bool) error {
+	tw := tar.NewWriter(w)
 	epoch := time.Unix(0, 0).UTC()
 	for _, f := range files {
 		if !f.mode.IsDir() && !keep(f.rel) {
@@ -178,32 +189,26 @@ func tarGz(dir string, files []file, keep func(rel string) bool) ([]byte, error)
 			}
 			info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.rel)))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			h.Size = info.Size()
 		}
 		if err := tw.WriteHeader(h); err != nil {
-			return nil, err
+			return err
 		}
 		if h.Typeflag == tar.TypeReg {
 			fh, err := os.Open(filepath.Join(dir, filepath.FromSlash(f.rel)))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			_, err = io.Copy(tw, fh)
 			fh.Close()
 			if err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return tw.Close()
 }
 
 // PackFolder archives the whole extension folder dir as one layer for every platform (as it
