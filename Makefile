@@ -80,7 +80,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./registry/install/
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./registry/lockfile/
 	go test -run '^$$' -fuzz '^FuzzSanitizeName$$' -fuzztime $(FUZZTIME) ./host/mcp/
-	go test -run '^$$' -fuzz '^FuzzPackageOf$$' -fuzztime $(FUZZTIME) ./host/toolchain/
+	go test -run '^$$' -fuzz '^FuzzPackageOf$$' -fuzztime $(FUZZTIME) ./host/toolchain/payload/
 
 lint:
 	go vet ./...
