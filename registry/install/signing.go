@@ -44,7 +44,7 @@ type TrustedSigner struct {
 
 func (s *Signatures) verifier() (*signature.Verifier, error) {
 	if s == nil || s.Load == nil {
-		return signature.Load("", "")
+		return nil, &signature.RootError{Err: errors.New("no trusted root is configured")}
 	}
 	s.once.Do(func() { s.v, s.err = s.Load() })
 	return s.v, s.err
@@ -91,38 +91,65 @@ type signing struct {
 	line   string
 }
 
-// policies are the signer policies that apply to a source, most specific first: the flags,
-// the lock's signer, the settings' signers for the source, the signer of the version
-// installed (update), and a GitHub release's own repository. required says whether a
-// signature is required (a missing one fails); tofu that only the previous signer applies.
-func (in *Installer) policies(f *Fetched, opt Options, previous *lockfile.Signer) (ps []signature.Policy, required, onlyPrevious bool) {
-	switch {
-	case opt.Signer != nil:
-		return []signature.Policy{*opt.Signer}, true, false
-	case opt.Locked != nil && opt.Locked.Signer != nil:
-		return []signature.Policy{signature.Exactly(signature.Signer(*opt.Locked.Signer), "gem.lock")}, true, false
+// policies are the signer policies that apply to a source, in groups a signer must each
+// satisfy: the flags', the lock's signer and the settings' signers for the source all apply
+// together, so a cloned project's gem.lock (or a bundle's) can narrow whom the administrator's
+// security.trustedSigners allow, never widen it. When none of these applies: the signer of the
+// version installed (an update; onlyPrevious), else a GitHub release's own repository's
+// workflows. required says whether a missing signature fails.
+func (in *Installer) policies(f *Fetched, opt Options, previous *lockfile.Signer) (groups [][]signature.Policy, required, onlyPrevious bool) {
+	if opt.Signer != nil {
+		groups = append(groups, []signature.Policy{*opt.Signer})
+	}
+	if opt.Locked != nil && opt.Locked.Signer != nil {
+		groups = append(groups, []signature.Policy{signature.Exactly(signature.Signer(*opt.Locked.Signer), "gem.lock")})
 	}
 	if in.Signatures != nil {
+		var admin []signature.Policy
 		for _, t := range in.Signatures.Signers {
 			if t.Source == "" {
-				ps = append(ps, t.Policy)
+				admin = append(admin, t.Policy)
 			} else if re, err := regexp.Compile(t.Source); err == nil && re.MatchString(f.Meta.Source) {
-				ps = append(ps, t.Policy)
+				admin = append(admin, t.Policy)
 			}
 		}
-		if len(ps) > 0 {
-			return ps, true, false
+		if len(admin) > 0 {
+			groups = append(groups, admin)
 		}
 	}
-	if previous != nil {
-		return []signature.Policy{signature.Exactly(signature.Signer(*previous), "the signer of the installed version")}, false, true
-	}
-	if f.Meta.Type == "github-release" {
+	switch {
+	case len(groups) > 0:
+		return groups, true, false
+	case previous != nil:
+		return [][]signature.Policy{{signature.Exactly(signature.Signer(*previous), "the signer of the installed version")}}, false, true
+	case f.Meta.Type == "github-release":
 		if owner, repo, ok := ownerRepo(f.Meta.Source); ok {
-			return []signature.Policy{signature.GitHubRepository(owner, repo)}, false, false
+			return [][]signature.Policy{{signature.GitHubRepository(owner, repo)}}, false, false
 		}
 	}
 	return nil, false, false
+}
+
+// verifyAll verifies bundle against each group of policies (one Verify a group; no group:
+// any signer), returning the first group's result.
+func verifyAll(v *signature.Verifier, bundle, digest []byte, groups [][]signature.Policy) (*signature.Verified, error) {
+	if len(groups) == 0 {
+		return v.Verify(bundle, digest)
+	}
+	var first *signature.Verified
+	for i, g := range groups {
+		res, err := v.Verify(bundle, digest, g...)
+		if i == 0 {
+			first = res
+		}
+		if err != nil {
+			if first == nil {
+				first = res
+			}
+			return first, err
+		}
+	}
+	return first, nil
 }
 
 // checkSignature verifies what f's bundles say against the policies that apply, and returns
@@ -130,7 +157,11 @@ func (in *Installer) policies(f *Fetched, opt Options, previous *lockfile.Signer
 // a signature that does not verify, or a signer no policy allows fail (a signer that differs
 // from the installed version's only is shown, for the user to agree to).
 func (in *Installer) checkSignature(f *Fetched, opt Options, previous *lockfile.Signer) (*signing, error) {
-	policies, required, onlyPrevious := in.policies(f, opt, previous)
+	groups, required, onlyPrevious := in.policies(f, opt, previous)
+	var policies []signature.Policy
+	for _, g := range groups {
+		policies = append(policies, g...)
+	}
 	if in.Signatures != nil && in.Signatures.Require {
 		required = true
 	}
@@ -167,7 +198,7 @@ func (in *Installer) checkSignature(f *Fetched, opt Options, previous *lockfile.
 	var first error
 	bundleFrom := ""
 	for _, b := range f.Bundles {
-		res, err := v.Verify(b.Data, digest, policies...)
+		res, err := verifyAll(v, b.Data, digest, groups)
 		if err == nil {
 			verified, bundleFrom = res, b.From
 			break
