@@ -183,14 +183,16 @@ func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []st
 		return nil, err
 	}
 	defer l.Release()
-	dir := out
-	tarred := strings.HasSuffix(out, ".tar")
-	if tarred {
-		if dir, err = os.MkdirTemp(filepath.Dir(out), ".gem-bundle-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
+	// Written beside out and renamed into place: a killed gem leaves no half-written bundle.
+	if _, err := os.Stat(out); err == nil && !strings.HasSuffix(out, ".tar") {
+		return nil, fmt.Errorf("%s exists: give a new folder, or a .tar", out)
 	}
+	dir, err := os.MkdirTemp(filepath.Dir(out), ".gem-bundle-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	tarred := strings.HasSuffix(out, ".tar")
 	layout, err := oci.CreateLayout(dir)
 	if err != nil {
 		return nil, err
@@ -216,9 +218,12 @@ func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []st
 		return nil, err
 	}
 	if tarred {
-		if err := oci.WriteTar(dir, out); err != nil {
-			return nil, err
-		}
+		err = oci.WriteTar(dir, out)
+	} else {
+		err = os.Rename(dir, out)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

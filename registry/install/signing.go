@@ -317,13 +317,15 @@ func (f *Fetched) sha256() ([]byte, error) {
 // bundlesBeside finds the bundle published beside an archive: a file next to a local one, or
 // a URL next to a downloaded one (cosign's and sigstore-python's names).
 func (f *Fetcher) bundlesBeside(ctx context.Context, archive string) []Bundle {
-	for _, ext := range bundleNames {
-		if !strings.Contains(archive, "://") {
-			if data, err := readSmall(archive + ext); err == nil {
-				return []Bundle{{Data: data, From: archive + ext}}
+	if !strings.Contains(archive, "://") {
+		if path, ok := BundleBeside(archive); ok {
+			if data, err := readSmall(path); err == nil {
+				return []Bundle{{Data: data, From: path}}
 			}
-			continue
 		}
+		return nil
+	}
+	for _, ext := range bundleNames {
 		u, err := url.Parse(archive)
 		if err != nil {
 			return nil
@@ -334,6 +336,17 @@ func (f *Fetcher) bundlesBeside(ctx context.Context, archive string) []Bundle {
 		}
 	}
 	return nil
+}
+
+// BundleBeside is the Sigstore bundle file published beside a local archive, if there is one
+// (cosign's and sigstore-python's names).
+func BundleBeside(archive string) (string, bool) {
+	for _, ext := range bundleNames {
+		if fi, err := os.Stat(archive + ext); err == nil && fi.Mode().IsRegular() {
+			return archive + ext, true
+		}
+	}
+	return "", false
 }
 
 func readSmall(path string) ([]byte, error) {

@@ -31,8 +31,9 @@ type Pulled struct {
 
 // maxBlob bounds a layer or a bundle's size (as archives are bounded).
 const (
-	maxLayer    = 1 << 30
-	maxManifest = 4 << 20
+	maxLayer     = 1 << 30
+	maxManifest  = 4 << 20
+	maxReferrers = 16
 )
 
 // Pull fetches ref's layer for goos/goarch into file (the manifest with that platform, else
@@ -130,6 +131,9 @@ func bundles(ctx context.Context, repo oras.ReadOnlyGraphTarget, desc ocispec.De
 	var out [][]byte
 	// Filtered here, not by the registry: some filter on the config's type, not the artifact's.
 	refs, _ := registry.Referrers(ctx, repo, desc, "")
+	if len(refs) > maxReferrers { // a hostile registry must not make gem fetch without end
+		refs = refs[:maxReferrers]
+	}
 	{
 		for _, r := range refs {
 			var m ocispec.Manifest

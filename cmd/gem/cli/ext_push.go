@@ -19,7 +19,7 @@ import (
 type extPushOptions struct {
 	Source string `arg:"<folder|archive>" help:"an extension folder, or an archive of one"`
 	Target string `arg:"<oci://registry/repository:tag>" help:"where to push it"`
-	Bundle string `flag:"bundle" usage:"a Sigstore bundle of the archive, attached as its signature (default: <archive>.sigstore.json beside it)"`
+	Bundle string `flag:"bundle" usage:"a Sigstore bundle of the archive, attached as its signature (default: the one beside it, <archive>.sigstore.json, .sigstore or .bundle)"`
 	jsonOutput
 }
 
@@ -72,9 +72,7 @@ func extPush(ctx context.Context, s *session, o extPushOptions) error {
 		name, version, layers = x.Name, x.Version, []oci.Layer{{Archive: data}}
 		bundle := o.Bundle
 		if bundle == "" {
-			if _, err := os.Stat(o.Source + ".sigstore.json"); err == nil {
-				bundle = o.Source + ".sigstore.json"
-			}
+			bundle, _ = install.BundleBeside(o.Source)
 		}
 		if bundle != "" {
 			b, err := os.ReadFile(bundle)
