@@ -175,8 +175,12 @@ type ProgramSpec struct {
 	Plugin   string        // the plugin whose own sandbox block applies ("" for the others)
 	// Command is an MCP stdio server's command (name or path): its launcher profile and
 	// toolchain are what it needs (host/toolchain).
-	Command     string
-	Server      string   // the MCP server's name (its writes into the extension's folder are its own)
+	Command string
+	Server  string // the MCP server's name (its writes into the extension's folder are its own)
+	// Payload is the folder its launcher runs its pinned package from (installed by gem from
+	// a bundle or a mirror, host/toolchain/payload): read-only to it, its node_modules/.bin
+	// first on its PATH.
+	Payload     string
 	Environ     []string // the host's environment
 	ReadSecrets registry.SecretReader
 }
@@ -221,6 +225,10 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 				policy.AddOverlay(*o)
 			}
 		}
+	}
+	if s.Payload != "" {
+		policy.Read = append(policy.Read, s.Payload)
+		childEnv = prependPath(childEnv, filepath.Join(s.Payload, "node_modules", ".bin"))
 	}
 	needs := ProgramNeeds(env, x, s.Command, s.Plugin, s.Root)
 	if x.Synthetic {

@@ -104,17 +104,22 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 			resolved, platform = alt, p
 		}
 	}
+	payloadDir := ""
 	if pin, ok := x.PinnedPayload(env, raw.Name); ok && resolved.Command != "" {
-		// The launcher gets the version the install pinned (gem.lock), never @latest.
+		// The launcher gets the version the install pinned (gem.lock), never @latest; npx
+		// runs it from where a bundle or a mirror installed it, when one did.
 		if pkg, ok := payload.PackageOf(resolved.Command, resolved.Args); ok && pkg.Type == pin.Type && pkg.Name == pin.Name {
 			resolved.Args = payload.PinArgs(resolved.Args, pkg, pin.Version)
+			if dir, ok := payload.NPMInstalled(env.PayloadRoot(), pin); ok && !slices.ContainsFunc(resolved.Args, func(a string) bool { return strings.HasPrefix(a, "--prefix") }) {
+				resolved.Args, payloadDir = payload.PrefixArgs(resolved.Args, dir), dir
+			}
 		}
 	}
 	var childEnv []string
 	var policy *sandbox.Policy
 	if resolved.Command != "" {
 		var err error
-		if childEnv, policy, err = commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: platform, Declared: raw.Env, Command: resolved.Command, Server: raw.Name, Environ: environ, ReadSecrets: opts.ReadSecrets}); err != nil {
+		if childEnv, policy, err = commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: platform, Declared: raw.Env, Command: resolved.Command, Server: raw.Name, Payload: payloadDir, Environ: environ, ReadSecrets: opts.ReadSecrets}); err != nil {
 			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 	}

@@ -130,6 +130,11 @@ func (e Layout) DataDir(name string) string { return filepath.Join(e.DataRoot(),
 // (sandbox.OverlayDirs): part of its data.
 func (e Layout) OverlayDir(name string) string { return filepath.Join(e.GemHome, "overlays", name) }
 
+// PayloadRoot holds MCP servers' payloads installed from bundles and mirrors (npm packages
+// with their dependency trees, host/toolchain/payload), by what the lock pins: read-only to
+// every program, shared by the extensions that pin the same package.
+func (e Layout) PayloadRoot() string { return filepath.Join(e.GemHome, "payloads") }
+
 // DataRoot holds every extension's data folder.
 func (e Layout) DataRoot() string { return filepath.Join(e.GemHome, "data") }
 

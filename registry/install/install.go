@@ -107,7 +107,11 @@ type Installer struct {
 	Signatures *Signatures
 	// Payloads resolves what x's MCP servers fetch when they start (npm packages …), pinned:
 	// at the versions locked has when it is given. Nil: nothing is pinned.
-	Payloads func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry) ([]lockfile.Payload, error)
+	// Those in held (carried by the mirror the extension comes from) are taken as locked pins
+	// them: their files are checked against that pin when installed (Carrier).
+	Payloads func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry, held []lockfile.Payload) ([]lockfile.Payload, error)
+	// Carrier carries payloads in bundles and mirrors (nil: they carry extensions only).
+	Carrier PayloadCarrier
 	// Needs works out what an extension's programs need to run (launcher profiles and
 	// toolchains, host/commands.Needs): shown at consent and recorded with it. Nil: nothing.
 	Needs func(*registry.Extension) registry.Grant
@@ -351,6 +355,9 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 	needs := in.needsAt(x, dest)
 	text := withPayloads(withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing), pin.Payloads)
 	if err := in.consent(ctx, text); err != nil {
+		return nil, err
+	}
+	if err := in.installCarried(ctx, f, prep.staging); err != nil {
 		return nil, err
 	}
 	meta := f.Meta

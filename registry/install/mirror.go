@@ -44,6 +44,7 @@ func (m Mirror) serves(source string) bool {
 
 // mirrorSource is a locked extension fetched from a mirror, as its origin recorded.
 type mirrorSource struct {
+	in       *Installer
 	f        *Fetcher
 	m        Mirror
 	e        *lockfile.Entry
@@ -56,16 +57,14 @@ func (s *mirrorSource) Fetch(ctx context.Context, staging string, _ Options) (*F
 	file := filepath.Join(staging, "download")
 	var pulled *oci.Pulled
 	var err error
+	var ref oci.Ref
+	var layout *oci.Layout
 	if oci.IsRef(s.m.Location) {
-		var ref oci.Ref
 		if ref, err = oci.ParseRef(s.m.Location); err == nil {
 			pulled, err = s.f.oci().Pull(ctx, ref.At(s.tag), manifest.GoOS(p.OS), manifest.GoArch(p.Arch), file)
 		}
-	} else {
-		var l *oci.Layout
-		if l, err = oci.OpenLayout(ctx, s.m.Location); err == nil {
-			pulled, err = l.Pull(ctx, s.tag, manifest.GoOS(p.OS), manifest.GoArch(p.Arch), file)
-		}
+	} else if layout, err = oci.OpenLayout(ctx, s.m.Location); err == nil {
+		pulled, err = layout.Pull(ctx, s.tag, manifest.GoOS(p.OS), manifest.GoArch(p.Arch), file)
 	}
 	if err != nil {
 		return nil, err
@@ -99,6 +98,22 @@ func (s *mirrorSource) Fetch(ctx context.Context, staging string, _ Options) (*F
 	for _, b := range pulled.Bundles {
 		f.Bundles = append(f.Bundles, Bundle{Data: b, From: "the mirror " + s.m.Location})
 	}
+	from := "the mirror " + s.m.Location
+	if layout != nil {
+		f.carried = s.in.carriedBy(ctx, s.e, from, layout.Has, func(ctx context.Context, tag, typ, dir string) error {
+			_, err := layout.GetFiles(ctx, tag, typ, dir)
+			return err
+		})
+	} else {
+		c := s.f.oci()
+		f.carried = s.in.carriedBy(ctx, s.e, from, func(ctx context.Context, tag string) bool {
+			_, err := c.Resolve(ctx, ref.At(tag))
+			return err == nil
+		}, func(ctx context.Context, tag, typ, dir string) error {
+			_, err := c.GetFiles(ctx, ref.At(tag), typ, dir)
+			return err
+		})
+	}
 	return f, nil
 }
 
@@ -127,7 +142,7 @@ func (in *Installer) mirrorsFor(e *lockfile.Entry) []Source {
 	var out []Source
 	for _, m := range in.Mirrors {
 		if m.serves(e.Source) {
-			out = append(out, &mirrorSource{f: f, m: m, e: e, platform: platform, tag: tag})
+			out = append(out, &mirrorSource{in: in, f: f, m: m, e: e, platform: platform, tag: tag})
 		}
 	}
 	return out
@@ -165,6 +180,10 @@ type BundleReport struct {
 	Path       string   `json:"path"`
 	Platform   string   `json:"platform"`
 	Extensions []string `json:"extensions"`
+	// Payloads are the MCP servers' packages carried (npm name@version, with their trees);
+	// NotCarried those left to be fetched when the server starts (a PyPI package).
+	Payloads   []string `json:"payloads,omitempty"`
+	NotCarried []string `json:"notCarried,omitempty"`
 }
 
 // Bundle writes the extensions lock pins (names: only those) to an OCI image layout at out (a
@@ -205,7 +224,7 @@ func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []st
 		if !ok {
 			return nil, &NotLockedError{Source: name, Lock: "the lock"}
 		}
-		if err := in.bundleOne(ctx, layout, name, e, platform, held); err != nil {
+		if err := in.bundleOne(ctx, layout, name, e, platform, held, rep); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		rep.Extensions = append(rep.Extensions, name)
@@ -229,7 +248,7 @@ func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []st
 }
 
 // bundleOne fetches e as the lock pins it and writes it to layout.
-func (in *Installer) bundleOne(ctx context.Context, layout *oci.Layout, name string, e *lockfile.Entry, platform string, held *lockfile.File) error {
+func (in *Installer) bundleOne(ctx context.Context, layout *oci.Layout, name string, e *lockfile.Entry, platform string, held *lockfile.File, rep *BundleReport) error {
 	opt := LockedOptions(e, false)
 	opt.Scope = registry.LevelUser
 	cleanStale(in.root(opt.Scope))
@@ -264,6 +283,9 @@ func (in *Installer) bundleOne(ctx context.Context, layout *oci.Layout, name str
 	}
 	merged, err := lockfile.Merge(name, e, prep.pin)
 	if err != nil {
+		return err
+	}
+	if err := in.bundlePayloads(ctx, layout, prep.x, merged, rep); err != nil {
 		return err
 	}
 	held.Extensions[name] = merged

@@ -84,7 +84,7 @@ func (in *Installer) pinOf(ctx context.Context, f *Fetched, x *registry.Extensio
 		Platforms: map[string]*lockfile.Platform{Platform(in.Env.Getenv): plat},
 	}
 	if in.Payloads != nil {
-		if e.Payloads, err = in.Payloads(ctx, x, locked); err != nil {
+		if e.Payloads, err = in.Payloads(ctx, x, locked, heldPayloads(f)); err != nil {
 			return nil, err
 		}
 	}

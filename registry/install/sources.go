@@ -103,6 +103,8 @@ type Fetched struct {
 	// Digest is what an OCI reference resolved to (its index's digest).
 	Digest string
 	digest []byte
+	// carried are the payloads the mirror it came from holds (payloads.go).
+	carried []carried
 }
 
 // Fetcher is gem's Sources: local folders, archives, git and GitHub releases, over HTTP(S)

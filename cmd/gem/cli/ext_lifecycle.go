@@ -81,9 +81,10 @@ func newInstaller(s *session, consent bool) *install.Installer {
 		Needs:      func(x *registry.Extension) registry.Grant { return commands.Needs(s.env, x) },
 		Check:      func(x *registry.Extension) manifest.Problems { return binaryProblems(s, x) },
 		Sources:    newFetcher(s),
-		Payloads: func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry) ([]lockfile.Payload, error) {
-			return payload.Payloads(ctx, s.environ, x, locked, func(msg string) { s.warn("%s", msg) })
+		Payloads: func(ctx context.Context, x *registry.Extension, locked *lockfile.Entry, held []lockfile.Payload) ([]lockfile.Payload, error) {
+			return payload.Payloads(ctx, s.environ, x, locked, held, func(msg string) { s.warn("%s", msg) })
 		},
+		Carrier: payload.Carrier{Environ: s.environ, Root: s.env.PayloadRoot()},
 		CrashAt: s.env.Getenv("GEM_TEST_CRASH_AT"),
 	}
 }

@@ -166,7 +166,14 @@ func extBundle(ctx context.Context, s *session, o extBundleOptions) error {
 	}
 	s.log.Info("bundle written", "path", rep.Path, "extensions", rep.Extensions)
 	return render(s, o.JSON, rep, func() error {
-		_, err := fmt.Fprintf(s.stdout, "Wrote %s for %s: %s.\nInstall it with: gem ext install %s\n", rep.Path, rep.Platform, strings.Join(rep.Extensions, ", "), rep.Path)
+		fmt.Fprintf(s.stdout, "Wrote %s for %s: %s.\n", rep.Path, rep.Platform, strings.Join(rep.Extensions, ", "))
+		if len(rep.Payloads) > 0 {
+			fmt.Fprintf(s.stdout, "With what their MCP servers run: %s (each with its dependencies).\n", strings.Join(rep.Payloads, ", "))
+		}
+		for _, p := range rep.NotCarried {
+			s.warn("%s is not in the bundle: the server fetches it when it starts (only npm packages are carried)", p)
+		}
+		_, err := fmt.Fprintf(s.stdout, "Install it with: gem ext install %s\n", rep.Path)
 		return err
 	})
 }

@@ -183,11 +183,17 @@ var ErrNoNPM = errors.New("npm is not installed (or not on PATH)")
 // found), else at the version its command line asks for. A server whose launcher fetches
 // nothing gem pins is left out. A package that cannot be resolved (no npm, offline) is left
 // unpinned with a warning, unless the lock pins it: then it cannot be checked, an error.
-func Payloads(ctx context.Context, environ []string, x *registry.Extension, locked *lockfile.Entry, warn func(string)) ([]lockfile.Payload, error) {
+// Those in held (a bundle or a mirror carries them) are taken as they are: InstallNPM checks
+// their files against that pin.
+func Payloads(ctx context.Context, environ []string, x *registry.Extension, locked *lockfile.Entry, held []lockfile.Payload, warn func(string)) ([]lockfile.Payload, error) {
 	var out []lockfile.Payload
 	for _, s := range x.Manifest().MCPServers {
 		pkg, ok := PackageOf(s.Command, s.Args)
 		if !ok {
+			continue
+		}
+		if i := slices.IndexFunc(held, func(p lockfile.Payload) bool { return p.Server == s.Name && p.Name == pkg.Name }); i >= 0 {
+			out = append(out, held[i]) // carried by a bundle or a mirror: checked when installed
 			continue
 		}
 		if p, ok := locked.Payload(s.Name); ok && p.Name == pkg.Name {
