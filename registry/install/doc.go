@@ -65,6 +65,17 @@
 //     extensions from their origins as sync does and writes them to a layout with the lock:
 //     an archive kept as published (its sha256 and signature still verify), a git checkout
 //     packed without .git (so a bundled git extension updates only by reinstalling).
+//   - Payloads in bundles and mirrors (payloads.go; Installer.Carrier, the engine's
+//     host/toolchain/payload): a bundle also carries what the lock pins for each MCP server's
+//     launcher, tagged by the pin (an npm package with its whole dependency tree, as npm
+//     resolves it at bundle time; each tarball checked against its integrity). An install
+//     from a mirror that carries a payload takes it as the lock pins it (not asked of the
+//     registry) and installs it after consent, before the extension is put in place: one that
+//     fails (a tarball changed, a top package other than the pin) leaves the extension as it
+//     was. PyPI payloads are not carried: uv keeps what it fetched by index URL, so a bundle
+//     would have to serve an index at every start; a bundle names them and the server
+//     fetches them when it starts. Installed payloads stay in $GEM_HOME/payloads after an
+//     uninstall (shared by extensions that pin the same package; content-addressed).
 //   - GEM_TEST_CRASH_AT=<step> makes gem kill itself with SIGKILL at that step; tests use
 //     it to prove that no step leaves the extension missing or half-written.
 package install
