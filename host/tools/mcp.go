@@ -109,7 +109,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		// The launcher gets the version the install pinned (gem.lock), never @latest; npx
 		// runs it from where a bundle or a mirror installed it, when one did.
 		if pkg, ok := payload.PackageOf(resolved.Command, resolved.Args); ok && pkg.Type == pin.Type && pkg.Name == pin.Name {
-			resolved.Args = payload.PinArgs(resolved.Args, pkg, pin.Version)
+			resolved.Args = payload.Pin(resolved.Args, pkg, pin)
 			if dir, ok := payload.NPMInstalled(env.PayloadRoot(), pin); ok && !slices.ContainsFunc(resolved.Args, func(a string) bool { return strings.HasPrefix(a, "--prefix") }) {
 				resolved.Args, payloadDir = payload.PrefixArgs(resolved.Args, dir), dir
 			}

@@ -1,6 +1,8 @@
 // Package payload owns what MCP servers' package launchers fetch when they start: reading
-// the package from an npx or uvx command line, resolving it to a version and its hash (npm
-// view; a PEP 691 index), and pinning the launcher's arguments to it (gem.lock's payloads).
+// the package from an npx, uvx or docker/podman run command line, resolving it to a version
+// and its hash (npm view; a PEP 691 index; the image's registry, image.go), pinning the
+// launcher's arguments to it (gem.lock's payloads), and carrying npm packages with their
+// dependency trees in bundles (npmtree.go).
 // It is the engine's: it reaches the network (net/http), which the light front never links.
 package payload
 
@@ -30,6 +32,7 @@ type Package struct {
 	Extras   string // a PyPI requirement's extras, "[a,b]"
 	From     bool   // uvx: named by --from (pinned as name==version, else name@version)
 	Op       string // uvx: how the version was written ("@" or "=="), kept when pinned
+	Digest   string // an image already given by digest (sha256 hex)
 }
 
 // Spec is how the package is asked for: name@range.
@@ -39,11 +42,14 @@ func (p Package) Spec() string { return p.Name + "@" + p.Range }
 var npxValueFlags = []string{"--registry", "--cache", "--userconfig", "--prefix", "-c", "--call", "--workspace", "-w", "--node-options"}
 
 // PackageOf finds the package a command line fetches (ok false: it fetches none gem pins:
-// not npx, or the package is a local path, a URL or a git reference).
+// not npx, uvx or docker/podman run, or the package is a local path, a URL or a git
+// reference).
 func PackageOf(command string, args []string) (Package, bool) {
 	switch filepath.Base(command) {
 	case "uvx":
 		return uvxPackageOf(args)
+	case "docker", "podman":
+		return imagePackageOf(args)
 	case "npx":
 	default:
 		return Package{}, false
@@ -123,6 +129,18 @@ func PinArgs(args []string, pkg Package, version string) []string {
 	return out
 }
 
+// Pin is args with the package at what pin records: name@version (npm, PyPI), or an image
+// at its digest.
+func Pin(args []string, pkg Package, pin lockfile.Payload) []string {
+	if pkg.Type == "oci" {
+		if pin.SHA256 == "" {
+			return args
+		}
+		return pinImage(slices.Clone(args), pkg, pin.Version, pin.SHA256)
+	}
+	return PinArgs(args, pkg, pin.Version)
+}
+
 // Resolved is a package version with its registry's integrity.
 type Resolved struct {
 	Version   string
@@ -200,8 +218,11 @@ func Payloads(ctx context.Context, environ []string, x *registry.Extension, lock
 			pkg.Range = p.Version
 		}
 		resolve := ResolveNPM
-		if pkg.Type == "pypi" {
+		switch pkg.Type {
+		case "pypi":
 			resolve = ResolvePyPI
+		case "oci":
+			resolve = ResolveImage
 		}
 		r, err := resolve(ctx, environ, pkg)
 		if err != nil {
