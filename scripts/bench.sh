@@ -206,7 +206,7 @@ if [ "$(id -u)" = 0 ] && id gemtest >/dev/null 2>&1 && command -v setpriv >/dev/
 fi
 
 echo
-echo "== gem acp: session/prompt to the first agent_message_chunk, gem vs gemini --acp (fake model; target ratio <= 0.1)"
+echo "== gem acp: session/prompt to the first agent_message_chunk, gem vs gemini --acp vs the floor agent (fake model; target ratio <= 0.1; floor-ratio is the least any agent gets here)"
 go test -run '^$' -bench 'ACPFirstChunk' -benchtime 20x ./cmd/gem/ | grep -E '^Benchmark'
 echo "== gem's own work to the first chunk, the ACP server in the process (no process boundary)"
 go test -run '^$' -bench 'PromptFirstChunk' -benchtime 300x ./sdk/acp/ | grep -E '^Benchmark'

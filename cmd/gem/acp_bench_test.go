@@ -104,7 +104,10 @@ const settle = 30 * time.Millisecond
 // BenchmarkACPFirstChunk: the time from session/prompt to the first agent_message_chunk,
 // with the fake model answering at once, gem acp against Gemini CLI's gemini --acp (from
 // npm, pointed at the same fake), both started once, in one loop: acp-first-chunk-ratio is
-// gem's over Gemini CLI's (target ≤ 0.1). Needs make build and make test-deps.
+// gem's over Gemini CLI's (target ≤ 0.1). The floor agent (internal/testbins/flooragent: a
+// line in, one HTTP request, a line out) runs in the same loop: floor-ratio is the least
+// any agent's ratio can be on this machine, and gem-over-floor-ms what gem adds to it.
+// Needs make build and make test-deps.
 func BenchmarkACPFirstChunk(b *testing.B) {
 	gem := filepath.Join(repoRoot(), "bin", "gem")
 	if _, err := os.Stat(gem); err != nil {
@@ -133,17 +136,28 @@ func BenchmarkACPFirstChunk(b *testing.B) {
 	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security": {"auth": {"selectedType": "gemini-api-key"}}}`), 0o644)
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=test-key", "GEM_GEMINI_BASE_URL=" + srv.URL,
 		"GOOGLE_GEMINI_BASE_URL=" + srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true", "TMPDIR=" + os.TempDir()}
+	floor := filepath.Join(home, "flooragent")
+	build := exec.Command("go", "build", "-o", floor, "./internal/testbins/flooragent")
+	build.Dir = repoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the floor agent: %v\n%s", err, out)
+	}
 	gemAgent := startACP(b, proj, env, gem, "acp", "--model", "gemini-2.5-flash")
 	cliAgent := startACP(b, proj, env, gemini, "--acp", "-m", "gemini-2.5-flash")
-	var gemTime, cliTime time.Duration
+	floorAgent := startACP(b, proj, env, floor)
+	var gemTime, cliTime, floorTime time.Duration
 	for b.Loop() {
 		gemTime += gemAgent.untilFirstChunk(b)
 		time.Sleep(settle)
 		cliTime += cliAgent.untilFirstChunk(b)
+		time.Sleep(settle)
+		floorTime += floorAgent.untilFirstChunk(b)
 		time.Sleep(settle)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(gemTime.Microseconds())/1000/n, "gem-first-chunk-ms")
 	b.ReportMetric(float64(cliTime.Microseconds())/1000/n, "gemini-cli-first-chunk-ms")
 	b.ReportMetric(float64(gemTime)/float64(cliTime), "acp-first-chunk-ratio")
+	b.ReportMetric(float64(floorTime)/float64(cliTime), "floor-ratio")
+	b.ReportMetric(float64((gemTime-floorTime).Microseconds())/1000/n, "gem-over-floor-ms")
 }

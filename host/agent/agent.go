@@ -655,7 +655,7 @@ func (a *Agent) generateWithRetry(ctx context.Context, model string, history []*
 func (a *Agent) generate(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, *genai.GenerateContentResponseUsageMetadata, error) {
 	out := &genai.Content{Role: genai.RoleModel}
 	var usage *genai.GenerateContentResponseUsageMetadata
-	for resp, err := range a.Client.Models.GenerateContentStream(ctx, model, history, config) {
+	for resp, err := range generateStream(ctx, a.Client, model, history, config) {
 		if err != nil {
 			return out, usage, err
 		}
