@@ -336,7 +336,63 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	if pol.Guard {
 		pol.Frozen = linkedInto(env, root)
 	}
+	pol.Protect, pol.Rebind = keptFrom(env, write, data)
 	return &pol, nil
+}
+
+// keptFrom lists what a write grant (writes: the manifest's sandbox.write and the user's
+// grants) must not open, however broad (a grant of ~ or of a folder holding them): every
+// extension's folder, Gemini CLI's ~/.gemini (settings with hooks and servers, extensions,
+// policies) and gem's home (settings, policies, grants, receipts, other extensions' data)
+// but for the program's own data folder, which is rebound writable. Made before they are
+// covered: a folder that does not exist yet could be created with a hostile settings.json.
+// None when no grant covers any of them (the usual case: nothing changes).
+func keptFrom(env registry.Env, writes []string, data string) (protect, rebind []string) {
+	if len(writes) == 0 {
+		return nil, nil
+	}
+	covered := func(p string) bool {
+		for _, w := range writes {
+			if w != "" && filepath.IsAbs(w) && pathx.Within(w, p) {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(p string) {
+		if covered(p) && !slices.Contains(protect, p) {
+			protect = append(protect, p)
+		}
+	}
+	for _, dir := range []string{env.GeminiDir(), env.GemHome} {
+		if covered(dir) {
+			os.MkdirAll(dir, 0o700)
+			add(dir)
+		}
+	}
+	for _, x := range registry.Discover(env, registry.Providers).All {
+		if x.Path != "" && !pathx.Within(env.GeminiDir(), x.Path) && !pathx.Within(env.GemHome, x.Path) {
+			add(x.Path)
+		}
+	}
+	for _, p := range protect {
+		if pathx.Within(p, data) && !slices.Contains(rebind, data) {
+			rebind = append(rebind, data)
+		}
+		// Each folder between the grant and a protected one becomes a mount of its own
+		// (still writable): a mount point cannot be renamed, so the protected folder cannot
+		// be moved away with its parent and another put in its place.
+		for _, w := range writes {
+			for a := filepath.Dir(p); a != w && pathx.Within(w, a) && a != filepath.Dir(a); a = filepath.Dir(a) {
+				if !slices.Contains(rebind, a) {
+					rebind = append(rebind, a)
+				}
+			}
+		}
+	}
+	// Outer folders first: a mount made inside one is then not hidden by the outer one's.
+	slices.SortFunc(rebind, func(a, b string) int { return len(a) - len(b) })
+	return protect, rebind
 }
 
 // linkedInto lists the folders of extensions linked from inside root (but root itself, when

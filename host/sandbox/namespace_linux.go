@@ -32,6 +32,9 @@ type View struct {
 	// Protect are paths inside the writable workspace made read-only (agent and VCS
 	// configuration: what the next program, or the user's next git command, would obey).
 	Protect []string `json:"protect,omitempty"`
+	// Rebind are made mounts of their own before Protect (Policy.Rebind): they stay
+	// writable under a read-only folder.
+	Rebind []string `json:"rebind,omitempty"`
 	// Overlays are mounted (Policy.Overlays).
 	Overlays []Overlay `json:"overlays,omitempty"`
 }
@@ -101,6 +104,8 @@ func useNamespaces(p *Policy) bool {
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(target, "/run/") {
 		v.Keep = append(v.Keep, filepath.Dir(target))
 	}
+	v.Protect = append(v.Protect, p.Protect...)
+	v.Rebind = append(v.Rebind, p.Rebind...)
 	if p.Guard && p.Workspace != "" {
 		// Defence in depth beside the guard (guard_linux.go), which decides every write: the
 		// protected entries at the workspace's top level are read-only mounts too.
@@ -185,6 +190,11 @@ func buildView(v *View, pidNS bool) (missing, writable []string) {
 			if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "size=4k,mode=0500"); err != nil {
 				missing = append(missing, fmt.Sprintf("hiding %s (%v)", d, err))
 			}
+		}
+	}
+	for _, p := range v.Rebind {
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !errors.Is(err, unix.ENOENT) {
+			missing = append(missing, fmt.Sprintf("a writable %s (%v)", p, err))
 		}
 	}
 	for _, p := range v.Protect {

@@ -11,6 +11,7 @@ import (
 type View struct {
 	Keep    []string `json:"keep,omitempty"`
 	Protect []string `json:"protect,omitempty"`
+	Rebind  []string `json:"rebind,omitempty"`
 }
 
 // Namespaces: none here.

@@ -32,6 +32,16 @@ type Policy struct {
 	// Guard sends the calls that change names to a supervisor in the helper, which refuses
 	// protected names and makes the others itself (guard_linux.go). Set with Workspace.
 	Guard bool `json:"guard,omitempty"`
+	// Protect are folders outside the workspace that stay read-only however broad what the
+	// program may write (a grant of ~): every extension's code, Gemini CLI's ~/.gemini and
+	// gem's own state — what the next program, or gem itself, would run or obey. Applied in
+	// the program's mount namespace (no namespaces: not applied, and said so). Rebind are
+	// folders made mounts of their own first, still writable: the program's own data folder
+	// inside them (the read-only mount above does not cover a mount below it), and the
+	// folders between a grant and a protected folder (a mount point cannot be renamed, so a
+	// protected folder cannot be moved away with its parent).
+	Protect []string `json:"protect,omitempty"`
+	Rebind  []string `json:"rebind,omitempty"`
 	// Frozen are folders inside the workspace no program may change, whatever it may write:
 	// extensions linked from the project (their code runs later, with their grants).
 	Frozen []string `json:"frozen,omitempty"`
