@@ -21,42 +21,50 @@ type MCPPrompt struct {
 	mcphost.Prompt
 }
 
-// mcpPrompts is a conversation's list of its servers' prompts, made once.
+// mcpPrompts is a conversation's list of its servers' prompts, kept once made whole.
 type mcpPrompts struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool
 	list []MCPPrompt
 }
 
 // MCPPrompts lists the prompts of the conversation's MCP servers (starting them); listed
-// once. A server that cannot list its prompts is a warning (Config.Warn).
+// once. A server that cannot list its prompts is a warning (Config.Warn). A listing cut
+// short by its caller's context (a cancelled prompt) is not kept: the next caller lists
+// again, so one cancelled turn does not leave the session without its servers' prompts.
 func (c *Conversation) MCPPrompts(ctx context.Context) []MCPPrompt {
-	c.prompts.once.Do(func() {
-		list := []MCPPrompt{}
-		seen := map[string]bool{}
-		for _, srv := range c.Catalog.Servers() {
-			mc, err := c.Catalog.MCPServerByName(srv.Name)
-			if err != nil {
-				continue
-			}
-			ps, err := mc.Prompts(ctx)
-			if err != nil {
-				if c.cfg.Warn != nil {
-					c.cfg.Warn(fmt.Errorf("listing the prompts of MCP server %s: %w", srv.Name, err))
-				}
-				continue
-			}
-			for _, p := range ps {
-				cmd := p.Name
-				if seen[cmd] {
-					cmd = srv.Name + "." + p.Name
-				}
-				seen[cmd] = true
-				list = append(list, MCPPrompt{Command: cmd, Server: srv.Name, Prompt: p})
-			}
+	c.prompts.mu.Lock()
+	defer c.prompts.mu.Unlock()
+	if c.prompts.done {
+		return c.prompts.list
+	}
+	list := []MCPPrompt{}
+	seen := map[string]bool{}
+	for _, srv := range c.Catalog.Servers() {
+		mc, err := c.Catalog.MCPServerByName(srv.Name)
+		if err != nil {
+			continue
 		}
-		c.prompts.list = list
-	})
-	return c.prompts.list
+		ps, err := mc.Prompts(ctx)
+		if err != nil {
+			if c.cfg.Warn != nil {
+				c.cfg.Warn(fmt.Errorf("listing the prompts of MCP server %s: %w", srv.Name, err))
+			}
+			continue
+		}
+		for _, p := range ps {
+			cmd := p.Name
+			if seen[cmd] {
+				cmd = srv.Name + "." + p.Name
+			}
+			seen[cmd] = true
+			list = append(list, MCPPrompt{Command: cmd, Server: srv.Name, Prompt: p})
+		}
+	}
+	if ctx.Err() == nil {
+		c.prompts.list, c.prompts.done = list, true
+	}
+	return list
 }
 
 // MCPPromptsOf are the listed prompts of one server.
