@@ -336,7 +336,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	if pol.Guard {
 		pol.Frozen = linkedInto(env, root)
 	}
-	pol.Protect, pol.Rebind = keptFrom(env, write, data)
+	pol.Protect, pol.Rebind = keptFrom(env, x, write, data)
 	return &pol, nil
 }
 
@@ -346,8 +346,10 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 // policies) and gem's home (settings, policies, grants, receipts, other extensions' data)
 // but for the program's own data folder, which is rebound writable. Made before they are
 // covered: a folder that does not exist yet could be created with a hostile settings.json.
-// None when no grant covers any of them (the usual case: nothing changes).
-func keptFrom(env registry.Env, writes []string, data string) (protect, rebind []string) {
+// None when no grant covers any of them (the usual case: nothing changes). The extension's
+// own folder is left as granted when a grant names it or a folder inside it (a manifest
+// that writes beside its own code says so; its binaries are still checked before each run).
+func keptFrom(env registry.Env, x *registry.Extension, writes []string, data string) (protect, rebind []string) {
 	if len(writes) == 0 {
 		return nil, nil
 	}
@@ -370,14 +372,20 @@ func keptFrom(env registry.Env, writes []string, data string) (protect, rebind [
 			add(dir)
 		}
 	}
-	for _, x := range registry.Discover(env, registry.Providers).All {
-		if x.Path != "" && !pathx.Within(env.GeminiDir(), x.Path) && !pathx.Within(env.GemHome, x.Path) {
-			add(x.Path)
+	ownGranted := slices.ContainsFunc(writes, func(w string) bool { return x.Path != "" && pathx.Within(x.Path, w) })
+	for _, e := range registry.Discover(env, registry.Providers).All {
+		if e.Path != "" && !pathx.Within(env.GeminiDir(), e.Path) && !pathx.Within(env.GemHome, e.Path) && !(ownGranted && e.Path == x.Path) {
+			add(e.Path)
 		}
 	}
 	for _, p := range protect {
 		if pathx.Within(p, data) && !slices.Contains(rebind, data) {
 			rebind = append(rebind, data)
+		}
+		for _, w := range writes {
+			if ownGranted && pathx.Within(x.Path, w) && pathx.Within(p, w) && p != w && !slices.Contains(rebind, w) {
+				rebind = append(rebind, w) // its own folder, granted by name, under a protected one
+			}
 		}
 		// Each folder between the grant and a protected one becomes a mount of its own
 		// (still writable): a mount point cannot be renamed, so the protected folder cannot
