@@ -37,6 +37,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
@@ -349,6 +350,7 @@ func InstallNPM(ctx context.Context, environ []string, p lockfile.Payload, dir, 
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return err
 	}
+	dropStaleStages(filepath.Dir(dest))
 	stage, err := os.MkdirTemp(filepath.Dir(dest), ".stage-")
 	if err != nil {
 		return err
@@ -382,6 +384,20 @@ func InstallNPM(ctx context.Context, environ []string, p lockfile.Payload, dir, 
 		return err
 	}
 	return nil
+}
+
+// dropStaleStages removes what killed installs left in dir (staging folders older than an
+// hour: a running install's own is younger).
+func dropStaleStages(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".stage-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // ErrNotCarried: the payload type cannot be carried by a bundle (PyPI: uv keeps what it

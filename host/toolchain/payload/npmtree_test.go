@@ -150,8 +150,20 @@ func TestPackInstallNPM(t *testing.T) {
 		t.Fatalf("refused installs left %v", entries)
 	}
 
+	// what a killed install left an hour ago goes; a running one's stays
+	stale, fresh := filepath.Join(root, "npm", ".stage-killed"), filepath.Join(root, "npm", ".stage-running")
+	os.MkdirAll(stale, 0o755)
+	os.MkdirAll(fresh, 0o755)
+	old := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(stale, old, old)
 	if err := InstallNPM(ctx, offline, p, packed, root); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a killed install's staging folder was left")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a running install's staging folder was removed")
 	}
 	dir, ok := NPMInstalled(root, p)
 	if !ok {
