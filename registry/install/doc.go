@@ -68,11 +68,13 @@
 //   - Payloads in bundles and mirrors (payloads.go; Installer.Carrier, the engine's
 //     host/toolchain/payload): a bundle also carries what the lock pins for each MCP server's
 //     launcher, tagged by the pin (an npm package with its whole dependency tree, as npm
-//     resolves it at bundle time; each tarball checked against its integrity). An install
-//     from a mirror that carries a payload takes it as the lock pins it (not asked of the
-//     registry) and installs it after consent, before the extension is put in place: one that
-//     fails (a tarball changed, a top package other than the pin) leaves the extension as it
-//     was. PyPI payloads are not carried: uv keeps what it fetched by index URL, so a bundle
+//     resolves it at bundle time; each tarball checked against its integrity), and the
+//     bundle's lock pins each one's whole tree (lockfile.Payload.Tree). An install from a
+//     mirror that carries a payload whose tree the lock pins takes it as the lock pins it (not
+//     asked of the registry) and installs it after consent, before the extension is put in
+//     place: one that fails (a tarball changed, another tree, a top package other than the
+//     pin) leaves the extension as it was. A lock without the tree (gem lock before any
+//     bundle) takes no payload from a mirror, which could otherwise choose the dependencies. PyPI payloads are not carried: uv keeps what it fetched by index URL, so a bundle
 //     would have to serve an index at every start; a bundle names them and the server
 //     fetches them when it starts. Installed payloads stay in $GEM_HOME/payloads after an
 //     uninstall (shared by extensions that pin the same package; content-addressed).

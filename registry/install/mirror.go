@@ -184,6 +184,7 @@ type BundleReport struct {
 	// NotCarried those left to be fetched when the server starts (a PyPI package).
 	Payloads   []string `json:"payloads,omitempty"`
 	NotCarried []string `json:"notCarried,omitempty"`
+	trees      map[string]string // the tree of each payload carried, by its tag
 }
 
 // Bundle writes the extensions lock pins (names: only those) to an OCI image layout at out (a

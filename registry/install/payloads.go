@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
@@ -21,10 +22,10 @@ type PayloadCarrier interface {
 	Tag(p lockfile.Payload) string
 	ArtifactType(p lockfile.Payload) string
 	// Pack fetches p (a payload of x's server) with all it needs to run into dir, and
-	// returns the files written.
-	Pack(ctx context.Context, x *registry.Extension, p lockfile.Payload, dir string) ([]string, error)
+	// returns the files written and the digest of what they hold (lockfile.Payload.Tree).
+	Pack(ctx context.Context, x *registry.Extension, p lockfile.Payload, dir string) ([]string, string, error)
 	// Install installs p from the files Pack wrote (in dir) where its launcher finds it; it
-	// checks them against p (the lock's pin) first.
+	// checks them against p (the lock's pin, its Tree included) first.
 	Install(ctx context.Context, p lockfile.Payload, dir string) error
 }
 
@@ -44,7 +45,9 @@ func (in *Installer) carriedBy(ctx context.Context, e *lockfile.Entry, from stri
 	var out []carried
 	for _, p := range e.Payloads {
 		tag, typ := in.Carrier.Tag(p), in.Carrier.ArtifactType(p)
-		if tag == "" || !has(ctx, tag) {
+		// Only a payload whose whole tree the lock pins (gem ext bundle wrote it): else a
+		// mirror could choose its dependencies.
+		if tag == "" || p.Tree == "" || !has(ctx, tag) {
 			continue
 		}
 		out = append(out, carried{payload: p, from: from, get: func(ctx context.Context, dir string) error { return get(ctx, tag, typ, dir) }})
@@ -96,9 +99,11 @@ func (in *Installer) installCarried(ctx context.Context, f *Fetched, staging str
 }
 
 // bundlePayloads writes the payloads of e (x's lock entry) the carrier carries to layout,
-// each once; it returns those carried and those it does not carry.
+// each once, and pins each one's tree in e (the bundle's lock); the report says what was
+// carried and what was not.
 func (in *Installer) bundlePayloads(ctx context.Context, layout *oci.Layout, x *registry.Extension, e *lockfile.Entry, rep *BundleReport) error {
-	for _, p := range e.Payloads {
+	e.Payloads = slices.Clone(e.Payloads)
+	for i, p := range e.Payloads {
 		tag := ""
 		if in.Carrier != nil {
 			tag = in.Carrier.Tag(p)
@@ -107,14 +112,15 @@ func (in *Installer) bundlePayloads(ctx context.Context, layout *oci.Layout, x *
 			rep.NotCarried = append(rep.NotCarried, x.Name+": "+p.String())
 			continue
 		}
-		if layout.Has(ctx, tag) {
+		if tree, ok := rep.trees[tag]; ok { // another extension's server pins the same package
+			e.Payloads[i].Tree = tree
 			continue
 		}
 		dir, err := os.MkdirTemp(filepath.Dir(layout.Path), ".gem-payload-")
 		if err != nil {
 			return err
 		}
-		names, err := in.Carrier.Pack(ctx, x, p, dir)
+		names, tree, err := in.Carrier.Pack(ctx, x, p, dir)
 		if err == nil {
 			err = layout.PutFiles(ctx, tag, in.Carrier.ArtifactType(p), dir, names)
 		}
@@ -122,6 +128,14 @@ func (in *Installer) bundlePayloads(ctx context.Context, layout *oci.Layout, x *
 		if err != nil {
 			return fmt.Errorf("its payload %s: %w", p, err)
 		}
+		if p.Tree != "" && p.Tree != tree {
+			return fmt.Errorf("its payload %s: %w", p, &lockfile.MismatchError{Name: x.Name, Field: "dependency tree of " + p.Name + "@" + p.Version + " (server " + p.Server + ")", Locked: p.Tree, Got: tree})
+		}
+		e.Payloads[i].Tree = tree
+		if rep.trees == nil {
+			rep.trees = map[string]string{}
+		}
+		rep.trees[tag] = tree
 		rep.Payloads = append(rep.Payloads, p.Type+" "+p.Name+"@"+p.Version)
 	}
 	return nil

@@ -29,15 +29,15 @@ func (c *fileCarrier) Tag(p lockfile.Payload) string {
 	return "npm-" + p.Name
 }
 func (c *fileCarrier) ArtifactType(lockfile.Payload) string { return "application/vnd.gem.test" }
-func (c *fileCarrier) Pack(_ context.Context, _ *registry.Extension, p lockfile.Payload, dir string) ([]string, error) {
-	return []string{"pkg"}, os.WriteFile(filepath.Join(dir, "pkg"), []byte(p.Name+"@"+p.Version), 0o644)
+func (c *fileCarrier) Pack(_ context.Context, _ *registry.Extension, p lockfile.Payload, dir string) ([]string, string, error) {
+	return []string{"pkg"}, "tree-of-" + p.Name, os.WriteFile(filepath.Join(dir, "pkg"), []byte(p.Name+"@"+p.Version), 0o644)
 }
 func (c *fileCarrier) Install(_ context.Context, p lockfile.Payload, dir string) error {
 	data, err := os.ReadFile(filepath.Join(dir, "pkg"))
 	if err != nil {
 		return err
 	}
-	if c.failInstall || string(data) != p.Name+"@"+p.Version {
+	if c.failInstall || string(data) != p.Name+"@"+p.Version || p.Tree != "tree-of-"+p.Name {
 		return errors.New("not the pinned package")
 	}
 	c.installed = append(c.installed, string(data))

@@ -91,6 +91,11 @@ type Payload struct {
 	Version   string `json:"version"`
 	Integrity string `json:"integrity,omitempty"` // npm's dist.integrity (sha512-…)
 	SHA256    string `json:"sha256,omitempty"`
+	// Tree is the sha256 of the whole dependency tree a bundle carries for it (npm: every
+	// package's path, version and integrity), written by gem ext bundle: a bundle or a
+	// mirror's payload is installed only when its tree is this one, so a mirror cannot
+	// change a server's dependencies either. Kept when a lock is written again.
+	Tree string `json:"tree,omitempty"`
 }
 
 func (p Payload) String() string {
@@ -235,6 +240,15 @@ func Merge(name string, locked, got *Entry) (*Entry, error) {
 	if len(got.Payloads) > 0 || len(locked.Payloads) == 0 {
 		out.Payloads = got.Payloads
 	}
+	// A payload resolved again (npm view) knows no tree: the locked one's stays when it is
+	// the same package.
+	for i, p := range out.Payloads {
+		if lp, ok := findPayload(locked.Payloads, p.Server); ok && p.Tree == "" && lp.Tree != "" &&
+			lp.Name == p.Name && lp.Version == p.Version && lp.Integrity == p.Integrity && lp.SHA256 == p.SHA256 {
+			out.Payloads = slices.Clone(out.Payloads)
+			out.Payloads[i].Tree = lp.Tree
+		}
+	}
 	return &out, nil
 }
 
@@ -301,6 +315,10 @@ func Check(name string, locked, got *Entry, platform string, strict bool) error 
 		}
 		if lpay.SHA256 != gpay.SHA256 {
 			return &MismatchError{Name: name, Field: "sha256 of " + lpay.Name + "@" + lpay.Version + " (server " + lpay.Server + ")", Locked: orNone(lpay.SHA256), Got: orNone(gpay.SHA256)}
+		}
+		// A tree is known only of what a bundle carries: compared when both know one.
+		if lpay.Tree != "" && gpay.Tree != "" && lpay.Tree != gpay.Tree {
+			return &MismatchError{Name: name, Field: "dependency tree of " + lpay.Name + "@" + lpay.Version + " (server " + lpay.Server + ")", Locked: lpay.Tree, Got: gpay.Tree}
 		}
 	}
 	if strict {

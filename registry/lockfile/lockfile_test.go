@@ -42,6 +42,28 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestMergeKeepsTrees: a payload resolved again (npm view knows no tree) keeps the tree the
+// lock pinned for the same package; another version drops it.
+func TestMergeKeepsTrees(t *testing.T) {
+	pay := func(version, tree string) *Entry {
+		e := entry("h1:a")
+		e.Payloads = []Payload{{Server: "docs", Type: "npm", Name: "docs-mcp", Version: version, Integrity: "sha512-" + version, Tree: tree}}
+		return e
+	}
+	locked := pay("1.0.0", "t1")
+	got, err := Merge("x", locked, pay("1.0.0", ""))
+	if err != nil || got.Payloads[0].Tree != "t1" {
+		t.Fatalf("same package: %+v %v", got, err)
+	}
+	got, err = Merge("x", locked, pay("1.1.0", ""))
+	if err != nil || got.Payloads[0].Tree != "" {
+		t.Fatalf("another version: %+v %v", got, err)
+	}
+	if locked.Payloads[0].Tree != "t1" {
+		t.Fatal("the locked entry was changed")
+	}
+}
+
 func TestMerge(t *testing.T) {
 	darwin := entry("h1:d")
 	darwin.Platforms = map[string]*Platform{"darwin/arm64": {H1: "h1:d"}}
@@ -91,6 +113,11 @@ func TestCheck(t *testing.T) {
 		e.Payloads = []Payload{{Server: "docs", Type: "npm", Name: "docs-mcp", Version: "1.2.3", Integrity: integrity}}
 		return e
 	}
+	withTree := func(tree string) *Entry {
+		e := withPayload("sha512-a")
+		e.Payloads[0].Tree = tree
+		return e
+	}
 	moved := entry("h1:a")
 	moved.Commit = "c9"
 	otherFiles := entry("h1:b")
@@ -116,6 +143,9 @@ func TestCheck(t *testing.T) {
 		{"payload gone", withPayload("sha512-a"), entry("h1:a"), "linux/x64", false, "payload of server docs"},
 		{"unlocked payload, strict", entry("h1:a"), withPayload("sha512-a"), "linux/x64", true, "payload of server docs"},
 		{"unlocked payload, lenient", entry("h1:a"), withPayload("sha512-a"), "linux/x64", false, ""},
+		{"a tree resolved again is unknown", withTree("t1"), withPayload("sha512-a"), "linux/x64", true, ""},
+		{"same tree", withTree("t1"), withTree("t1"), "linux/x64", true, ""},
+		{"another tree", withTree("t1"), withTree("t2"), "linux/x64", false, "dependency tree of docs-mcp@1.2.3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Check("x", tc.locked, tc.got, tc.platform, tc.strict)

@@ -152,6 +152,21 @@ func readTree(data []byte, p lockfile.Payload) (map[string]npmEntry, error) {
 	return out, nil
 }
 
+// treeDigest is the sha256 of a tree: every package's path, version and integrity, sorted
+// (lockfile.Payload.Tree).
+func treeDigest(tree map[string]npmEntry) string {
+	paths := make([]string, 0, len(tree))
+	for p := range tree {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		fmt.Fprintf(h, "%s %s %s %s\n", p, tree[p].Name, tree[p].Version, tree[p].Integrity)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // tarballName is the file a tarball of integrity is carried as.
 func tarballName(integrity string) string {
 	sum := sha256.Sum256([]byte(integrity))
@@ -217,31 +232,40 @@ func npmCommand(ctx context.Context, environ []string, dir string, args ...strin
 
 // PackNPM fetches p (an npm payload: name@version with its integrity) with its whole
 // dependency tree into dir, as the user's npm resolves and fetches it (registry: the
-// server's --registry, else the user's), and returns the files written: package-lock.json
-// and a tarball per package, each checked against its integrity.
-func PackNPM(ctx context.Context, environ []string, p lockfile.Payload, registryURL, dir string) ([]string, error) {
+// server's --registry, else the user's), and returns the files written — package-lock.json
+// and a tarball per package, each checked against its integrity — and the tree's digest
+// (lockfile.Payload.Tree).
+func PackNPM(ctx context.Context, environ []string, p lockfile.Payload, registryURL, dir string) ([]string, string, error) {
+	names, tree, err := packNPM(ctx, environ, p, registryURL, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return names, treeDigest(tree), nil
+}
+
+func packNPM(ctx context.Context, environ []string, p lockfile.Payload, registryURL, dir string) ([]string, map[string]npmEntry, error) {
 	work, err := os.MkdirTemp(dir, ".npm-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(work)
 	if err := os.WriteFile(filepath.Join(work, "package.json"), []byte(`{"name": "gem-payload", "private": true}`+"\n"), 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reg := []string{}
 	if registryURL != "" {
 		reg = []string{"--registry", registryURL}
 	}
 	if _, err := npmCommand(ctx, environ, work, append([]string{"install", "--package-lock-only", "--save-exact", p.Name + "@" + p.Version}, reg...)...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lockData, err := os.ReadFile(filepath.Join(work, npmLockName))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tree, err := readTree(lockData, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// One npm pack per hundred packages; each distinct name@version once.
 	specs := map[string][]npmEntry{}
@@ -259,35 +283,35 @@ func PackNPM(ctx context.Context, environ []string, p lockfile.Payload, registry
 	sort.Strings(keys)
 	packs := filepath.Join(work, "packs")
 	if err := os.Mkdir(packs, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	names := []string{npmLockName}
 	for start := 0; start < len(keys); start += 100 {
 		chunk := keys[start:min(start+100, len(keys))]
 		out, err := npmCommand(ctx, environ, work, append(append([]string{"pack", "--json", "--pack-destination", packs}, chunk...), reg...)...)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var packed []struct {
 			ID       string `json:"id"`
 			Filename string `json:"filename"`
 		}
 		if err := json.Unmarshal(out, &packed); err != nil {
-			return nil, fmt.Errorf("npm pack: unexpected answer: %w", err)
+			return nil, nil, fmt.Errorf("npm pack: unexpected answer: %w", err)
 		}
 		for _, pk := range packed {
 			data, err := os.ReadFile(filepath.Join(packs, filepath.Base(pk.Filename)))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, e := range specs[pk.ID] {
 				if err := checkIntegrity(data, e.Integrity); err != nil {
-					return nil, &TreeError{Payload: p, Err: fmt.Errorf("%s as the registry serves it: %w", pk.ID, err)}
+					return nil, nil, &TreeError{Payload: p, Err: fmt.Errorf("%s as the registry serves it: %w", pk.ID, err)}
 				}
 				name := tarballName(e.Integrity)
 				if !slices.Contains(names, name) {
 					if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 					names = append(names, name)
 				}
@@ -301,13 +325,13 @@ func PackNPM(ctx context.Context, environ []string, p lockfile.Payload, registry
 			missing = append(missing, k)
 		}
 		sort.Strings(missing)
-		return nil, &TreeError{Payload: p, Err: fmt.Errorf("npm pack did not fetch %s", strings.Join(missing, ", "))}
+		return nil, nil, &TreeError{Payload: p, Err: fmt.Errorf("npm pack did not fetch %s", strings.Join(missing, ", "))}
 	}
 	if err := os.WriteFile(filepath.Join(dir, npmLockName), lockData, 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.Strings(names[1:])
-	return names, nil
+	return names, tree, nil
 }
 
 // InstallNPM installs the npm payload p from the files PackNPM wrote (in dir, as a bundle
@@ -326,6 +350,9 @@ func InstallNPM(ctx context.Context, environ []string, p lockfile.Payload, dir, 
 	tree, err := readTree(lockData, p)
 	if err != nil {
 		return err
+	}
+	if got := treeDigest(tree); p.Tree != got {
+		return &TreeError{Payload: p, Err: fmt.Errorf("it is not the tree the lock pins (tree %s, the lock's %s)", got, orNone(p.Tree))}
 	}
 	var l map[string]any
 	if err := json.Unmarshal(lockData, &l); err != nil {
@@ -386,6 +413,13 @@ func InstallNPM(ctx context.Context, environ []string, p lockfile.Payload, dir, 
 	return nil
 }
 
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
 // dropStaleStages removes what killed installs left in dir (staging folders older than an
 // hour: a running install's own is younger).
 func dropStaleStages(dir string) {
@@ -424,9 +458,9 @@ func (c Carrier) ArtifactType(lockfile.Payload) string { return NPMArtifactType 
 
 // Pack fetches p with its tree from the registry x's server names (--registry), else the
 // user's.
-func (c Carrier) Pack(ctx context.Context, x *registry.Extension, p lockfile.Payload, dir string) ([]string, error) {
+func (c Carrier) Pack(ctx context.Context, x *registry.Extension, p lockfile.Payload, dir string) ([]string, string, error) {
 	if c.Tag(p) == "" {
-		return nil, ErrNotCarried
+		return nil, "", ErrNotCarried
 	}
 	reg := ""
 	for _, s := range x.Manifest().MCPServers {

@@ -114,21 +114,33 @@ func TestPackInstallNPM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	packed := testhome.Dir(t, "packed")
-	names, err := PackNPM(ctx, environ, p, "", packed)
-	if err != nil {
-		t.Fatal(err)
+	names, tree, err := PackNPM(ctx, environ, p, "", packed)
+	if err != nil || len(tree) != 64 {
+		t.Fatal(tree, err)
 	}
 	if len(names) != 3 || names[0] != npmLockName {
 		t.Fatalf("packed %v, want the lock and two tarballs", names)
 	}
 	other := p
 	other.Integrity = "sha512-" + base64.StdEncoding.EncodeToString(make([]byte, 64))
-	if _, err := PackNPM(ctx, environ, other, "", testhome.Dir(t, "other")); err == nil || !strings.Contains(err.Error(), "with the lock's integrity") {
+	if _, _, err := PackNPM(ctx, environ, other, "", testhome.Dir(t, "other")); err == nil || !strings.Contains(err.Error(), "with the lock's integrity") {
 		t.Errorf("a registry serving other bytes than the lock's: %v", err)
 	}
 
 	offline := []string{"HOME=" + testhome.Dir(t, "home2"), "PATH=" + os.Getenv("PATH"), "npm_config_registry=http://127.0.0.1:9/", "npm_config_fetch_retries=0"}
 	root := filepath.Join(testhome.Dir(t, "gemhome"), "payloads")
+
+	// a tree other than the one the lock pins (a mirror choosing the dependencies), or
+	// none pinned: refused before npm runs
+	for _, pin := range []string{"", strings.Repeat("0", 64)} {
+		q := p
+		q.Tree = pin
+		if err := InstallNPM(ctx, nil, q, packed, filepath.Join(testhome.Dir(t, "gemhome0"), "payloads")); err == nil || !strings.Contains(err.Error(), "not the tree the lock pins") {
+			t.Errorf("tree %q: %v", pin, err)
+		}
+	}
+	p.Tree = tree
+	other.Tree = tree
 
 	// a changed tarball (the bundle's lock unchanged): npm's integrity check refuses it
 	tampered := testhome.Dir(t, "tampered")
