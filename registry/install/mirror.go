@@ -182,8 +182,8 @@ type BundleReport struct {
 	Extensions []string `json:"extensions"`
 	// Payloads are the MCP servers' packages carried (npm name@version, with their trees);
 	// NotCarried those left to be fetched when the server starts (a PyPI package).
-	Payloads   []string `json:"payloads,omitempty"`
-	NotCarried []string `json:"notCarried,omitempty"`
+	Payloads   []string          `json:"payloads,omitempty"`
+	NotCarried []string          `json:"notCarried,omitempty"`
 	trees      map[string]string // the tree of each payload carried, by its tag
 }
 
