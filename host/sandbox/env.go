@@ -6,7 +6,12 @@
 //     namespaces (plus a user namespace when not root, and a network namespace when the
 //     network is not granted); the helper, PID 1 there, builds the program's view
 //     (buildView): empty /tmp, /var/tmp, /dev/shm, /run and /root but for the granted paths
-//     bound back, /etc/shadow and friends masked, a fresh /proc;
+//     bound back, /etc/shadow and friends masked, a fresh /proc; and what a write grant
+//     covers of extension folders, ~/.gemini and gem's home made read-only mounts
+//     (Policy.Protect, chosen by host/commands), the folders between the grant and them made
+//     mounts of their own so they cannot be renamed away with a parent (Policy.Rebind) —
+//     read-only mounts because Landlock only adds rights: it cannot carve a folder out of a
+//     granted tree;
 //   - Landlock (landlock_linux.go): read the system, the extension and the workspace; write
 //     the extension's data and temp folders, the terminal devices, the manifest's
 //     sandbox.write, and the workspace only with the workspace capability
