@@ -189,3 +189,22 @@ func must(s string, err error) string {
 	}
 	return s
 }
+
+// TestWireDefaultClient: the client gem makes for the real API (no base URL given) is one
+// gem's encoder covers, aimed at the Gemini API's v1beta.
+func TestWireDefaultClient(t *testing.T) {
+	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, key, _, ok := wireClient(c)
+	if !ok || base.String() != "https://generativelanguage.googleapis.com/v1beta" || key != "k" {
+		t.Fatalf("ok %v, base %v", ok, base)
+	}
+	vertex := &genai.ClientConfig{Backend: genai.BackendVertexAI, Project: "p", Location: "us-central1", APIKey: "k"}
+	if vc, err := genai.NewClient(context.Background(), vertex); err == nil {
+		if _, _, _, ok := wireClient(vc); ok {
+			t.Error("a Vertex AI client went through gem's encoder")
+		}
+	}
+}
