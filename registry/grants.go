@@ -46,8 +46,9 @@ func TargetOf(x *Extension) *GrantTarget {
 	return t
 }
 
-// GrantFor returns the user's grant for x, when it was made for x (its folder and source;
-// a grant from before gem recorded them applies by name).
+// GrantFor returns the user's grant for x, when it was made for x (its folder and source).
+// A grant recorded without them (by a gem from before grants were bound) applies to no
+// extension: the next one given that name must not inherit it (UnboundGrant shows it).
 func GrantFor(env Env, x *Extension) (Grant, bool, error) {
 	all, err := Grants(env)
 	if err != nil {
@@ -57,10 +58,21 @@ func GrantFor(env Env, x *Extension) (Grant, bool, error) {
 	if !ok {
 		return Grant{}, false, nil
 	}
-	if g.For != nil && *g.For != *TargetOf(x) {
+	if g.For == nil || *g.For != *TargetOf(x) {
 		return Grant{}, false, nil
 	}
 	return g, true, nil
+}
+
+// UnboundGrant is the grant recorded for name without the extension it was made for (see
+// GrantFor): applied to none, shown so that the user can make it again.
+func UnboundGrant(env Env, name string) (Grant, bool) {
+	all, err := Grants(env)
+	if err != nil {
+		return Grant{}, false
+	}
+	g, ok := all[name]
+	return g, ok && g.For == nil && !g.Empty()
 }
 
 // Empty reports whether g grants nothing.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	shellquote "github.com/kballard/go-shellquote"
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/registry"
@@ -63,6 +65,13 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 	return render(s, o.JSON, g, func() error {
 		if g.Empty() {
 			fmt.Fprintf(s.stdout, "%s: nothing granted beyond its manifest\n", o.Name)
+			if old, ok := registry.UnboundGrant(s.env, o.Name); ok && !o.Revoke {
+				fmt.Fprintf(s.stdout, "An older grant names %s but not which extension it was for, so it is not applied:\n", o.Name)
+				for _, line := range old.Lines("") {
+					fmt.Fprintf(s.stdout, "  %s\n", line)
+				}
+				fmt.Fprintf(s.stdout, "Make it again for this one with: gem ext grant %s%s\n", o.Name, grantFlags(old))
+			}
 			return nil
 		}
 		fmt.Fprintf(s.stdout, "%s may also:\n", o.Name)
@@ -71,6 +80,24 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 		}
 		return nil
 	})
+}
+
+// grantFlags are the gem ext grant flags that make g.
+func grantFlags(g registry.Grant) string {
+	var b strings.Builder
+	if g.Network {
+		b.WriteString(" --network")
+	}
+	if g.Workspace {
+		b.WriteString(" --workspace")
+	}
+	for _, r := range g.Read {
+		b.WriteString(" --read " + shellquote.Join(r))
+	}
+	for _, w := range g.Write {
+		b.WriteString(" --write " + shellquote.Join(w))
+	}
+	return b.String()
 }
 
 // addFolders adds absolute (or ~/) folders to list, once each.
