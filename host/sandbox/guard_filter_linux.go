@@ -95,6 +95,16 @@ func buildFilter(guard bool) ([]bpf.RawInstruction, error) {
 			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1},
 				bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | errno})
 		}
+		// fchmod(fd, mode) changes a file opened for reading: making a protected file
+		// executable (a disabled .git hook) goes to the supervisor; a mode without the
+		// execute, setuid, setgid or sticky bits cannot make anything run and passes (tar and
+		// npm set modes on every file they unpack).
+		prog = append(prog,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(unix.SYS_FCHMOD), SkipFalse: 4},
+			bpf.LoadAbsolute{Off: offArg(1), Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: 0o7111, SkipFalse: 1},
+			notify,
+			allow)
 		for nr, arg := range opens {
 			// The flags are loaded over the number: these blocks end in a return either way.
 			prog = append(prog,

@@ -80,6 +80,7 @@ type guardOp struct {
 	target       uint64 // symlinkat's link text
 	flags, mode  uint64
 	dev, length  uint64
+	fdOnly       bool // fchmod: dir1 is the file itself
 }
 
 // decodeAt reads the arguments of an "at" call.
@@ -104,6 +105,8 @@ func decodeAt(nr uint32, a [6]uint64) guardOp {
 		return guardOp{nr: nr, dir1: fd(a[0]), path1: a[1], mode: a[2]}
 	case unix.SYS_FCHMODAT2:
 		return guardOp{nr: unix.SYS_FCHMODAT, dir1: fd(a[0]), path1: a[1], mode: a[2], flags: a[3]}
+	case unix.SYS_FCHMOD:
+		return guardOp{nr: unix.SYS_FCHMODAT, dir1: fd(a[0]), mode: a[1], fdOnly: true}
 	case unix.SYS_UMASK:
 		return guardOp{nr: nr}
 	}
@@ -704,7 +707,16 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		return 0, errnoOf(unix.Ftruncate(w, int64(op.length)))
 	case unix.SYS_FCHMODAT:
 		fd := -1
-		if op.flags&unix.AT_EMPTY_PATH != 0 {
+		if op.fdOnly {
+			if op.dir1 < 0 {
+				return 0, unix.EBADF
+			}
+			base, _, errno := c.base(op.dir1, ".")
+			if errno != 0 {
+				return 0, errno
+			}
+			fd = base
+		} else if op.flags&unix.AT_EMPTY_PATH != 0 {
 			if p, errno := c.readPath(op.path1); errno == 0 && p == "" {
 				base, _, errno := c.base(op.dir1, ".")
 				if errno != 0 {

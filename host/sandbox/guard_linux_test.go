@@ -41,6 +41,8 @@ func guardedWorkspace(t *testing.T) (string, Policy) {
 // other names); each fails and leaves nothing, and ordinary work in the same workspace passes.
 func TestGuard(t *testing.T) {
 	ws, pol := guardedWorkspace(t)
+	os.MkdirAll(filepath.Join(ws, "lib/.git/hooks"), 0o755)
+	os.WriteFile(filepath.Join(ws, "lib/.git/hooks/post-merge"), []byte("#!/bin/sh\necho disabled\n"), 0o644)
 	attacks := []struct {
 		name, script string
 		absent       string // must not exist afterwards ("" to skip)
@@ -68,6 +70,9 @@ func TestGuard(t *testing.T) {
 		{"from inside .git", "cd .git && echo x > description", ".git/description"},
 		{"truncate", "truncate -s 0 .git/config", ""},
 		{"make a sample hook executable", "chmod +x .git/hooks/pre-commit.sample && test -x .git/hooks/pre-commit.sample", ""},
+		{"make it executable through a descriptor opened to read", `python3 -c 'import os; os.fchmod(os.open(".git/hooks/pre-commit.sample", os.O_RDONLY), 0o755)' && test -x .git/hooks/pre-commit.sample`, ""},
+		// (a nested repository's hook is not under a read-only mount: only the guard stands)
+		{"a nested repository's disabled hook, through a descriptor", `python3 -c 'import os; os.fchmod(os.open("lib/.git/hooks/post-merge", os.O_RDONLY), 0o755)' && test -x lib/.git/hooks/post-merge`, ""},
 		{"through /proc/self/cwd", "echo x > /proc/self/cwd/.envrc", ".envrc"},
 		{"the workspace itself", "mv \"$PWD\" \"$PWD.moved\"", ""},
 		// the supervisor's memory (what it checks against) and another process's descriptors
@@ -90,8 +95,10 @@ func TestGuard(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(ws, ".git/config")); string(data) != "[core]\n" {
 		t.Errorf(".git/config changed: %q", data)
 	}
-	if st, err := os.Stat(filepath.Join(ws, ".git/hooks/pre-commit.sample")); err != nil || st.Mode().Perm() != 0o644 {
-		t.Errorf("the sample hook changed: %v %v", st.Mode(), err)
+	for _, hook := range []string{".git/hooks/pre-commit.sample", "lib/.git/hooks/post-merge"} {
+		if st, err := os.Stat(filepath.Join(ws, hook)); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s changed: %v %v", hook, st.Mode(), err)
+		}
 	}
 
 	// A folder frozen by the policy (an extension linked from the project) is not changed,
@@ -120,6 +127,7 @@ func TestGuard(t *testing.T) {
 		{"write through a link", "ln -s a.txt src/link && echo z > src/link && cat src/a.txt", "z"},
 		{"hard link", "ln src/a.txt src/hard && echo ok", "ok"},
 		{"the umask", "umask 077 && echo s > src/secret && stat -c %a src/secret", "600"},
+		{"fchmod of a file of one's own", `python3 -c 'import os; os.fchmod(os.open("src/secret", os.O_RDONLY), 0o750)' && stat -c %a src/secret`, "750"},
 		{"a FIFO", "mkfifo src/fifo && { cat src/fifo > src/got & } && echo piped > src/fifo && wait && cat src/got", "piped"},
 		{"standard streams", "echo out > /dev/stdout && echo err > /dev/stderr && echo ok", "out\nerr\nok"},
 		{"copies", "cp -r src src2 && ls src2 | head -1", "a.txt"},
