@@ -81,6 +81,8 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./registry/lockfile/
 	go test -run '^$$' -fuzz '^FuzzSanitizeName$$' -fuzztime $(FUZZTIME) ./host/mcp/
 	go test -run '^$$' -fuzz '^FuzzPackageOf$$' -fuzztime $(FUZZTIME) ./host/toolchain/payload/
+	go test -run '^$$' -fuzz '^FuzzReadTree$$' -fuzztime $(FUZZTIME) ./host/toolchain/payload/
+	go test -run '^$$' -fuzz '^FuzzWireResponse$$' -fuzztime $(FUZZTIME) ./host/agent/
 
 lint:
 	go vet ./...

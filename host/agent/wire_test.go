@@ -208,3 +208,17 @@ func TestWireDefaultClient(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWireResponse: any chunk the API (or something in its place) streams is read into a
+// response or an error, never a panic; citations land in their candidate.
+func FuzzWireResponse(f *testing.F) {
+	f.Add([]byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"a"}]},"citationMetadata":{"citationSources":[{"uri":"u"}]}}]}`))
+	f.Add([]byte(`{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}`))
+	f.Add([]byte(`{"candidates":[],"citationSources":1,"error":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := wireResponse(data)
+		if (r == nil) == (err == nil) {
+			t.Fatalf("response %v and error %v", r, err)
+		}
+	})
+}

@@ -192,3 +192,29 @@ func TestPackInstallNPM(t *testing.T) {
 		t.Fatalf("npx from the payload: %v\n%s", err, out)
 	}
 }
+
+// FuzzReadTree: whatever a bundle's package-lock.json holds, a tree gem accepts has every
+// package under node_modules (no "..", no absolute path), none a link, each with a version
+// and an integrity, and the pinned top package.
+func FuzzReadTree(f *testing.F) {
+	pin := lockfile.Payload{Type: "npm", Name: "srv", Version: "1.0.0", Integrity: "sha512-top"}
+	f.Add([]byte(`{"lockfileVersion": 3, "packages": {"": {}, "node_modules/srv": {"version": "1.0.0", "integrity": "sha512-top"}, "node_modules/srv/node_modules/@a/b": {"version": "2.0.0", "integrity": "sha512-b"}}}`))
+	f.Add([]byte(`{"lockfileVersion": 2, "packages": {"node_modules/srv": {"version": "1.0.0", "integrity": "sha512-top"}, "node_modules/../x": {"version": "1", "integrity": "sha512-x"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tree, err := readTree(data, pin)
+		if err != nil {
+			return
+		}
+		if top, ok := tree["node_modules/srv"]; !ok || top.Integrity != pin.Integrity {
+			t.Fatalf("accepted without the pinned top package: %s", data)
+		}
+		for path, e := range tree {
+			if !strings.HasPrefix(path, "node_modules/") || strings.Contains(path, "..") || strings.Contains(path, "//") || e.Link || e.Version == "" || e.Integrity == "" {
+				t.Fatalf("accepted %q %+v", path, e)
+			}
+			if !strings.HasSuffix(tarballName(e.Integrity), ".tgz") || strings.ContainsRune(tarballName(e.Integrity), '/') {
+				t.Fatalf("tarball name %q", tarballName(e.Integrity))
+			}
+		}
+	})
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gemhost/gem/registry/lockfile"
 )
 
 func TestPackageOf(t *testing.T) {
@@ -132,15 +134,18 @@ func FuzzPackageOf(f *testing.F) {
 	f.Add("uvx", "--from\x00mypy[reports]==1.13.0\x00mypy")
 	f.Add("uvx", "--python\x003.12\x00tool@1.0")
 	f.Add("npx", "--package=@a/b@2\x00b-cli")
+	f.Add("docker", "run\x00-i\x00--rm\x00-e\x00TOKEN\x00ghcr.io/acme/srv:1.0\x00--flag")
+	f.Add("podman", "container\x00run\x00--name=x\x00localhost:5000/srv")
+	const digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	f.Fuzz(func(t *testing.T, command, joined string) {
 		args := strings.Split(joined, "\x00")
 		pkg, ok := PackageOf(command, args)
 		if !ok {
 			return
 		}
-		pinned := PinArgs(args, pkg, "1.2.3")
+		pinned := Pin(args, pkg, lockfile.Payload{Type: pkg.Type, Name: pkg.Name, Version: "1.2.3", SHA256: digest})
 		again, ok := PackageOf(command, pinned)
-		if !ok || again.Name != pkg.Name || again.Range != "1.2.3" || again.Type != pkg.Type {
+		if !ok || again.Name != pkg.Name || again.Range != "1.2.3" || again.Type != pkg.Type || (pkg.Type == "oci" && again.Digest != digest) {
 			t.Fatalf("%q → %+v; pinned %q → %+v (%v)", args, pkg, pinned, again, ok)
 		}
 	})
