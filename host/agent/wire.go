@@ -55,6 +55,27 @@ func wireCovers(config *genai.GenerateContentConfig) bool {
 	rest.SystemInstruction, rest.Tools, rest.ToolConfig = nil, nil, nil
 	rest.Temperature, rest.TopP, rest.TopK, rest.MaxOutputTokens = nil, nil, nil, 0
 	rest.AutomaticContinuation = nil
+	if !reflect.ValueOf(rest).IsZero() {
+		return false
+	}
+	// Tools: function declarations with JSON Schemas (genai converts its own Schema type).
+	for _, t := range config.Tools {
+		if t == nil || !onlyDeclarations(t) {
+			return false
+		}
+		for _, d := range t.FunctionDeclarations {
+			if d == nil || d.Parameters != nil || d.Response != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// onlyDeclarations: t holds function declarations and nothing else.
+func onlyDeclarations(t *genai.Tool) bool {
+	rest := *t
+	rest.FunctionDeclarations = nil
 	return reflect.ValueOf(rest).IsZero()
 }
 

@@ -118,6 +118,9 @@ func TestWireMatchesGenai(t *testing.T) {
 			Temperature: &temp, TopP: &topP, TopK: &topK, MaxOutputTokens: 100,
 		}, true},
 		{"a setting gem's encoder does not cover", &genai.GenerateContentConfig{Seed: genai.Ptr(int32(7)), Temperature: &temp}, false},
+		{"a declaration with genai's own Schema", &genai.GenerateContentConfig{Tools: []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{Name: "ls",
+			Parameters: &genai.Schema{Type: genai.TypeObject, Properties: map[string]*genai.Schema{"p": {Type: genai.TypeString}}}}}}}}, false},
+		{"a tool other than functions", &genai.GenerateContentConfig{Tools: []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &wireServer{reply: "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hi\"}]}}]}\r\n\r\n"}
