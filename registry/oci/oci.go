@@ -18,6 +18,10 @@
 //     artifactType application/vnd.dev.sigstore.bundle.v0.3+json, one layer the bundle
 //     (cosign's layout for Sigstore bundles). A registry without the referrers API gets
 //     the referrers tag (sha256-<digest>) oras-go maintains.
+//   - Files artifacts (files.go) carry what a bundle holds beside extensions (an MCP
+//     server's npm package with its dependency tree): one manifest of the caller's
+//     artifactType, a layer per file (application/vnd.gem.file.v1) titled with its plain
+//     name; read back only into a folder of the caller's, names checked.
 //
 // Registries are reached over HTTPS; plain HTTP only for a loopback address (a local test
 // or mirror registry). Credentials come from the user's Docker configuration
