@@ -1,11 +1,14 @@
 package commands
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -45,5 +48,48 @@ func TestKeptFrom(t *testing.T) {
 				t.Fatalf("protect %q rebind %q, want %q %q", protect, rebind, want, wantRebind)
 			}
 		})
+	}
+}
+
+// TestHomeIsNotGranted: a grant (or a manifest's sandbox.write) of the home folder, or of a
+// folder holding it, stops the program before it starts; a folder inside the home does not.
+func TestHomeIsNotGranted(t *testing.T) {
+	env := testhome.Env(t, nil)
+	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	x := registry.Discover(env, registry.Providers).Find("tool")
+	for _, tc := range []struct {
+		write string
+		err   bool
+	}{
+		{env.Home, true},
+		{filepath.Dir(env.Home), true},
+		{"/", true},
+		{filepath.Join(env.Home, "notes"), false},
+	} {
+		if err := registry.SetGrant(env, "tool", registry.Grant{Write: []string{tc.write}, For: registry.TargetOf(x)}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Isolation(env, x, env.Cwd, manifest.HostPlatforms(env.Getenv)[0], "")
+		var he *HomeWriteError
+		if got := errors.As(err, &he); got != tc.err {
+			t.Errorf("write %s: %v, want a HomeWriteError: %v", tc.write, err, tc.err)
+		}
+	}
+}
+
+// TestKeptFromLinks: a protected folder that is a link is protected where it leads too.
+func TestKeptFromLinks(t *testing.T) {
+	env := testhome.Env(t, nil)
+	real := filepath.Join(env.Home, "dotfiles", "gemini")
+	os.MkdirAll(real, 0o755)
+	os.RemoveAll(env.GeminiDir())
+	if err := os.Symlink(real, env.GeminiDir()); err != nil {
+		t.Fatal(err)
+	}
+	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	x := registry.Discover(env, registry.Providers).Find("tool")
+	protect, _ := keptFrom(env, x, []string{filepath.Join(env.Home, "dotfiles")}, filepath.Join(env.GemHome, "data", "tool"))
+	if !slices.Contains(protect, real) {
+		t.Fatalf("protect %q, want the link's target %s", protect, real)
 	}
 }

@@ -332,12 +332,34 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 			}
 		}
 	}
+	for _, w := range write {
+		if HoldsHome(env, w) {
+			return nil, &HomeWriteError{Extension: x.Name, Path: w}
+		}
+	}
 	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, WriteWorkspace: workspace, Data: data, Temp: temp, Read: read, Write: write, Network: network})
 	if pol.Guard {
 		pol.Frozen = linkedInto(env, root)
 	}
 	pol.Protect, pol.Rebind = keptFrom(env, x, write, data)
 	return &pol, nil
+}
+
+// HoldsHome reports whether the folder dir is the user's home folder or holds it: write access
+// to it would let a program change what runs later outside any sandbox (shell startup files,
+// ~/.gitconfig, ~/.ssh, folders on PATH, ~/.npmrc), more names than any list can close. gem
+// grants folders inside the home only (the project is written through the workspace
+// capability, its protected names guarded).
+func HoldsHome(env registry.Env, dir string) bool {
+	return dir != "" && env.Home != "" && filepath.IsAbs(dir) && pathx.Within(dir, env.Home)
+}
+
+// HomeWriteError is a program whose manifest's sandbox.write or grant names the home folder,
+// or a folder that holds it (HoldsHome): it is not started.
+type HomeWriteError struct{ Extension, Path string }
+
+func (e *HomeWriteError) Error() string {
+	return fmt.Sprintf("%s may write %s, which holds your home folder: gem lets a program write folders inside it only", e.Extension, e.Path)
 }
 
 // keptFrom lists what a write grant (writes: the manifest's sandbox.write and the user's
@@ -365,12 +387,16 @@ func keptFrom(env registry.Env, x *registry.Extension, writes []string, data str
 		if covered(p) && !slices.Contains(protect, p) {
 			protect = append(protect, p)
 		}
+		// A folder that is a link (dotfiles kept elsewhere) is protected where it leads too.
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p && covered(real) && !slices.Contains(protect, real) {
+			protect = append(protect, real)
+		}
 	}
 	for _, dir := range []string{env.GeminiDir(), env.GemHome} {
 		if covered(dir) {
 			os.MkdirAll(dir, 0o700)
-			add(dir)
 		}
+		add(dir)
 	}
 	ownGranted := slices.ContainsFunc(writes, func(w string) bool { return x.Path != "" && pathx.Within(x.Path, w) })
 	for _, e := range registry.Discover(env, registry.Providers).All {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/host/commands"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/plugins"
@@ -126,6 +127,7 @@ func hintFor(err error) string {
 		badRoot       *signature.RootError
 		badPolicy     *signature.PolicyError
 		localOutside  *install.LocalSourceError
+		homeWrite     *commands.HomeWriteError
 		notLayout     *oci.LayoutError
 		noOCI         *oci.NotFoundError
 		noPlatform    *oci.NoPlatformError
@@ -174,6 +176,8 @@ func hintFor(err error) string {
 		return "offline or behind a firewall? set security.sigstoreTrustedRoot to a trusted_root.json (sigstore's, or your organisation's)"
 	case errors.As(err, &badPolicy):
 		return "fix the signer policy: an issuer, and an identity or an identity pattern"
+	case errors.As(err, &homeWrite):
+		return fmt.Sprintf("if it came from gem ext grant: gem ext grant %s --revoke, then grant the folders inside your home it needs; if from its manifest's sandbox.write, the extension asks for too much", homeWrite.Extension)
 	case errors.As(err, &localOutside):
 		return "nothing was changed; if you trust the lock, install that folder yourself (gem ext install <folder>), or put the extension inside the project"
 	case errors.As(err, &notLayout):

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	shellquote "github.com/kballard/go-shellquote"
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/cmd/gem/internal/advice"
+	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -70,7 +70,7 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 				for _, line := range old.Lines("") {
 					fmt.Fprintf(s.stdout, "  %s\n", line)
 				}
-				fmt.Fprintf(s.stdout, "Make it again for this one with: gem ext grant %s%s\n", o.Name, grantFlags(old))
+				fmt.Fprintf(s.stdout, "Make it again for this one with: gem ext grant %s %s\n", o.Name, advice.GrantFlags(old, s.env.Home))
 			}
 			return nil
 		}
@@ -82,24 +82,6 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 	})
 }
 
-// grantFlags are the gem ext grant flags that make g.
-func grantFlags(g registry.Grant) string {
-	var b strings.Builder
-	if g.Network {
-		b.WriteString(" --network")
-	}
-	if g.Workspace {
-		b.WriteString(" --workspace")
-	}
-	for _, r := range g.Read {
-		b.WriteString(" --read " + shellquote.Join(r))
-	}
-	for _, w := range g.Write {
-		b.WriteString(" --write " + shellquote.Join(w))
-	}
-	return b.String()
-}
-
 // addFolders adds absolute (or ~/) folders to list, once each.
 func addFolders(s *session, list, paths []string) ([]string, error) {
 	for _, p := range paths {
@@ -107,7 +89,11 @@ func addFolders(s *session, list, paths []string) ([]string, error) {
 		if !filepath.IsAbs(p) {
 			return nil, usagef("%q: give an absolute folder (or one starting with ~/)", p)
 		}
-		if p = filepath.Clean(p); !slices.Contains(list, p) {
+		p = filepath.Clean(p)
+		if commands.HoldsHome(s.env, p) {
+			return nil, usagef("%s holds your home folder: grant the folders inside it the extension needs (a program that may write all of it could change your shell's startup files, git config and PATH)", p)
+		}
+		if !slices.Contains(list, p) {
 			list = append(list, p)
 		}
 	}

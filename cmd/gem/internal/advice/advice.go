@@ -13,6 +13,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/registry"
+	"github.com/kballard/go-shellquote"
 )
 
 // Text is err's message followed by what to do, when gem knows.
@@ -78,17 +79,28 @@ func Explain(x *registry.Extension) string {
 	return x.Explain()
 }
 
-// GrantFlags renders g as gem ext grant's flags.
+// GrantFlags renders g as gem ext grant's flags (folders under home as ~/…, quoted for a
+// shell when they need it).
 func GrantFlags(g registry.Grant, home string) string {
 	var parts []string
 	if g.Network {
 		parts = append(parts, "--network")
 	}
+	if g.Workspace {
+		parts = append(parts, "--workspace")
+	}
+	folder := func(p string) string {
+		t := registry.Tilde(home, p)
+		if rest, ok := strings.CutPrefix(t, "~/"); ok {
+			return "~/" + shellquote.Join(rest)
+		}
+		return shellquote.Join(t)
+	}
 	for _, r := range g.Read {
-		parts = append(parts, "--read "+registry.Tilde(home, r))
+		parts = append(parts, "--read "+folder(r))
 	}
 	for _, w := range g.Write {
-		parts = append(parts, "--write "+registry.Tilde(home, w))
+		parts = append(parts, "--write "+folder(w))
 	}
 	return strings.Join(parts, " ")
 }
