@@ -5,8 +5,6 @@ import (
 	"os"
 
 	"github.com/tailscale/hujson"
-
-	"github.com/gemhost/gem/internal/paths"
 )
 
 // blocksGit reports whether the settings set security.blockGitExtensions, which in Gemini
@@ -16,14 +14,12 @@ import (
 // workspace's, the system file; the last that sets it wins), so the light front applies it
 // too at the cost of reading them.
 func (e Env) blocksGit() bool {
-	files := []string{e.GeminiSettingsFile(), e.SettingsFile()}
-	if e.FolderTrusted(e.Cwd) {
-		files = append(files, paths.Workspace(e.Cwd).GeminiSettingsFile())
-	}
-	files = append(files, paths.SystemSettingsFile(e.Getenv))
 	block := false
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, f := range e.SettingsFiles(e.Cwd, e.Getenv) {
+		if f.Scope == "workspace" && !e.FolderTrusted(e.Cwd) {
+			continue
+		}
+		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			continue
 		}

@@ -219,6 +219,21 @@ func SystemSettingsFile(getenv func(string) string) string {
 	return "/etc/gemini-cli/settings.json"
 }
 
+// SettingsFile is one settings file and its scope: user, gem, workspace or system.
+type SettingsFile struct{ Scope, Path string }
+
+// SettingsFiles are the settings files in precedence order (last wins): Gemini CLI's user
+// file, gem's, the workspace's (read only when it is trusted), the administrator's system
+// file.
+func (e Layout) SettingsFiles(workspace string, getenv func(string) string) []SettingsFile {
+	return []SettingsFile{
+		{Scope: "user", Path: e.GeminiSettingsFile()},
+		{Scope: "gem", Path: e.SettingsFile()},
+		{Scope: "workspace", Path: Workspace(workspace).GeminiSettingsFile()},
+		{Scope: "system", Path: SystemSettingsFile(getenv)},
+	}
+}
+
 // GeminiSettingsFile is ~/.gemini/settings.json.
 func (e Layout) GeminiSettingsFile() string { return filepath.Join(e.GeminiDir(), "settings.json") }
 

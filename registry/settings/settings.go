@@ -38,7 +38,6 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -251,13 +250,11 @@ type file struct {
 
 // Paths are the settings files in precedence order (last wins), with their scope.
 func Paths(env registry.Env, workspace string) []File {
-	system := paths.SystemSettingsFile(env.Getenv)
-	return []File{
-		{Scope: "user", Path: env.GeminiSettingsFile()},
-		{Scope: "gem", Path: env.SettingsFile()},
-		{Scope: "workspace", Path: paths.Workspace(workspace).GeminiSettingsFile()},
-		{Scope: "system", Path: system},
+	var out []File
+	for _, f := range env.SettingsFiles(workspace, env.Getenv) {
+		out = append(out, File{Scope: f.Scope, Path: f.Path})
 	}
+	return out
 }
 
 // Load merges the settings files for env, the workspace being workspace.
