@@ -55,17 +55,20 @@ type mirrorSource struct {
 func (s *mirrorSource) Fetch(ctx context.Context, staging string, _ Options) (*Fetched, error) {
 	p := manifest.HostPlatforms(s.f.Getenv)[0]
 	file := filepath.Join(staging, "download")
-	var pulled *oci.Pulled
+	var store *oci.Layout
 	var err error
-	var ref oci.Ref
-	var layout *oci.Layout
 	if oci.IsRef(s.m.Location) {
+		var ref oci.Ref
 		if ref, err = oci.ParseRef(s.m.Location); err == nil {
-			pulled, err = s.f.oci().Pull(ctx, ref.At(s.tag), manifest.GoOS(p.OS), manifest.GoArch(p.Arch), file)
+			store, err = s.f.oci().Open(ref)
 		}
-	} else if layout, err = oci.OpenLayout(ctx, s.m.Location); err == nil {
-		pulled, err = layout.Pull(ctx, s.tag, manifest.GoOS(p.OS), manifest.GoArch(p.Arch), file)
+	} else {
+		store, err = oci.OpenLayout(ctx, s.m.Location)
 	}
+	if err != nil {
+		return nil, err
+	}
+	pulled, err := store.Pull(ctx, s.tag, manifest.GoOS(p.OS), manifest.GoArch(p.Arch), file)
 	if err != nil {
 		return nil, err
 	}
@@ -98,22 +101,7 @@ func (s *mirrorSource) Fetch(ctx context.Context, staging string, _ Options) (*F
 	for _, b := range pulled.Bundles {
 		f.Bundles = append(f.Bundles, Bundle{Data: b, From: "the mirror " + s.m.Location})
 	}
-	from := "the mirror " + s.m.Location
-	if layout != nil {
-		f.carried = s.in.carriedBy(ctx, s.e, from, layout.Has, func(ctx context.Context, tag, typ, dir string) error {
-			_, err := layout.GetFiles(ctx, tag, typ, dir)
-			return err
-		})
-	} else {
-		c := s.f.oci()
-		f.carried = s.in.carriedBy(ctx, s.e, from, func(ctx context.Context, tag string) bool {
-			_, err := c.Resolve(ctx, ref.At(tag))
-			return err == nil
-		}, func(ctx context.Context, tag, typ, dir string) error {
-			_, err := c.GetFiles(ctx, ref.At(tag), typ, dir)
-			return err
-		})
-	}
+	f.carried = s.in.carriedBy(ctx, s.e, "the mirror "+s.m.Location, store)
 	return f, nil
 }
 

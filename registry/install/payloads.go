@@ -36,9 +36,8 @@ type carried struct {
 	get     func(ctx context.Context, dir string) error
 }
 
-// carriedBy lists the payloads of e the mirror m holds (has: it holds tag; get: fetch a
-// tag's files of an artifact type into a folder).
-func (in *Installer) carriedBy(ctx context.Context, e *lockfile.Entry, from string, has func(context.Context, string) bool, get func(ctx context.Context, tag, typ, dir string) error) []carried {
+// carriedBy lists the payloads of e the mirror store holds.
+func (in *Installer) carriedBy(ctx context.Context, e *lockfile.Entry, from string, store *oci.Layout) []carried {
 	if in.Carrier == nil {
 		return nil
 	}
@@ -47,10 +46,13 @@ func (in *Installer) carriedBy(ctx context.Context, e *lockfile.Entry, from stri
 		tag, typ := in.Carrier.Tag(p), in.Carrier.ArtifactType(p)
 		// Only a payload whose whole tree the lock pins (gem ext bundle wrote it): else a
 		// mirror could choose its dependencies.
-		if tag == "" || p.Tree == "" || !has(ctx, tag) {
+		if tag == "" || p.Tree == "" || !store.Has(ctx, tag) {
 			continue
 		}
-		out = append(out, carried{payload: p, from: from, get: func(ctx context.Context, dir string) error { return get(ctx, tag, typ, dir) }})
+		out = append(out, carried{payload: p, from: from, get: func(ctx context.Context, dir string) error {
+			_, err := store.GetFiles(ctx, tag, typ, dir)
+			return err
+		}})
 	}
 	return out
 }

@@ -83,15 +83,6 @@ func (l *Layout) GetFiles(ctx context.Context, tag, artifactType, dir string) ([
 	return getFiles(ctx, l.r, l.Path+":"+tag, tag, artifactType, dir)
 }
 
-// GetFiles fetches the files artifact of artifactType at ref into dir (as Layout.GetFiles).
-func (c *Client) GetFiles(ctx context.Context, ref Ref, artifactType, dir string) ([]string, error) {
-	repo, err := c.repository(ref)
-	if err != nil {
-		return nil, err
-	}
-	return getFiles(ctx, repo, ref.String(), ref.Reference.Reference, artifactType, dir)
-}
-
 func getFiles(ctx context.Context, repo oras.ReadOnlyGraphTarget, name, reference, artifactType, dir string) ([]string, error) {
 	fail := func(op string, err error) ([]string, error) {
 		if errors.Is(err, errdef.ErrNotFound) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
 )
 
 // TestFiles: a files artifact written to a layout reads back whole from the folder and from
@@ -105,5 +106,65 @@ func TestFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "escape")); err == nil {
 		t.Error("a file was written outside the folder")
+	}
+}
+
+// TestOpenRegistry: a registry repository opened as a store (a mirror at oci://…) serves an
+// extension and a files artifact by tag, as a layout does, the files checked.
+func TestOpenRegistry(t *testing.T) {
+	ctx := context.Background()
+	host := registryServer(t, true, "", "")
+	c := &Client{}
+	ref, err := ParseRef("oci://" + host + "/mirror/tools:latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, layers, err := Pack(extension(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Push(ctx, ref.At("h1-abc"), x.Name, x.Version, layers, nil); err != nil {
+		t.Fatal(err)
+	}
+	// a files artifact, written to a layout and copied to the registry as a mirror's owner would
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "a.tgz"), []byte("tarball"), 0o644)
+	l, err := CreateLayout(filepath.Join(t.TempDir(), "layout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const typ = "application/vnd.gem.test.v1"
+	if err := l.PutFiles(ctx, "npm-x", typ, src, []string{"a.tgz"}); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := c.repository(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oras.Copy(ctx, l.w, "npm-x", repo, "npm-x", oras.DefaultCopyOptions); err != nil {
+		t.Fatal(err)
+	}
+
+	store, err := c.Open(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !store.Has(ctx, "npm-x") || store.Has(ctx, "npm-none") {
+		t.Fatal("Has")
+	}
+	out := t.TempDir()
+	if names, err := store.GetFiles(ctx, "npm-x", typ, out); err != nil || len(names) != 1 {
+		t.Fatalf("GetFiles: %v %v", names, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(out, "a.tgz")); string(data) != "tarball" {
+		t.Fatalf("a.tgz = %q", data)
+	}
+	pulled, err := store.Pull(ctx, "h1-abc", "linux", "amd64", filepath.Join(t.TempDir(), "layer"))
+	if err != nil || pulled.Name != x.Name {
+		t.Fatalf("Pull: %+v %v", pulled, err)
+	}
+	var nf *NotFoundError
+	if _, err := store.Pull(ctx, "h1-none", "linux", "amd64", filepath.Join(t.TempDir(), "layer")); !errors.As(err, &nf) {
+		t.Fatalf("a missing tag: %v", err)
 	}
 }

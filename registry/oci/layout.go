@@ -33,8 +33,9 @@ func MirrorTag(h1 string) (string, error) {
 	return "h1-" + hex.EncodeToString(sum), nil
 }
 
-// Layout is an OCI image layout holding extensions by tag: a folder (written by
-// CreateLayout), or a folder or .tar of one opened to read (OpenLayout).
+// Layout is a store holding extensions (and files artifacts) by tag: an OCI image layout — a
+// folder (written by CreateLayout), or a folder or .tar of one opened to read (OpenLayout) —
+// or a registry repository opened to read (Client.Open).
 type Layout struct {
 	Path string
 	r    oras.ReadOnlyGraphTarget
@@ -66,6 +67,16 @@ func OpenLayout(ctx context.Context, path string) (*Layout, error) {
 		return nil, &LayoutError{Path: path, Err: err}
 	}
 	return &Layout{Path: path, r: s}, nil
+}
+
+// Open opens ref's repository to read as a Layout (Pull, Has, GetFiles by tag), with the
+// user's credentials.
+func (c *Client) Open(ref Ref) (*Layout, error) {
+	repo, err := c.repository(ref)
+	if err != nil {
+		return nil, err
+	}
+	return &Layout{Path: ref.Repository(), r: repo}, nil
 }
 
 // LayoutError is a file that is not an OCI image layout.
