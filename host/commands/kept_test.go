@@ -93,3 +93,21 @@ func TestKeptFromLinks(t *testing.T) {
 		t.Fatalf("protect %q, want the link's target %s", protect, real)
 	}
 }
+
+// TestKeptFromInside: a grant inside ~/.gemini or gem's home — another extension's folder,
+// its data, gem's receipts — stays read-only; the program's own data folder does not.
+func TestKeptFromInside(t *testing.T) {
+	env := testhome.Env(t, nil)
+	other := testhome.Extension(t, env, "other", `{"name": "other", "version": "1.0.0"}`, nil)
+	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	x := registry.Discover(env, registry.Providers).Find("tool")
+	data := filepath.Join(env.GemHome, "data", "tool")
+	for _, w := range []string{other, filepath.Join(env.GemHome, "data", "other"), filepath.Join(env.GemHome, "receipts")} {
+		if protect, _ := keptFrom(env, x, []string{w}, data); !slices.Contains(protect, w) {
+			t.Errorf("a grant of %s: protect %q", w, protect)
+		}
+	}
+	if protect, _ := keptFrom(env, x, []string{filepath.Join(data, "cache")}, data); len(protect) != 0 {
+		t.Errorf("its own data: protect %q", protect)
+	}
+}

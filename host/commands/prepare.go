@@ -400,10 +400,24 @@ func keptFrom(env registry.Env, x *registry.Extension, writes []string, data str
 	}
 	ownGranted := slices.ContainsFunc(writes, func(w string) bool { return x.Path != "" && pathx.Within(x.Path, w) })
 	for _, e := range registry.Discover(env, registry.Providers).All {
-		if e.Path != "" && !pathx.Within(env.GeminiDir(), e.Path) && !pathx.Within(env.GemHome, e.Path) && !(ownGranted && e.Path == x.Path) {
-			add(e.Path)
+		if e.Path != "" && !(ownGranted && e.Path == x.Path) {
+			add(e.Path) // also inside ~/.gemini: a grant of another extension's folder alone
 		}
 	}
+	// A grant inside ~/.gemini or gem's home (receipts, another extension's data) is read-only
+	// too, but for the program's own data and its own folder granted by name.
+	for _, w := range writes {
+		own := pathx.Within(data, w) || (x.Path != "" && pathx.Within(x.Path, w))
+		if !own && (pathx.Within(env.GeminiDir(), w) || pathx.Within(env.GemHome, w)) {
+			add(w)
+		}
+	}
+	// A folder inside another protected one is covered by it: rebinding its parents (below)
+	// would reopen the outer one.
+	inside := func(p string) bool {
+		return slices.ContainsFunc(protect, func(q string) bool { return q != p && pathx.Within(q, p) })
+	}
+	protect = slices.DeleteFunc(slices.Clone(protect), inside)
 	for _, p := range protect {
 		if pathx.Within(p, data) && !slices.Contains(rebind, data) {
 			rebind = append(rebind, data)
@@ -418,7 +432,7 @@ func keptFrom(env registry.Env, x *registry.Extension, writes []string, data str
 		// be moved away with its parent and another put in its place.
 		for _, w := range writes {
 			for a := filepath.Dir(p); a != w && pathx.Within(w, a) && a != filepath.Dir(a); a = filepath.Dir(a) {
-				if !slices.Contains(rebind, a) {
+				if !slices.Contains(rebind, a) && !slices.ContainsFunc(protect, func(q string) bool { return pathx.Within(q, a) }) {
 					rebind = append(rebind, a)
 				}
 			}
