@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,28 +151,17 @@ type Resolved struct {
 // environment: their registry, proxy and CA settings), the highest when a range matches
 // several.
 func ResolveNPM(ctx context.Context, environ []string, pkg Package) (Resolved, error) {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return Resolved{}, ErrNoNPM
-	}
 	// One retry, soon: an offline machine says so in seconds, not after npm's minute of retries.
 	args := []string{"view", pkg.Spec(), "version", "dist.integrity", "--json", "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000"}
 	if pkg.Registry != "" {
 		args = append(args, "--registry", pkg.Registry)
 	}
-	cmd := exec.CommandContext(ctx, npm, args...)
-	cmd.Env = append(slices.Clip(environ), "NPM_CONFIG_UPDATE_NOTIFIER=false")
-	out, err := cmd.Output()
+	out, err := npmCommand(ctx, environ, "", args...)
+	if errors.Is(err, ErrNoNPM) {
+		return Resolved{}, err
+	}
 	if err != nil {
-		msg := ""
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			msg = strings.TrimSpace(string(ee.Stderr))
-			if i := strings.IndexByte(msg, '\n'); i > 0 {
-				msg = msg[:i]
-			}
-		}
-		return Resolved{}, fmt.Errorf("npm view %s: %v %s", pkg.Spec(), err, msg)
+		return Resolved{}, fmt.Errorf("%s: %w", pkg.Spec(), err)
 	}
 	type view struct {
 		Version   string `json:"version"`
