@@ -210,5 +210,7 @@ echo "== gem acp: session/prompt to the first agent_message_chunk, gem vs gemini
 go test -run '^$' -bench 'ACPFirstChunk' -benchtime 20x ./cmd/gem/ | grep -E '^Benchmark'
 echo "== gem's own work to the first chunk, the ACP server in the process (no process boundary)"
 go test -run '^$' -bench 'PromptFirstChunk' -benchtime 300x ./sdk/acp/ | grep -E '^Benchmark'
+echo "-- one streamed request to its first chunk, gem's own Gemini wire encoding vs genai's (same run)"
+go test -run '^$' -bench 'BenchmarkWire$' -benchtime 300x ./host/agent/ | grep -E '^Benchmark'
 echo "== discovery of 1,000 extensions, a third of them Claude Code plugins, vs 1,000 Gemini extensions (target ratio about 1)"
 go test -run '^$' -bench 'Discover1000Mixed' -benchtime 50x ./registry/ | grep -E '^Benchmark'

@@ -342,7 +342,27 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		pol.Frozen = linkedInto(env, root)
 	}
 	pol.Protect, pol.Rebind = keptFrom(env, x, write, data)
+	for _, p := range pol.Protect {
+		// A protected folder that is a link, in a folder the program may write: the link
+		// itself can be replaced (a mount cannot be put on a link), so it is not started.
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			for _, w := range write {
+				if w != p && pathx.Within(w, filepath.Dir(p)) {
+					return nil, &LinkedProtectedError{Extension: x.Name, Path: p, Write: w}
+				}
+			}
+		}
+	}
 	return &pol, nil
+}
+
+// LinkedProtectedError is a program that may write the folder holding a protected folder
+// that is a link (~/.gemini kept in a dotfiles folder): it could replace the link with a
+// folder of its own, so it is not started.
+type LinkedProtectedError struct{ Extension, Path, Write string }
+
+func (e *LinkedProtectedError) Error() string {
+	return fmt.Sprintf("%s may write %s, which holds %s, a link gem cannot keep read-only (the program could replace it)", e.Extension, e.Write, e.Path)
 }
 
 // HoldsHome reports whether the folder dir is the user's home folder or holds it: write access

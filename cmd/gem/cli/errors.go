@@ -128,6 +128,7 @@ func hintFor(err error) string {
 		badPolicy     *signature.PolicyError
 		localOutside  *install.LocalSourceError
 		homeWrite     *commands.HomeWriteError
+		linkedProt    *commands.LinkedProtectedError
 		notLayout     *oci.LayoutError
 		noOCI         *oci.NotFoundError
 		noPlatform    *oci.NoPlatformError
@@ -178,6 +179,8 @@ func hintFor(err error) string {
 		return "fix the signer policy: an issuer, and an identity or an identity pattern"
 	case errors.As(err, &homeWrite):
 		return fmt.Sprintf("if it came from gem ext grant: gem ext grant %s --revoke, then grant the folders inside your home it needs; if from its manifest's sandbox.write, the extension asks for too much", homeWrite.Extension)
+	case errors.As(err, &linkedProt):
+		return fmt.Sprintf("grant a folder that does not hold %s (gem ext grant %s --revoke, then the folders it needs)", linkedProt.Path, linkedProt.Extension)
 	case errors.As(err, &localOutside):
 		return "nothing was changed; if you trust the lock, install that folder yourself (gem ext install <folder>), or put the extension inside the project"
 	case errors.As(err, &notLayout):
