@@ -36,6 +36,9 @@ type CatalogConfig struct {
 	// Warn hears what was skipped while loading (a policy file's problem, a plugin that did
 	// not start); nil: not told.
 	Warn func(error)
+	// AskWorkspace is asked about a program with a shell-like tool that may not change the
+	// project (tools.Options.AskWorkspace); nil: nobody is asked.
+	AskWorkspace func(tools.WorkspaceNeed) bool
 }
 
 // ApprovalModeError is an approval mode gem does not know, or one the settings disable.
@@ -65,7 +68,7 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
 		sets = &settings.Settings{}
 	}
 	opts := tools.Options{ReadSecrets: c.ReadSecrets, Logger: c.Logger, Services: c.Services, Policy: engine,
-		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers}
+		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers, AskWorkspace: c.AskWorkspace}
 	if allow := c.Env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && c.CoreWorkspace != "" {
 		if opts.WebFetchAllow, err = tools.ParseAllow(allow); err != nil {
 			warn(fmt.Errorf("%w (fix it; no private address is allowed meanwhile)", err))

@@ -121,6 +121,10 @@ type Options struct {
 	WebFetchAllow []netip.Prefix
 	Policy        *policy.Engine // decides every call; nil allows all (library use, tests)
 	Audit         *policy.Audit  // where decisions are logged; nil logs none
+	// AskWorkspace, when set, is asked about a user extension's program whose last tool list
+	// holds a shell-like tool while it may not change the project (workspace_need.go); it
+	// reports whether the user granted it (and recorded the grant). nil: nobody is asked.
+	AskWorkspace func(WorkspaceNeed) bool
 }
 
 // Catalog holds the tools of one session. It is safe for concurrent use.
@@ -211,6 +215,13 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			var specs []Spec
 			if !opts.NoCache {
 				specs = readToolCache(env, pl.Path)
+			}
+			// A shell-like tool it listed last time, and no way to change the project: the
+			// user is asked (WorkspaceNeed), and a grant applies from this start.
+			if askWorkspace(opts, x, "plugin "+p.ID, specs, pl.Policy) {
+				if again, err := preparePlugin(env, x, m, p, environ, opts); err == nil {
+					pl = again
+				}
 			}
 			if specs == nil && opts.CachedOnly {
 				continue

@@ -117,10 +117,16 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	}
 	var childEnv []string
 	var policy *sandbox.Policy
-	if resolved.Command != "" {
+	program := func() error {
 		var err error
 		if childEnv, policy, err = commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: platform, Declared: raw.Env, Command: resolved.Command, Server: raw.Name, Payload: payloadDir, Environ: environ, ReadSecrets: opts.ReadSecrets}); err != nil {
-			return nil, fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
+			return fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
+		}
+		return nil
+	}
+	if resolved.Command != "" {
+		if err := program(); err != nil {
+			return nil, err
 		}
 	}
 	localAllowed := true
@@ -134,6 +140,13 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	}
 	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
 	srv.cached = readMCPCache(srv.cacheFile)
+	// A shell-like tool in the list it had last time, and no way to change the project: the
+	// user is asked (WorkspaceNeed), and a grant applies from this start.
+	if resolved.Command != "" && askWorkspace(opts, x, "MCP server "+raw.Name, mcpSpecs(srv.cached), policy) {
+		if err := program(); err != nil {
+			return nil, err
+		}
+	}
 	if pr := toolchain.ProfileOf(filepath.Base(resolved.Command)); resolved.Command != "" && pr != nil && pr.Network {
 		srv.fetches = true
 	}
@@ -242,6 +255,16 @@ func (r *Catalog) serversFor(name string) []string {
 		for _, s := range r.servers {
 			out = append(out, s.Name)
 		}
+	}
+	return out
+}
+
+// mcpSpecs are the names and argument schemas of an MCP tool list.
+func mcpSpecs(list []*sdk.Tool) []Spec {
+	out := make([]Spec, 0, len(list))
+	for _, mt := range list {
+		schema, _ := json.Marshal(mt.InputSchema)
+		out = append(out, Spec{Name: mt.Name, InputSchema: schema})
 	}
 	return out
 }

@@ -29,6 +29,7 @@
 //	plans/                 plan-mode turns' plans, <session>.md (PlansDir)
 //	history                the shell's history (HistoryFile)
 //	trust-asked            folders gem asked about trusting (TrustAskedFile)
+//	workspace-asked        programs gem asked about changing the project (WorkspaceAskedFile)
 //	state.lock             the lock of lifecycle changes (LockFile)
 //	gem.lock               the user's extension lock: sources, pins, hashes (ExtensionLock)
 //
@@ -189,6 +190,10 @@ func (e Layout) HistoryFile() string { return filepath.Join(e.GemHome, "history"
 
 // TrustAskedFile lists the folders gem asked about trusting.
 func (e Layout) TrustAskedFile() string { return filepath.Join(e.GemHome, "trust-asked") }
+
+// WorkspaceAskedFile lists the programs (extension, folder, program) gem asked whether they
+// may change the project.
+func (e Layout) WorkspaceAskedFile() string { return filepath.Join(e.GemHome, "workspace-asked") }
 
 // MarketplacesFile records the Claude Code marketplaces gem knows (gem marketplace add).
 func (e Layout) MarketplacesFile() string { return filepath.Join(e.GemHome, "marketplaces.json") }

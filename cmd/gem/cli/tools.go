@@ -178,12 +178,16 @@ func (s *session) openTools(ctx context.Context, services *tools.Services, o cal
 // openCatalog opens the tool catalog (host/agent.OpenCatalog); coreWorkspace, for the
 // model side, adds the core file tools confined to it.
 func (s *session) openCatalog(ctx context.Context, services *tools.Services, o callFlags, coreWorkspace string) (*tools.Catalog, error) {
-	reg, err := agent.OpenCatalog(ctx, agent.CatalogConfig{
+	cfg := agent.CatalogConfig{
 		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ,
 		ApprovalMode: o.ApprovalMode, Services: services, CallTimeout: o.Timeout,
 		ReadSecrets: secrets.Read, Logger: s.log, CoreWorkspace: coreWorkspace,
 		Warn: func(err error) { s.warn("%s", errorText(err)) },
-	})
+	}
+	if s.io.Interactive() {
+		cfg.AskWorkspace = s.askWorkspace
+	}
+	reg, err := agent.OpenCatalog(ctx, cfg)
 	if mode, ok := errors.AsType[*agent.ApprovalModeError](err); ok {
 		return nil, usagef("%v", mode)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
@@ -268,17 +269,50 @@ func (s *session) discover() *registry.Discovery {
 
 // firstAsk reports whether gem has not asked about trusting dir before, and remembers that
 // it now has ($GEM_HOME/trust-asked, one folder a line).
-func (s *session) firstAsk(dir string) bool {
-	file := s.env.TrustAskedFile()
+func (s *session) firstAsk(dir string) bool { return s.firstAskIn(s.env.TrustAskedFile(), dir) }
+
+// firstAskIn reports whether key (one line) is not in file yet, and adds it.
+func (s *session) firstAskIn(file, key string) bool {
 	data, _ := os.ReadFile(file)
-	if slices.Contains(strings.Split(string(data), "\n"), dir) {
+	if slices.Contains(strings.Split(string(data), "\n"), key) {
 		return false
 	}
 	if os.MkdirAll(s.env.GemHome, 0o700) == nil {
 		if f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-			fmt.Fprintln(f, dir)
+			fmt.Fprintln(f, key)
 			f.Close()
 		}
+	}
+	return true
+}
+
+// askWorkspace asks, on a terminal and once per program of an extension (the question is
+// remembered in $GEM_HOME/workspace-asked, whatever the answer), whether a user extension's
+// program with a shell-like tool may change files in the project (tools.WorkspaceNeed). Yes
+// is recorded as the user's grant, bound to the extension, as gem ext grant --workspace
+// would; it reports whether it was.
+func (s *session) askWorkspace(n tools.WorkspaceNeed) bool {
+	x := n.Extension
+	key := strings.Join([]string{x.Name, x.Dir, n.Program}, "\t")
+	if strings.ContainsAny(key, "\n") || !s.firstAskIn(s.env.WorkspaceAskedFile(), key) {
+		return false
+	}
+	q := fmt.Sprintf("%s runs commands (its %s has the tool %s), but it may not change files in your project,\nso a command that writes there (a build, npm install) fails. Let %s's programs change files in\nyour projects? (.git, agent and editor settings stay closed; gem ext grant %s --revoke takes it back)",
+		termsafe.Text(x.Name), termsafe.Text(n.Program), termsafe.Text(n.Tool), termsafe.Text(x.Name), x.Name)
+	choices := []prompt.Choice{{Key: "y", Label: "allow", Also: []string{"yes"}}, {Key: "n", Label: "not now", Also: []string{"no"}}}
+	if i, _ := s.ttyPrompter("", "").Choose(context.Background(), q, choices, 1); i != 0 {
+		s.warn("%s may not change your project; to allow it later: gem ext grant %s --workspace", x.Name, x.Name)
+		return false
+	}
+	g, _, err := registry.GrantFor(s.env, x)
+	if err != nil {
+		s.warn("%s", errorText(err))
+		return false
+	}
+	g.Workspace, g.For = true, registry.TargetOf(x)
+	if err := registry.SetGrant(s.env, x.Name, g); err != nil {
+		s.warn("%s", errorText(err))
+		return false
 	}
 	return true
 }
@@ -296,7 +330,7 @@ func (s *session) askFirstUse(d *registry.Discovery) bool {
 		if state, _ := x.Consented(s.env); state != registry.ConsentNone {
 			continue
 		}
-		if n := commands.Needs(s.env, x); !n.Network && len(n.Read) == 0 && len(n.Write) == 0 {
+		if n := commands.Needs(s.env, x); !n.Network && !n.Workspace && len(n.Read) == 0 && len(n.Write) == 0 {
 			continue
 		}
 		if err := askConsent(s, x, s.consentPrompter(false)); err != nil {
