@@ -102,9 +102,13 @@ echo "   now runs as gem's child through the helper, in namespaces of its own)"
   "$work/trampoline $hello world" "$gem run hello world" >/dev/null)
 median "$work/run-tramp.json"
 ratio "$work/run-tramp.json" "gem run/trampoline" 2x
-echo "   the same, interleaved (one run of each per round: drift stays out of the ratio)"
+echo "   the same, interleaved (one run of each per round: drift stays out of the ratio); the third"
+echo "   line is the kernel's floor for gem run's boundary: the trampoline in the namespaces gem"
+echo "   gives a program (user, mount, PID, IPC, network), made by unshare(1) with nothing else"
 (cd "$OLDPWD" && go build -o "$work/interleave" ./scripts/interleave)
-(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$work/interleave" -runs 150 "$work/trampoline $hello world" "$gem run hello world")
+floor=()
+if unshare -Urmpfin true 2>/dev/null; then floor=("unshare -Urmpfin $work/trampoline $hello world"); fi
+(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$work/interleave" -runs 150 "$work/trampoline $hello world" "$gem run hello world" "${floor[@]}")
 echo "-- the same with the sandbox off (GEM_SANDBOX=off): the sandbox's own cost on gem run"
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem GEM_SANDBOX=off hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/run-nosandbox.json" \
   "$hello world" "$gem run hello world" >/dev/null)
