@@ -95,6 +95,8 @@ for i in range(10000): os.umask(0o22)"`})
 					case "overlay":
 						up, wk := testDir(b), testDir(b)
 						done = append(done, up, wk)
+						// overlayfs leaves wk/work with mode 0: opened again for the removal.
+						b.Cleanup(func() { os.Chmod(filepath.Join(wk, "work"), 0o700) })
 						script = "mount -t overlay overlay -o lowerdir=" + ws + ",upperdir=" + up + ",workdir=" + wk + ",userxattr " + ws + " && cd " + ws + " && " + job.script
 					case "sandbox":
 						p := ForExtension(Access{Extension: src, Workspace: ws, Data: data, Temp: tmp, Read: []string{src}, Write: []string{ws}})
