@@ -287,13 +287,16 @@ func (s *session) firstAskIn(file, key string) bool {
 }
 
 // askWorkspace asks, on a terminal and once per program of an extension (the question is
-// remembered in $GEM_HOME/workspace-asked, whatever the answer), whether a user extension's
+// remembered in $GEM_HOME/workspace-asked, whatever the answer, by the extension's identity), whether a user extension's
 // program with a shell-like tool may change files in the project (tools.WorkspaceNeed). Yes
 // is recorded as the user's grant, bound to the extension, as gem ext grant --workspace
 // would; it reports whether it was.
 func (s *session) askWorkspace(n tools.WorkspaceNeed) bool {
 	x := n.Extension
-	key := strings.Join([]string{x.Name, x.Dir, n.Program}, "\t")
+	// Keyed by the extension's identity (its folder and install source), as grants are: the
+	// next extension given that name is asked again.
+	t := registry.TargetOf(x)
+	key := strings.Join([]string{x.Name, t.Dir, t.Source, n.Program}, "\t")
 	if strings.ContainsAny(key, "\n") || !s.firstAskIn(s.env.WorkspaceAskedFile(), key) {
 		return false
 	}
