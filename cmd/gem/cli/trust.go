@@ -300,11 +300,12 @@ func (s *session) askWorkspace(n tools.WorkspaceNeed) bool {
 	if strings.ContainsAny(key, "\n") || !s.firstAskIn(s.env.WorkspaceAskedFile(), key) {
 		return false
 	}
-	q := fmt.Sprintf("%s runs commands (its %s has the tool %s), but it may not change files in your project,\nso a command that writes there (a build, npm install) fails. Let %s's programs change files in\nyour projects? (.git, agent and editor settings stay closed; gem ext grant %s --revoke takes it back)",
-		termsafe.Text(x.Name), termsafe.Text(n.Program), termsafe.Text(n.Tool), termsafe.Text(x.Name), x.Name)
+	// Every name in it is the extension's or its server's: the whole text is sanitised.
+	q := termsafe.Text(fmt.Sprintf("%s runs commands (its %s has the tool %s), but it may not change files in your project,\nso a command that writes there (a build, npm install) fails. Let %s's programs change files in\nyour projects? (.git, agent and editor settings stay closed; gem ext grant %s --revoke takes it back)",
+		x.Name, n.Program, n.Tool, x.Name, x.Name))
 	choices := []prompt.Choice{{Key: "y", Label: "allow", Also: []string{"yes"}}, {Key: "n", Label: "not now", Also: []string{"no"}}}
 	if i, _ := s.ttyPrompter("", "").Choose(context.Background(), q, choices, 1); i != 0 {
-		s.warn("%s may not change your project; to allow it later: gem ext grant %s --workspace", x.Name, x.Name)
+		s.warn("%s", termsafe.Text(fmt.Sprintf("%s may not change your project; to allow it later: gem ext grant %s --workspace", x.Name, x.Name)))
 		return false
 	}
 	g, _, err := registry.GrantFor(s.env, x)
