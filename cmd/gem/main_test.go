@@ -127,6 +127,11 @@ func TestScripts(t *testing.T) {
 				ok, _ := sandbox.Namespaces()
 				return ok, nil
 			}
+			// [guard]: the seccomp supervisor runs here (the workspace guard, and the judge of
+			// unix-socket connects without namespaces).
+			if cond == "guard" {
+				return sandbox.Capabilities().Guard, nil
+			}
 			if cond == "samples" {
 				for _, bin := range []string{"gallery/bin/%s/%s/gallery", "shell-tools/bin/%s/%s/shell-tools", "notes-mcp/bin/%s/%s/notes-mcp", "hostile/bin/%s/%s/hostile"} {
 					rel := fmt.Sprintf(bin, manifest.NodeOS(runtime.GOOS), manifest.NodeArch(runtime.GOARCH))

@@ -199,18 +199,29 @@ func init() {
 		go acceptAndClose(ln)
 		ts.Setenv(args[0], fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
 	}
-	// listenunix VAR: listen on a unix socket in a fresh folder under /tmp (outside any
-	// sandbox, like an ssh-agent's or GnuPG's) until the script ends; VAR is its path.
+	// listenunix VAR [DIR|@]: listen on a unix socket until the script ends, VAR its path: in a
+	// fresh folder under /tmp (outside any sandbox, like an ssh-agent's or GnuPG's), in DIR
+	// (made; a session bus under $HOME/.run, say), or at a fresh abstract address ("@…").
 	scriptCmds["listenunix"] = func(ts *testscript.TestScript, neg bool, args []string) {
-		if len(args) != 1 {
-			ts.Fatalf("usage: listenunix VAR")
+		if len(args) != 1 && len(args) != 2 {
+			ts.Fatalf("usage: listenunix VAR [DIR|@]")
 		}
-		dir, err := os.MkdirTemp("/tmp", "gem-test-agent-")
-		ts.Check(err)
-		path := filepath.Join(dir, "agent.sock")
+		var path string
+		switch {
+		case len(args) == 2 && args[1] == "@":
+			path = fmt.Sprintf("@gem-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+		case len(args) == 2:
+			ts.Check(os.MkdirAll(ts.MkAbs(args[1]), 0o700))
+			path = filepath.Join(ts.MkAbs(args[1]), "bus")
+		default:
+			dir, err := os.MkdirTemp("/tmp", "gem-test-agent-")
+			ts.Check(err)
+			ts.Defer(func() { os.RemoveAll(dir) })
+			path = filepath.Join(dir, "agent.sock")
+		}
 		ln, err := net.Listen("unix", path)
 		ts.Check(err)
-		ts.Defer(func() { ln.Close(); os.RemoveAll(dir) })
+		ts.Defer(func() { ln.Close() })
 		go acceptAndClose(ln)
 		ts.Setenv(args[0], path)
 	}

@@ -23,7 +23,12 @@
 //     are closed by construction: a seccomp supervisor in the helper checks and makes every
 //     call that creates, renames, links, removes or opens a name for writing (why this
 //     mechanism, and what it costs, is written there);
+//   - the socket judge (socket_linux.go), for every program without namespaces: the same
+//     supervisor makes each connect(2) itself and lets a unix socket be reached only beneath
+//     the program's own write roots (a machine's /tmp and /run are shared there);
 //   - seccomp (guard_filter_linux.go): ioctl TIOCSTI/TIOCLINUX refused, other ABIs refused;
+//     without namespaces and without the network, every internet socket but TCP (which
+//     Landlock rules) refused;
 //   - no_new_privs, every capability dropped, rlimits (CPU, open files, address space,
 //     process count; for root a pids cgroup under GEM_SANDBOX_STRICT=1).
 //
@@ -32,9 +37,9 @@
 // through the re-exec helper `gem __sandbox-exec` (gem's light front). `gem run` runs as
 // gem's child in the terminal's foreground (ExecInPlace hands back a ChildExit), through a
 // helper the front starts first thing (Prestart, prestart_linux.go), so that the helper's own
-// start overlaps finding and checking the command; only on a
-// machine without namespaces and for a program without the workspace capability does it
-// still exec in place, restricting one locked thread first. Missing kernel features are
+// start overlaps finding and checking the command; only on a machine with neither namespaces
+// nor seccomp's user notification does it still exec in place, restricting one locked thread
+// first. Missing kernel features are
 // reported by Capabilities (gem doctor) and refused with GEM_SANDBOX_STRICT=1; GEM_SANDBOX=off
 // turns the sandbox off, GEM_SANDBOX_NAMESPACES=off the namespace layer alone.
 //

@@ -73,13 +73,14 @@ func ExecInPlace(s Program) error {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
 	warnMissing()
-	if ns, _ := Namespaces(); HelperPath() != "" && (ns || s.Policy.Guard) {
+	if ns, _ := Namespaces(); HelperPath() != "" && (ns || s.Policy.Guard || guardUsable()) {
 		// The boundary every other program gets (namespaces: a private /tmp, /dev/shm and
-		// /proc, no UDP or outside sockets, no capability as root; and the guard's supervisor
-		// beside a program that may write the workspace) needs the helper as the program's
-		// parent, so the program cannot replace gem: it runs as gem's child, in the terminal's
-		// foreground, and its status is gem's. Exec in place stays for machines without
-		// namespaces.
+		// /proc, no UDP or outside sockets, no capability as root; without them, the
+		// supervisor of unix-socket connects; and the guard's supervisor beside a program that
+		// may write the workspace) needs the helper as the program's parent, so the program
+		// cannot replace gem: it runs as gem's child, in the terminal's foreground, and its
+		// status is gem's. Exec in place stays for machines with neither namespaces nor
+		// seccomp's user notification.
 		// The descriptors exec in place would have handed over: 0, 1 and 2.
 		stdin, stdout, stderr := os.NewFile(0, "stdin"), os.NewFile(1, "stdout"), os.NewFile(2, "stderr")
 		code, err := Run(s, stdin, stdout, stderr)
@@ -94,11 +95,12 @@ func ExecInPlace(s Program) error {
 	p := s.effectivePolicy()
 	done := make(chan error, 1)
 	go func() {
-		if _, err := Apply(p); err != nil {
+		r, err := Apply(p)
+		if err != nil {
 			done <- fmt.Errorf("%s: %w", s.Name, err)
 			return
 		}
-		if err := denyTerminalInjection(); err != nil && p.Strict {
+		if err := denyTerminalInjection(!p.Network && !r.NetworkNamespace); err != nil && p.Strict {
 			done <- fmt.Errorf("%s: %w: no seccomp filter against terminal injection: %v", s.Name, ErrNotEnforced, err)
 			return
 		}

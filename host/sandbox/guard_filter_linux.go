@@ -49,30 +49,47 @@ func guardedCalls() (notify []uint32, openFlagsArg map[uint32]int) {
 	return notify, openFlagsArg
 }
 
-// refusedWithGuard are calls that would get around the supervisor: io_uring does opens,
-// renames and links from the kernel on its own; openat2's flags sit behind a pointer the
-// filter cannot read; open_by_handle_at opens by inode. They fail with ENOSYS (programs
-// then fall back to the plain calls, as libuv and glibc do) or EPERM.
+// refusedWithGuard are calls that would get around the guard (besides io_uring, which does
+// opens, renames and links from the kernel on its own and is refused with every supervisor):
+// openat2's flags sit behind a pointer the filter cannot read; open_by_handle_at opens by
+// inode. They fail with ENOSYS (programs then fall back to the plain calls, as libuv and glibc
+// do) or EPERM.
 var refusedWithGuard = map[uint32]uint32{
-	unix.SYS_IO_URING_SETUP: uint32(unix.ENOSYS), unix.SYS_IO_URING_ENTER: uint32(unix.ENOSYS),
-	unix.SYS_IO_URING_REGISTER: uint32(unix.ENOSYS), unix.SYS_OPENAT2: uint32(unix.ENOSYS),
-	unix.SYS_OPEN_BY_HANDLE_AT: uint32(unix.EPERM),
+	unix.SYS_OPENAT2: uint32(unix.ENOSYS), unix.SYS_OPEN_BY_HANDLE_AT: uint32(unix.EPERM),
 }
 
 // writeIntent are the open flags that make an open a write (or a creation).
 const writeIntent = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
 
+// filterSet says which parts of the filter a program gets.
+type filterSet struct {
+	// guard: the workspace guard's calls go to the supervisor (guard_linux.go).
+	guard bool
+	// sockets: connect goes to the supervisor, which makes it itself and lets a unix socket
+	// be reached only beneath the program's own write roots (socket_linux.go); unix
+	// datagram sockets, which name their peer on every send, are refused.
+	sockets bool
+	// noNet: the program may not use the network and has no network namespace of its own:
+	// Landlock rules TCP, so every other internet socket (UDP, SCTP, ping) is refused, and
+	// so is TCP fast open, a connect made by a send.
+	noNet bool
+}
+
+// supervised: some calls go to a supervisor.
+func (f filterSet) supervised() bool { return f.guard || f.sockets }
+
 // buildFilter is the program's seccomp filter: a syscall of another ABI (the 32-bit one of a
 // 64-bit kernel, x32) fails with EPERM; ioctl(fd, TIOCSTI or TIOCLINUX, …) fails with EPERM
-// (the request compared on its low 32 bits, all the kernel reads); with guard, the guarded
+// (the request compared on its low 32 bits, all the kernel reads); with f.guard, the guarded
 // calls go to the supervisor (SECCOMP_RET_USER_NOTIF) and the calls that would get around it
-// are refused; everything else is allowed.
-func buildFilter(guard bool) ([]bpf.RawInstruction, error) {
+// are refused; f.sockets and f.noNet add their socket rules; everything else is allowed.
+func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 	arch, ok := auditArch[runtime.GOARCH]
 	if !ok || binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
 		return nil, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
 	}
 	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	eacces := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)}
 	allow := bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW}
 	notify := bpf.RetConstant{Val: unix.SECCOMP_RET_USER_NOTIF}
 	prog := []bpf.Instruction{
@@ -86,7 +103,14 @@ func buildFilter(guard bool) ([]bpf.RawInstruction, error) {
 			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32Bit, SkipFalse: 1},
 			bpf.RetConstant{Val: eperm})
 	}
-	if guard {
+	if f.supervised() {
+		// io_uring connects, opens and renames from the kernel, past any filter.
+		for _, nr := range []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER} {
+			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1},
+				bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)})
+		}
+	}
+	if f.guard {
 		calls, opens := guardedCalls()
 		for _, nr := range calls {
 			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, notify)
@@ -115,6 +139,23 @@ func buildFilter(guard bool) ([]bpf.RawInstruction, error) {
 				allow)
 		}
 	}
+	if f.sockets {
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CONNECT, SkipFalse: 1}, notify)
+	}
+	if f.sockets || f.noNet {
+		prog = append(prog, socketCallRules(f, eacces, allow)...)
+	}
+	if f.noNet {
+		// A send with MSG_FASTOPEN connects a TCP socket without connect(2).
+		for nr, arg := range map[uint32]int{unix.SYS_SENDTO: 3, unix.SYS_SENDMSG: 2, unix.SYS_SENDMMSG: 3} {
+			prog = append(prog,
+				bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 4},
+				bpf.LoadAbsolute{Off: offArg(arg), Size: 4},
+				bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.MSG_FASTOPEN, SkipFalse: 1},
+				eacces,
+				allow)
+		}
+	}
 	prog = append(prog,
 		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(unix.SYS_IOCTL), SkipTrue: 3},
 		bpf.LoadAbsolute{Off: offArg(1), Size: 4},
@@ -126,10 +167,45 @@ func buildFilter(guard bool) ([]bpf.RawInstruction, error) {
 	return bpf.Assemble(prog)
 }
 
+// socketCallRules is the block for socket(2) and socketpair(2) (domain, type, protocol): with
+// f.sockets a unix datagram socket is refused (a send names any socket file; a pair's ends
+// can too); with f.noNet an internet socket other than TCP is refused. It ends in a return
+// for these two calls and falls through for the others (the number still loaded).
+func socketCallRules(f filterSet, refuse, allow bpf.Instruction) []bpf.Instruction {
+	var body []bpf.Instruction
+	if f.sockets {
+		body = append(body,
+			bpf.LoadAbsolute{Off: offArg(0), Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 4},
+			bpf.LoadAbsolute{Off: offArg(1), Size: 4},
+			bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf}, // the type without SOCK_NONBLOCK|SOCK_CLOEXEC
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_DGRAM, SkipFalse: 1},
+			refuse)
+	}
+	if f.noNet {
+		body = append(body,
+			bpf.LoadAbsolute{Off: offArg(0), Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 1},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipFalse: 7},
+			bpf.LoadAbsolute{Off: offArg(1), Size: 4},
+			bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_STREAM, SkipFalse: 3},
+			bpf.LoadAbsolute{Off: offArg(2), Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0, SkipTrue: 2},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.IPPROTO_TCP, SkipTrue: 1},
+			refuse)
+	}
+	body = append(body, allow)
+	return append([]bpf.Instruction{
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKETPAIR, SkipFalse: uint8(len(body))},
+	}, body...)
+}
+
 // loadFilter loads the filter on the calling thread (inherited across clone and execve;
-// no_new_privs is set first). With guard it returns the listener the supervisor reads.
-func loadFilter(guard bool) (listener int, err error) {
-	raw, err := buildFilter(guard)
+// no_new_privs is set first). With a supervisor it returns the listener the supervisor reads.
+func loadFilter(f filterSet) (listener int, err error) {
+	raw, err := buildFilter(f)
 	if err != nil {
 		return -1, err
 	}
@@ -142,6 +218,7 @@ func loadFilter(guard bool) (listener int, err error) {
 		return -1, err
 	}
 	var flags uintptr
+	guard := f.supervised()
 	if guard {
 		// WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor has a call, only a fatal signal
 		// interrupts the caller's wait. Without it a signal (Go's preemption signal, every
@@ -163,18 +240,18 @@ func loadFilter(guard bool) (listener int, err error) {
 	return int(fd), nil
 }
 
-// denyTerminalInjection loads the filter without the guard on the calling thread: a program
-// must not push input into the user's terminal, which the user's shell would run after gem
-// exits.
-func denyTerminalInjection() error {
-	_, err := loadFilter(false)
+// denyTerminalInjection loads the filter without a supervisor on the calling thread: a
+// program must not push input into the user's terminal, which the user's shell would run
+// after gem exits. With noNet it also keeps the program to TCP, which Landlock rules.
+func denyTerminalInjection(noNet bool) error {
+	_, err := loadFilter(filterSet{noNet: noNet})
 	return err
 }
 
 // seccompUsable reports whether the kernel has seccomp filters (and gem one for this
 // architecture).
 func seccompUsable() bool {
-	if _, err := buildFilter(false); err != nil {
+	if _, err := buildFilter(filterSet{}); err != nil {
 		return false
 	}
 	v, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)

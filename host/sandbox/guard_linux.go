@@ -39,7 +39,8 @@ import (
 // Calls that would get around the supervisor are refused: io_uring (ENOSYS: libuv and others
 // fall back), openat2 (ENOSYS: its flags are behind a pointer), open_by_handle_at, and
 // syscalls of another ABI (x32, 32-bit). Unix sockets bound to a path create a socket file,
-// which no tool obeys; they are not checked. Renaming a folder that holds a nested .git is
+// which no tool obeys; they are not checked. Without namespaces the same supervisor also
+// makes every connect(2) (socket_linux.go). Renaming a folder that holds a nested .git is
 // allowed (it moves a repository; it plants nothing).
 //
 // Cost: each guarded call is a round trip to the supervisor (two context switches), so a
@@ -120,6 +121,7 @@ type guard struct {
 	write     []string // real paths of the write roots
 	frozen    []string // real paths no call may change (Policy.Frozen)
 	self      string   // this process's id, as the program's /proc shows it
+	sockets   socketRules
 
 	mu     sync.Mutex
 	umasks map[uint32]uint32 // by thread, read from /proc/<tid>/status
@@ -127,7 +129,7 @@ type guard struct {
 
 // newGuard prepares the supervisor of listener for policy p (in the program's view).
 func newGuard(listener int, p Policy) *guard {
-	g := &guard{listener: listener, umasks: map[uint32]uint32{}, self: strconv.Itoa(os.Getpid())}
+	g := &guard{listener: listener, umasks: map[uint32]uint32{}, self: strconv.Itoa(os.Getpid()), sockets: newSocketRules(p)}
 	g.workspace = realOr(p.Workspace)
 	for _, w := range p.Write {
 		if r, err := filepath.EvalSymlinks(w); err == nil {
@@ -212,6 +214,10 @@ func (g *guard) sendFD(id uint64, fd int, cloexec bool) {
 }
 
 func (g *guard) handle(n *seccompNotif) {
+	if n.Nr == unix.SYS_CONNECT {
+		go g.connect(*n) // socket_linux.go; it may block
+		return
+	}
 	op, ok := decodeLegacy(n.Nr, n.Args)
 	if !ok {
 		op = decodeAt(uint32(n.Nr), n.Args)

@@ -69,7 +69,7 @@ func Apply(p Policy) (Report, error) {
 		// made by a multithreaded process) also cuts UDP, which Landlock ABI < 8 leaves open.
 		if err := unix.Unshare(unix.CLONE_NEWNET); err == nil {
 			r.NetworkNamespace = true
-		} else {
+		} else if !seccompUsable() { // else the seccomp filter refuses UDP (filterSet.noNet)
 			r.Missing = append(r.Missing, "UDP rules (no network namespace: "+err.Error()+")")
 		}
 	}

@@ -396,14 +396,24 @@ func harden(p Policy) (listener int, err error) {
 		return -1, err
 	}
 	missing = append(missing, r.Missing...)
-	if p.Guard && guardArch {
-		if listener, err = loadFilter(true); err != nil {
-			missing = append(missing, "the guard of the workspace's protected names ("+err.Error()+")")
+	// Without namespaces the program shares the machine's sockets: a supervisor judges its
+	// connects (socket_linux.go), and, with no network, UDP and the like are refused (there
+	// is no network namespace to cut them).
+	f := filterSet{guard: p.Guard && guardArch, sockets: !p.Namespaces && guardArch,
+		noNet: !p.Network && !p.Namespaces && !r.NetworkNamespace}
+	if f.supervised() {
+		if listener, err = loadFilter(f); err != nil {
+			if f.guard {
+				missing = append(missing, "the guard of the workspace's protected names ("+err.Error()+")")
+			}
+			if f.sockets {
+				missing = append(missing, "unix-socket rules ("+err.Error()+")")
+			}
 			listener = -1
 		}
 	}
 	if listener < 0 {
-		if err := denyTerminalInjection(); err != nil {
+		if err := denyTerminalInjection(f.noNet); err != nil {
 			missing = append(missing, "the seccomp filter against terminal injection ("+err.Error()+")")
 		}
 	}

@@ -290,7 +290,11 @@ func Capabilities() Report {
 		r.Missing = append(r.Missing, "the guard of a writable workspace's protected names (needs seccomp user notification on amd64 or arm64): a program with the workspace capability is kept from the existing top-level ones only")
 	}
 	if !ns {
-		r.Missing = append(r.Missing, "namespaces for programs ("+why+"): no private /tmp, /dev/shm or /proc, no unix-socket isolation, and gem run execs in place")
+		what := "no private /tmp, /dev/shm or /proc"
+		if !r.Guard {
+			what += ", no unix-socket isolation, and gem run execs in place"
+		}
+		r.Missing = append(r.Missing, "namespaces for programs ("+why+"): "+what)
 	}
 	if !r.Seccomp {
 		r.Missing = append(r.Missing, "seccomp filters (terminal injection is not refused)")
@@ -307,8 +311,8 @@ func Capabilities() Report {
 	if !r.Processes {
 		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC; GEM_SANDBOX_STRICT=1 adds a pids cgroup where the kernel has one)")
 	}
-	if !r.NetworkNamespace {
-		r.Missing = append(r.Missing, "UDP rules (no network namespace: no user namespaces here)")
+	if !r.NetworkNamespace && !r.Seccomp {
+		r.Missing = append(r.Missing, "UDP rules (no network namespace, no seccomp filter)")
 	}
 	return r
 }

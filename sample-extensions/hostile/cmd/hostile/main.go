@@ -5,7 +5,7 @@
 //
 //	hostile read-ssh | read-secret | write-outside | connect PORT | udp PORT | signal-parent |
 //	        fork N | alloc MiB | hang | flood MiB | read PATH | dial SOCKET-GLOB | tiocsti |
-//	        environ | setsid | sh SCRIPT
+//	        environ | setsid | sh SCRIPT | own-socket
 //
 // Started by gem as a plugin (gem's magic cookie in the environment), it serves the tool
 // `attempt {what, arg}` doing the same from the plugin process.
@@ -79,10 +79,35 @@ func attempt(what, arg string) (string, bool) {
 			return "BLOCKED: reading " + arg + ": " + err.Error(), false
 		}
 		return fmt.Sprintf("ALLOWED: read %d bytes of %s", len(data), arg), true
+	case "own-socket":
+		// Legitimate: a socket of its own in its temporary folder, listened on and dialled.
+		path := filepath.Join(os.TempDir(), fmt.Sprintf("own-%d.sock", os.Getpid()))
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			return "BLOCKED: listening on " + path + ": " + err.Error(), false
+		}
+		defer ln.Close()
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				c.Write([]byte("hi"))
+				c.Close()
+			}
+		}()
+		c, err := net.DialTimeout("unix", path, 2*time.Second)
+		if err != nil {
+			return "BLOCKED: connecting to its own socket: " + err.Error(), false
+		}
+		defer c.Close()
+		buf := make([]byte, 2)
+		n, _ := c.Read(buf)
+		return "ALLOWED: connected to its own socket: " + string(buf[:n]), true
 	case "dial":
-		// arg: a socket path, or a glob of them (another plugin's socket).
+		// arg: a socket path, a glob of them (another plugin's socket), or @name (abstract).
 		var paths []string
 		found, _ := filepath.Glob(arg)
+		if strings.HasPrefix(arg, "@") {
+			found = []string{arg}
+		}
 		for _, p := range found {
 			if own := os.Getenv("PLUGIN_UNIX_SOCKET_DIR"); own == "" || !strings.HasPrefix(p, own+"/") {
 				paths = append(paths, p) // not this plugin's own socket

@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gemhost/gem/internal/pathx"
+)
+
+// Unix sockets without the namespace layer. A socket file is reached by connect(2), which
+// Landlock (up to ABI 7) does not rule: with namespaces the program sees an empty /tmp, /run
+// and /dev/shm, so the sockets that matter (ssh-agent, GnuPG, the session bus whose
+// systemd --user runs any command unsandboxed, Docker, X11, another extension's plugin) are
+// not there; without them (a machine whose AppArmor forbids unprivileged user namespaces, or
+// GEM_SANDBOX_NAMESPACES=off) every one would be reachable. So there every program runs
+// beside a supervisor (the guard's, in the helper) that receives each connect(2)
+// (SECCOMP_RET_USER_NOTIF) and makes it itself:
+//   - it copies the address from the program's memory and takes the program's socket with
+//     pidfd_getfd(2): the call it makes uses that copy on that socket, so changing the
+//     address, or the descriptor's socket, after the check changes nothing;
+//   - for a unix socket it opens the path as the program would (from its folder; symbolic
+//     links followed, the magic links of /proc not), and connects through the descriptor it
+//     opened (/proc/self/fd/N, so the file checked is the file reached) only when that file is
+//     a socket with one name beneath the program's own write roots: its data and temporary
+//     folders, the workspace when it may write it, the manifest's sandbox.write — never the
+//     folders every program shares (/tmp, /var/tmp, /dev/shm; TMPDIR is the program's own).
+//     A socket with a second name (a hard link made into a write root) is refused. Abstract
+//     addresses are refused (EPERM, as Landlock's scoping does): they have no folder to judge
+//     by, and a program's own abstract socket is rare;
+//   - any other socket (TCP, netlink) is connected from a thread restricted by a Landlock
+//     ruleset of the program's network rules, so a TCP connect is judged as the program's own
+//     would be;
+//   - unix datagram sockets are refused at socket(2) and socketpair(2) (a datagram names its
+//     peer on every send, past connect), and io_uring is refused (it connects past seccomp).
+//
+// The connect runs on a thread of its own (a blocking connect must not hold the supervisor),
+// its signals blocked: the program waits for it as for any guarded call, killable by a fatal
+// signal only. Reaching the program needs the ptrace right over it (pidfd_getfd,
+// process_vm_readv), which the helper, its parent, has under Yama's default; where it has not,
+// the connect is refused.
+
+// socketRules are what the supervisor judges a program's connects by.
+type socketRules struct {
+	roots    []string // real paths beneath which a socket file may be reached
+	abstract bool     // abstract addresses reachable: a network namespace of the program's own
+	network  bool     // TCP allowed
+}
+
+// newSocketRules are p's rules: its write roots (without the shared system folders when it
+// has no namespaces of its own, where they are the machine's).
+func newSocketRules(p Policy) socketRules {
+	r := socketRules{abstract: p.Namespaces && !p.Network, network: p.Network}
+	for _, w := range p.Write {
+		if !p.Namespaces && slices.Contains(SystemWrite, w) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(w); err == nil {
+			r.roots = append(r.roots, real)
+		}
+	}
+	return r
+}
+
+// connect answers one connect(2) of the program, on a thread of its own that is discarded
+// afterwards (its signal mask, capabilities and Landlock domain are changed).
+func (g *guard) connect(n seccompNotif) {
+	runtime.LockOSThread() // never unlocked
+	blockSignals()
+	dropThreadCapabilities()
+	val, errno := g.connectFor(&n)
+	g.reply(n.ID, val, errno)
+}
+
+func (g *guard) connectFor(n *seccompNotif) (int64, unix.Errno) {
+	addrLen := int(int32(uint32(n.Args[2])))
+	if addrLen < 2 || addrLen > int(unsafe.Sizeof(unix.RawSockaddrAny{})) {
+		return 0, unix.EINVAL
+	}
+	c := &call{g: g, tid: n.Pid, id: n.ID}
+	defer c.close()
+	addr := make([]byte, addrLen)
+	if errno := c.readMem(n.Args[1], addr); errno != 0 {
+		return 0, errno
+	}
+	sock, errno := c.socketOf(int32(uint32(n.Args[0])))
+	if errno != 0 {
+		return 0, errno
+	}
+	domain, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	if err != nil {
+		return 0, errnoOf(err)
+	}
+	if domain == unix.AF_UNIX && binary16(addr) == unix.AF_UNIX {
+		path := addr[2:]
+		switch {
+		case len(path) == 0:
+			// the kernel's own answer (EINVAL)
+		case path[0] == 0:
+			if !g.sockets.abstract {
+				return 0, unix.EPERM
+			}
+		default:
+			if i := bytes.IndexByte(path, 0); i >= 0 {
+				path = path[:i]
+			}
+			via, errno := c.socketFile(string(path))
+			if errno != 0 {
+				return 0, errno
+			}
+			addr = append([]byte{addr[0], addr[1]}, via...)
+			addr = append(addr, 0)
+		}
+	}
+	// Restricted last: a thread in a Landlock domain of its own may no longer reach the
+	// program's memory and descriptors (ptrace rules).
+	if !g.sockets.network {
+		if err := restrictTCP(); err != nil {
+			return 0, unix.EACCES
+		}
+	}
+	_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(sock), uintptr(unsafe.Pointer(&addr[0])), uintptr(len(addr)))
+	return 0, e
+}
+
+func binary16(b []byte) uint16 { return *(*uint16)(unsafe.Pointer(&b[0])) }
+
+// readMem fills buf from the program's memory at addr.
+func (c *call) readMem(addr uint64, buf []byte) unix.Errno {
+	if addr == 0 {
+		return unix.EFAULT
+	}
+	local := []unix.Iovec{{Base: &buf[0], Len: uint64(len(buf))}}
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(buf)}}
+	if got, err := unix.ProcessVMReadv(int(c.tid), local, remote, 0); err != nil || got != len(buf) {
+		return unix.EFAULT
+	}
+	return 0
+}
+
+// socketOf is the program's descriptor fd, duplicated into the supervisor (pidfd_getfd): the
+// same open socket. The notification is checked still waiting after the thread is pinned by
+// its pidfd, so a reused thread id cannot hand over another process's socket.
+func (c *call) socketOf(fd int32) (int, unix.Errno) {
+	pidfd, err := unix.PidfdOpen(int(c.tid), unix.PIDFD_THREAD)
+	if err == unix.EINVAL { // before Linux 6.9: the thread group's leader
+		pidfd, err = unix.PidfdOpen(tgidOf(c.tid), 0)
+	}
+	if err != nil {
+		return -1, unix.EACCES
+	}
+	c.keep(pidfd)
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(c.g.listener), unix.SECCOMP_IOCTL_NOTIF_ID_VALID, uintptr(unsafe.Pointer(&c.id))); e != 0 {
+		return -1, unix.ENOENT
+	}
+	sock, err := unix.PidfdGetfd(pidfd, int(fd), 0)
+	switch {
+	case err == unix.EBADF:
+		return -1, unix.EBADF
+	case err != nil:
+		return -1, unix.EACCES // not ours to reach (ptrace rules): refused, not let through
+	}
+	return c.keep(sock), 0
+}
+
+// tgidOf is the thread group (process) of thread tid.
+func tgidOf(tid uint32) int {
+	data, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(tid), 10) + "/status")
+	if err == nil {
+		if _, rest, ok := bytes.Cut(data, []byte("\nTgid:\t")); ok {
+			line, _, _ := bytes.Cut(rest, []byte("\n"))
+			if v, err := strconv.Atoi(string(line)); err == nil {
+				return v
+			}
+		}
+	}
+	return int(tid)
+}
+
+// socketFile opens the socket file p names for the program and returns the path that reaches
+// exactly that file from the supervisor (its descriptor under /proc/self/fd), or why not.
+func (c *call) socketFile(p string) (string, unix.Errno) {
+	base, p, errno := c.base(unix.AT_FDCWD, p)
+	if errno != 0 {
+		return "", errno
+	}
+	fd, errno := c.resolve(base, p, 0)
+	if errno != 0 {
+		return "", errno
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return "", errnoOf(err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		return "", unix.ECONNREFUSED // what the kernel answers for a file that is not a socket
+	}
+	if !c.g.sockets.reachable(realPath(fd)) || st.Nlink != 1 {
+		return "", unix.EACCES
+	}
+	return "/proc/self/fd/" + strconv.Itoa(fd), 0
+}
+
+// reachable: a socket file at real may be connected to.
+func (r socketRules) reachable(real string) bool {
+	if real == "" || real[0] != '/' {
+		return false
+	}
+	for _, root := range r.roots {
+		if pathx.Within(root, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// restrictTCP restricts the calling thread by a Landlock ruleset that handles TCP connect
+// and bind and allows neither (the program's rules when it has no network). Without Landlock's
+// network rules (ABI < 4) the program's own connects are not restricted either.
+func restrictTCP() error {
+	if LandlockABI() < 4 {
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	attr := rulesetAttr{handledNet: netTCP}
+	size := unsafe.Sizeof(attr.handledFS) + unsafe.Sizeof(attr.handledNet)
+	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if e != 0 {
+		return e
+	}
+	defer unix.Close(int(fd))
+	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); e != 0 {
+		return e
+	}
+	return nil
+}
