@@ -19,7 +19,7 @@ func Namespaces() (bool, string) { return false, "namespaces are Linux's" }
 
 func useNamespaces(*Policy) bool                { return false }
 func namespaceAttrs(*syscall.SysProcAttr, bool) {}
-func denyTerminalInjection(noNet bool) error     { return nil }
+func denyTerminalInjection(noNet bool) error    { return nil }
 func seccompUsable() bool                       { return false }
 func guardUsable() bool                         { return false }
 
