@@ -46,7 +46,7 @@ type Program struct {
 // failure, with an error that says what failed and what to do.
 func ExecInPlace(s Program) error {
 	if s.Helper != nil && s.Policy != nil && !Disabled() && HelperPath() != "" {
-		if ns, _ := Namespaces(); ns {
+		if ns, _ := Namespaces(); ns || guardUsable() {
 			code, err := runPrestarted(s, s.Helper)
 			if err != nil {
 				return err

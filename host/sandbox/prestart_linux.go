@@ -17,7 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A prestarted helper: `gem run` starts the helper first thing, in namespaces of its own,
+// A prestarted helper: `gem run` starts the helper first thing, in namespaces of its own
+// (where the machine has them),
 // before it knows what it will run, so that the helper's start (a Go program's, the larger
 // part of gem run's cost over a bare exec) overlaps finding the command, checking it and
 // asking. The helper waits on a socket (its fd 3) for one message: a 4-byte length with the
@@ -49,14 +50,15 @@ type Prestarted struct {
 }
 
 // Prestart starts a helper for a program gem will run in the foreground with gem's own
-// streams; nil when programs do not run through the helper here (sandbox off, no
-// namespaces, no helper). The caller ends it with Discard when it runs nothing.
+// streams; nil when programs do not run through the helper here (sandbox off, neither
+// namespaces nor the supervisor, no helper). The caller ends it with Discard when it runs nothing.
 func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 	if Disabled() || helperPath() == "" {
 		return nil
 	}
-	if ok, _ := Namespaces(); !ok {
-		return nil
+	ns, _ := Namespaces()
+	if !ns && !guardUsable() {
+		return nil // gem run execs in place here
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -68,7 +70,9 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Env = []string{}
 	cmd.SysProcAttr = childProcAttr()
-	namespaceAttrs(cmd.SysProcAttr, true) // the network namespace: the helper's to make
+	if ns {
+		namespaceAttrs(cmd.SysProcAttr, true) // the network namespace: the helper's to make
+	}
 	// A process group in gem's session; the terminal is handed over once the program is
 	// known (gem may still ask on it meanwhile).
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
@@ -230,8 +234,9 @@ func helperWait(stderr io.Writer) int {
 			return execFailed(p, msg.Dir, errnoOr(err), stderr)
 		}
 	}
-	if !p.Network {
-		// The thread that execs the program (harden locks it too) gets a network of its own.
+	if !p.Network && p.Namespaces {
+		// The thread that execs the program (harden locks it too) gets a network of its own
+		// (without namespaces, Apply makes one for root: Policy.NetNS).
 		runtime.LockOSThread()
 		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
 			fmt.Fprintf(stderr, "gem sandbox helper: a network namespace of its own: %v\n", err)

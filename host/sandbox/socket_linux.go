@@ -30,7 +30,8 @@ import (
 //     opened (/proc/self/fd/N, so the file checked is the file reached) only when that file is
 //     a socket with one name beneath the program's own write roots: its data and temporary
 //     folders, the workspace when it may write it, the manifest's sandbox.write — never the
-//     folders every program shares (/tmp, /var/tmp, /dev/shm; TMPDIR is the program's own).
+//     folders every program shares (/tmp, /var/tmp, /dev/shm; TMPDIR is the program's own);
+//     with the network, the name lookup services too (systemd-resolved's, nscd's).
 //     A socket with a second name (a hard link made into a write root) is refused. Abstract
 //     addresses are refused (EPERM, as Landlock's scoping does): they have no folder to judge
 //     by, and a program's own abstract socket is rare;
@@ -53,11 +54,20 @@ type socketRules struct {
 	network  bool     // TCP allowed
 }
 
+// nameServiceSockets are the machine's name lookup services, reachable with the network
+// (glibc asks them first and falls back to DNS itself when refused, only slower).
+var nameServiceSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/run/nscd/socket"}
+
 // newSocketRules are p's rules: its write roots (without the shared system folders when it
-// has no namespaces of its own, where they are the machine's).
+// has no namespaces of its own, where they are the machine's), and with the network the name
+// lookup services.
 func newSocketRules(p Policy) socketRules {
 	r := socketRules{abstract: p.Namespaces && !p.Network, network: p.Network}
-	for _, w := range p.Write {
+	write := p.Write
+	if p.Network {
+		write = append(slices.Clone(write), nameServiceSockets...)
+	}
+	for _, w := range write {
 		if !p.Namespaces && slices.Contains(SystemWrite, w) {
 			continue
 		}

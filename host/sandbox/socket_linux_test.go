@@ -283,3 +283,41 @@ func TestFilterDecisions(t *testing.T) {
 		})
 	}
 }
+
+// TestSocketRoots: where a program's sockets may be, by policy.
+func TestSocketRoots(t *testing.T) {
+	data, tmp := outsideTmp(t), outsideTmp(t)
+	shared := ForExtension(Access{Extension: outsideTmp(t), Workspace: outsideTmp(t), Data: data, Temp: tmp})
+	private := shared
+	private.Namespaces = true
+	cases := []struct {
+		name string
+		p    Policy
+		path string
+		want bool
+	}{
+		{"its data folder", shared, filepath.Join(data, "s.sock"), true},
+		{"deeper in its temp folder", shared, filepath.Join(tmp, "a/b/s.sock"), true},
+		{"the shared /tmp", shared, "/tmp/ssh-x/agent.1", false},
+		{"the shared /dev/shm", shared, "/dev/shm/s", false},
+		{"its own /tmp (namespaces)", private, "/tmp/s.sock", true},
+		{"the session bus", shared, "/run/user/1000/bus", false},
+		{"beside its data folder", shared, data + "-other/s.sock", false},
+		{"the workspace, read only", shared, filepath.Join(shared.Workspace, "dev.sock"), false},
+		{"not a path", shared, "socket:[123]", false},
+		{"unknown", shared, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := newSocketRules(c.p).reachable(c.path); got != c.want {
+				t.Errorf("reachable(%q) = %v, want %v", c.path, got, c.want)
+			}
+		})
+	}
+	if r := newSocketRules(shared); r.abstract || r.network {
+		t.Errorf("without namespaces or the network: %+v", r)
+	}
+	if r := newSocketRules(private); !r.abstract {
+		t.Error("a network namespace of its own: its abstract sockets are its own")
+	}
+}
