@@ -239,7 +239,14 @@ type Report struct {
 	Seccomp       bool `json:"seccomp"`       // TIOCSTI/TIOCLINUX refused (gem run too)
 	// Guard: a program that may write the workspace cannot touch its protected names
 	// (guard_linux.go).
-	Guard        bool     `json:"guard"`
+	Guard bool `json:"guard"`
+	// Sockets: the machine's unix sockets (an agent's in /tmp, the session bus in /run) are
+	// out of reach: not in the program's view (namespaces), or refused by the supervisor that
+	// judges its connects (socket_linux.go).
+	Sockets bool `json:"sockets"`
+	// UDP: internet sockets other than TCP are cut without the network (a network namespace,
+	// or the seccomp filter).
+	UDP          bool     `json:"udp"`
 	NoCapability bool     `json:"noCapability"` // every capability dropped (root too)
 	Limits       bool     `json:"limits"`
 	Processes    bool     `json:"processes"`
@@ -284,8 +291,10 @@ func Capabilities() Report {
 	abi := LandlockABI()
 	ns, why := Namespaces()
 	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0 || (Strict() && cgroupsUsable()),
-		NetworkNamespace: ns || os.Geteuid() == 0, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: seccompUsable(), NoCapability: ns || os.Geteuid() != 0,
+		NetworkNamespace: ns || os.Geteuid() == 0, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: seccompUsable(), NoCapability: ns || os.Geteuid() != 0 || guardUsable(),
 		Guard: guardUsable()}
+	r.Sockets = ns || r.Guard
+	r.UDP = r.NetworkNamespace || r.Seccomp
 	if !r.Guard {
 		r.Missing = append(r.Missing, "the guard of a writable workspace's protected names (needs seccomp user notification on amd64 or arm64): a program with the workspace capability is kept from the existing top-level ones only")
 	}

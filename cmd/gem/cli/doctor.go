@@ -183,12 +183,16 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 	fmt.Fprintf(w, "  private view        %s (own /tmp, /var/tmp, /dev/shm, /run; shadow masked)\n", yes(s.PrivateView))
 	fmt.Fprintf(w, "  workspace guard     %s (with the workspace capability: no .git, agent or editor settings, context or .env files created or changed)\n", yes(s.Guard))
 	fmt.Fprintf(w, "  own /proc           %s (no other process visible; descendants end with the program)\n", yes(s.PIDNamespace))
-	fmt.Fprintf(w, "  UDP cut             %s (network namespace when the network is not granted)\n", yes(s.NetworkNamespace))
+	fmt.Fprintf(w, "  unix sockets        %s (the machine's, an agent's or the session bus: out of the program's view, or refused by the supervisor of its connects)\n", yes(s.Sockets))
+	fmt.Fprintf(w, "  UDP cut             %s (without the network: a network namespace, or the seccomp filter)\n", yes(s.UDP))
 	fmt.Fprintf(w, "  terminal injection  %s (seccomp refuses TIOCSTI, TIOCLINUX)\n", map[bool]string{true: "refused", false: "NOT refused"}[s.Seccomp])
 	fmt.Fprintf(w, "  capabilities        %s\n", map[bool]string{true: "all dropped", false: "NOT dropped"}[s.NoCapability])
-	if s.UserNamespace {
+	switch {
+	case s.UserNamespace:
 		fmt.Fprintf(w, "  gem run             every layer above (it runs as gem's child, in the terminal's foreground)\n")
-	} else {
+	case s.Guard:
+		fmt.Fprintf(w, "  gem run             every layer above but namespaces (it runs as gem's child, beside the supervisor)\n")
+	default:
 		fmt.Fprintf(w, "  gem run             Landlock, limits and seccomp only (no namespaces here: it execs in place)\n")
 	}
 	fmt.Fprintf(w, "  environment filter  enforced (allowlist; secrets and hijackers dropped)\n")
