@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,21 +51,7 @@ func TestPolicyIsEnforced(t *testing.T) {
 	secret := filepath.Join(home, "secret.txt")
 	os.WriteFile(secret, []byte("s3cret"), 0o600)
 	ws, ext, data, tmp, extra := outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:")
+	port := strings.TrimPrefix(listen(t, "tcp", "127.0.0.1:0"), "127.0.0.1:")
 	connect := `exec 3<>/dev/tcp/127.0.0.1/` + port
 	cases := []struct {
 		name, script string

@@ -17,11 +17,11 @@ import (
 	"github.com/gemhost/gem/internal/testuser"
 )
 
-// listenUnix listens on a unix socket at path (an abstract one for "@name") until the test
-// ends, accepting and closing connections.
-func listenUnix(t *testing.T, path string) {
+// listen listens on network's address until the test ends, accepting and closing
+// connections; it returns the address listened on.
+func listen(t *testing.T, network, address string) string {
 	t.Helper()
-	ln, err := net.Listen("unix", path)
+	ln, err := net.Listen(network, address)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,11 @@ func listenUnix(t *testing.T, path string) {
 			c.Close()
 		}
 	}()
+	return ln.Addr().String()
 }
+
+// listenUnix listens on a unix socket at path (an abstract one for "@name").
+func listenUnix(t *testing.T, path string) { listen(t, "unix", path) }
 
 // runNoNamespaces runs sh -c script through the helper as a machine without namespaces
 // would (the policy has no view), in dir, with TMPDIR set to the policy's temp folder.
@@ -84,21 +88,7 @@ func TestSocketsWithoutNamespaces(t *testing.T) {
 	listenUnix(t, agent)
 	abstract := "@gem-test-" + filepath.Base(home)
 	listenUnix(t, abstract)
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tcp.Close()
-	go func() {
-		for {
-			c, err := tcp.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := strings.TrimPrefix(tcp.Addr().String(), "127.0.0.1:")
+	port := strings.TrimPrefix(listen(t, "tcp", "127.0.0.1:0"), "127.0.0.1:")
 
 	ws, tmp := outsideTmp(t), outsideTmp(t)
 	pol := ForExtension(Access{Extension: outsideTmp(t), Workspace: ws, Data: outsideTmp(t), Temp: tmp})
