@@ -67,13 +67,13 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ, Catalog: reg,
 		Client: client, FirstRequest: sent, ReadSecrets: secrets.Read, Logger: s.log, Model: o.Model, Resume: o.Resume,
 		Warn: func(err error) { s.warn("%s", errorText(err)) },
-		Say:  func(msg string) { fmt.Fprintln(s.stderr, msg) },
+		Say:  func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) },
 	}
 	if m, err := policy.ParseMode(o.ApprovalMode); err == nil && m == policy.ModePlan {
 		cfg.Plan = true
 	}
 	if s.io.IsStderrTTY() {
-		cfg.Progress = func(msg string) { fmt.Fprintln(s.stderr, msg) }
+		cfg.Progress = func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) } // server names
 	}
 	conv, err := agent.Open(ctx, cfg)
 	if err != nil {
@@ -399,7 +399,7 @@ func textEvents(s *session) agent.Events {
 		ToolResult: func(_, name string, res *tools.Result, err error) {
 			switch {
 			case err != nil:
-				fmt.Fprintf(s.stderr, "← %s failed: %v\n", name, err)
+				fmt.Fprintf(s.stderr, "← %s failed: %s\n", termsafe.Text(name), termsafe.Text(err.Error()))
 			case res.Error != nil:
 				fmt.Fprintf(s.stderr, "← %s: %s: %s\n", name, res.Error.Type, termsafe.Cell(res.Error.Message))
 			default:
@@ -488,7 +488,7 @@ func listSessions(_ context.Context, s *session, o sessionsOptions) error {
 			fmt.Fprintln(s.stdout, "No saved sessions: gem -p and gem shell save each conversation (resume one with --resume).")
 		}
 		for _, x := range rows {
-			fmt.Fprintf(s.stdout, "%s  %s  %3d messages  %s\n", x.ID, x.Updated.Local().Format("2006-01-02 15:04"), x.Messages, x.First)
+			fmt.Fprintf(s.stdout, "%s  %s  %3d messages  %s\n", x.ID, x.Updated.Local().Format("2006-01-02 15:04"), x.Messages, termsafe.Cell(x.First))
 		}
 		return nil
 	})

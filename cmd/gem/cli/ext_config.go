@@ -87,11 +87,11 @@ func setSetting(s *session, o extConfigOptions) error {
 	}
 	switch {
 	case o.Unset:
-		fmt.Fprintf(s.stdout, "%s (%s) unset for %q.\n", st.Name, st.EnvVar, x.Name)
+		fmt.Fprintf(s.stdout, "%s (%s) unset for %q.\n", termsafe.Text(st.Name), termsafe.Text(st.EnvVar), x.Name)
 	case st.Sensitive:
-		fmt.Fprintf(s.stdout, "%s (%s) set for %q (encrypted).\n", st.Name, st.EnvVar, x.Name)
+		fmt.Fprintf(s.stdout, "%s (%s) set for %q (encrypted).\n", termsafe.Text(st.Name), termsafe.Text(st.EnvVar), x.Name)
 	default:
-		fmt.Fprintf(s.stdout, "%s (%s) set for %q.\n", st.Name, st.EnvVar, x.Name)
+		fmt.Fprintf(s.stdout, "%s (%s) set for %q.\n", termsafe.Text(st.Name), termsafe.Text(st.EnvVar), x.Name)
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func setSetting(s *session, o extConfigOptions) error {
 // readValue asks on a terminal (hidden for sensitive values) or reads one line of stdin.
 func readValue(s *session, name string, sensitive bool) (string, error) {
 	if s.io.IsStdinTTY() {
-		fmt.Fprintf(s.stderr, "%s: ", name)
+		fmt.Fprintf(s.stderr, "%s: ", termsafe.Text(name))
 		if sensitive {
 			if b, ok, err := s.io.ReadPassword(); ok {
 				fmt.Fprintln(s.stderr)
@@ -141,7 +141,7 @@ func askSettings(s *session, name string, skip bool) {
 		for _, st := range unset {
 			names = append(names, st.Name)
 		}
-		fmt.Fprintf(s.stderr, "%s has settings not set yet (%s): gem ext config %s <setting> sets one\n", x.Name, strings.Join(names, ", "), x.Name)
+		fmt.Fprintf(s.stderr, "%s has settings not set yet (%s): gem ext config %s <setting> sets one\n", x.Name, termsafe.Text(strings.Join(names, ", ")), x.Name)
 		return
 	}
 	fmt.Fprintf(s.stderr, "%s has settings (Enter leaves one unset):\n", x.Name)

@@ -15,6 +15,7 @@ import (
 	"github.com/gemhost/gem/host/toolchain/payload"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -182,7 +183,7 @@ func installed(ctx context.Context, s *session, res *install.Result, o extInstal
 		s.warn("%s", p.String())
 	}
 	err := render(s, o.JSON, res, func() error {
-		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (%s).\n", res.Name, res.Version, res.Path, effectHere(s, res.Path))
+		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (%s).\n", res.Name, termsafe.Text(res.Version), res.Path, effectHere(s, res.Path))
 		return err
 	})
 	if err == nil && !o.JSON {
@@ -210,10 +211,10 @@ func prefetch(ctx context.Context, s *session, name string, yes bool) error {
 	}
 	if !yes {
 		if !s.io.IsStdinTTY() {
-			fmt.Fprintf(s.stderr, "%s's servers %s download what they run at their first start: gem ext install --prefetch fetches it at install\n", name, strings.Join(fetching, ", "))
+			fmt.Fprintf(s.stderr, "%s's servers %s download what they run at their first start: gem ext install --prefetch fetches it at install\n", name, termsafe.Text(strings.Join(fetching, ", ")))
 			return nil
 		}
-		if ok, err := s.askYesNo(fmt.Sprintf("%s's servers %s download what they run at their first start. Fetch it now?", name, strings.Join(fetching, ", ")), true, "--prefetch"); err != nil || !ok {
+		if ok, err := s.askYesNo(fmt.Sprintf("%s's servers %s download what they run at their first start. Fetch it now?", name, termsafe.Text(strings.Join(fetching, ", "))), true, "--prefetch"); err != nil || !ok {
 			return err
 		}
 	}
@@ -224,7 +225,7 @@ func prefetch(ctx context.Context, s *session, name string, yes bool) error {
 		}
 		return exitError{code: 1, msg: fmt.Sprintf("%s is installed, but %d of its %d servers did not start (gem mcp list shows why)", name, len(errs), len(started))}
 	}
-	fmt.Fprintf(s.stderr, "Fetched what %s's servers %s run: they are ready.\n", name, strings.Join(started, ", "))
+	fmt.Fprintf(s.stderr, "Fetched what %s's servers %s run: they are ready.\n", name, termsafe.Text(strings.Join(started, ", ")))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/cmd/gem/internal/view"
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry/install"
 )
 
@@ -80,14 +81,14 @@ func extUpdate(ctx context.Context, s *session, o extUpdateOptions) error {
 func printUpdate(s *session, res *install.Result) {
 	switch res.Status {
 	case install.StatusUpdated:
-		fmt.Fprintf(s.stdout, "%s: %s %s -> %s\n", res.Name, view.Paint(s.io.ColorEnabled(), view.Green, "updated"), res.Previous, res.Version)
+		fmt.Fprintf(s.stdout, "%s: %s %s -> %s\n", res.Name, view.Paint(s.io.ColorEnabled(), view.Green, "updated"), termsafe.Text(res.Previous), termsafe.Text(res.Version))
 	case install.StatusRolledBack:
-		fmt.Fprintf(s.stdout, "%s: rolled back %s -> %s\n", res.Name, res.Previous, res.Version)
+		fmt.Fprintf(s.stdout, "%s: rolled back %s -> %s\n", res.Name, termsafe.Text(res.Previous), termsafe.Text(res.Version))
 	case install.StatusWouldUpdate:
-		fmt.Fprintf(s.stdout, "%s: %s (%s -> %s)\n", res.Name, view.Paint(s.io.ColorEnabled(), view.Yellow, "update available"), res.Previous, res.Version)
+		fmt.Fprintf(s.stdout, "%s: %s (%s -> %s)\n", res.Name, view.Paint(s.io.ColorEnabled(), view.Yellow, "update available"), termsafe.Text(res.Previous), termsafe.Text(res.Version))
 	case install.StatusFailed:
-		fmt.Fprintf(s.stderr, "%s: update failed: %s\n", res.Name, res.Error)
+		fmt.Fprintf(s.stderr, "%s: update failed: %s\n", res.Name, termsafe.Text(res.Error))
 	default:
-		fmt.Fprintf(s.stdout, "%s: up to date (%s)\n", res.Name, res.Version)
+		fmt.Fprintf(s.stdout, "%s: up to date (%s)\n", res.Name, termsafe.Text(res.Version))
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/validate"
 	"github.com/gemhost/gem/registry"
@@ -34,7 +35,7 @@ func extValidate(_ context.Context, s *session, opts extValidateOptions) error {
 			fmt.Fprintln(s.stdout, p.String())
 		}
 		if errs == 0 {
-			fmt.Fprintf(s.stdout, "%s: valid extension %q %s (%d warning(s))\n", x.ManifestPath, x.Name, x.Version, len(problems))
+			fmt.Fprintf(s.stdout, "%s: valid extension %q %s (%d warning(s))\n", x.ManifestPath, x.Name, termsafe.Text(x.Version), len(problems))
 		} else {
 			fmt.Fprintf(s.stdout, "%s: %d error(s), %d warning(s)\n", x.ManifestPath, errs, len(problems)-errs)
 		}

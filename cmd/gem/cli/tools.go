@@ -209,7 +209,7 @@ func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...str
 	progress := s.io.IsStderrTTY()
 	t0 := time.Now()
 	if progress {
-		fmt.Fprintf(s.stderr, "starting MCP servers: %s…\n", strings.Join(names, ", "))
+		fmt.Fprintf(s.stderr, "starting MCP servers: %s…\n", termsafe.Text(strings.Join(names, ", ")))
 	}
 	errs := reg.StartMCP(ctx, names...)
 	if progress {
@@ -224,7 +224,7 @@ func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...str
 // else asked on the terminal (/dev/tty, since --batch owns stdin) when stderr is one, else
 // refused; progress on stderr; plugin logs into the log file.
 func (s *session) cliServices(yes bool) *tools.Services {
-	svc := &tools.Services{Progress: s.stderr, Waiting: s.io.Progress(), Logger: s.log}
+	svc := &tools.Services{Progress: termsafe.Writer(s.stderr), Waiting: s.io.Progress(), Logger: s.log}
 	tty := s.ttyPrompter("--yes", "approve")
 	if yes {
 		// The model's own questions (ask_user) need a person: --yes does not answer them.
