@@ -239,6 +239,19 @@ func (s *Client) Start(ctx context.Context) error {
 	return nil
 }
 
+// Restart ends a stdio server's process and starts it again with another sandbox policy and
+// environment: what the user granted once its tool list was known. Nothing may be calling
+// it (its first start, before any call).
+func (s *Client) Restart(ctx context.Context, policy *sandbox.Policy, env []string) error {
+	s.startMu.Lock()
+	s.mu.Lock()
+	s.stopLocked()
+	s.Policy, s.Env, s.FirstStart = policy, env, false
+	s.mu.Unlock()
+	s.startMu.Unlock()
+	return s.Start(ctx)
+}
+
 func (s *Client) failLocked(err error) {
 	s.state, s.err = Failed, err
 	s.backoff.Failed()

@@ -454,3 +454,33 @@ func TestFirstStartLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestRestart: a server started again with another environment (a grant made once its list
+// was known) runs as a new process with it; the old one has ended.
+func TestRestart(t *testing.T) {
+	s := stdioServer(t, "ok", nil)
+	ctx := context.Background()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := s.Pid()
+	env := append(slices.Clone(s.Env), "GEM_TEST_RESTARTED=1")
+	if err := s.Restart(ctx, nil, env); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.State(); st != Ready || s.Pid() == old || !alive(s.Pid()) {
+		t.Fatalf("after Restart: %s, pid %d (was %d)", st, s.Pid(), old)
+	}
+	for deadline := time.Now().Add(3 * time.Second); alive(old) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	}
+	if alive(old) {
+		t.Errorf("the first process %d still runs", old)
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", s.Pid()))
+	if err == nil && !strings.Contains(string(data), "GEM_TEST_RESTARTED=1") {
+		t.Errorf("the new process lacks the new environment")
+	}
+	if res, err := s.Call(ctx, "echo", json.RawMessage(`{"text":"again"}`), CallOptions{}); err != nil || resultText(res) != "echo: again" {
+		t.Errorf("a call after Restart: %v", err)
+	}
+}

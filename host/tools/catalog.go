@@ -149,6 +149,7 @@ type Catalog struct {
 	// failedStarts are the MCP servers that did not start when a tool of theirs was looked
 	// for, as errors: an unknown mcp_ tool names them.
 	failedStarts []string
+	askMu        sync.Mutex // one question at a time (afterFirstList)
 }
 
 // unloadedPlugin is a plugin that did not load, and the tools its cache says it brings.

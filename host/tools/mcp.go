@@ -33,6 +33,10 @@ type mcpServer struct {
 	cacheFile string
 	cached    []*sdk.Tool // the list the cache held at load; nil: none
 	fetches   bool        // its launcher downloads what it runs (npx, uvx …: toolchain.Profile.Network)
+	// firstList, for a stdio server without a cached list, is run once after its first
+	// start, when its list is known: a shell-like tool there may make gem ask for the
+	// workspace capability (and start it again with it).
+	firstList func(ctx context.Context) error
 	mu        sync.Mutex
 	from      []*sdk.Tool // the list the conversion was made from
 	tools     []*Tool
@@ -147,6 +151,17 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 			return nil, err
 		}
 	}
+	if resolved.Command != "" && srv.cached == nil {
+		srv.firstList = func(ctx context.Context) error {
+			if !askWorkspace(opts, x, "MCP server "+raw.Name, mcpSpecs(srv.Tools()), policy) {
+				return nil
+			}
+			if err := program(); err != nil {
+				return err
+			}
+			return srv.Restart(ctx, policy, childEnv)
+		}
+	}
 	if pr := toolchain.ProfileOf(filepath.Base(resolved.Command)); resolved.Command != "" && pr != nil && pr.Network {
 		srv.fetches = true
 	}
@@ -230,6 +245,11 @@ func (r *Catalog) startWhere(ctx context.Context, pick func(*mcpServer) bool) []
 				mu.Unlock()
 				return
 			}
+			if err := r.afterFirstList(ctx, s); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
 			// Saved now, not only by the list's own callback: a command that lists and
 			// exits (gem tools list) must leave the cache behind.
 			s.saveCache(r.logger)
@@ -238,6 +258,18 @@ func (r *Catalog) startWhere(ctx context.Context, pick func(*mcpServer) bool) []
 	wg.Wait()
 	r.index()
 	return errs
+}
+
+// afterFirstList runs s.firstList once, one server at a time (it may ask the user).
+func (r *Catalog) afterFirstList(ctx context.Context, s *mcpServer) error {
+	r.askMu.Lock()
+	defer r.askMu.Unlock()
+	f := s.firstList
+	s.firstList = nil
+	if f == nil {
+		return nil
+	}
+	return f(ctx)
 }
 
 // serversFor names the servers whose tools an mcp_ name can be: those whose prefix it has,

@@ -12,10 +12,13 @@ import (
 // commands in the project, and commands change files there (npm install, a build, git). Its
 // program without the workspace capability would fail at the first such command. The tool
 // lists are not known when the user agrees to an extension (nothing has started), so the
-// need is found when a list is known before the program starts: the tool cache of an MCP
-// server or a plugin, at Load. Options.AskWorkspace is then asked (the CLI asks once, on a
-// terminal, and records the answer yes as the user's grant, bound to the extension); the
-// program is prepared again with what was granted. Without an answer the program runs
+// need is found when a list is known: before the program starts, from the tool cache of an
+// MCP server or a plugin, at Load; or, for an MCP server without one, right after its first
+// start, before anything calls it. Options.AskWorkspace is then asked (the CLI asks once, on
+// a terminal, and records the answer yes as the user's grant, bound to the extension); the
+// program is prepared again with what was granted (a server already started is started
+// again with it, mcp.Client.Restart). A plugin without a cached list is asked about at the
+// next load. Without an answer the program runs
 // without it, and a failure changing the project names the grant line
 // (sandbox.FailedWorkspace).
 
