@@ -27,8 +27,9 @@
 //     supervisor makes each connect(2) itself and lets a unix socket be reached only beneath
 //     the program's own write roots (a machine's /tmp and /run are shared there);
 //   - seccomp (guard_filter_linux.go): ioctl TIOCSTI/TIOCLINUX refused, other ABIs refused;
-//     without namespaces and without the network, every internet socket but TCP (which
-//     Landlock rules) refused;
+//     without the network, no socket family but unix, netlink and internet (vsock and the
+//     others are in no network namespace), and without namespaces every internet socket but
+//     TCP (which Landlock rules) refused;
 //   - no_new_privs, every capability dropped, rlimits (CPU, open files, address space,
 //     process count; for root a pids cgroup under GEM_SANDBOX_STRICT=1).
 //

@@ -100,7 +100,7 @@ func ExecInPlace(s Program) error {
 			done <- fmt.Errorf("%s: %w", s.Name, err)
 			return
 		}
-		if err := denyTerminalInjection(!p.Network && !r.NetworkNamespace); err != nil && p.Strict {
+		if err := denyTerminalInjection(!p.Network && !r.NetworkNamespace, !p.Network); err != nil && p.Strict {
 			done <- fmt.Errorf("%s: %w: no seccomp filter against terminal injection: %v", s.Name, ErrNotEnforced, err)
 			return
 		}

@@ -73,6 +73,11 @@ type filterSet struct {
 	// Landlock rules TCP, so every other internet socket (UDP, SCTP, ping) is refused, and
 	// so is TCP fast open, a connect made by a send.
 	noNet bool
+	// families: the program may not use the network, so only unix, netlink and internet
+	// sockets may be made (internet ones ruled by its network namespace, or by noNet): the
+	// other families are not in a network namespace at all — vsock reaches the virtual
+	// machine's host (its agents), and Bluetooth, TIPC, CAN and the like reach further.
+	families bool
 }
 
 // supervised: some calls go to a supervisor.
@@ -142,7 +147,7 @@ func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 	if f.sockets {
 		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CONNECT, SkipFalse: 1}, notify)
 	}
-	if f.sockets || f.noNet {
+	if f.sockets || f.noNet || f.families {
 		prog = append(prog, socketCallRules(f, eacces, allow)...)
 	}
 	if f.noNet {
@@ -169,32 +174,51 @@ func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 
 // socketCallRules is the block for socket(2) and socketpair(2) (domain, type, protocol): with
 // f.sockets a unix datagram socket is refused (a send names any socket file; a pair's ends
-// can too); with f.noNet an internet socket other than TCP is refused. It ends in a return
-// for these two calls and falls through for the others (the number still loaded).
+// can too); with f.families only unix, netlink and internet sockets are made; with f.noNet an
+// internet socket other than TCP is refused. It ends in a return for these two calls and
+// falls through for the others (the number still loaded).
 func socketCallRules(f filterSet, refuse, allow bpf.Instruction) []bpf.Instruction {
-	var body []bpf.Instruction
+	var unixBlock, inetBlock []bpf.Instruction
 	if f.sockets {
-		body = append(body,
-			bpf.LoadAbsolute{Off: offArg(0), Size: 4},
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 4},
+		unixBlock = []bpf.Instruction{
 			bpf.LoadAbsolute{Off: offArg(1), Size: 4},
 			bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf}, // the type without SOCK_NONBLOCK|SOCK_CLOEXEC
 			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_DGRAM, SkipFalse: 1},
-			refuse)
+			refuse,
+		}
 	}
+	unixBlock = append(unixBlock, allow)
 	if f.noNet {
-		body = append(body,
-			bpf.LoadAbsolute{Off: offArg(0), Size: 4},
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 1},
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipFalse: 7},
+		inetBlock = []bpf.Instruction{
 			bpf.LoadAbsolute{Off: offArg(1), Size: 4},
 			bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
 			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_STREAM, SkipFalse: 3},
 			bpf.LoadAbsolute{Off: offArg(2), Size: 4},
 			bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0, SkipTrue: 2},
 			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.IPPROTO_TCP, SkipTrue: 1},
-			refuse)
+			refuse,
+		}
 	}
+	inetBlock = append(inetBlock, allow)
+	// Dispatch on the domain: unix, netlink and internet go to their blocks; any other
+	// family is refused with f.families and allowed without.
+	u := 6                  // the unix block's index in body (after the load, four jumps, other)
+	i := u + len(unixBlock) // the internet block's
+	a := i + len(inetBlock) // the netlink allow
+	other := refuse
+	if !f.families {
+		other = allow
+	}
+	body := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: offArg(0), Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipTrue: uint8(u - 2)},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: uint8(i - 3)},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipTrue: uint8(i - 4)},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_NETLINK, SkipTrue: uint8(a - 5)},
+	}
+	body = append(body, other)
+	body = append(body, unixBlock...)
+	body = append(body, inetBlock...)
 	body = append(body, allow)
 	return append([]bpf.Instruction{
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipTrue: 1},
@@ -242,9 +266,10 @@ func loadFilter(f filterSet) (listener int, err error) {
 
 // denyTerminalInjection loads the filter without a supervisor on the calling thread: a
 // program must not push input into the user's terminal, which the user's shell would run
-// after gem exits. With noNet it also keeps the program to TCP, which Landlock rules.
-func denyTerminalInjection(noNet bool) error {
-	_, err := loadFilter(filterSet{noNet: noNet})
+// after gem exits. It adds the socket rules of a program without the network (noNet,
+// families: filterSet).
+func denyTerminalInjection(noNet, families bool) error {
+	_, err := loadFilter(filterSet{noNet: noNet, families: families})
 	return err
 }
 

@@ -400,7 +400,7 @@ func harden(p Policy) (listener int, err error) {
 	// connects (socket_linux.go), and, with no network, UDP and the like are refused (there
 	// is no network namespace to cut them).
 	f := filterSet{guard: p.Guard && guardArch, sockets: !p.Namespaces && guardArch,
-		noNet: !p.Network && !p.Namespaces && !r.NetworkNamespace}
+		noNet: !p.Network && !p.Namespaces && !r.NetworkNamespace, families: !p.Network}
 	if f.supervised() {
 		if listener, err = loadFilter(f); err != nil {
 			if f.guard {
@@ -413,7 +413,7 @@ func harden(p Policy) (listener int, err error) {
 		}
 	}
 	if listener < 0 {
-		if err := denyTerminalInjection(f.noNet); err != nil {
+		if err := denyTerminalInjection(f.noNet, f.families); err != nil {
 			missing = append(missing, "the seccomp filter against terminal injection ("+err.Error()+")")
 		}
 	}

@@ -17,11 +17,11 @@ type View struct {
 // Namespaces: none here.
 func Namespaces() (bool, string) { return false, "namespaces are Linux's" }
 
-func useNamespaces(*Policy) bool                { return false }
-func namespaceAttrs(*syscall.SysProcAttr, bool) {}
-func denyTerminalInjection(noNet bool) error    { return nil }
-func seccompUsable() bool                       { return false }
-func guardUsable() bool                         { return false }
+func useNamespaces(*Policy) bool                       { return false }
+func namespaceAttrs(*syscall.SysProcAttr, bool)        {}
+func denyTerminalInjection(noNet, families bool) error { return nil }
+func seccompUsable() bool                              { return false }
+func guardUsable() bool                                { return false }
 
 func harden(p Policy) (int, error) {
 	_, err := Apply(p)

@@ -69,6 +69,8 @@ func TestPolicyIsEnforced(t *testing.T) {
 		{"write a declared folder", "echo x > " + extra + "/f", false, []string{extra}, true, false},
 		{"TCP without network", "bash -c '" + connect + "'", false, nil, false, false},
 		{"TCP with network", "bash -c '" + connect + "'", true, nil, true, false},
+		// vsock is in no network namespace: it reaches a virtual machine's host
+		{"vsock without network", `python3 -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)'`, false, nil, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -118,6 +118,7 @@ func TestSocketsWithoutNamespaces(t *testing.T) {
 		{"a datagram pair", `python3 -c 'import socket; socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 		{"UDP", `python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 		{"TCP", `python3 -c 'import socket; socket.create_connection(("127.0.0.1", ` + port + `))' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
+		{"vsock (the virtual machine's host)", `python3 -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 		{"TCP fast open", `python3 -c 'import socket; s = socket.socket(); s.sendto(b"x", 0x20000000, ("127.0.0.1", ` + port + `))' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 	}
 	for _, a := range attacks {
@@ -213,8 +214,9 @@ func TestFilterDecisions(t *testing.T) {
 		eperm  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	)
 	sockets := filterSet{sockets: true}
-	noNet := filterSet{noNet: true}
-	both := filterSet{sockets: true, noNet: true, guard: true}
+	noNet := filterSet{noNet: true, families: true}
+	both := filterSet{sockets: true, noNet: true, families: true, guard: true}
+	netns := filterSet{families: true} // no network, a network namespace of its own
 	cases := []struct {
 		name string
 		f    filterSet
@@ -241,6 +243,13 @@ func TestFilterDecisions(t *testing.T) {
 		{"MPTCP", noNet, unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_STREAM, 262}, eacces},
 		{"raw", noNet, unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_RAW, 1}, eacces},
 		{"netlink", both, unix.SYS_SOCKET, []uint64{unix.AF_NETLINK, unix.SOCK_RAW, 0}, allow},
+		{"vsock without the network", netns, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK, unix.SOCK_STREAM, 0}, eacces},
+		{"vsock, no namespaces", both, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK, unix.SOCK_STREAM, 0}, eacces},
+		{"vsock with the network", sockets, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK, unix.SOCK_STREAM, 0}, allow},
+		{"bluetooth without the network", netns, unix.SYS_SOCKET, []uint64{unix.AF_BLUETOOTH, unix.SOCK_STREAM, 3}, eacces},
+		{"UDP in its own network namespace", netns, unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_DGRAM, 0}, allow},
+		{"unix in its own network namespace", netns, unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX, unix.SOCK_DGRAM, 0}, allow},
+		{"nothing but the terminal rule", filterSet{}, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK, unix.SOCK_STREAM, 0}, allow},
 		{"fast open", noNet, unix.SYS_SENDTO, []uint64{3, 0, 1, unix.MSG_FASTOPEN | unix.MSG_NOSIGNAL}, eacces},
 		{"fast open by sendmsg", noNet, unix.SYS_SENDMSG, []uint64{3, 0, unix.MSG_FASTOPEN}, eacces},
 		{"a plain send", noNet, unix.SYS_SENDTO, []uint64{3, 0, 1, unix.MSG_NOSIGNAL}, allow},
