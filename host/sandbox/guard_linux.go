@@ -122,6 +122,7 @@ type guard struct {
 	frozen    []string // real paths no call may change (Policy.Frozen)
 	self      string   // this process's id, as the program's /proc shows it
 	sockets   socketRules
+	connects  chan struct{} // a slot per connect being made (maxConnects)
 
 	mu     sync.Mutex
 	umasks map[uint32]uint32 // by thread, read from /proc/<tid>/status
@@ -129,7 +130,7 @@ type guard struct {
 
 // newGuard prepares the supervisor of listener for policy p (in the program's view).
 func newGuard(listener int, p Policy) *guard {
-	g := &guard{listener: listener, umasks: map[uint32]uint32{}, self: strconv.Itoa(os.Getpid()), sockets: newSocketRules(p)}
+	g := &guard{listener: listener, umasks: map[uint32]uint32{}, self: strconv.Itoa(os.Getpid()), sockets: newSocketRules(p), connects: make(chan struct{}, maxConnects)}
 	g.workspace = realOr(p.Workspace)
 	for _, w := range p.Write {
 		if r, err := filepath.EvalSymlinks(w); err == nil {
@@ -215,7 +216,12 @@ func (g *guard) sendFD(id uint64, fd int, cloexec bool) {
 
 func (g *guard) handle(n *seccompNotif) {
 	if n.Nr == unix.SYS_CONNECT {
-		go g.connect(*n) // socket_linux.go; it may block
+		select {
+		case g.connects <- struct{}{}:
+			go g.connect(*n) // socket_linux.go; it may block
+		default:
+			g.reply(n.ID, 0, unix.EAGAIN) // a flood of blocking connects: not a thread each
+		}
 		return
 	}
 	op, ok := decodeLegacy(n.Nr, n.Args)

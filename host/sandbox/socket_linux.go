@@ -78,9 +78,14 @@ func newSocketRules(p Policy) socketRules {
 	return r
 }
 
+// maxConnects bounds the connects made at once (each on a thread of its own): past it a
+// connect fails with EAGAIN, as when the kernel has no room.
+const maxConnects = 128
+
 // connect answers one connect(2) of the program, on a thread of its own that is discarded
 // afterwards (its signal mask, capabilities and Landlock domain are changed).
 func (g *guard) connect(n seccompNotif) {
+	defer func() { <-g.connects }()
 	runtime.LockOSThread() // never unlocked
 	blockSignals()
 	dropThreadCapabilities()
