@@ -235,6 +235,14 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 					continue
 				}
 				specs = specsOf(c.Tools)
+				// Its list is known only now (a first start): asked now, and a grant applies
+				// from its next start, at its first call.
+				if askWorkspace(opts, x, "plugin "+p.ID, specs, pl.Policy) {
+					if again, err := preparePlugin(env, x, m, p, environ, opts); err == nil {
+						pl.Close()
+						pl = again
+					}
+				}
 			}
 			r.plugins = append(r.plugins, pl)
 			for _, spec := range specs {

@@ -17,8 +17,8 @@ import (
 // start, before anything calls it. Options.AskWorkspace is then asked (the CLI asks once, on
 // a terminal, and records the answer yes as the user's grant, bound to the extension); the
 // program is prepared again with what was granted (a server already started is started
-// again with it, mcp.Client.Restart). A plugin without a cached list is asked about at the
-// next load. Without an answer the program runs
+// again with it, mcp.Client.Restart); a plugin without one is asked about once its first
+// start listed its tools, and started again with the grant at its first call. Without an answer the program runs
 // without it, and a failure changing the project names the grant line
 // (sandbox.FailedWorkspace).
 
