@@ -10,8 +10,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// guardUsable reports whether this machine can run the guard.
-func guardUsable() bool { return guardArch && seccompUsable() }
+// guardUsable reports whether this machine can run the guard (and the socket judge, the
+// same supervisor): it reads the program's memory and takes its descriptors, which needs the
+// ptrace right over its own child, refused to every process by Yama's ptrace_scope 2 and 3
+// (its supervising thread holds no capability).
+func guardUsable() bool { return guardArch && seccompUsable() && childTraceable(readSysctl(yamaScope)) }
+
+const yamaScope = "/proc/sys/kernel/yama/ptrace_scope"
+
+// childTraceable: Yama (when the kernel has it, scope as its sysctl reads) lets a process
+// reach its own children.
+func childTraceable(scope string) bool { return scope == "" || scope == "0" || scope == "1" }
 
 // runGuarded runs the program as the helper's child, its calls that change names answered by
 // the guard, and returns its exit status (128+n for signal n). It is called on the thread

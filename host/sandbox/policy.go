@@ -296,7 +296,7 @@ func Capabilities() Report {
 	r.Sockets = ns || r.Guard
 	r.UDP = r.NetworkNamespace || r.Seccomp
 	if !r.Guard {
-		r.Missing = append(r.Missing, "the guard of a writable workspace's protected names (needs seccomp user notification on amd64 or arm64): a program with the workspace capability is kept from the existing top-level ones only")
+		r.Missing = append(r.Missing, "the guard of a writable workspace's protected names (needs seccomp user notification on amd64 or arm64, and Yama's ptrace_scope below 2): a program with the workspace capability is kept from the existing top-level ones only")
 	}
 	if !ns {
 		what := "no private /tmp, /dev/shm or /proc"

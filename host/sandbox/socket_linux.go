@@ -44,8 +44,9 @@ import (
 // The connect runs on a thread of its own (a blocking connect must not hold the supervisor),
 // its signals blocked: the program waits for it as for any guarded call, killable by a fatal
 // signal only. Reaching the program needs the ptrace right over it (pidfd_getfd,
-// process_vm_readv), which the helper, its parent, has under Yama's default; where it has not,
-// the connect is refused.
+// process_vm_readv), which the helper, its parent, has under Yama's default; where Yama
+// forbids it (ptrace_scope 2 or 3) there is no supervisor (guardUsable: gem doctor says so),
+// and a connect the supervisor cannot reach is refused.
 
 // socketRules are what the supervisor judges a program's connects by.
 type socketRules struct {

@@ -320,3 +320,11 @@ func TestSocketRoots(t *testing.T) {
 		t.Error("a network namespace of its own: its abstract sockets are its own")
 	}
 }
+
+func TestChildTraceable(t *testing.T) {
+	for scope, want := range map[string]bool{"": true, "0": true, "1": true, "2": false, "3": false} {
+		if got := childTraceable(scope); got != want {
+			t.Errorf("ptrace_scope %q: %v, want %v", scope, got, want)
+		}
+	}
+}
