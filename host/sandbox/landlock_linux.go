@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -108,7 +109,14 @@ func Apply(p Policy) (Report, error) {
 		}
 	}
 	for _, path := range p.Write {
-		if err := addPath(ruleset, path, attr.handledFS); err != nil {
+		rights := attr.handledFS
+		if !p.Namespaces && slices.Contains(SystemWrite, path) {
+			// The machine's own /tmp, /var/tmp and /dev/shm (no private ones without
+			// namespaces): no socket made there, where the user's tools look for theirs (a
+			// tmux server's, an agent's); the program's own are made in its own folders.
+			rights &^= unix.LANDLOCK_ACCESS_FS_MAKE_SOCK
+		}
+		if err := addPath(ruleset, path, rights); err != nil {
 			return r, err
 		}
 	}

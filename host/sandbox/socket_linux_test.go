@@ -119,6 +119,7 @@ func TestSocketsWithoutNamespaces(t *testing.T) {
 		{"UDP", `python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 		{"TCP", `python3 -c 'import socket; socket.create_connection(("127.0.0.1", ` + port + `))' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 		{"vsock (the virtual machine's host)", `python3 -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
+		{"a socket planted in the shared /tmp (where tmux looks for its server)", `python3 -c 'import socket,os; socket.socket(socket.AF_UNIX).bind("/tmp/gem-test-plant-%d" % os.getpid())' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 		{"TCP fast open", `python3 -c 'import socket; s = socket.socket(); s.sendto(b"x", 0x20000000, ("127.0.0.1", ` + port + `))' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 	}
 	for _, a := range attacks {
