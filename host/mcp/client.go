@@ -246,7 +246,7 @@ func (s *Client) Restart(ctx context.Context, policy *sandbox.Policy, env []stri
 	s.startMu.Lock()
 	s.mu.Lock()
 	s.stopLocked()
-	s.Policy, s.Env, s.FirstStart = policy, env, false
+	s.Policy, s.Env = policy, env // read by connect, under startMu
 	s.mu.Unlock()
 	s.startMu.Unlock()
 	return s.Start(ctx)
