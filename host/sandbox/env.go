@@ -23,9 +23,10 @@
 //     are closed by construction: a seccomp supervisor in the helper checks and makes every
 //     call that creates, renames, links, removes or opens a name for writing (why this
 //     mechanism, and what it costs, is written there);
-//   - the socket judge (socket_linux.go), for every program without namespaces: the same
-//     supervisor makes each connect(2) itself and lets a unix socket be reached only beneath
-//     the program's own write roots (a machine's /tmp and /run are shared there);
+//   - the socket judge (socket_linux.go), for every program without namespaces, and for a
+//     guarded one with them: the same supervisor makes each connect(2) itself and lets a
+//     unix socket be reached only beneath the program's own write roots (a machine's /tmp
+//     and /run are shared without namespaces; with them, the folders it reads hold sockets);
 //   - seccomp (guard_filter_linux.go): ioctl TIOCSTI/TIOCLINUX refused, other ABIs refused;
 //     without the network, no socket family but unix, netlink and internet (vsock and the
 //     others are in no network namespace), and without namespaces every internet socket but

@@ -399,7 +399,7 @@ func harden(p Policy) (listener int, err error) {
 	// Without namespaces the program shares the machine's sockets: a supervisor judges its
 	// connects (socket_linux.go), and, with no network, UDP and the like are refused (there
 	// is no network namespace to cut them).
-	f := filterSet{guard: p.Guard && guardArch, sockets: !p.Namespaces && guardArch,
+	f := filterSet{guard: p.Guard && guardArch, sockets: (!p.Namespaces || p.Guard) && guardArch,
 		noNet: !p.Network && !p.Namespaces && !r.NetworkNamespace, families: !p.Network}
 	if f.supervised() {
 		if listener, err = loadFilter(f); err != nil {

@@ -329,3 +329,37 @@ func TestChildTraceable(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketsOfAGuardedProgram: with namespaces, a program that may write the workspace runs
+// beside the guard's supervisor anyway, which judges its connects too: a socket in a folder
+// it only reads (the extension's, as a system daemon's would be) is refused; the project's
+// and its own /tmp's are reached.
+func TestSocketsOfAGuardedProgram(t *testing.T) {
+	if ok, _ := Namespaces(); !ok {
+		t.Skip("no namespaces here")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	ws, pol := guardedWorkspace(t)
+	ext := pol.Read[len(SystemRead)] // the extension's folder, read only
+	daemon := filepath.Join(ext, "daemon.sock")
+	listenUnix(t, daemon)
+	listenUnix(t, filepath.Join(ws, "dev.sock"))
+	cases := []struct{ name, script, want string }{
+		{"a socket in a folder it reads", pyConnect + daemon, "PermissionError 13"},
+		{"the project's socket", pyConnect + "dev.sock", "connected"},
+		{"its own, in its private /tmp", `python3 -c '
+import socket
+l = socket.socket(socket.AF_UNIX); l.bind("/tmp/own.sock"); l.listen()
+c = socket.socket(socket.AF_UNIX); c.connect("/tmp/own.sock"); print("connected")'`, "connected"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := run(t, &pol, ws, c.script)
+			if strings.TrimSpace(out) != c.want {
+				t.Errorf("got %q, want %q", out, c.want)
+			}
+		})
+	}
+}
