@@ -113,8 +113,10 @@ func Apply(p Policy) (Report, error) {
 		if !p.Namespaces && slices.Contains(SystemWrite, path) {
 			// The machine's own /tmp, /var/tmp and /dev/shm (no private ones without
 			// namespaces): no socket made there, where the user's tools look for theirs (a
-			// tmux server's, an agent's); the program's own are made in its own folders.
-			rights &^= unix.LANDLOCK_ACCESS_FS_MAKE_SOCK
+			// tmux server's, an agent's); the program's own are made in its own folders. Nor
+			// is anything moved or linked out of them into another folder (REFER): an agent's
+			// socket moved into the program's own folder would be its to reach.
+			rights &^= unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_REFER
 		}
 		if err := addPath(ruleset, path, rights); err != nil {
 			return r, err

@@ -34,7 +34,11 @@ import (
 //     folders, the workspace when it may write it, the manifest's sandbox.write — never the
 //     folders every program shares (/tmp, /var/tmp, /dev/shm; TMPDIR is the program's own);
 //     with the network, the name lookup services too (systemd-resolved's, nscd's).
-//     A socket with a second name (a hard link made into a write root) is refused. Abstract
+//     A socket with a second name (a hard link made into a write root) is refused, and the
+//     root is judged by identity (the folder Landlock holds the rule on), not by name: a root
+//     directly in the shared /tmp renamed away and an agent's folder renamed to its name does
+//     not count; nothing can be moved out of the shared folders into a root (Landlock: no
+//     REFER or MAKE_SOCK there without namespaces, landlock_linux.go). Abstract
 //     addresses are refused (EPERM, as Landlock's scoping does): they have no folder to judge
 //     by, and a program's own abstract socket is rare;
 //   - any other socket (TCP, netlink) is connected from a thread restricted by a Landlock
@@ -52,10 +56,16 @@ import (
 
 // socketRules are what the supervisor judges a program's connects by.
 type socketRules struct {
-	roots    []string // real paths beneath which a socket file may be reached
-	abstract bool     // abstract addresses reachable: a network namespace of the program's own
-	network  bool     // TCP allowed
+	roots    []string        // real paths beneath which a socket file may be reached
+	rootIDs  map[fileID]bool // the same folders by identity, as Landlock holds its rules
+	abstract bool            // abstract addresses reachable: a network namespace of the program's own
+	network  bool            // TCP allowed
 }
+
+// fileID is a file's identity: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+func idOf(st *unix.Stat_t) fileID { return fileID{uint64(st.Dev), st.Ino} }
 
 // nameServiceSockets are the machine's name lookup services, reachable with the network
 // (glibc asks them first and falls back to DNS itself when refused, only slower).
@@ -65,7 +75,7 @@ var nameServiceSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/r
 // has no namespaces of its own, where they are the machine's), and with the network the name
 // lookup services.
 func newSocketRules(p Policy) socketRules {
-	r := socketRules{abstract: p.Namespaces && !p.Network, network: p.Network}
+	r := socketRules{abstract: p.Namespaces && !p.Network, network: p.Network, rootIDs: map[fileID]bool{}}
 	write := p.Write
 	if p.Network {
 		write = append(slices.Clone(write), nameServiceSockets...)
@@ -76,6 +86,10 @@ func newSocketRules(p Policy) socketRules {
 		}
 		if real, err := filepath.EvalSymlinks(w); err == nil {
 			r.roots = append(r.roots, real)
+			var st unix.Stat_t
+			if unix.Stat(real, &st) == nil {
+				r.rootIDs[idOf(&st)] = true
+			}
 		}
 	}
 	return r
@@ -219,7 +233,8 @@ func (c *call) socketFile(p string) (string, unix.Errno) {
 	if st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 		return "", unix.ECONNREFUSED // what the kernel answers for a file that is not a socket
 	}
-	if !c.g.sockets.reachable(realPath(fd)) || st.Nlink != 1 {
+	real := realPath(fd)
+	if !c.g.sockets.reachable(real) || st.Nlink != 1 || !c.g.sockets.insideRoot(&st, real) {
 		return "", unix.EACCES
 	}
 	return "/proc/self/fd/" + strconv.Itoa(fd), 0
@@ -234,6 +249,41 @@ func (r socketRules) reachable(real string) bool {
 		if pathx.Within(root, real) {
 			return true
 		}
+	}
+	return false
+}
+
+// insideRoot: the socket sock (at real) is, now, in a folder beneath a root folder itself —
+// by identity, not by name: a root whose name was taken by another folder (a root directly
+// in the shared /tmp renamed away, an agent's folder renamed to its name) does not count.
+func (r socketRules) insideRoot(sock *unix.Stat_t, real string) bool {
+	dir, err := unix.Open(filepath.Dir(real), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { unix.Close(dir) }()
+	var st unix.Stat_t
+	if unix.Fstatat(dir, filepath.Base(real), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || idOf(&st) != idOf(sock) {
+		return false // not in that folder under that name (any more)
+	}
+	for range 256 {
+		if unix.Fstat(dir, &st) != nil {
+			return false
+		}
+		if r.rootIDs[idOf(&st)] {
+			return true
+		}
+		up, err := unix.Openat(dir, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		var upSt unix.Stat_t
+		if unix.Fstat(up, &upSt) != nil || idOf(&upSt) == idOf(&st) {
+			unix.Close(up)
+			return false // the top
+		}
+		unix.Close(dir)
+		dir = up
 	}
 	return false
 }

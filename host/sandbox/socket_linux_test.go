@@ -102,6 +102,26 @@ func TestSocketsWithoutNamespaces(t *testing.T) {
 	// a socket in the project (a dev server's): the project is read, not written
 	project := filepath.Join(ws, "dev.sock")
 	listenUnix(t, project)
+	// an agent's folder in the shared /tmp, to be moved into the program's folder; and a folder
+	// the program may write, directly in /tmp, whose name another agent's folder may take
+	mkTmp := func(prefix string) string {
+		dir, err := os.MkdirTemp("/tmp", prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir); os.RemoveAll(dir + ".old") })
+		return dir
+	}
+	movable := mkTmp("gem-test-agent-")
+	listenUnix(t, filepath.Join(movable, "agent.sock"))
+	swapped := mkTmp("gem-test-agent-")
+	listenUnix(t, filepath.Join(swapped, "agent.sock"))
+	grantInTmp := mkTmp("gem-test-grant-")
+	tmpPol := ForExtension(Access{Extension: outsideTmp(t), Workspace: ws, Data: outsideTmp(t), Temp: tmp, Write: []string{grantInTmp}})
+	// its temporary folder in /tmp, as gem makes them (/tmp/gem-<uid>/<name>): on /tmp's file
+	// system, so only the rules keep a rename from there out
+	tmpTemp := mkTmp("gem-test-temp-")
+	tmpTempPol := ForExtension(Access{Extension: outsideTmp(t), Workspace: ws, Data: outsideTmp(t), Temp: tmpTemp})
 	attacks := []struct{ name, script, want string }{
 		{"the session bus", pyConnect + bus, "PermissionError 13"},
 		{"an agent in /tmp", pyConnect + agent, "PermissionError 13"},
@@ -122,6 +142,34 @@ func TestSocketsWithoutNamespaces(t *testing.T) {
 		{"a socket planted in the shared /tmp (where tmux looks for its server)", `python3 -c 'import socket,os; socket.socket(socket.AF_UNIX).bind("/tmp/gem-test-plant-%d" % os.getpid())' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 		{"TCP fast open", `python3 -c 'import socket; s = socket.socket(); s.sendto(b"x", 0x20000000, ("127.0.0.1", ` + port + `))' 2>&1 | tail -1`, "PermissionError: [Errno 13] Permission denied"},
 	}
+	rename := `python3 -c 'import os,sys
+try:
+    os.rename(sys.argv[1], sys.argv[2])
+except OSError as e:
+    print("rename:", type(e).__name__, e.errno)' `
+	t.Run("an agent's folder moved into its own", func(t *testing.T) {
+		out, _ := runNoNamespaces(t, tmpTempPol, ws, tmpTemp, rename+movable+" $TMPDIR/moved; "+pyConnect+"$TMPDIR/moved/agent.sock")
+		if strings.TrimSpace(out) != "rename: OSError 18\nFileNotFoundError 2" {
+			t.Errorf("got %q", out)
+		}
+	})
+	t.Run("a folder it may write, in /tmp, swapped for an agent's", func(t *testing.T) {
+		out, _ := runNoNamespaces(t, tmpPol, ws, tmp, rename+grantInTmp+" "+grantInTmp+".old && "+rename+swapped+" "+grantInTmp+" && "+pyConnect+grantInTmp+"/agent.sock")
+		if strings.TrimSpace(out) != "PermissionError 13" {
+			t.Errorf("got %q", out)
+		}
+		// its own socket in that folder, while it is the folder granted
+		os.RemoveAll(grantInTmp)
+		os.Rename(grantInTmp+".old", grantInTmp)
+		out, err := runNoNamespaces(t, tmpPol, ws, tmp, `python3 -c '
+import socket
+p = "`+grantInTmp+`/own.sock"
+l = socket.socket(socket.AF_UNIX); l.bind(p); l.listen()
+c = socket.socket(socket.AF_UNIX); c.connect(p); print("connected")'`)
+		if err != nil || strings.TrimSpace(out) != "connected" {
+			t.Errorf("its own socket in the granted folder: %q (%v)", out, err)
+		}
+	})
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
 			out, _ := runNoNamespaces(t, pol, ws, tmp, a.script)
