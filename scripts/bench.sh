@@ -104,10 +104,13 @@ median "$work/run-tramp.json"
 ratio "$work/run-tramp.json" "gem run/trampoline" 2x
 echo "   the same, interleaved (one run of each per round: drift stays out of the ratio); the third"
 echo "   line is the kernel's floor for gem run's boundary: the trampoline in the namespaces gem"
-echo "   gives a program (user, mount, PID, IPC, network), made by unshare(1) with nothing else"
+echo "   gives a program (user, mount, PID, IPC, network), made by unshare(1) with nothing else;"
+echo "   the fourth is the floor of any boundary set up by a Go program (Go cannot unshare a user"
+echo "   namespace once it runs threads, nor fork without an exec, so the helper is a Go start of"
+echo "   its own): one more Go start (a second trampoline) inside the same namespaces"
 (cd "$OLDPWD" && go build -o "$work/interleave" ./scripts/interleave)
 floor=()
-if unshare -Urmpfin true 2>/dev/null; then floor=("unshare -Urmpfin $work/trampoline $hello world"); fi
+if unshare -Urmpfin true 2>/dev/null; then floor=("unshare -Urmpfin $work/trampoline $hello world" "unshare -Urmpfin $work/trampoline $work/trampoline $hello world"); fi
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$work/interleave" -runs 150 "$work/trampoline $hello world" "$gem run hello world" "${floor[@]}")
 echo "-- without the namespace layer (GEM_SANDBOX_NAMESPACES=off, as where AppArmor forbids them):"
 echo "   gem run goes through the helper, which stays beside the program as the judge of its"

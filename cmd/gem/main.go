@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/gemhost/gem/host/sandbox"
@@ -42,6 +44,8 @@ func Main(std stdio, args []string) int {
 	if len(args) > 1 && args[1] == sandbox.HelperArg {
 		return sandbox.HelperMain(args[2:], std.environ, std.err)
 	}
+	// The front is the sandbox's helper, by identity: itself, whatever its name or folder.
+	sandbox.ServeAsHelper()
 	if code, handled := fast(std, args); handled {
 		return code
 	}
@@ -76,12 +80,29 @@ func execEngine(std stdio, args []string) int {
 		return 1
 	}
 	argv := append([]string{engine}, args[1:]...)
-	err = syscall.Exec(engine, argv, std.environ)
+	err = syscall.Exec(engine, argv, engineEnv(std.environ))
 	fmt.Fprintf(std.err, "gem: cannot start %s: %v\n", engine, err)
 	return 1
 }
 
 const engineName = "gem-engine"
+
+// engineEnv is the front's environment for gem-engine, with the sandbox helper named: the
+// front itself (GEM_SANDBOX_HELPER, unless the user set it). The engine, found beside gem,
+// through $GEM_ENGINE or on PATH, would otherwise take whatever file named gem lies beside it.
+func engineEnv(environ []string) []string {
+	self, err := os.Executable()
+	if err != nil {
+		return environ
+	}
+	env := slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return kv == "GEM_SANDBOX_HELPER=" })
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GEM_SANDBOX_HELPER=") {
+			return env
+		}
+	}
+	return append(env, "GEM_SANDBOX_HELPER="+self)
+}
 
 func findEngine(argv0 string) (string, error) {
 	if e := os.Getenv("GEM_ENGINE"); e != "" {

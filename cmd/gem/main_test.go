@@ -22,6 +22,8 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"gem": func() { os.Exit(Main(processIO(), os.Args)) },
+		// The front under another name (sandbox_helper.txtar: installed as gemx).
+		"gemx": func() { os.Exit(Main(processIO(), os.Args)) },
 		"gem-engine": func() {
 			os.Exit(cli.Main(iostreams.FromFiles(os.Stdin, os.Stdout, os.Stderr, os.Getenv), os.Args))
 		},

@@ -73,7 +73,14 @@ func ExecInPlace(s Program) error {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
 	warnMissing()
-	if ns, _ := Namespaces(); HelperPath() != "" && (ns || s.Policy.Guard || guardUsable()) {
+	ns, _ := Namespaces()
+	if HelperPath() == "" && (ns || guardUsable()) {
+		if s.effectivePolicy().Strict {
+			return fmt.Errorf("%s: %w: the sandbox helper (gem, beside gem-engine) is missing", s.Name, ErrNotEnforced)
+		}
+		warnf("the sandbox helper (gem, beside gem-engine) is missing: %s runs without namespaces, the guard and the judge of its connects (Landlock and seccomp only)", s.Name)
+	}
+	if HelperPath() != "" && (ns || s.Policy.Guard || guardUsable()) {
 		// The boundary every other program gets (namespaces: a private /tmp, /dev/shm and
 		// /proc, no UDP or outside sockets, no capability as root; without them, the
 		// supervisor of unix-socket connects; and the guard's supervisor beside a program that

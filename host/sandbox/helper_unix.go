@@ -72,6 +72,13 @@ func execFailed(p Policy, path string, err error, stderr io.Writer) int {
 	return 127
 }
 
+// helperPath is the helper by identity, not by a name found in a folder: GEM_SANDBOX_HELPER
+// (the user's, or the one gem's front hands gem-engine: itself), then the running program
+// when it serves as its own helper (the front, and programs embedding the SDK), and only
+// for gem-engine started on its own, the gem beside it. A program serving as helper never
+// takes a "gem" from its folder: installed as gemx beside Ruby's gem, or built into a cloned
+// project's bin/ beside a planted gem, that file would run unconfined with every program's
+// policy and environment.
 var helperPath = sync.OnceValue(func() string {
 	if p := config.Getenv("GEM_SANDBOX_HELPER"); p != "" {
 		return p
@@ -80,24 +87,24 @@ var helperPath = sync.OnceValue(func() string {
 	if err != nil {
 		return ""
 	}
+	if selfHelper {
+		return self
+	}
 	p := filepath.Join(filepath.Dir(self), "gem")
 	if st, err := os.Stat(p); err == nil && !st.IsDir() {
 		return p
 	}
-	if selfHelper {
-		return self
-	}
 	return ""
 })
 
-// selfHelper: the program serves as its own helper (ServeHelper).
+// selfHelper: the program serves as its own helper (ServeAsHelper).
 var selfHelper bool
 
 // ServeAsHelper records the running program as the re-exec helper of the programs it
-// starts (unless GEM_SANDBOX_HELPER or a gem beside it says another), for a program that
-// embeds gem's host: it must then run HelperMain itself when started with HelperArg first
-// (the Go SDK's init does both). Without a helper, programs would run without filesystem
-// and network rules.
+// starts (unless GEM_SANDBOX_HELPER says another): gem's front, and a program that embeds
+// gem's host, which must then run HelperMain itself when started with HelperArg first (the
+// Go SDK's init does both). Without a helper, programs would run without filesystem and
+// network rules.
 func ServeAsHelper() { selfHelper = true }
 
 // Disabled reports whether the user turned the sandbox off (GEM_SANDBOX=off).

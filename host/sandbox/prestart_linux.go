@@ -76,6 +76,9 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 	// A process group in gem's session; the terminal is handed over once the program is
 	// known (gem may still ask on it meanwhile).
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
+	// While the helper starts, the other CPU builds encoding/json's encoders for the message
+	// (cold, they cost more than the rest of sending it).
+	go json.Marshal(helperMessage{Policy: Policy{View: &View{Overlays: []Overlay{{}}}}})
 	proc, err := start(cmd, Program{Name: "the sandbox helper"}, Streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		ours.Close()
