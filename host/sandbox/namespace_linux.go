@@ -37,12 +37,20 @@ type View struct {
 	Rebind []string `json:"rebind,omitempty"`
 	// Overlays are mounted (Policy.Overlays).
 	Overlays []Overlay `json:"overlays,omitempty"`
+	// Private are more folders the program sees empty, as emptied: the user's home. Landlock
+	// has no rule for connect(2), so a unix socket anywhere in the program's view is
+	// reachable by its path whatever the program may read: an ssh ControlMaster socket in
+	// ~/.ssh (a shell on the user's servers), gpg-agent's in ~/.gnupg, a Docker socket in
+	// ~/.colima or ~/.docker. The home is hidden as /root is, and what the program was
+	// granted there (its extension and data folders, toolchains and caches, the workspace) is
+	// bound back: what it can reach in the home is what it was given.
+	Private []string `json:"private,omitempty"`
 }
 
 // emptied are the folders a program sees empty (a private tmpfs), but for what it was granted
 // there: /tmp, /var/tmp and /dev/shm (no other program's files, shared memory or sockets),
-// /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (another user's home when gem
-// does not run as root).
+// /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (root's home, or another
+// user's); the user's own home joins them (View.Private).
 var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root"}
 
 // masked are files replaced by an empty one in every view (readable as root otherwise).
@@ -104,6 +112,19 @@ func useNamespaces(p *Policy) bool {
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(target, "/run/") {
 		v.Keep = append(v.Keep, filepath.Dir(target))
 	}
+	if home := privateHome(); home != "" {
+		v.Private = append(v.Private, home)
+		if real, err := filepath.EvalSymlinks(home); err == nil && real != home {
+			// The home is a link (/home -> /usr/home): the view hides the real folder, and
+			// what is kept is named there too.
+			v.Private = []string{real}
+			for _, k := range v.Keep {
+				if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
+					v.Keep = append(v.Keep, r)
+				}
+			}
+		}
+	}
 	v.Protect = append(v.Protect, p.Protect...)
 	v.Rebind = append(v.Rebind, p.Rebind...)
 	if p.Guard && p.Workspace != "" {
@@ -120,6 +141,16 @@ func useNamespaces(p *Policy) bool {
 	v.Overlays = p.Overlays
 	p.View = v
 	return true
+}
+
+// privateHome is the user's home as the view hides it ("" when it cannot be: unset, relative,
+// or the root folder).
+func privateHome() string {
+	home, _, err := config.Dirs()
+	if err != nil || !filepath.IsAbs(home) || filepath.Clean(home) == "/" {
+		return ""
+	}
+	return filepath.Clean(home)
 }
 
 // namespaceAttrs sets the clone flags that start the helper in namespaces of its own. For a
@@ -175,6 +206,14 @@ func buildView(v *View, pidNS bool) (missing, writable []string) {
 	}
 	for _, dir := range emptied {
 		if err := emptyDir(dir, v.Keep); err != nil {
+			missing = append(missing, fmt.Sprintf("a private %s (%v)", dir, err))
+		}
+	}
+	for _, dir := range v.Private {
+		if !filepath.IsAbs(dir) || filepath.Clean(dir) == "/" || slices.Contains(emptied, dir) {
+			continue
+		}
+		if err := emptyDir(filepath.Clean(dir), v.Keep); err != nil {
 			missing = append(missing, fmt.Sprintf("a private %s (%v)", dir, err))
 		}
 	}

@@ -264,3 +264,47 @@ func TestOverlay(t *testing.T) {
 		t.Errorf("after an update the program sees %q, want its state and the new files", out)
 	}
 }
+
+// TestHomeIsPrivate: the user's home is out of a program's view but for what it was granted
+// there, so a socket in it (an ssh ControlMaster's, gpg-agent's) is not reachable; a home
+// that is a link is hidden by its real folder, granted paths named through the link still
+// bound back. The home lies outside /root and /tmp, which are private anyway.
+func TestHomeIsPrivate(t *testing.T) {
+	if ok, _ := Namespaces(); !ok {
+		t.Skip("no namespaces here")
+	}
+	base := "/home"
+	if os.Geteuid() != 0 {
+		base = testhome.Dir(t, "gem-home-")
+	}
+	real, err := os.MkdirTemp(base, "gem-test-home-")
+	if err != nil {
+		t.Skipf("no folder for a home outside /root and /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(real) })
+	link := filepath.Join(testhome.Dir(t, "gem-homelink-"), "home")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(real, "granted"), 0o755)
+	os.WriteFile(filepath.Join(real, "granted", "f"), []byte("granted file"), 0o644)
+	os.WriteFile(filepath.Join(real, "secret"), []byte("not granted"), 0o644)
+	listenUnix(t, filepath.Join(real, "agent.sock"))
+	ws := testhome.Dir(t, "gem-ws-")
+	for _, home := range []string{real, link} {
+		t.Run(filepath.Base(home), func(t *testing.T) {
+			t.Setenv("HOME", home)
+			pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: ws, Temp: ws, Read: []string{filepath.Join(home, "granted")}})
+			out, err := run(t, &pol, ws, "cat "+filepath.Join(home, "granted", "f")+"; test -e "+filepath.Join(real, "agent.sock")+" && echo SOCKET SEEN; test -e "+filepath.Join(real, "secret")+" && echo SECRET SEEN; true")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if !strings.Contains(out, "granted file") {
+				t.Errorf("the granted folder in the home is not visible:\n%s", out)
+			}
+			if strings.Contains(out, "SEEN") {
+				t.Errorf("the home is visible beyond what was granted:\n%s", out)
+			}
+		})
+	}
+}
