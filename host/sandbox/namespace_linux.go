@@ -50,8 +50,9 @@ type View struct {
 // emptied are the folders a program sees empty (a private tmpfs), but for what it was granted
 // there: /tmp, /var/tmp and /dev/shm (no other program's files, shared memory or sockets),
 // /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (root's home, or another
-// user's); the user's own home joins them (View.Private).
-var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root"}
+// user's), /var/lib and /nix (daemons' state and sockets: SystemRead names what programs
+// read there); the user's own home joins them (View.Private).
+var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix"}
 
 // masked are files replaced by an empty one in every view (readable as root otherwise).
 var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-", "/etc/gshadow-"}

@@ -80,11 +80,17 @@ type Limits struct {
 // the policy is strict).
 var DefaultLimits = Limits{CPUSeconds: 3600, OpenFiles: 4096, AddressSpace: 16 << 30, Processes: 512}
 
-// SystemRead are the system paths every sandboxed program may read (and execute).
+// SystemRead are the system paths every sandboxed program may read (and execute). Of /var/lib
+// and /nix, where daemons keep their state and sockets (MySQL's, LXD's and Incus's — root on
+// the machine for their group —, the nix daemon's), only what programs read to run: the CA
+// bundle some distributions keep there (SUSE), D-Bus's machine id, Ruby gems installed by
+// Debian's gem, the nix store and profiles. With namespaces the rest of both folders is out
+// of the program's view (emptied): Landlock has no rule for connect(2).
 var SystemRead = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-	"/proc", "/sys", "/run", "/var/lib", "/dev/urandom", "/dev/random", "/dev/fd",
-	"/nix", "/snap",
+	"/proc", "/sys", "/run", "/dev/urandom", "/dev/random", "/dev/fd",
+	"/var/lib/ca-certificates", "/var/lib/dbus", "/var/lib/gems",
+	"/nix/store", "/nix/var/nix/profiles", "/snap",
 }
 
 // SystemWrite are the places every sandboxed program may write: the null devices, its

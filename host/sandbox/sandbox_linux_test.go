@@ -308,3 +308,43 @@ func TestHomeIsPrivate(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonFoldersOutOfView: of /var/lib, only what programs read to run is in a program's
+// view: a daemon's socket there (MySQL's, Incus's) is not, D-Bus's machine id is. Root only
+// (it makes the daemon's folder in /var/lib).
+func TestDaemonFoldersOutOfView(t *testing.T) {
+	if ok, _ := Namespaces(); !ok || os.Geteuid() != 0 {
+		t.Skip("needs namespaces and root (to make a daemon's folder in /var/lib)")
+	}
+	daemon, err := os.MkdirTemp("/var/lib", "gem-test-daemon-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(daemon) })
+	sock := filepath.Join(daemon, "unix.socket")
+	listenUnix(t, sock)
+	ws := testhome.Dir(t, "gem-ws-")
+	pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: ws, Temp: ws})
+	cases := []struct {
+		path    string
+		visible bool
+	}{
+		{sock, false},
+		{daemon, false},
+		{"/var/lib/dpkg", false},
+		{"/var/lib/dbus/machine-id", true},
+		{"/usr/bin/env", true},
+	}
+	for _, c := range cases {
+		if _, err := os.Stat(c.path); err != nil {
+			continue // not on this machine
+		}
+		out, err := run(t, &pol, ws, "test -e "+c.path+" && echo VISIBLE || echo HIDDEN")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.path, err, out)
+		}
+		if got := strings.Contains(out, "VISIBLE"); got != c.visible {
+			t.Errorf("%s: visible %v, want %v (%s)", c.path, got, c.visible, strings.TrimSpace(out))
+		}
+	}
+}

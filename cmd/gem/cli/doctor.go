@@ -180,7 +180,7 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 	fmt.Fprintf(w, "  resource limits     %s (CPU, open files, address space)\n", yes(s.Limits))
 	fmt.Fprintf(w, "  process count       %s\n", yes(s.Processes))
 	fmt.Fprintf(w, "  namespaces          %s (user, mount, PID, IPC; network when not granted)\n", yes(s.UserNamespace))
-	fmt.Fprintf(w, "  private view        %s (own /tmp, /var/tmp, /dev/shm, /run; your home but for what is granted; shadow masked)\n", yes(s.PrivateView))
+	fmt.Fprintf(w, "  private view        %s (own /tmp, /var/tmp, /dev/shm, /run; /var/lib, /nix and your home but for what is granted; shadow masked)\n", yes(s.PrivateView))
 	fmt.Fprintf(w, "  workspace guard     %s (with the workspace capability: no .git, agent or editor settings, context or .env files created or changed)\n", yes(s.Guard))
 	fmt.Fprintf(w, "  own /proc           %s (no other process visible; descendants end with the program)\n", yes(s.PIDNamespace))
 	fmt.Fprintf(w, "  unix sockets        %s (the machine's, an agent's or the session bus: out of the program's view, or refused by the supervisor of its connects)\n", yes(s.Sockets))
