@@ -247,7 +247,48 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}
 	toolchain.EnsureCaches(needs, policy.Write, env.Home)
+	cachesAsOverlays(env, x, s, policy)
 	return finishEnv(childEnv, s.Environ, policy, needs), policy, nil
+}
+
+// cachesAsOverlays gives a program the launcher caches it may write (~/.npm, node-gyp's,
+// pnpm's, yarn's, bun's, ~/.cache/uv) as overlays where programs get namespaces: it reads
+// the user's cache as it is — a warm start, offline too — and its writes land in
+// $GEM_HOME/overlays/<extension>/<program>-cache-<folder>, seen by that program alone. A
+// cache is code that the user's own npx, uvx, bun or node-gyp runs later outside any sandbox
+// (uv and bun link cached packages' files into environments, npm trusts its cached metadata
+// while it is fresh, node-gyp compiles against cached headers), so a program writing it
+// directly could plant code for later. Without namespaces there is no overlay and the
+// caches stay written directly (README: not defended).
+func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, policy *sandbox.Policy) {
+	if ns, _ := sandbox.Namespaces(); !ns || sandbox.Disabled() {
+		return
+	}
+	program := overlayName(s)
+	if program == "" {
+		program = "run" // commands and hooks
+	}
+	var write []string
+	for _, w := range policy.Write {
+		if !toolchain.IsProfileCache(w, env.Home) || !isDir(w) {
+			write = append(write, w)
+			continue
+		}
+		rel, err := filepath.Rel(env.Home, w)
+		if err != nil {
+			write = append(write, w)
+			continue
+		}
+		name := program + "-cache-" + strings.NewReplacer("/", "-", ".", "").Replace(rel)
+		o, err := sandbox.OverlayDirs(env.OverlayDir(x.Name), name)
+		if err != nil {
+			continue // neither an overlay nor the cache itself: the launcher says what failed
+		}
+		o.Lower = w
+		policy.Read = append(policy.Read, w) // kept in the view, under the overlay
+		policy.AddOverlay(*o)
+	}
+	policy.Write = write
 }
 
 // overlayName names the program whose writes into its extension's folder an overlay keeps:

@@ -244,7 +244,7 @@ func (n *Needs) apply(pr *Profile, env Env) {
 // "root-owned files"). Only the profile table's cache folders are made, never another grant.
 func EnsureCaches(needs Needs, granted []string, home string) {
 	for _, w := range needs.Write {
-		if !slices.Contains(granted, w) || !isProfileCache(w, home) {
+		if !slices.Contains(granted, w) || !IsProfileCache(w, home) {
 			continue
 		}
 		if _, err := os.Lstat(w); os.IsNotExist(err) {
@@ -253,8 +253,8 @@ func EnsureCaches(needs Needs, granted []string, home string) {
 	}
 }
 
-// isProfileCache: dir is a cache folder of the profile table under home.
-func isProfileCache(dir, home string) bool {
+// IsProfileCache reports whether dir is a cache folder of the profile table under home.
+func IsProfileCache(dir, home string) bool {
 	for _, pr := range Profiles {
 		for _, w := range pr.Write {
 			if filepath.Join(home, w) == dir {
