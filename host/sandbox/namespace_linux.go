@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -291,7 +292,17 @@ func mountOverlay(lower string, fds []int) error {
 	if os.Geteuid() != 0 {
 		opts += ",userxattr" // overlayfs in a user namespace
 	}
-	return unix.Mount("overlay", lower, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
+	// Two starts of one program at the same instant (two gem sessions) mount the same upper
+	// and work folders; overlayfs empties the work folder at each mount, so the second can
+	// fail for a moment: tried again, briefly.
+	var err error
+	for try := 0; try < 4; try++ {
+		if err = unix.Mount("overlay", lower, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err == nil || (err != unix.ENOENT && err != unix.EBUSY && err != unix.ESTALE && err != unix.EEXIST) {
+			return err
+		}
+		time.Sleep(time.Duration(10<<try) * time.Millisecond)
+	}
+	return err
 }
 
 // emptyDir mounts an empty tmpfs over dir and binds back the kept paths beneath it (opened

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -345,6 +346,46 @@ func TestDaemonFoldersOutOfView(t *testing.T) {
 		}
 		if got := strings.Contains(out, "VISIBLE"); got != c.visible {
 			t.Errorf("%s: visible %v, want %v (%s)", c.path, got, c.visible, strings.TrimSpace(out))
+		}
+	}
+}
+
+// TestOverlayConcurrentStarts: programs started at the same instant with one overlay (one
+// server started by two gem sessions) all see it writable and their writes all land.
+func TestOverlayConcurrentStarts(t *testing.T) {
+	if ok, _ := Namespaces(); !ok || LandlockABI() < 1 {
+		t.Skip("no namespaces or Landlock here")
+	}
+	cache, data, tmp, ws, base := outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t)
+	o, err := OverlayDirs(filepath.Join(base, "overlays", "ext"), "mcp-srv-cache-npm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Lower = cache
+	const n = 6
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: data, Temp: tmp, Read: []string{cache}})
+			pol.AddOverlay(*o)
+			out, err := run(t, &pol, ws, fmt.Sprintf("echo %d > %s/entry-%d", i, cache, i))
+			if err != nil {
+				err = fmt.Errorf("start %d: %v\n%s", i, err, out)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for i := range n {
+		if _, err := os.Stat(filepath.Join(o.Upper, fmt.Sprintf("entry-%d", i))); err != nil {
+			t.Errorf("write %d did not land in the overlay: %v", i, err)
+		}
+		if _, err := os.Stat(filepath.Join(cache, fmt.Sprintf("entry-%d", i))); err == nil {
+			t.Errorf("write %d landed in the cache itself", i)
 		}
 	}
 }
