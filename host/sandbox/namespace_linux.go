@@ -258,8 +258,11 @@ func buildView(v *View, pidNS bool) (missing, writable []string) {
 			missing = append(missing, "a /proc of its own ("+err.Error()+")")
 		}
 	}
-	if cwd != "" {
-		os.Chdir(cwd) // the same path, now seen through the new mounts
+	// The same path, now seen through the new mounts; where the view has no such folder,
+	// the root: the old working folder, hidden under a mount now, must not stay reachable
+	// by relative paths (Landlock has no rule for connecting to a socket there).
+	if cwd == "" || os.Chdir(cwd) != nil {
+		os.Chdir("/")
 	}
 	return missing, writable
 }

@@ -389,3 +389,34 @@ func TestOverlayConcurrentStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenWorkingFolder: a program started in a folder its view hides (a folder of the home
+// it was not granted) starts in / instead: the hidden folder is not reachable by relative
+// paths (a socket there, which Landlock cannot refuse).
+func TestHiddenWorkingFolder(t *testing.T) {
+	if ok, _ := Namespaces(); !ok {
+		t.Skip("no namespaces here")
+	}
+	base := "/home"
+	if os.Geteuid() != 0 {
+		base = testhome.Dir(t, "gem-home-")
+	}
+	home, err := os.MkdirTemp(base, "gem-test-home-")
+	if err != nil {
+		t.Skipf("no folder for a home outside /root and /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	t.Setenv("HOME", home)
+	hidden := filepath.Join(home, "hidden")
+	os.Mkdir(hidden, 0o755)
+	listenUnix(t, filepath.Join(hidden, "agent.sock"))
+	ws := testhome.Dir(t, "gem-ws-")
+	pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: ws, Temp: ws})
+	out, err := run(t, &pol, hidden, "test -e agent.sock && echo SOCKET SEEN; pwd")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "SEEN") || strings.TrimSpace(out) != "/" {
+		t.Errorf("the hidden working folder is reachable:\n%s", out)
+	}
+}
