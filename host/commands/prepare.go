@@ -259,7 +259,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 // (uv and bun link cached packages' files into environments, npm trusts its cached metadata
 // while it is fresh, node-gyp compiles against cached headers), so a program writing it
 // directly could plant code for later. Without namespaces there is no overlay and the
-// caches stay written directly (README: not defended).
+// caches stay written directly (README: not defended), as does a cache reached through a link.
 func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, policy *sandbox.Policy) {
 	if ns, _ := sandbox.Namespaces(); !ns || sandbox.Disabled() {
 		return
@@ -268,14 +268,21 @@ func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, po
 	if program == "" {
 		program = "run" // commands and hooks
 	}
+	realHome, err := filepath.EvalSymlinks(env.Home)
+	if err != nil {
+		return
+	}
 	var write []string
 	for _, w := range policy.Write {
-		if !toolchain.IsProfileCache(w, env.Home) || !isDir(w) {
+		// A cache that is a link (or lies through one inside the home) stays written
+		// directly: the overlay would be mounted on the real folder while the launcher
+		// writes through the link.
+		rel, err := filepath.Rel(env.Home, w)
+		if !toolchain.IsProfileCache(w, env.Home) || !isDir(w) || err != nil {
 			write = append(write, w)
 			continue
 		}
-		rel, err := filepath.Rel(env.Home, w)
-		if err != nil {
+		if real, err := filepath.EvalSymlinks(w); err != nil || real != filepath.Join(realHome, rel) {
 			write = append(write, w)
 			continue
 		}
