@@ -382,6 +382,43 @@ func TestChildTraceable(t *testing.T) {
 // beside the guard's supervisor anyway, which judges its connects too: a socket in a folder
 // it only reads (the extension's, as a system daemon's would be) is refused; the project's
 // and its own /tmp's are reached.
+// TestSocketsInViewUnderStrict: with namespaces, a socket left in a program's view (in the
+// workspace it only reads) is reachable — Landlock has no rule for connect — unless the policy
+// is strict, which puts every program's connects before the supervisor; its own sockets in its
+// private /tmp still work.
+func TestSocketsInViewUnderStrict(t *testing.T) {
+	if ok, _ := Namespaces(); !ok || !guardUsable() {
+		t.Skip("needs namespaces and the supervisor")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	ws, ext, data, tmp := outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t)
+	listenUnix(t, filepath.Join(ws, "dev.sock"))
+	own := `python3 -c '
+import socket
+l = socket.socket(socket.AF_UNIX); l.bind("/tmp/own.sock"); l.listen()
+c = socket.socket(socket.AF_UNIX); c.connect("/tmp/own.sock"); print("connected")'`
+	for _, c := range []struct {
+		name         string
+		strict       bool
+		script, want string
+	}{
+		{"the workspace's socket", false, pyConnect + "dev.sock", "connected"},
+		{"the workspace's socket, strict", true, pyConnect + "dev.sock", "PermissionError 13"},
+		{"its own in its private /tmp, strict", true, own, "connected"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pol := ForExtension(Access{Extension: ext, Workspace: ws, Data: data, Temp: tmp})
+			pol.Strict = c.strict
+			out, _ := run(t, &pol, ws, c.script)
+			if strings.TrimSpace(out) != c.want {
+				t.Errorf("got %q, want %q", out, c.want)
+			}
+		})
+	}
+}
+
 func TestSocketsOfAGuardedProgram(t *testing.T) {
 	if ok, _ := Namespaces(); !ok {
 		t.Skip("no namespaces here")
