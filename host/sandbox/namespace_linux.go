@@ -148,7 +148,7 @@ func useNamespaces(p *Policy) bool {
 // privateHome is the user's home as the view hides it ("" when it cannot be: unset, relative,
 // or the root folder).
 func privateHome() string {
-	home, _, err := config.Dirs()
+	home, err := config.Home()
 	if err != nil || !filepath.IsAbs(home) || filepath.Clean(home) == "/" {
 		return ""
 	}

@@ -52,6 +52,9 @@ func Getenv(name string) string { return os.Getenv(name) }
 // Environ returns the whole environment, for the programs gem starts (the sandbox filters it).
 func Environ() []string { return os.Environ() }
 
+// Home returns the user's home folder ($HOME).
+func Home() (string, error) { return os.UserHomeDir() }
+
 // Dirs returns the user's home and the current directory.
 func Dirs() (home, cwd string, err error) {
 	if home, err = os.UserHomeDir(); err != nil {
