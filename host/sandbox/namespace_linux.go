@@ -114,12 +114,19 @@ func useNamespaces(p *Policy) bool {
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(target, "/run/") {
 		v.Keep = append(v.Keep, filepath.Dir(target))
 	}
-	if home := privateHome(); home != "" {
-		v.Private = append(v.Private, home)
-		if real, err := filepath.EvalSymlinks(home); err == nil && real != home {
+	keptReal := false
+	for _, home := range privateHomes() {
+		real, err := filepath.EvalSymlinks(home)
+		if err != nil {
+			continue // not there: nothing to hide
+		}
+		if !slices.Contains(v.Private, real) {
+			v.Private = append(v.Private, real)
+		}
+		if real != home && !keptReal {
 			// The home is a link (/home -> /usr/home): the view hides the real folder, and
 			// what is kept is named there too.
-			v.Private = []string{real}
+			keptReal = true
 			for _, k := range v.Keep {
 				if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
 					v.Keep = append(v.Keep, r)
@@ -127,6 +134,8 @@ func useNamespaces(p *Policy) bool {
 			}
 		}
 	}
+	// A home inside another is hidden after it (its kept paths are made there first).
+	slices.Sort(v.Private)
 	v.Protect = append(v.Protect, p.Protect...)
 	v.Rebind = append(v.Rebind, p.Rebind...)
 	if p.Guard && p.Workspace != "" {
@@ -145,14 +154,19 @@ func useNamespaces(p *Policy) bool {
 	return true
 }
 
-// privateHome is the user's home as the view hides it ("" when it cannot be: unset, relative,
-// or the root folder).
-func privateHome() string {
-	home, err := config.Home()
-	if err != nil || !filepath.IsAbs(home) || filepath.Clean(home) == "/" {
-		return ""
+// privateHomes are the user's homes as the view hides them: $HOME, and the account's home
+// when $HOME names another folder (ssh keeps its ControlMaster sockets in the account's
+// home whatever $HOME says). Neither when unset, relative, or the root folder.
+func privateHomes() []string {
+	var homes []string
+	env, _ := config.Home()
+	for _, home := range []string{env, config.AccountHome()} {
+		if home == "" || !filepath.IsAbs(home) || filepath.Clean(home) == "/" || slices.Contains(homes, filepath.Clean(home)) {
+			continue
+		}
+		homes = append(homes, filepath.Clean(home))
 	}
-	return filepath.Clean(home)
+	return homes
 }
 
 // namespaceAttrs sets the clone flags that start the helper in namespaces of its own. For a

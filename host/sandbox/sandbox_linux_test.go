@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/internal/testuser"
 	"golang.org/x/sys/unix"
 )
 
@@ -419,4 +421,39 @@ func TestHiddenWorkingFolder(t *testing.T) {
 	if strings.Contains(out, "SEEN") || strings.TrimSpace(out) != "/" {
 		t.Errorf("the hidden working folder is reachable:\n%s", out)
 	}
+}
+
+// TestAccountHomeIsPrivate: when $HOME names another folder, the account's own home (where ssh
+// keeps its ControlMaster sockets whatever $HOME says) is out of the program's view too.
+func TestAccountHomeIsPrivate(t *testing.T) {
+	if ok, _ := Namespaces(); !ok {
+		t.Skip("no namespaces here")
+	}
+	acct := config.AccountHome()
+	if acct == "" || !filepath.IsAbs(acct) || acct == "/" {
+		t.Skip("no account home")
+	}
+	dir, err := os.MkdirTemp(acct, "gem-test-ssh-")
+	if err != nil {
+		t.Skipf("cannot write the account's home: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "cm.sock")
+	listenUnix(t, sock)
+	ws := testhome.Dir(t, "gem-ws-")
+	t.Setenv("HOME", testhome.Dir(t, "gem-other-home-"))
+	pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: ws, Temp: ws})
+	out, err := run(t, &pol, ws, "test -e "+sock+" && echo SOCKET SEEN; true")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "SEEN") {
+		t.Errorf("a socket in the account's home %s is in the view while $HOME is elsewhere", acct)
+	}
+}
+
+// TestHomesAsNormalUser runs the private homes' tests again as an unprivileged user (when the
+// tests run as root, whose home is private anyway).
+func TestHomesAsNormalUser(t *testing.T) {
+	testuser.RunTests(t, "TestHomeIsPrivate", "TestAccountHomeIsPrivate", "TestHiddenWorkingFolder")
 }

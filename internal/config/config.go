@@ -4,7 +4,10 @@
 // FromOS, never with os.Getenv. Tests swap the whole environment with registry.NewEnv.
 package config
 
-import "os"
+import (
+	"os"
+	"os/user"
+)
 
 // Var is one environment variable gem reads.
 type Var struct {
@@ -54,6 +57,16 @@ func Environ() []string { return os.Environ() }
 
 // Home returns the user's home folder ($HOME).
 func Home() (string, error) { return os.UserHomeDir() }
+
+// AccountHome returns the home folder the user's account names (/etc/passwd), which tools
+// such as ssh use whatever $HOME says; "" when it cannot be read.
+func AccountHome() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
+}
 
 // Dirs returns the user's home and the current directory.
 func Dirs() (home, cwd string, err error) {
