@@ -63,4 +63,15 @@ func TestCachesAsOverlays(t *testing.T) {
 			}
 		})
 	}
+	// A cache's overlay is never another program's overlay of the extension's folder, whatever
+	// the servers are named (server "srv"'s npm cache, server "srv-cache-npm"'s own writes).
+	pol := &sandbox.Policy{Write: []string{npm}}
+	cachesAsOverlays(env, x, ProgramSpec{Server: "srv"}, pol)
+	own, err := sandbox.OverlayDirs(env.OverlayDir("tool"), overlayName(ProgramSpec{Server: "srv-cache-npm"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pol.Overlays) != 1 || pol.Overlays[0].Upper == own.Upper {
+		t.Errorf("the npm cache's overlay %v shares a folder with another server's own overlay %s", pol.Overlays, own.Upper)
+	}
 }

@@ -254,7 +254,9 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 // cachesAsOverlays gives a program the launcher caches it may write (~/.npm, node-gyp's,
 // pnpm's, yarn's, bun's, ~/.cache/uv) as overlays where programs get namespaces: it reads
 // the user's cache as it is — a warm start, offline too — and its writes land in
-// $GEM_HOME/overlays/<extension>/<program>-cache-<folder>, seen by that program alone. A
+// $GEM_HOME/overlays/<extension>/caches/<program>/<folder>, seen by that program alone (a
+// folder of its own: no program's overlay of the extension's folder, "plugin-…" or "mcp-…",
+// is named "caches"). A
 // cache is code that the user's own npx, uvx, bun or node-gyp runs later outside any sandbox
 // (uv and bun link cached packages' files into environments, npm trusts its cached metadata
 // while it is fresh, node-gyp compiles against cached headers), so a program writing it
@@ -286,8 +288,8 @@ func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, po
 			write = append(write, w)
 			continue
 		}
-		name := program + "-cache-" + strings.NewReplacer("/", "-", ".", "").Replace(rel)
-		o, err := sandbox.OverlayDirs(env.OverlayDir(x.Name), name)
+		name := strings.NewReplacer("/", "-", ".", "").Replace(rel)
+		o, err := sandbox.OverlayDirs(env.OverlayDir(x.Name), "caches", program, name)
 		if err != nil {
 			continue // neither an overlay nor the cache itself: the launcher says what failed
 		}

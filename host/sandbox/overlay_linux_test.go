@@ -64,3 +64,42 @@ func TestRebase(t *testing.T) {
 		t.Error("a link in the upper folder was followed:", err)
 	}
 }
+
+// TestOverlayDirs: every folder named on the way is a plain name, made 0700 and checked; a
+// folder on the way that is a link is refused, not followed.
+func TestOverlayDirs(t *testing.T) {
+	base := filepath.Join(outsideTmp(t), "overlays", "ext")
+	elsewhere := outsideTmp(t)
+	for _, tc := range []struct {
+		name  string
+		names []string
+		ok    bool
+	}{
+		{"a program", []string{"mcp-srv"}, true},
+		{"a program's cache", []string{"caches", "mcp-srv", "npm"}, true},
+		{"no name", nil, false},
+		{"a parent in the middle", []string{"caches", "..", "npm"}, false},
+		{"a path as a name", []string{"caches", "a/b"}, false},
+		{"a comma (overlayfs options)", []string{"caches", "a,b"}, false},
+		{"through a link", []string{"linked", "npm"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "through a link" {
+				os.MkdirAll(base, 0o700)
+				os.Symlink(elsewhere, filepath.Join(base, "linked"))
+			}
+			o, err := OverlayDirs(base, tc.names...)
+			if (err == nil) != tc.ok {
+				t.Fatalf("OverlayDirs(%q) = %v, %v; want ok %v", tc.names, o, err, tc.ok)
+			}
+			if err == nil {
+				if st, err := os.Stat(o.Upper); err != nil || st.Mode().Perm() != 0o700 {
+					t.Errorf("upper %s: %v %v", o.Upper, st, err)
+				}
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+		t.Errorf("a folder was made through the link: %v", entries)
+	}
+}

@@ -141,24 +141,32 @@ func (p *Policy) AddOverlay(o Overlay) {
 	p.Overlays = append(p.Overlays, o)
 }
 
-// OverlayDirs makes (0700) and returns the folders that keep what one program of an
-// extension writes into the extension's folder: <base>/<program>/upper and work, where base
-// is the extension's overlay folder (registry.Env.OverlayDir: outside the data folder, so no
-// program can turn them into links to elsewhere). Each folder on the way is checked as
-// PrivateDirs checks its own.
-func OverlayDirs(base, program string) (*Overlay, error) {
-	for _, name := range []string{filepath.Base(base), program} {
+// OverlayDirs makes (0700) and returns the folders that keep what one program writes through
+// an overlay: <base>/<names…>/upper and work, where base is the extension's overlay folder
+// (registry.Env.OverlayDir: outside the data folder, so no program can turn them into links
+// to elsewhere) and names the program ("mcp-<server>": its writes into the extension's
+// folder) or more ("caches", "mcp-<server>", "npm": its writes into a launcher cache). Each
+// folder on the way is checked as PrivateDirs checks its own.
+func OverlayDirs(base string, names ...string) (*Overlay, error) {
+	if len(names) == 0 {
+		return nil, fmt.Errorf("an overlay of %s needs a program's name", base)
+	}
+	for _, name := range append([]string{filepath.Base(base)}, names...) {
 		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00,:") {
 			return nil, fmt.Errorf("%q is not a plain folder name", name)
 		}
 	}
 	root := filepath.Dir(base)
-	dir := filepath.Join(base, program)
+	dirs := []string{root, base}
+	for _, name := range names {
+		dirs = append(dirs, filepath.Join(dirs[len(dirs)-1], name))
+	}
+	dir := dirs[len(dirs)-1]
 	o := &Overlay{Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
 	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{root, base, dir, o.Upper, o.Work} {
+	for _, d := range append(dirs, o.Upper, o.Work) {
 		if err := OwnDir(d); err != nil {
 			return nil, err
 		}
