@@ -76,9 +76,9 @@ func ExecInPlace(s Program) error {
 	ns, _ := Namespaces()
 	if HelperPath() == "" && (ns || guardUsable()) {
 		if s.effectivePolicy().Strict {
-			return fmt.Errorf("%s: %w: the sandbox helper (gem, beside gem-engine) is missing", s.Name, ErrNotEnforced)
+			return fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, helperMissing)
 		}
-		warnf("the sandbox helper (gem, beside gem-engine) is missing: %s runs without namespaces, the guard and the judge of its connects (Landlock and seccomp only)", s.Name)
+		warnf("%s: %s runs without namespaces, the guard and the judge of its connects (Landlock and seccomp only)", helperMissing, s.Name)
 	}
 	if HelperPath() != "" && (ns || s.Policy.Guard || guardUsable()) {
 		// The boundary every other program gets (namespaces: a private /tmp, /dev/shm and
@@ -115,6 +115,9 @@ func ExecInPlace(s Program) error {
 	}()
 	return <-done
 }
+
+// helperMissing says the helper is missing, and where it was looked for.
+const helperMissing = "the sandbox helper is missing (gem-engine started on its own looks for gem beside it)"
 
 // ChildExit is ExecInPlace's answer when the program ran as gem's child (a program with the
 // guard) instead of replacing gem: it has ended with Code, which gem exits with.
@@ -255,9 +258,9 @@ func Command(s Program) (*exec.Cmd, error) {
 			}
 			return cmd, nil
 		case s.effectivePolicy().Strict:
-			return nil, fmt.Errorf("%s: %w: the sandbox helper (gem, beside gem-engine) is missing", s.Name, ErrNotEnforced)
+			return nil, fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, helperMissing)
 		default:
-			warnf("the sandbox helper (gem, beside gem-engine) is missing: subprocesses run without filesystem and network restrictions")
+			warnf("%s: subprocesses run without filesystem and network restrictions", helperMissing)
 		}
 	}
 	cmd.Env, cmd.Dir = s.Env, s.Dir

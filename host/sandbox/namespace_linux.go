@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -220,14 +219,9 @@ func buildView(v *View, pidNS bool) (missing, writable []string) {
 		overlays[i] = fds
 		defer closeAll(fds)
 	}
-	for _, dir := range emptied {
-		if err := emptyDir(dir, v.Keep); err != nil {
-			missing = append(missing, fmt.Sprintf("a private %s (%v)", dir, err))
-		}
-	}
-	for _, dir := range v.Private {
-		if !filepath.IsAbs(dir) || filepath.Clean(dir) == "/" || slices.Contains(emptied, dir) {
-			continue
+	for i, dir := range append(slices.Clone(emptied), v.Private...) {
+		if i >= len(emptied) && (!filepath.IsAbs(dir) || filepath.Clean(dir) == "/" || slices.Contains(emptied, dir)) {
+			continue // a home that is not one, or is emptied already
 		}
 		if err := emptyDir(filepath.Clean(dir), v.Keep); err != nil {
 			missing = append(missing, fmt.Sprintf("a private %s (%v)", dir, err))
@@ -309,17 +303,7 @@ func mountOverlay(lower string, fds []int) error {
 	if os.Geteuid() != 0 {
 		opts += ",userxattr" // overlayfs in a user namespace
 	}
-	// Two starts of one program at the same instant (two gem sessions) mount the same upper
-	// and work folders; overlayfs empties the work folder at each mount, so the second can
-	// fail for a moment: tried again, briefly.
-	var err error
-	for try := 0; try < 4; try++ {
-		if err = unix.Mount("overlay", lower, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err == nil || (err != unix.ENOENT && err != unix.EBUSY && err != unix.ESTALE && err != unix.EEXIST) {
-			return err
-		}
-		time.Sleep(time.Duration(10<<try) * time.Millisecond)
-	}
-	return err
+	return unix.Mount("overlay", lower, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
 }
 
 // emptyDir mounts an empty tmpfs over dir and binds back the kept paths beneath it (opened

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -101,5 +102,41 @@ func TestOverlayDirs(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
 		t.Errorf("a folder was made through the link: %v", entries)
+	}
+}
+
+// TestOverlayWorkFolders: each start gets a work folder of its own; those of gem processes
+// that ended are removed at the next start (mode-0 folders overlayfs left inside too), those
+// of running ones are kept.
+func TestOverlayWorkFolders(t *testing.T) {
+	base := filepath.Join(outsideTmp(t), "overlays", "ext")
+	first, err := OverlayDirs(base, "mcp-srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(first.Upper)
+	ended := 1 << 22 // above pid_max's default: no such process
+	for processExists(ended) {
+		ended++
+	}
+	stale := filepath.Join(dir, fmt.Sprintf("work-%d-1", ended))
+	os.MkdirAll(filepath.Join(stale, "work"), 0o700)
+	os.Chmod(filepath.Join(stale, "work"), 0)
+	running := filepath.Join(dir, fmt.Sprintf("work-%d-1", os.Getppid()))
+	os.MkdirAll(running, 0o700)
+	second, err := OverlayDirs(base, "mcp-srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Work == first.Work || second.Upper != first.Upper {
+		t.Errorf("two starts: work %s and %s, upper %s and %s; want two work folders, one upper", first.Work, second.Work, first.Upper, second.Upper)
+	}
+	for _, c := range []struct {
+		path string
+		kept bool
+	}{{stale, false}, {running, true}, {first.Work, true}, {second.Work, true}} {
+		if _, err := os.Stat(c.path); (err == nil) != c.kept {
+			t.Errorf("%s: kept %v, want %v", c.path, err == nil, c.kept)
+		}
 	}
 }

@@ -3,11 +3,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gemhost/gem/internal/pathx"
@@ -162,16 +164,52 @@ func OverlayDirs(base string, names ...string) (*Overlay, error) {
 		dirs = append(dirs, filepath.Join(dirs[len(dirs)-1], name))
 	}
 	dir := dirs[len(dirs)-1]
-	o := &Overlay{Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
+	// A work folder per start: overlayfs empties and remakes it at each mount, so two starts
+	// of one program (two gem sessions) sharing one would break each other's mount (read-only,
+	// or copies failing later). Named by the gem process that starts the program, which its
+	// programs do not outlive: those of gem processes that ended are removed here.
+	o := &Overlay{Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, fmt.Sprintf("work-%d-%d", os.Getpid(), workSeq.Add(1)))}
 	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
 		return nil, err
 	}
-	for _, d := range append(dirs, o.Upper, o.Work) {
+	for _, d := range append(dirs, o.Upper) {
 		if err := OwnDir(d); err != nil {
 			return nil, err
 		}
 	}
+	removeEndedWork(dir)
+	if err := OwnDir(o.Work); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+var workSeq atomic.Int64
+
+// removeEndedWork removes the work folders in dir that gem processes which have ended made
+// (overlayfs leaves a folder of mode 0 inside, opened first).
+func removeEndedWork(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		var pid, seq int
+		if n, _ := fmt.Sscanf(e.Name(), "work-%d-%d", &pid, &seq); n != 2 || !e.IsDir() || pid <= 0 || pid == os.Getpid() || processExists(pid) {
+			continue
+		}
+		work := filepath.Join(dir, e.Name())
+		filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
+			if d != nil && d.IsDir() {
+				os.Chmod(p, 0o700)
+			}
+			return nil
+		})
+		os.RemoveAll(work)
+	}
+}
+
+// processExists reports whether a process pid runs (EPERM: it does, as another user's).
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }
 
 // GuardWorkspace sets the guard when p may write its workspace (the workspace, a folder in

@@ -276,15 +276,7 @@ func TestHomeIsPrivate(t *testing.T) {
 	if ok, _ := Namespaces(); !ok {
 		t.Skip("no namespaces here")
 	}
-	base := "/home"
-	if os.Geteuid() != 0 {
-		base = testhome.Dir(t, "gem-home-")
-	}
-	real, err := os.MkdirTemp(base, "gem-test-home-")
-	if err != nil {
-		t.Skipf("no folder for a home outside /root and /tmp: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(real) })
+	real := homeOutsidePrivateFolders(t)
 	link := filepath.Join(testhome.Dir(t, "gem-homelink-"), "home")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
@@ -353,7 +345,9 @@ func TestDaemonFoldersOutOfView(t *testing.T) {
 }
 
 // TestOverlayConcurrentStarts: programs started at the same instant with one overlay (one
-// server started by two gem sessions) all see it writable and their writes all land.
+// server started by two gem sessions) all see it writable and their writes all land; each
+// start has a work folder of its own (overlayfs remakes it at each mount: shared, a second
+// mount fell back to read-only).
 func TestOverlayConcurrentStarts(t *testing.T) {
 	if ok, _ := Namespaces(); !ok || LandlockABI() < 1 {
 		t.Skip("no namespaces or Landlock here")
@@ -367,9 +361,15 @@ func TestOverlayConcurrentStarts(t *testing.T) {
 	const n = 6
 	errs := make(chan error, n)
 	for i := range n {
+		// As gem prepares each start: its own work folder, the one upper folder.
+		start, err := OverlayDirs(filepath.Join(base, "overlays", "ext"), "mcp-srv-cache-npm")
+		if err != nil || start.Upper != o.Upper || start.Work == o.Work {
+			t.Fatalf("start %d: %+v %v, want the upper %s and a work folder of its own", i, start, err, o.Upper)
+		}
+		start.Lower = cache
 		go func() {
 			pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: data, Temp: tmp, Read: []string{cache}})
-			pol.AddOverlay(*o)
+			pol.AddOverlay(*start)
 			out, err := run(t, &pol, ws, fmt.Sprintf("echo %d > %s/entry-%d", i, cache, i))
 			if err != nil {
 				err = fmt.Errorf("start %d: %v\n%s", i, err, out)
@@ -399,15 +399,7 @@ func TestHiddenWorkingFolder(t *testing.T) {
 	if ok, _ := Namespaces(); !ok {
 		t.Skip("no namespaces here")
 	}
-	base := "/home"
-	if os.Geteuid() != 0 {
-		base = testhome.Dir(t, "gem-home-")
-	}
-	home, err := os.MkdirTemp(base, "gem-test-home-")
-	if err != nil {
-		t.Skipf("no folder for a home outside /root and /tmp: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
+	home := homeOutsidePrivateFolders(t)
 	t.Setenv("HOME", home)
 	hidden := filepath.Join(home, "hidden")
 	os.Mkdir(hidden, 0o755)
@@ -456,4 +448,21 @@ func TestAccountHomeIsPrivate(t *testing.T) {
 // tests run as root, whose home is private anyway).
 func TestHomesAsNormalUser(t *testing.T) {
 	testuser.RunTests(t, "TestHomeIsPrivate", "TestAccountHomeIsPrivate", "TestHiddenWorkingFolder")
+}
+
+// homeOutsidePrivateFolders is a folder to stand for a home, outside /root and /tmp (private
+// in every view anyway, so a test there would pass for the wrong reason): in /home as root,
+// in the user's cache folder otherwise. Removed at the end.
+func homeOutsidePrivateFolders(t *testing.T) string {
+	t.Helper()
+	base := "/home"
+	if os.Geteuid() != 0 {
+		base = testhome.Dir(t, "gem-home-")
+	}
+	home, err := os.MkdirTemp(base, "gem-test-home-")
+	if err != nil {
+		t.Skipf("no folder for a home outside /root and /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	return home
 }
