@@ -113,24 +113,21 @@ func useNamespaces(p *Policy) bool {
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(target, "/run/") {
 		v.Keep = append(v.Keep, filepath.Dir(target))
 	}
-	keptReal := false
 	for _, home := range privateHomes() {
-		real, err := filepath.EvalSymlinks(home)
-		if err != nil {
-			continue // not there: nothing to hide
-		}
-		if !slices.Contains(v.Private, real) {
+		if real, err := filepath.EvalSymlinks(home); err == nil && !slices.Contains(v.Private, real) {
 			v.Private = append(v.Private, real)
 		}
-		if real != home && !keptReal {
-			// The home is a link (/home -> /usr/home): the view hides the real folder, and
-			// what is kept is named there too.
-			keptReal = true
-			for _, k := range v.Keep {
-				if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
-					v.Keep = append(v.Keep, r)
-				}
-			}
+	}
+	// What is kept is named by its real path too: a path granted through a link (a project
+	// in /work, a link into the home; a home under /home -> /usr/home) must be bound back
+	// where the folder it names really is, which the view may hide. The system's own paths
+	// are left as they are (resolving them all costs more than the rest of the view).
+	for _, k := range slices.Clone(v.Keep) {
+		if slices.Contains(SystemRead, k) || slices.Contains(SystemWrite, k) {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
+			v.Keep = append(v.Keep, r)
 		}
 	}
 	// A home inside another is hidden after it (its kept paths are made there first).

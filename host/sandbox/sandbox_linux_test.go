@@ -286,11 +286,22 @@ func TestHomeIsPrivate(t *testing.T) {
 	os.WriteFile(filepath.Join(real, "secret"), []byte("not granted"), 0o644)
 	listenUnix(t, filepath.Join(real, "agent.sock"))
 	ws := testhome.Dir(t, "gem-ws-")
-	for _, home := range []string{real, link} {
-		t.Run(filepath.Base(home), func(t *testing.T) {
+	// A folder of the home granted by a link from outside it and every private folder (a
+	// project kept in the home, reached as /work/proj; as root, beside the home in /home).
+	into := filepath.Join(homeOutsidePrivateFolders(t), "granted")
+	if err := os.Symlink(filepath.Join(real, "granted"), into); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, home, granted string }{
+		{"the home", real, filepath.Join(real, "granted")},
+		{"a home that is a link", link, filepath.Join(link, "granted")},
+		{"a grant through a link into the home", real, into},
+	} {
+		home := c.home
+		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("HOME", home)
-			pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: ws, Temp: ws, Read: []string{filepath.Join(home, "granted")}})
-			out, err := run(t, &pol, ws, "cat "+filepath.Join(home, "granted", "f")+"; test -e "+filepath.Join(real, "agent.sock")+" && echo SOCKET SEEN; test -e "+filepath.Join(real, "secret")+" && echo SECRET SEEN; true")
+			pol := ForExtension(Access{Extension: ws, Workspace: ws, Data: ws, Temp: ws, Read: []string{c.granted}})
+			out, err := run(t, &pol, ws, "cat "+filepath.Join(c.granted, "f")+"; test -e "+filepath.Join(real, "agent.sock")+" && echo SOCKET SEEN; test -e "+filepath.Join(real, "secret")+" && echo SECRET SEEN; true")
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
