@@ -195,7 +195,7 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 	default:
 		fmt.Fprintf(w, "  gem run             Landlock, limits and seccomp only (no namespaces here: it execs in place)\n")
 	}
-	fmt.Fprintf(w, "  launcher caches     %s\n", map[bool]string{true: "read as they are, written into an overlay of each program's own (~/.npm, ~/.cache/uv…: ~/.gem/overlays/<extension>/caches)", false: "written directly (no namespaces here for an overlay)"}[s.UserNamespace])
+	fmt.Fprintf(w, "  launcher caches     %s\n", map[bool]string{true: "read as they are, written into an overlay of each program's own (~/.npm, ~/.cache/uv…: $GEM_HOME/overlays/<extension>/caches)", false: "written directly (no namespaces here for an overlay)"}[s.UserNamespace])
 	fmt.Fprintf(w, "  environment filter  enforced (allowlist; secrets and hijackers dropped)\n")
 	helper := s.Helper
 	if helper == "" {
