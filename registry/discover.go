@@ -52,8 +52,9 @@ type Extension struct {
 	// Blocked says why none of its programs run here (untrusted folder, no consent, bad
 	// name); Active combines it with Shadowed and Enabled.
 	Blocked Block
-	// Conflict: a project extension that would have shadowed a user one of the same name;
-	// the user's wins (a cloned repository must not take an installed extension's place).
+	// Conflict: a project extension shadowed by a user one of the same name (in an
+	// untrusted folder, or not agreed to, a cloned repository's extension must not take an
+	// installed one's place; or lower in the discovery order).
 	Conflict bool
 
 	lazy atomic.Pointer[lazyState] // made on first use: listing 1,000 extensions never needs it
@@ -411,55 +412,18 @@ func DiscoverWith(env Env, providers []Provider, opt Options) *Discovery {
 		ix.save(now, hitFolders)
 	}
 
-	winners := make(map[string]*Extension, len(items))
-	trusted := func() bool { return env.FolderTrusted(env.Cwd) }
 	for i, x := range items {
 		if warns[i] != "" {
 			d.Warnings = append(d.Warnings, warns[i])
 		}
-		if x == nil {
-			continue
+		if x != nil {
+			d.All = append(d.All, x)
 		}
-		if w, ok := winners[x.Name]; ok && w.Level == LevelProject && x.Level == LevelUser && seeds(env, w, x, trusted) {
-			// The seed rule (gem's own roots): in a trusted folder a consented project
-			// extension shadows the user's one of the same name. It never receives that one's
-			// grants or sealed secrets (those are the user-level extension's).
-			x.Shadowed, x.ShadowedBy = true, w
-		} else if ok && w.Level == LevelProject && x.Level == LevelUser {
-			// Otherwise a project extension never takes a user extension's place (a cloned
-			// repository's would): the user's wins, and the project's is a conflict.
-			w.Shadowed, w.ShadowedBy, w.Conflict = true, x, true
-			for _, o := range d.All {
-				if o.ShadowedBy == w {
-					o.ShadowedBy = x
-				}
-			}
-			winners[x.Name] = x
-		} else if ok {
-			x.Shadowed, x.ShadowedBy = true, w
-			x.Conflict = x.Level == LevelProject && w.Level == LevelUser
-		} else {
-			winners[x.Name] = x
-		}
-		d.All = append(d.All, x)
 	}
+	applyShadowing(env, d.All)
 	d.Warnings = append(d.Warnings, applyEnablement(env, d.All)...)
 	applyTrust(env, d.All)
 	return d
-}
-
-// seeds reports whether the project extension w takes the place of the user extension x of
-// the same name: both in gem's native roots, the folder trusted, and w agreed to as it is
-// (untrusted or unconsented, w is listed as skipped and x runs).
-func seeds(env Env, w, x *Extension, trusted func() bool) bool {
-	if w.Provider == nil || x.Provider == nil || w.Provider.ID != "native" || x.Provider.ID != "native" {
-		return false
-	}
-	if !PlainName(w.Name) || !trusted() {
-		return false
-	}
-	state, _ := w.Consented(env)
-	return state == ConsentGiven
 }
 
 // appendChildren lists the direct child folders of root (symlinks to folders included,

@@ -13,10 +13,14 @@
 //     for `native`, in the same format.
 //
 // Trust (trust.go, consent.go), decided after discovery and enablement:
-//   - A project extension never shadows a user extension of the same name, whatever the
-//     providers' priorities: the user's wins and the project's is marked Conflict (a cloned
-//     repository must not take an installed extension's place, its secrets or its grants).
-//     This overrides the native provider's "project first" order for same-named items.
+//   - Shadowing follows the discovery order (providers by priority, each in its scan
+//     order) for every mix of providers and levels, with trust on top: a project extension
+//     takes part only in a trusted folder, agreed to as it is, with a plain name; otherwise it
+//     shadows nothing (a cloned repository must not take an installed extension's place, its
+//     secrets or its grants). So in a trusted folder a .gem/extensions one you agreed to
+//     shadows your ~/.gem/extensions and ~/.gemini/extensions ones of that name (the seed
+//     rule), and never receives their grants or sealed secrets. A project extension shadowed
+//     by a user one is marked Conflict. One pure function decides (shadow, shadow.go).
 //   - Folder trust is Gemini CLI's ~/.gemini/trustedFolders.json; the longest matching rule
 //     decides; a missing or corrupt file trusts nothing. The folder is the current directory.
 //   - Consent is kept in the extension folder's receipt ($GEM_HOME/receipts, keyed by the
