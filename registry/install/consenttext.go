@@ -1,0 +1,220 @@
+package install
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gemhost/gem/internal/netaddr"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+// ConsentText says what an extension brings, as Gemini CLI's install consent lists it.
+// needs is what its programs need beyond the default sandbox (launcher profiles,
+// toolchains), granted with the consent.
+func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env, needs registry.Grant) string {
+	m := x.Manifest()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s extension %q %s from %s\n", verb, x.Name, x.Version, source)
+	var lines []string
+	for _, c := range m.Commands {
+		lines = append(lines, fmt.Sprintf("executable command /%s runs %s", c.Name, c.Binary))
+	}
+	for _, p := range m.Plugins {
+		lines = append(lines, fmt.Sprintf("tool plugin %s runs %s", p.ID, p.Binary))
+	}
+	for _, s := range m.MCPServers {
+		switch {
+		case s.Command != "":
+			l := fmt.Sprintf("MCP server %q (stdio) runs: %s", s.Name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
+			if s.Cwd != "" {
+				l += " (in " + s.Cwd + ")"
+			}
+			if len(s.Env) > 0 {
+				var env []string
+				for _, kv := range s.Env {
+					env = append(env, kv.Key+"="+manifest.Mask(kv.Key, kv.Value))
+				}
+				l += " with env " + strings.Join(env, ", ")
+			}
+			lines = append(lines, l)
+		case s.HTTPURL != "":
+			lines = append(lines, fmt.Sprintf("MCP server %q (http) at %s%s", s.Name, s.HTTPURL, localNote(s.HTTPURL, m)))
+		case s.URL != "":
+			lines = append(lines, fmt.Sprintf("MCP server %q (sse) at %s%s", s.Name, s.URL, localNote(s.URL, m)))
+		case s.TCP != "":
+			lines = append(lines, fmt.Sprintf("MCP server %q (tcp) at %s", s.Name, s.TCP))
+		}
+	}
+	var ctxFiles []string
+	for _, c := range m.ContextFiles() {
+		if _, err := os.Stat(filepath.Join(x.Path, c)); err == nil {
+			ctxFiles = append(ctxFiles, c)
+		}
+	}
+	if len(ctxFiles) > 0 {
+		lines = append(lines, "context files for the model: "+strings.Join(ctxFiles, ", "))
+	}
+	if len(m.ExcludeTools) > 0 {
+		lines = append(lines, "excludes tools: "+strings.Join(m.ExcludeTools, ", "))
+	}
+	if _, err := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json")); err == nil {
+		lines = append(lines, "hooks: hooks/hooks.json (commands run on agent events)")
+	}
+	if skills, _ := filepath.Glob(filepath.Join(x.Path, "skills", "*", "SKILL.md")); len(skills) > 0 {
+		var names []string
+		for _, s := range skills {
+			names = append(names, filepath.Base(filepath.Dir(s)))
+		}
+		lines = append(lines, "skills: "+strings.Join(names, ", "))
+	}
+	prompts := 0
+	filepath.WalkDir(filepath.Join(x.Path, "commands"), func(p string, de os.DirEntry, err error) error {
+		if err == nil && !de.IsDir() && strings.HasSuffix(p, ".toml") {
+			prompts++
+		}
+		return nil
+	})
+	if prompts > 0 {
+		lines = append(lines, fmt.Sprintf("prompt commands: %d in commands/", prompts))
+	}
+	_, hooksErr := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json"))
+	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
+		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project unless asked below")
+	}
+	lines = append(lines, sandboxes(m)...)
+	if l := needs.Lines(env.Home); len(l) > 0 {
+		lines = append(lines, "to run its programs (their launchers and toolchains) it is given: "+strings.Join(l, ", "))
+	}
+	for _, n := range needs.Notes {
+		lines = append(lines, "NOT given: "+n)
+	}
+	if text, err := x.ManifestText(); err == nil {
+		if vars := registry.HostVars(string(text)); len(vars) > 0 {
+			lines = append(lines, "reads these variables of your environment into its settings, arguments or env: "+strings.Join(vars, ", "))
+		}
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "nothing that runs: no commands, plugins or MCP servers")
+	}
+	for _, l := range lines {
+		b.WriteString("  * " + l + "\n")
+	}
+	fmt.Fprintf(&b, "It will be installed in %s.\n", dest)
+	b.WriteString("Extensions run code on your machine with the permissions above; install only extensions you trust.\n")
+	return b.String()
+}
+
+func hasStdioServer(m *manifest.Manifest) bool {
+	for _, s := range m.MCPServers {
+		if s.Command != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// localNote says when a remote server's address is the machine's own or the local
+// network's: gem reaches it for the extension only with the network capability.
+func localNote(raw string, m *manifest.Manifest) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	host := u.Hostname()
+	local := host == "localhost" || strings.HasSuffix(host, ".localhost")
+	if a, err := netip.ParseAddr(host); err == nil && !netaddr.Public(a, nil) {
+		local = true
+	}
+	if !local {
+		return ""
+	}
+	if m.Sandbox != nil && m.Sandbox.Network {
+		return " (a local or private address: it asks for the network, below)"
+	}
+	return " (a local or private address: not reached unless the network is granted)"
+}
+
+func sandboxes(m *manifest.Manifest) []string {
+	var out []string
+	add := func(who string, s *manifest.Sandbox) {
+		if s == nil {
+			return
+		}
+		if s.Network {
+			out = append(out, who+" asks for network access")
+		}
+		if len(s.Read) > 0 {
+			out = append(out, who+" asks to read "+strings.Join(s.Read, ", "))
+		}
+		var write []string
+		for _, w := range s.Write {
+			if manifest.NamesWorkspace(w) {
+				out = append(out, who+" asks to "+registry.WorkspaceLine+" (never .git, agent or editor settings)")
+				continue
+			}
+			write = append(write, w)
+		}
+		if len(write) > 0 {
+			out = append(out, who+" asks to write "+strings.Join(write, ", "))
+		}
+		if len(s.Env) > 0 {
+			out = append(out, who+" asks for environment variables "+strings.Join(s.Env, ", "))
+		}
+	}
+	add("the extension", m.Sandbox)
+	for _, p := range m.Plugins {
+		add("plugin "+p.ID, p.Sandbox)
+	}
+	return out
+}
+
+// consentDiff lists the lines of the new consent text that the old one did not have, and
+// the old ones that are gone.
+func consentDiff(oldText, newText string) (added, removed []string) {
+	body := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "  * ") {
+				out = append(out, strings.TrimPrefix(l, "  * "))
+			}
+		}
+		return out
+	}
+	return diffLines(body(oldText), body(newText))
+}
+
+// ManifestDiff lists the lines of a manifest's text added and removed between two versions
+// (trimmed; for the question asked when a manifest changed since consent).
+func ManifestDiff(oldText, newText string) (added, removed []string) {
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	return diffLines(lines(oldText), lines(newText))
+}
+
+// diffLines lists the lines of n missing from o (added) and of o missing from n (removed).
+func diffLines(o, n []string) (added, removed []string) {
+	for _, l := range n {
+		if !slices.Contains(o, l) {
+			added = append(added, l)
+		}
+	}
+	for _, l := range o {
+		if !slices.Contains(n, l) {
+			removed = append(removed, l)
+		}
+	}
+	return added, removed
+}
