@@ -14,13 +14,48 @@ import (
 	"github.com/gemhost/gem/registry"
 )
 
-// ConsentText says what an extension brings, as Gemini CLI's install consent lists it.
-// needs is what its programs need beyond the default sandbox (launcher profiles,
-// toolchains), granted with the consent.
+// ConsentText says what an extension brings, as Gemini CLI's install consent lists it:
+// verb ("Installing") the extension from source, to be put in dest. needs is what its
+// programs need beyond the default sandbox (launcher profiles, toolchains), granted with
+// the consent.
 func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env, needs registry.Grant) string {
+	return fmt.Sprintf("%s extension %s from %s\n", verb, nameVersion(x), source) + consentLines(x, env, needs) +
+		fmt.Sprintf("It will be installed in %s.\n", dest) +
+		"Extensions run code on your machine with the permissions above; install only extensions you trust.\n"
+}
+
+// InPlaceConsentText is the consent text of an extension already in place, found here
+// (gem ext consent, the question on first use): nothing is installed, so it says where the
+// extension is, which one it is (level and provider: a name can be found at several), and
+// what agreeing does.
+func InPlaceConsentText(x *registry.Extension, env registry.Env, needs registry.Grant) string {
+	return fmt.Sprintf("Extension %s: %s, already in place in %s\n", nameVersion(x), Which(x), x.Dir) + consentLines(x, env, needs) +
+		"Nothing is installed or copied: agreeing lets gem run it where it is, with the permissions above.\n" +
+		"Extensions run code on your machine; agree only to extensions you trust.\n"
+}
+
+// Which says which extension of its name x is: "a project extension of gem", "a user
+// extension of Gemini CLI".
+func Which(x *registry.Extension) string {
+	if x.Provider == nil {
+		return fmt.Sprintf("a %s extension", x.Level)
+	}
+	return fmt.Sprintf("a %s extension of %s", x.Level, x.Provider.Name)
+}
+
+// nameVersion is x's quoted name and its version, when it has one.
+func nameVersion(x *registry.Extension) string {
+	if x.Version == "" {
+		return fmt.Sprintf("%q", x.Name)
+	}
+	return fmt.Sprintf("%q %s", x.Name, x.Version)
+}
+
+// consentLines are the "  * " lines of a consent text: what x brings and what its programs
+// are given.
+func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant) string {
 	m := x.Manifest()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s extension %q %s from %s\n", verb, x.Name, x.Version, source)
 	var lines []string
 	for _, c := range m.Commands {
 		lines = append(lines, fmt.Sprintf("executable command /%s runs %s", c.Name, c.Binary))
@@ -105,8 +140,6 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	for _, l := range lines {
 		b.WriteString("  * " + l + "\n")
 	}
-	fmt.Fprintf(&b, "It will be installed in %s.\n", dest)
-	b.WriteString("Extensions run code on your machine with the permissions above; install only extensions you trust.\n")
 	return b.String()
 }
 

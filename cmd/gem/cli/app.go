@@ -11,6 +11,12 @@
 // the hint a typed library error calls for.
 //
 // Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted.
+//
+// Where the spec is silent: gem ext consent NAME, when several extensions found here share
+// the name, means the project's (what consent is about in a project), and of one level the
+// one gem ext list shows; it says which it picked and how to name another (its folder).
+// When that leaves several, it asks on a terminal and otherwise fails naming them all
+// (ext_consent.go).
 package cli
 
 import (

@@ -118,6 +118,7 @@ func hintFor(err error) string {
 		mismatch      *lockfile.MismatchError
 		notLocked     *install.NotLockedError
 		noLock        *noLockError
+		ambiguous     *ambiguousConsentError
 		badLock       *lockfile.Error
 		blocked       *install.BlockedSourceError
 		badSubfolder  *install.SubfolderError
@@ -159,6 +160,8 @@ func hintFor(err error) string {
 		return "nothing was changed: the source no longer gives what gem.lock pins (a moved tag, a changed file or package); if that is intended, gem ext update " + mismatch.Name + " then gem lock records it"
 	case errors.As(err, &notLocked):
 		return "install it without --locked, then gem lock records it"
+	case errors.As(err, &ambiguous):
+		return fmt.Sprintf("name the one to agree to by its folder: gem ext consent %s", ambiguous.Among[0].Dir)
 	case errors.As(err, &noLock):
 		return "gem lock writes one from what is installed (gem ext install … --scope project, then gem lock)"
 	case errors.As(err, &blocked):

@@ -114,57 +114,6 @@ func (e *tooWideTrustError) Error() string {
 	return fmt.Sprintf("gem does not trust %s: it %s, and trusting it would trust every project below it; trust a project folder instead (gem trust in the project)", e.Folder, e.Reason)
 }
 
-type extConsentOptions struct {
-	Target  string `arg:"<name|folder>" help:"an extension name or folder"`
-	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
-	jsonOutput
-}
-
-func extConsentCommand(f *Factory) *cli.Command {
-	cmd := verb(f, "consent", "agree to an extension found here (a project extension, or one installed by Gemini CLI)", extConsent,
-		"gem ext consent ./.gemini/extensions/review", "gem ext consent review --consent")
-	cmd.Description = "Shows what the extension brings and asks you to agree, as install does; gem then runs its\n" +
-		"programs with the permissions of the manifest you agreed to. When the manifest changed since,\n" +
-		"the difference is shown.\n\n" + cmd.Description
-	return cmd
-}
-
-func extConsent(_ context.Context, s *session, opts extConsentOptions) error {
-	x, err := findForConsent(s, opts.Target)
-	if err != nil {
-		return err
-	}
-	if err := askConsent(s, x, s.consentPrompter(opts.Consent)); err != nil {
-		return err
-	}
-	return render(s, opts.JSON, map[string]any{"name": x.Name, "path": x.Dir, "consent": registry.ConsentGiven}, func() error {
-		fmt.Fprintf(s.stdout, "Agreed to extension %q in %s.\n", x.Name, x.Dir)
-		if x.Level == registry.LevelProject && !s.env.FolderTrusted(s.env.Cwd) {
-			fmt.Fprintf(s.stdout, "This folder is not trusted, so it does not run yet: gem trust\n")
-		}
-		return nil
-	})
-}
-
-// findForConsent finds an extension by folder (any discovered one, blocked or shadowed
-// included) or by name.
-func findForConsent(s *session, arg string) (*registry.Extension, error) {
-	d := registry.Discover(s.env, registry.Providers)
-	if abs, err := filepath.Abs(arg); err == nil {
-		for _, x := range d.All {
-			if x.Dir == abs || x.Path == abs {
-				return x, nil
-			}
-		}
-	}
-	for _, x := range d.All {
-		if x.Name == arg && !x.Shadowed {
-			return x, nil
-		}
-	}
-	return nil, fmt.Errorf("no extension named or found in %q here; gem ext list --all shows what gem finds", arg)
-}
-
 // askConsent shows x's consent text (with the difference from what was agreed before) and
 // records the agreement.
 func askConsent(s *session, x *registry.Extension, ask prompt.Prompter) error {
@@ -172,7 +121,7 @@ func askConsent(s *session, x *registry.Extension, ask prompt.Prompter) error {
 		return errors.New(advice.Explain(x))
 	}
 	needs := commands.Needs(s.env, x)
-	text := install.ConsentText(x, "Running", x.Dir, x.Dir, s.env, needs)
+	text := install.InPlaceConsentText(x, s.env, needs)
 	if state, _ := x.Consented(s.env); state == registry.ConsentChanged {
 		text += "Its manifest changed since you agreed to it:\n"
 		if rec, err := registry.ReadReceipt(s.env, x.Dir); err == nil && rec != nil {
