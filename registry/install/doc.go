@@ -25,6 +25,12 @@
 //     what its programs were granted, and the file hashes of the installed tree
 //     (`gem ext verify`). A change writes the new receipt as pending before the rename that
 //     commits it; see receipts.go for the transaction and how the next run settles it.
+//   - Uninstall removes everything the extension owns outside its folder, listed in one table
+//     (owned.go): its receipt, tool caches and the questions asked about it and the grant
+//     bound to it (keyed by its folder: always), and its data, overlays, sealed settings,
+//     backup and enablement rules (keyed by its name: only when no extension of that name
+//     remains at another level). --keep-data keeps the data parts. Its temporary folder
+//     (/tmp/gem-<uid>/<name>) is not removed: it is shared by every $GEM_HOME of the user.
 //   - One lock, $GEM_HOME/state.lock (flock), serialises gem processes that change state;
 //     taking it settles what a killed gem left.
 //   - Every install, update and sync pins what it fetched (pin.go, in the receipt): the commit,
