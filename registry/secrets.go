@@ -9,7 +9,7 @@ import (
 
 // HasSecrets reports whether extension name has sealed sensitive settings.
 func HasSecrets(env Env, name string) bool {
-	_, err := os.Stat(filepath.Join(env.SecretsDir(), name+".enc"))
+	_, err := os.Stat(env.SecretsFile(name))
 	return err == nil
 }
 

@@ -573,31 +573,22 @@ func OpenVerified(env registry.Env, x *registry.Extension, path string, pins []m
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHashFD(env, f, path, want, source); err != nil {
+	if err := checkHashFD(env, f, x.Dir, path, want, source); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
 }
 
-// CheckHash verifies the binary's SHA-256 (the manifest's pin), caching a match by file
-// identity.
-func CheckHash(env registry.Env, path, want string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return checkHashFD(env, f, path, want, "the manifest's sha256")
-}
-
-func checkHashFD(env registry.Env, f *os.File, path, want, source string) error {
+// checkHashFD verifies the binary open as f (at path, of the extension in folder dir) against
+// want, caching a match by file identity.
+func checkHashFD(env registry.Env, f *os.File, dir, path, want, source string) error {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		return err
 	}
 	id := fmt.Sprintf("%d %d %s %s", st.Ino, st.Size, fileTimes(&st), strings.ToLower(want))
-	cache := env.BinHashFile(path)
+	cache := env.BinHashFile(dir, path)
 	if data, err := os.ReadFile(cache); err == nil && string(data) == id {
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 
 // The tool cache lets `gem tools list` and a session's catalog know a plugin's tools without
 // starting it: one file per plugin binary under $GEM_HOME/cache/tools, keyed by the binary's
-// path and valid while its size and modification time are those recorded. Written on every
+// path (under the extension's folder's, so uninstalling removes them) and valid while its size and modification time are those recorded. Written on every
 // start of the plugin, so a changed binary refreshes it.
 type toolCache struct {
 	Format  int    `json:"format"` // cacheFormat; any other is not read
@@ -24,18 +24,14 @@ type toolCache struct {
 // cacheFormat is the cache file's layout: 2 holds Specs (kinds by name).
 const cacheFormat = 2
 
-func toolCachePath(env registry.Env, bin string) string {
-	return env.ToolCacheFile(bin)
-}
-
 // readToolCache returns the cached tools of the binary, or nil when there are none or the
 // binary changed.
-func readToolCache(env registry.Env, bin string) []Spec {
+func readToolCache(env registry.Env, dir, bin string) []Spec {
 	st, err := os.Stat(bin)
 	if err != nil {
 		return nil
 	}
-	data, err := os.ReadFile(toolCachePath(env, bin))
+	data, err := os.ReadFile(env.ToolCacheFile(dir, bin))
 	if err != nil {
 		return nil
 	}
@@ -49,8 +45,8 @@ func readToolCache(env registry.Env, bin string) []Spec {
 // lastToolNames are the tools the binary at bin reported when it last started, whether or
 // not it changed since (nil when it never did): what a plugin that no longer loads used to
 // bring, to name it in an error.
-func lastToolNames(env registry.Env, bin string) []string {
-	data, err := os.ReadFile(toolCachePath(env, bin))
+func lastToolNames(env registry.Env, dir, bin string) []string {
+	data, err := os.ReadFile(env.ToolCacheFile(dir, bin))
 	if err != nil {
 		return nil
 	}
@@ -66,7 +62,7 @@ func lastToolNames(env registry.Env, bin string) []string {
 }
 
 // writeToolCache records the tools a started plugin reported.
-func writeToolCache(env registry.Env, bin string, specs []Spec) error {
+func writeToolCache(env registry.Env, dir, bin string, specs []Spec) error {
 	st, err := os.Stat(bin)
 	if err != nil {
 		return err
@@ -82,7 +78,7 @@ func writeToolCache(env registry.Env, bin string, specs []Spec) error {
 	if err != nil {
 		return err
 	}
-	path := toolCachePath(env, bin)
+	path := env.ToolCacheFile(dir, bin)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}

@@ -215,7 +215,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			}
 			var specs []Spec
 			if !opts.NoCache {
-				specs = readToolCache(env, pl.Path)
+				specs = readToolCache(env, x.Dir, pl.Path)
 			}
 			// A shell-like tool it listed last time, and no way to change the project: the
 			// user is asked (WorkspaceNeed), and a grant applies from this start.
@@ -231,7 +231,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 				c, err := pl.Client(ctx)
 				if err != nil {
 					errs = append(errs, err)
-					r.unloaded = append(r.unloaded, unloadedPlugin{what: fmt.Sprintf("plugin %s of extension %s did not load: %v", p.ID, x.Name, err), tools: lastToolNames(env, pl.Path)})
+					r.unloaded = append(r.unloaded, unloadedPlugin{what: fmt.Sprintf("plugin %s of extension %s did not load: %v", p.ID, x.Name, err), tools: lastToolNames(env, x.Dir, pl.Path)})
 					continue
 				}
 				specs = specsOf(c.Tools)
@@ -303,7 +303,7 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 		pl.Host = opts.Services.For(p.ID)
 	}
 	pl.OnStart = func(c *plugins.Client) {
-		if err := writeToolCache(env, bin.Path, specsOf(c.Tools)); err != nil && opts.Logger != nil {
+		if err := writeToolCache(env, x.Dir, bin.Path, specsOf(c.Tools)); err != nil && opts.Logger != nil {
 			opts.Logger.Warn("writing the tool cache", "plugin", p.ID, "error", err)
 		}
 	}

@@ -142,7 +142,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		pol, err := commands.Isolation(env, x, commands.Workspace(env), platform, "")
 		localAllowed = err == nil && pol.Network
 	}
-	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
+	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(x.Dir, mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
 	srv.cached = readMCPCache(srv.cacheFile)
 	// A shell-like tool in the list it had last time, and no way to change the project: the
 	// user is asked (WorkspaceNeed), and a grant applies from this start.

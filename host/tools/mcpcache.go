@@ -21,7 +21,7 @@ import (
 
 // The MCP tool cache lets a session offer an MCP server's tools before the server has
 // started (gem -p's first request does not wait for node or uvx to boot): one file per server
-// under $GEM_HOME/cache/mcp-tools, keyed by what decides its list — the extension, the
+// under $GEM_HOME/cache/mcp-tools/<its extension folder's key> (uninstalling removes them), keyed by what decides its list — the extension, the
 // server's command line, URL, working folder, filters, the names of its environment and the
 // identity (size, modification time) of its command's file. Written after every start and
 // list change; a call to a cached tool starts its server and waits for it alone. A list

@@ -11,6 +11,7 @@
 //	                       file hashes (ReceiptFile); <key>.pending.json while it changes
 //	grants.json            the user's grants (GrantsFile)
 //	backups/<name>/        the version an update replaced (BackupDir), with its receipt
+//	                       beside it (BackupReceiptFile)
 //	secrets/               sealed sensitive settings (SecretsDir)
 //	data/<name>/           each extension's own data folder (DataDir)
 //	data/<name>/output/    what its programs keep for the model to read (OutputDir)
@@ -18,9 +19,9 @@
 //	run/                   plugin socket folders (RunDir)
 //	mcp-serve/<port>.token gem mcp serve --http's bearer tokens (ServeTokenDir)
 //	cache/discovery/       the discovery index (IndexFile)
-//	cache/tools/           plugins' tool lists (ToolCacheFile)
-//	cache/mcp-tools/       MCP servers' tool lists (MCPToolCacheFile)
-//	cache/binhash/         verified binaries by file identity (BinHashFile)
+//	cache/tools/<key>/     plugins' tool lists, per extension folder (ToolCacheFile)
+//	cache/mcp-tools/<key>/ MCP servers' tool lists, per extension folder (MCPToolCacheFile)
+//	cache/binhash/<key>/   verified binaries by file identity, per extension folder (BinHashFile)
 //	logs/gem.log           gem's log (LogDir)
 //	audit.log              every policy decision (AuditLog)
 //	policies.toml          the user's policy rules (UserPolicies)
@@ -35,6 +36,10 @@
 //
 // ~/.gemini (shared with Gemini CLI, in its formats): extensions/, settings.json,
 // trustedFolders.json, policies/*.toml, skills/, agents/, GEMINI.md.
+//
+// What is an extension's is named by a method taking its name or its folder (dir), and is
+// removed with it: registry/install's table of what an extension owns names each such
+// location, and its test checks that every Layout method that names one is in it.
 //
 // A workspace: gem.lock (the project's extension lock, ExtensionLock), .gem/policies.toml, .gemini/{extensions,settings.json,policies.toml,skills,
 // agents}.
@@ -113,8 +118,14 @@ func (e Layout) LegacyRecordFile(name string) string {
 // BackupDir keeps the version of name that an update replaced.
 func (e Layout) BackupDir(name string) string { return filepath.Join(e.GemHome, "backups", name) }
 
+// BackupReceiptFile is the receipt of the version BackupDir keeps.
+func (e Layout) BackupReceiptFile(name string) string { return e.BackupDir(name) + ".receipt.json" }
+
 // SecretsDir is where sensitive settings are kept, sealed (registry/secrets).
 func (e Layout) SecretsDir() string { return filepath.Join(e.GemHome, "secrets") }
+
+// SecretsFile holds extension name's sensitive settings, sealed.
+func (e Layout) SecretsFile(name string) string { return filepath.Join(e.SecretsDir(), name+".enc") }
 
 // OutputFolder is the folder in an extension's data folder where its programs keep what the
 // model may read later (GEM_EXTENSION_OUTPUT): core read tools read it, nothing else of the
@@ -150,24 +161,43 @@ func (e Layout) IndexFile(root string) string {
 	return filepath.Join(e.GemHome, "cache", "discovery", fsx.PathKey(root))
 }
 
-// ToolCacheFile is the cached tool list of a plugin binary.
-func (e Layout) ToolCacheFile(bin string) string {
-	return filepath.Join(e.GemHome, "cache", "tools", fsx.PathKey(bin)+".json")
+// ToolCacheDir holds the cached tool lists of the plugins of the extension in folder dir:
+// uninstalling it removes them.
+func (e Layout) ToolCacheDir(dir string) string {
+	return filepath.Join(e.GemHome, "cache", "tools", fsx.PathKey(filepath.Clean(dir)))
 }
 
-// MCPToolCacheFile is the cached tool list of an MCP server, by a key of what decides it
-// (host/tools: its command line, environment names, filters and binary).
-func (e Layout) MCPToolCacheFile(key string) string {
-	return filepath.Join(e.GemHome, "cache", "mcp-tools", fsx.PathKey(key)+".json")
+// ToolCacheFile is the cached tool list of a plugin binary of the extension in folder dir.
+func (e Layout) ToolCacheFile(dir, bin string) string {
+	return filepath.Join(e.ToolCacheDir(dir), fsx.PathKey(bin)+".json")
+}
+
+// MCPToolCacheDir holds the cached tool lists of the MCP servers of the extension in folder
+// dir: uninstalling it removes them.
+func (e Layout) MCPToolCacheDir(dir string) string {
+	return filepath.Join(e.GemHome, "cache", "mcp-tools", fsx.PathKey(filepath.Clean(dir)))
+}
+
+// MCPToolCacheFile is the cached tool list of an MCP server of the extension in folder dir,
+// by a key of what decides it (host/tools: its command line, environment names, filters and
+// binary).
+func (e Layout) MCPToolCacheFile(dir, key string) string {
+	return filepath.Join(e.MCPToolCacheDir(dir), fsx.PathKey(key)+".json")
 }
 
 // SigstoreCacheDir caches Sigstore's public-good trusted root, fetched through its TUF
 // repository (registry/signature).
 func (e Layout) SigstoreCacheDir() string { return filepath.Join(e.GemHome, "cache", "sigstore") }
 
-// BinHashFile records that a binary was verified, by its file identity.
-func (e Layout) BinHashFile(bin string) string {
-	return filepath.Join(e.GemHome, "cache", "binhash", fsx.PathKey(bin))
+// BinHashDir holds the verification records of the binaries of the extension in folder dir.
+func (e Layout) BinHashDir(dir string) string {
+	return filepath.Join(e.GemHome, "cache", "binhash", fsx.PathKey(filepath.Clean(dir)))
+}
+
+// BinHashFile records that a binary of the extension in folder dir was verified, by its file
+// identity.
+func (e Layout) BinHashFile(dir, bin string) string {
+	return filepath.Join(e.BinHashDir(dir), fsx.PathKey(bin))
 }
 
 // AuditLog is the log of policy decisions.

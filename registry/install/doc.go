@@ -25,6 +25,12 @@
 //     what its programs were granted, and the file hashes of the installed tree
 //     (`gem ext verify`). A change writes the new receipt as pending before the rename that
 //     commits it; see receipts.go for the transaction and how the next run settles it.
+//   - Uninstall removes everything the extension owns outside its folder, listed in one table
+//     (owned.go): its receipt, tool caches and the questions asked about it and the grant
+//     bound to it (keyed by its folder: always), and its data, overlays, sealed settings,
+//     backup and enablement rules (keyed by its name: only when no extension of that name
+//     remains at another level). --keep-data keeps the data parts. Its temporary folder
+//     (/tmp/gem-<uid>/<name>) is not removed: it is shared by every $GEM_HOME of the user.
 //   - One lock, $GEM_HOME/state.lock (flock), serialises gem processes that change state;
 //     taking it settles what a killed gem left.
 //   - Every install, update and sync pins what it fetched (pin.go, in the receipt): the commit,
@@ -65,6 +71,13 @@
 //     extensions from their origins as sync does and writes them to a layout with the lock:
 //     an archive kept as published (its sha256 and signature still verify), a git checkout
 //     packed without .git (so a bundled git extension updates only by reinstalling).
+//     Which entries (BundleLock): a named extension is taken from the project's gem.lock,
+//     else the user's, else pinned as it is installed (what gem lock would record; the
+//     bundle's own lock records it, and no lock of the user's is written: bundling reads
+//     the project, never changes it); no name bundles the project's lock if it locks
+//     anything, else the user's; --scope looks in that lock alone. A user who installed an
+//     extension and ran gem lock (which writes the project's lock by default) still gets
+//     the extension bundled; errors name every lock looked in and the command that fixes it.
 //   - Payloads in bundles and mirrors (payloads.go; Installer.Carrier, the engine's
 //     host/toolchain/payload): a bundle also carries what the lock pins for each MCP server's
 //     launcher, tagged by the pin (an npm package with its whole dependency tree, as npm

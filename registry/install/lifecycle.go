@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gemhost/gem/registry/secrets"
-
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
 )
@@ -231,46 +229,6 @@ func (in *Installer) Uninstall(targets []string, opt UninstallOptions) ([]Remove
 	return removed, errors.Join(errs...)
 }
 
-// removeLeftovers deletes what an extension left beside its folder: the backup of its
-// previous version, and its data folder and sealed settings unless opt.KeepData. It says what it deleted and
-// what it kept.
-func (in *Installer) removeLeftovers(name string, opt UninstallOptions) (deleted, kept []string) {
-	deleted, kept = []string{}, []string{}
-	if !registry.PlainName(name) {
-		// The folders are named by the extension's name: "../x" would name folders outside
-		// gem's (a hostile manifest's name): nothing is removed beside its own folder.
-		return deleted, kept
-	}
-	drop := func(dir string) {
-		if _, err := os.Lstat(dir); err != nil {
-			return
-		}
-		// Renamed away first, so a crash leaves it whole or gone, never half.
-		trash := dir + ".gem-removing"
-		if os.Rename(dir, trash) == nil && os.RemoveAll(trash) == nil {
-			deleted = append(deleted, dir)
-		}
-	}
-	drop(in.Env.BackupDir(name))
-	data := in.Env.DataDir(name)
-	sealed := filepath.Join(in.Env.SecretsDir(), name+".enc") // its sensitive settings
-	overlay := in.Env.OverlayDir(name)
-	if opt.KeepData {
-		for _, p := range []string{data, overlay, sealed} {
-			if _, err := os.Lstat(p); err == nil {
-				kept = append(kept, p)
-			}
-		}
-	} else {
-		drop(data)
-		drop(overlay)
-		if _, err := os.Lstat(sealed); err == nil && secrets.Write(in.Env, name, nil) == nil {
-			deleted = append(deleted, sealed)
-		}
-	}
-	return deleted, kept
-}
-
 // remove takes x's folder away atomically (rename out of the root, then delete), then what
 // it had beside it (settleRemoval).
 func (in *Installer) remove(x *registry.Extension, opt UninstallOptions) (settled, error) {
@@ -445,7 +403,7 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 		meta = *m
 	}
 	consent := ""
-	if rec, err := registry.ReadReceiptFile(backupReceipt(backup)); err == nil {
+	if rec, err := registry.ReadReceiptFile(in.Env.BackupReceiptFile(x.Name)); err == nil {
 		consent = rec.ConsentText
 	} else if rec, err := registry.ReadReceiptFile(backup + ".record.json"); err == nil {
 		consent = rec.ConsentText // kept by a gem before receipts

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -175,17 +174,14 @@ type BundleReport struct {
 	trees      map[string]string // the tree of each payload carried, by its tag
 }
 
-// Bundle writes the extensions lock pins (names: only those) to an OCI image layout at out (a
+// Bundle writes the extensions lock pins (BundleLock chooses them) to an OCI image layout at out (a
 // folder, or a .tar of one): each fetched from its origin as gem ext sync would (checked
 // against the lock, its signature verified), an archive kept as it was published with its
 // signature attached, a git checkout packed, tagged by the hash of its files (MirrorTag);
 // and the lock of what it holds (oci.LockTag). It installs with no access to the origins
 // (InstallBundle, or as a mirror). For this platform (GEM_PLATFORM/GEM_ARCH choose another).
-func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []string, out string) (*BundleReport, error) {
-	if len(names) == 0 {
-		names = lock.Names()
-	}
-	sort.Strings(names)
+func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, out string) (*BundleReport, error) {
+	names := lock.Names()
 	l, err := in.lock()
 	if err != nil {
 		return nil, err
@@ -209,11 +205,7 @@ func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []st
 	held := lockfile.New()
 	rep := &BundleReport{Path: out, Platform: platform}
 	for _, name := range names {
-		e, ok := lock.Extensions[name]
-		if !ok {
-			return nil, &NotLockedError{Source: name, Lock: "the lock"}
-		}
-		if err := in.bundleOne(ctx, layout, name, e, platform, held, rep); err != nil {
+		if err := in.bundleOne(ctx, layout, name, lock.Extensions[name], platform, held, rep); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		rep.Extensions = append(rep.Extensions, name)

@@ -123,8 +123,12 @@ func LockedOptions(e *lockfile.Entry, strict bool) Options {
 	return opt
 }
 
-// NotLockedError is an extension --locked cannot install: the lock does not name it.
-type NotLockedError struct{ Source, Lock string }
+// NotLockedError is an extension --locked cannot install: the lock of Scope, at Lock, does not
+// name it.
+type NotLockedError struct {
+	Source, Lock string
+	Scope        registry.Level
+}
 
 func (e *NotLockedError) Error() string {
 	return fmt.Sprintf("%s is not in %s", e.Source, e.Lock)
@@ -160,7 +164,7 @@ func (in *Installer) lockedEntry(scope registry.Level, key string) (*lockfile.En
 	}
 	_, e, ok := FindLocked(f, key)
 	if !ok {
-		return nil, &NotLockedError{Source: key, Lock: path}
+		return nil, &NotLockedError{Source: key, Lock: path, Scope: scope}
 	}
 	return e, nil
 }

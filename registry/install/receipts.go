@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,40 +82,11 @@ func (in *Installer) newerReceipt(p *registry.Receipt) bool {
 	return err == nil && cur != nil && cur.Time.After(p.Time)
 }
 
-// settleRemoval takes away what a removed extension had beside its folder: its enablement
-// entry, the user's grant made for it, its receipt, and (when no other extension of its
-// name remains) its backup and, unless KeepData, its data.
+// settleRemoval takes away what a removed extension owned beside its folder (owned.go).
 func (in *Installer) settleRemoval(p *registry.Receipt, out *settled) error {
-	if p.Enablement != "" {
-		if e, err := registry.ReadEnablement(p.Enablement); err == nil {
-			if _, ok := e[p.Name]; ok {
-				delete(e, p.Name)
-				if err := registry.WriteEnablement(p.Enablement, e); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if p.Level == registry.LevelUser {
-		// A grant is the removed extension's: the next one of its name starts without it.
-		all, err := registry.Grants(in.Env)
-		if g, ok := all[p.Name]; err == nil && ok && !g.Empty() && (g.For == nil || filepath.Clean(g.For.Dir) == p.Dir) {
-			if err := registry.SetGrant(in.Env, p.Name, registry.Grant{}); err != nil {
-				return err
-			}
-		}
-	}
-	if !in.newerReceipt(p) {
-		if err := registry.RemoveReceipt(in.Env, p.Dir); err != nil {
-			return err
-		}
-	}
-	others := registry.Discover(in.Env, registry.Providers).All
-	if !slices.ContainsFunc(others, func(y *registry.Extension) bool { return y.Name == p.Name }) {
-		// (an extension of this name in the other scope still uses them)
-		out.deleted, out.kept = in.removeLeftovers(p.Name, UninstallOptions{KeepData: p.KeepData})
-	}
-	return nil
+	var err error
+	out.deleted, out.kept, err = in.removeOwned(p)
+	return err
 }
 
 // reconcile settles the changes killed gems left, then removes what they left in staging
@@ -161,20 +131,18 @@ func (in *Installer) keepBackup(name, dir, old string) {
 	}
 	backup := in.Env.BackupDir(name)
 	os.RemoveAll(backup)
-	os.Remove(backupReceipt(backup))
+	os.Remove(in.Env.BackupReceiptFile(name))
 	if err := os.MkdirAll(filepath.Dir(backup), 0o700); err != nil {
 		return
 	}
 	if r, err := registry.CurrentReceipt(in.Env, dir); err == nil && r != nil {
-		registry.WriteReceiptFile(backupReceipt(backup), r)
+		registry.WriteReceiptFile(in.Env.BackupReceiptFile(name), r)
 	}
 	if os.Rename(old, backup) != nil {
 		copyTree(old, backup, nil) // another filesystem
 		os.RemoveAll(old)
 	}
 }
-
-func backupReceipt(backup string) string { return backup + ".receipt.json" }
 
 // hashSkipped are files that change after install by design.
 func hashSkipped(rel string) bool {

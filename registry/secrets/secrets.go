@@ -45,7 +45,7 @@ func Read(env registry.Env, name string) (map[string]string, error) {
 	if !registry.PlainName(name) {
 		return nil, fmt.Errorf("no secrets for %q: not a plain extension name", name)
 	}
-	data, err := os.ReadFile(filepath.Join(env.SecretsDir(), name+".enc"))
+	data, err := os.ReadFile(env.SecretsFile(name))
 	if os.IsNotExist(err) {
 		return map[string]string{}, nil
 	}
@@ -76,7 +76,7 @@ func Write(env registry.Env, name string, m map[string]string) error {
 	if !registry.PlainName(name) {
 		return fmt.Errorf("no secrets for %q: not a plain extension name", name)
 	}
-	path := filepath.Join(env.SecretsDir(), name+".enc")
+	path := env.SecretsFile(name)
 	if len(m) == 0 {
 		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 			return err

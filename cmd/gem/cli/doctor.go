@@ -78,7 +78,7 @@ func doctor(_ context.Context, s *session, o doctorOptions) error {
 		rep.Trust.Skipped = append(rep.Trust.Skipped, doctorSkipped{Name: x.Name, Path: x.Dir, Reason: x.Blocked, Fix: advice.Explain(x)})
 	}
 	for _, x := range d.Effective() {
-		ps := append(append(folderProblems(s, x), binaryProblems(s, x)...), changedFiles(s, x)...)
+		ps := installedProblems(s, x)
 		rep.Extensions = append(rep.Extensions, doctorExtension{Name: x.Name, Path: x.Path, Enabled: x.Enabled, Problems: ps})
 		for _, p := range ps {
 			if p.Severity == manifest.Error {
@@ -206,6 +206,12 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 	for _, m := range s.Missing {
 		fmt.Fprintf(w, "  missing: %s\n", m)
 	}
+}
+
+// installedProblems is every problem of an installed extension (gem doctor, gem ext info):
+// gem ext validate's, and its files changed since install.
+func installedProblems(s *session, x *registry.Extension) manifest.Problems {
+	return append(append(folderProblems(s, x), binaryProblems(s, x)...), changedFiles(s, x)...)
 }
 
 // changedFiles is a problem when an installed extension's files differ from those its

@@ -12,6 +12,7 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
 	"github.com/gemhost/gem/registry/lockfile"
 	"github.com/gemhost/gem/registry/mcpregistry"
@@ -117,6 +118,8 @@ func hintFor(err error) string {
 		unsupported   *mcpregistry.UnsupportedError
 		mismatch      *lockfile.MismatchError
 		notLocked     *install.NotLockedError
+		notBundled    *install.NotBundledError
+		emptyLock     *install.EmptyLockError
 		noLock        *noLockError
 		ambiguous     *ambiguousConsentError
 		badLock       *lockfile.Error
@@ -159,7 +162,11 @@ func hintFor(err error) string {
 	case errors.As(err, &mismatch):
 		return "nothing was changed: the source no longer gives what gem.lock pins (a moved tag, a changed file or package); if that is intended, gem ext update " + mismatch.Name + " then gem lock records it"
 	case errors.As(err, &notLocked):
-		return "install it without --locked, then gem lock records it"
+		return fmt.Sprintf("install it without --locked (gem ext install %s%s), then gem lock%s records it in %s", notLocked.Source, scopeFlag(notLocked.Scope, registry.LevelUser), scopeFlag(notLocked.Scope, registry.LevelProject), notLocked.Lock)
+	case errors.As(err, &notBundled):
+		return notBundledHint(notBundled)
+	case errors.As(err, &emptyLock):
+		return "gem lock --scope user records your installed extensions in the user's lock (gem lock, the project's), or name them: gem ext bundle <name>... -o <file>"
 	case errors.As(err, &ambiguous):
 		return fmt.Sprintf("name the one to agree to by its folder: gem ext consent %s", ambiguous.Among[0].Dir)
 	case errors.As(err, &noLock):

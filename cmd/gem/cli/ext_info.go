@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,6 +59,10 @@ type binaryInfo struct {
 	Binary         string   `json:"binary,omitempty"`
 	PlatformRule   string   `json:"platformRule,omitempty"`
 	Error          string   `json:"error,omitempty"`
+	// SHA256 are the manifest's pins of the binary, by platform; Pinned is this platform's
+	// (the one checked before it runs), when it has one.
+	SHA256 map[string]string `json:"sha256,omitempty"`
+	Pinned string            `json:"pinned,omitempty"`
 }
 
 type mcpInfo struct {
@@ -70,10 +76,15 @@ type mcpInfo struct {
 	TimeoutMS float64           `json:"timeoutMs"`
 }
 
+// contextInfo is a context file the extension gives the model: one its manifest declares
+// (contextFileName, or a command's or plugin's context, For), or Gemini CLI's default
+// GEMINI.md when it declares none and the file is there (Default).
 type contextInfo struct {
-	Name   string `json:"name"`
-	Path   string `json:"path"`
-	Exists bool   `json:"exists"`
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Exists  bool   `json:"exists"`
+	Default bool   `json:"default,omitempty"`
+	For     string `json:"for,omitempty"` // "commands and plugins": read by gem only
 }
 
 type settingInfo struct {
@@ -124,12 +135,8 @@ func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInf
 			"/": exp.Vars.PathSeparator, "platform": exp.Vars.Platform.OS, "arch": exp.Vars.Platform.Arch,
 		},
 		ExcludeTools: m.ExcludeTools, Sandbox: m.Sandbox, Engines: m.Engines,
-		Problems: orEmpty(folderProblems(s, x)), BlockedWhy: x.Explain(),
-	}
-	for _, name := range m.ContextFiles() {
-		p := filepath.Join(x.Path, name)
-		_, err := os.Stat(p)
-		info.ContextFiles = append(info.ContextFiles, contextInfo{Name: name, Path: p, Exists: err == nil})
+		Problems: orEmpty(installedProblems(s, x)), BlockedWhy: x.Explain(),
+		ContextFiles: infoContextFiles(x.Path, m),
 	}
 	info.Commands, info.Plugins = infoBinaries(s, x)
 	info.MCPServers = infoMCPServers(m)
@@ -146,24 +153,57 @@ func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInf
 	return info
 }
 
-// infoBinaries resolves the extension's commands and plugins for this platform.
+// infoContextFiles are the context files the manifest declares, each said when missing
+// (Gemini CLI and gem skip it); when it declares none, Gemini CLI's default GEMINI.md, only
+// if it is there (Gemini CLI loads the default only then: an extension without one has no
+// context). Then those of its commands and plugins, which only gem reads.
+func infoContextFiles(dir string, m *manifest.Manifest) []contextInfo {
+	var out []contextInfo
+	add := func(name string, c contextInfo) {
+		c.Name, c.Path = name, filepath.Join(dir, name)
+		_, err := os.Stat(c.Path)
+		if c.Exists = err == nil; c.Exists || !c.Default {
+			out = append(out, c)
+		}
+	}
+	declared := m.ContextFileSet && len(m.ContextFileName) > 0
+	for _, name := range m.ContextFiles() {
+		add(name, contextInfo{Default: !declared})
+	}
+	for _, name := range m.GemContextFiles() {
+		add(name, contextInfo{For: "commands and plugins"})
+	}
+	return out
+}
+
+// infoBinaries resolves the extension's commands and plugins for this platform, with their
+// sha256 pins.
 func infoBinaries(s *session, x *registry.Extension) (cmds, plugins []binaryInfo) {
-	resolve := func(kind, name, template string) binaryInfo {
+	resolve := func(kind, name, template string, pins []manifest.KV) binaryInfo {
 		b := binaryInfo{Name: name, Template: template}
+		for _, kv := range pins {
+			if b.SHA256 == nil {
+				b.SHA256 = map[string]string{}
+			}
+			b.SHA256[kv.Key] = kv.Value
+		}
 		if bin, err := x.ResolveBinary(s.env, kind, name, template); err != nil {
 			b.Error = err.Error()
 		} else {
 			b.Binary, b.PlatformRule = bin.Path, bin.Platform.Rule
+			if here := bin.Platform.OS + "/" + bin.Platform.Arch; b.SHA256[here] != "" {
+				b.Pinned = here
+			}
 		}
 		return b
 	}
 	for _, c := range x.Manifest().Commands {
-		b := resolve("command", c.Name, c.Binary)
+		b := resolve("command", c.Name, c.Binary, c.SHA256)
 		b.Description, b.Subcommands, b.RequireConfirm = c.Description, c.Subcommands, c.RequireConfirm
 		cmds = append(cmds, b)
 	}
 	for _, p := range x.Manifest().Plugins {
-		b := resolve("plugin", p.ID, p.Binary)
+		b := resolve("plugin", p.ID, p.Binary, p.SHA256)
 		b.Description = p.Description
 		plugins = append(plugins, b)
 	}
@@ -367,8 +407,13 @@ func printInfoHeader(w io.Writer, info *extInfo) {
 	infoRow(w, "Platform", info.Variables["platform"]+"/"+info.Variables["arch"])
 	for _, c := range info.ContextFiles {
 		mark := ""
-		if !c.Exists {
+		switch {
+		case !c.Exists:
 			mark = " (missing, skipped)"
+		case c.Default:
+			mark = " (the default, not declared)"
+		case c.For != "":
+			mark = " (of its " + c.For + ", read by gem only)"
 		}
 		infoRow(w, "Context", c.Path+mark)
 	}
@@ -389,6 +434,13 @@ func printBinaries(w io.Writer, title string, bins []binaryInfo, verbose bool) {
 		fmt.Fprintf(w, "  %s: %s\n", b.Name, target)
 		if b.Description != "" {
 			fmt.Fprintf(w, "    %s\n", b.Description)
+		}
+		for _, p := range slices.Sorted(maps.Keys(b.SHA256)) {
+			mark := ""
+			if p == b.Pinned {
+				mark = " (this platform)"
+			}
+			fmt.Fprintf(w, "    sha256 %s: %s%s\n", p, b.SHA256[p], mark)
 		}
 	}
 }

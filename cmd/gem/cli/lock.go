@@ -130,16 +130,15 @@ func installBundle(ctx context.Context, s *session, o extInstallOptions, scope r
 type extBundleOptions struct {
 	Names  []string `arg:"[name]..."`
 	Output string   `flag:"output,o" usage:"the bundle to write: a .tar, or a folder (an OCI image layout either way)"`
-	Scope  string   `flag:"scope" usage:"whose gem.lock: project (./gem.lock) or user ($GEM_HOME/gem.lock)"`
+	Scope  string   `flag:"scope" usage:"only this gem.lock: project (./gem.lock) or user ($GEM_HOME/gem.lock) (default: a name is looked up in the project's, then the user's, then as installed)"`
 	jsonOutput
 }
 
-func (o *extBundleOptions) setDefaults() { o.Scope = "project" }
-
 func extBundleCommand(f *Factory) *cli.Command {
 	return verb(f, "bundle", "write what gem.lock pins into one file, to install on a machine without access to the sources (or to serve as a mirror)", extBundle,
-		"gem ext bundle -o tools.tar (every extension of ./gem.lock, fetched and checked against it)",
-		"gem ext bundle formatter linter -o two.tar --scope user",
+		"gem ext bundle -o tools.tar (every extension of ./gem.lock, else of the user's gem.lock, fetched and checked against it)",
+		"gem ext bundle formatter linter -o two.tar (each as the project's or the user's gem.lock pins it, else as installed)",
+		"gem ext bundle -o user.tar --scope user",
 		"gem ext install tools.tar --consent (on the machine without access)",
 		"GEM_MIRROR=tools.tar gem ext sync (the bundle as a mirror of a project's lock)")
 }
@@ -148,19 +147,19 @@ func extBundle(ctx context.Context, s *session, o extBundleOptions) error {
 	if o.Output == "" {
 		return usagef("say where to write the bundle with -o (a .tar, or a folder)")
 	}
-	scope, err := scopeLevel(o.Scope)
-	if err != nil {
-		return err
+	var scope registry.Level
+	if o.Scope != "" {
+		var err error
+		if scope, err = scopeLevel(o.Scope); err != nil {
+			return err
+		}
 	}
 	in := newInstaller(s, false)
-	lock, err := in.ReadLock(scope)
-	if errors.Is(err, os.ErrNotExist) {
-		return &noLockError{path: in.LockPath(scope)}
-	}
+	lock, err := in.BundleLock(ctx, o.Names, scope, o.Output)
 	if err != nil {
 		return err
 	}
-	rep, err := in.Bundle(ctx, lock, o.Names, o.Output)
+	rep, err := in.Bundle(ctx, lock, o.Output)
 	if err != nil {
 		return err
 	}
@@ -176,4 +175,28 @@ func extBundle(ctx context.Context, s *session, o extBundleOptions) error {
 		_, err := fmt.Fprintf(s.stdout, "Install it with: gem ext install %s\n", rep.Path)
 		return err
 	})
+}
+
+// scopeFlag is " --scope <scope>", or nothing when scope is the command's default.
+func scopeFlag(scope, def registry.Level) string {
+	if scope == "" || scope == def {
+		return ""
+	}
+	return " --scope " + string(scope)
+}
+
+// notBundledHint is the command that bundles an extension gem ext bundle could not find.
+func notBundledHint(e *install.NotBundledError) string {
+	again := fmt.Sprintf("gem ext bundle %s -o %s", e.Name, e.Output)
+	switch {
+	case e.Elsewhere != "":
+		return fmt.Sprintf("%s records it: %s --scope %s (or without --scope)", e.ElsewherePath, again, e.Elsewhere)
+	case e.Linked != "":
+		return fmt.Sprintf("a linked folder has no pin: install it (gem ext install %s), then %s; or gem ext pack %s writes an archive of it", e.Linked, again, e.Linked)
+	case e.Scope != "" && e.Installed == e.Scope:
+		return fmt.Sprintf("gem lock%s records it in %s; or without --scope, %s bundles it as installed", scopeFlag(e.Scope, registry.LevelProject), e.Locks[0], again)
+	case e.Scope != "" && e.Installed != "":
+		return fmt.Sprintf("it is installed for the %s: %s (without --scope) bundles it as installed", e.Installed, again)
+	}
+	return fmt.Sprintf("gem ext list shows what is installed; install it (gem ext install <source>), then %s", again)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -218,22 +217,7 @@ func (s *session) discover() *registry.Discovery {
 
 // firstAsk reports whether gem has not asked about trusting dir before, and remembers that
 // it now has ($GEM_HOME/trust-asked, one folder a line).
-func (s *session) firstAsk(dir string) bool { return s.firstAskIn(s.env.TrustAskedFile(), dir) }
-
-// firstAskIn reports whether key (one line) is not in file yet, and adds it.
-func (s *session) firstAskIn(file, key string) bool {
-	data, _ := os.ReadFile(file)
-	if slices.Contains(strings.Split(string(data), "\n"), key) {
-		return false
-	}
-	if os.MkdirAll(s.env.GemHome, 0o700) == nil {
-		if f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-			fmt.Fprintln(f, key)
-			f.Close()
-		}
-	}
-	return true
-}
+func (s *session) firstAsk(dir string) bool { return registry.FirstAsk(s.env.TrustAskedFile(), dir) }
 
 // askWorkspace asks, on a terminal and once per program of an extension (the question is
 // remembered in $GEM_HOME/workspace-asked, whatever the answer, by the extension's identity), whether a user extension's
@@ -242,11 +226,7 @@ func (s *session) firstAskIn(file, key string) bool {
 // would; it reports whether it was.
 func (s *session) askWorkspace(n tools.WorkspaceNeed) bool {
 	x := n.Extension
-	// Keyed by the extension's identity (its folder and install source), as grants are: the
-	// next extension given that name is asked again.
-	t := registry.TargetOf(x)
-	key := strings.Join([]string{x.Name, t.Dir, t.Source, n.Program}, "\t")
-	if strings.ContainsAny(key, "\n") || !s.firstAskIn(s.env.WorkspaceAskedFile(), key) {
+	if !registry.FirstWorkspaceAsk(s.env, x, n.Program) {
 		return false
 	}
 	// Every name in it is the extension's or its server's: the whole text is sanitised.
