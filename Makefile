@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/gemhost/gem/internal/buildinfo.Version=$(VERSION)
 BIN := bin
 
-.PHONY: all build install dist test demo samples bench fuzz lint proto clean tools test-deps
+.PHONY: all build install dist test demo samples bench fuzz lint proto clean tools test-deps docs
 
 # Where make install puts gem and gem-engine (they must stay side by side).
 PREFIX ?= /usr/local
@@ -66,6 +66,11 @@ test: build samples tools test-deps
 
 demo: build samples
 	scripts/demo.sh
+
+# Regenerates the command-line reference in docs/cli from the app's command tree (committed;
+# TestCLIReferenceIsCurrent fails when it is stale).
+docs:
+	go generate ./cmd/gem/cli
 
 bench: build
 	go test -run '^$$' -bench . -benchtime 200x ./registry/

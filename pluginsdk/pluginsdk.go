@@ -237,7 +237,7 @@ type Plugin struct {
 	Tools []Tool
 	// MaxProcs, when above 0, is the plugin's GOMAXPROCS; 0 leaves Go's default (one per
 	// core). 1 gives the lowest call latency for a plugin whose tools wait on I/O (see
-	// README: a warm call's round trip). The GOMAXPROCS environment variable, when set, wins.
+	// docs/benchmarks.md: a warm call's round trip). The GOMAXPROCS environment variable, when set, wins.
 	MaxProcs int
 	// OnShutdown runs when the host stops the plugin gracefully (after Serve's server has
 	// stopped): stop child processes, flush files. A killed plugin runs nothing.

@@ -3,9 +3,28 @@
 # (.cache/demo/home), never the real ~/.gemini.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
+# Real paths: a checkout (or its .cache) reached through a link would give the demo a home
+# whose extensions gem finds under another name than the one it granted.
+repo=$(pwd -P)
 gem=$repo/bin/gem
-demo=$repo/.cache/demo
+mkdir -p "$repo/.cache/demo"
+demo=$(cd "$repo/.cache/demo" && pwd -P)
+
+# Bold commands only on a terminal, and never with NO_COLOR (a log file gets plain text).
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+  say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+  note() { printf '\033[2m# %s\033[0m\n' "$*"; }
+else
+  say() { printf '\n$ %s\n' "$*"; }
+  note() { printf '# %s\n' "$*"; }
+fi
+
+# The scripted stand-in for the Gemini API that gem -p talks to below, built here, before
+# HOME moves to the demo home, with your Go caches (in the demo home they would be empty,
+# and the build would start from nothing at every run); up to date, it is not rebuilt.
+note "building the fake Gemini API server (scripts/fakegemini) into bin/, with your Go build cache"
+go build -o "$repo/bin/fakegemini" ./scripts/fakegemini
+
 rm -rf "$demo"
 mkdir -p "$demo/home/.gemini/extensions" "$demo/project/.gemini/extensions"
 # The project is a repository of its own (else the workspace would be gem's own checkout,
@@ -14,16 +33,10 @@ git init -q "$demo/project"
 export HOME=$demo/home GEM_HOME=$demo/home/.gem
 unset GEMINI_CLI_HOME
 
-# Bold commands only on a terminal, and never with NO_COLOR (a log file gets plain text).
-if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
-  say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
-else
-  say() { printf '\n$ %s\n' "$*"; }
-fi
-
 cd "$demo/project"
 say gem ext install sample-extensions/gallery --consent
 "$gem" ext install "$repo/sample-extensions/gallery" --consent </dev/null 2>/dev/null
+note "installing the other samples quietly: hello, welcome (also at project level), shell-tools, notes-mcp"
 "$gem" ext install "$repo/sample-extensions/hello" --consent </dev/null >/dev/null 2>&1
 "$gem" ext install "$repo/sample-extensions/welcome" --consent </dev/null >/dev/null 2>&1
 "$gem" ext install "$repo/sample-extensions/shell-tools" --consent </dev/null >/dev/null 2>&1
@@ -84,8 +97,7 @@ PY
 say 'gem trust   # the demo project: --yes approves the model'"'"'s calls in trusted folders only'
 "$gem" trust
 say 'gem -p "…" --yes   # the model loop, against a scripted stand-in for the Gemini API (no key needed here)'
-(cd "$repo" && go build -o "$demo/fakegemini" ./scripts/fakegemini)
-"$demo/fakegemini" "$repo/scripts/demo-agent.json" > "$demo/fakegemini.url" &
+"$repo/bin/fakegemini" "$repo/scripts/demo-agent.json" > "$demo/fakegemini.url" &
 fake=$!
 for _ in $(seq 50); do [ -s "$demo/fakegemini.url" ] && break; sleep 0.1; done
 GEM_GEMINI_BASE_URL=$(cat "$demo/fakegemini.url") GEMINI_API_KEY=demo "$gem" -p "What machine is this, and what do my notes say about gem?" --yes
@@ -96,4 +108,4 @@ say "gem doctor | head -11"; "$gem" doctor > "$demo/doctor.txt"; head -11 "$demo
 say "gem ext list --json | head -15"; "$gem" ext list --json > "$demo/list.json"; head -15 "$demo/list.json"
 echo
 echo "Demo home: $demo (remove it with: rm -rf $demo)"
-echo "To use gem yourself: make install PREFIX=\$HOME/.local, put ~/.local/bin on PATH, and see README's quick start."
+echo "To use gem yourself: make install PREFIX=\$HOME/.local, put ~/.local/bin on PATH, and see README.md's quick start."

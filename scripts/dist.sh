@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dist.sh [OUT]: release archives of gem for each platform: gem_<version>_<os>_<arch>.tar.gz
 # holding both binaries (gem and gem-engine: the front execs the engine beside it), the
-# README and the licence notice, plus SHA256SUMS. PLATFORMS limits the set (default
+# README, docs/ and the licence notice, plus SHA256SUMS. PLATFORMS limits the set (default
 # linux/amd64 linux/arm64 darwin/amd64 darwin/arm64). Built with -trimpath, CGO off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ for p in $platforms; do
   for cmd in gem gem-engine; do
     CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$ldflags" -o "$stage/$cmd" "./cmd/$cmd"
   done
-  cp README.md "$stage/"
+  cp -R README.md docs "$stage/"
   tar -C "$out" -czf "$out/$name.tar.gz" "$name"
   rm -rf "$stage"
 done

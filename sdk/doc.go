@@ -3,13 +3,18 @@
 // context files, skills, subagents, saved sessions — composed by host/agent.Open, with the
 // program's own instructions and typed tools added.
 //
-//	a, err := sdk.NewAgent(sdk.Options{
+//	ctx := context.Background()
+//	a, err := sdk.NewAgent(ctx, sdk.Options{
 //		Instructions: []sdk.Instruction{sdk.Static("You review Go code.")},
 //		Tools:        []sdk.Tool{countLines},
 //	})
 //	s, err := a.Session(ctx)
 //	res, err := s.Send(ctx, "How long is main.go?")
 //	fmt.Println(res.Text)
+//
+// (Example, in example_test.go, is this code compiled and run, with countLines and the
+// error checks; TestPackageDocExampleIsCompiled keeps the two the same. docs/sdk.md says
+// how to use the SDK from another module.)
 //
 // The parts: Static and Dynamic instructions; NewTool (typed, served in-process, as a
 // go-plugin with Tool.Plugin, over MCP with MCPServer); OnSessionStart … OnPreCompress

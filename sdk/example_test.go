@@ -31,6 +31,58 @@ func example(o sdk.Options, replies ...fakegemini.Reply) (*sdk.Agent, func(), er
 	return a, func() { a.Close(); stop() }, nil
 }
 
+// The package doc's example, run against a scripted model in a fresh home: an
+// instruction, a typed tool that reads the workspace through the session's FS, one turn.
+func Example() {
+	_, getenv, stop, err := startFake(chunks(call("count_lines", `{"path":"main.go"}`)), chunks(text("main.go has 3 lines.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+	proj := filepath.Join(getenv("HOME"), "proj")
+	os.WriteFile(filepath.Join(proj, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	type lineArgs struct {
+		Path string `json:"path" jsonschema:"the file, relative to the workspace"`
+	}
+	countLines := sdk.NewTool("count_lines", "Counts the lines of a file of the workspace",
+		func(sc sdk.SessionContext, in lineArgs) (int, error) {
+			data, err := sc.FS().ReadFile(context.Background(), in.Path)
+			if err != nil {
+				return 0, sdk.ModelErrorf("reading %s: %v", in.Path, err)
+			}
+			return strings.Count(string(data), "\n"), nil
+		})
+
+	ctx := context.Background()
+	a, err := sdk.NewAgent(ctx, sdk.Options{
+		Instructions: []sdk.Instruction{sdk.Static("You review Go code.")},
+		Tools:        []sdk.Tool{countLines},
+		// a program leaves these out: the process's environment, its folder, gem -p's settings
+		Getenv: getenv, Cwd: proj, Settings: sdk.NoSettings,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer a.Close()
+	s, err := a.Session(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := s.Send(ctx, "How long is main.go?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.ToolCalls[0].Output)
+	fmt.Println(res.Text)
+	// Output:
+	// 3
+	// main.go has 3 lines.
+}
+
 // The design's simple example: a session, its turn streamed (gem -p's stream-json events).
 func Example_simple() {
 	a, done, err := example(sdk.Options{}, chunks(text("It is a "), text("Go extension manager.")))

@@ -67,6 +67,11 @@ func TestInstallAndDist(t *testing.T) {
 	if b, err := untar.CombinedOutput(); err != nil {
 		t.Fatalf("tar: %v\n%s", err, b)
 	}
+	for _, doc := range []string{"README.md", "docs/README.md", "docs/cli/gem.md"} { // the README's links lead somewhere
+		if _, err := os.Stat(filepath.Join(out, name, doc)); err != nil {
+			t.Errorf("the archive has no %s: %v", doc, err)
+		}
+	}
 	if v := run(filepath.Join(out, name, "gem"), "--version"); strings.TrimSpace(v) != "gem version 9.9.9-test" {
 		t.Errorf("the archive's gem says %q", v)
 	}

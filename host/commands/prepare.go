@@ -261,7 +261,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 // (uv and bun link cached packages' files into environments, npm trusts its cached metadata
 // while it is fresh, node-gyp compiles against cached headers), so a program writing it
 // directly could plant code for later. Without namespaces there is no overlay and the
-// caches stay written directly (README: not defended), as does a cache reached through a link.
+// caches stay written directly (docs/threat-model.md: not defended), as does a cache reached through a link.
 func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, policy *sandbox.Policy) {
 	if ns, _ := sandbox.Namespaces(); !ns || sandbox.Disabled() {
 		return

@@ -1,5 +1,5 @@
 // Package config is gem's one reader of the process environment. Every variable gem reads
-// is listed in Vars with what it means (README's environment table is this list, and a test
+// is listed in Vars with what it means (docs/environment.md's table is this list, and a test
 // keeps them equal); code reads them through Getenv, or through a registry.Env made from
 // FromOS, never with os.Getenv. Tests swap the whole environment with registry.NewEnv.
 package config
@@ -15,7 +15,7 @@ type Var struct {
 	Meaning string
 }
 
-// Vars are the variables gem reads, in README order.
+// Vars are the variables gem reads, in docs/environment.md's order.
 var Vars = []Var{
 	{"GEM_HOME", "gem's own state (default `~/.gem`): native extensions, discovery index, logs, tool cache, shell-tools output (`io/`)"},
 	{"GEMINI_CLI_HOME", "replaces the home folder that holds `.gemini`, as in Gemini CLI"},

@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-// TestREADMEListsEveryVariable keeps README's environment table and Vars the same list.
-func TestREADMEListsEveryVariable(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+// TestDocsListEveryVariable keeps docs/environment.md's table and Vars the same list.
+func TestDocsListEveryVariable(t *testing.T) {
+	data, err := os.ReadFile("../../docs/environment.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(data), "\n## Environment\n")
+	_, table, ok := strings.Cut(string(data), "\n## Variables\n")
 	if !ok {
-		t.Fatal("README.md has no ## Environment section")
+		t.Fatal("docs/environment.md has no ## Variables section")
 	}
 	table, _, _ = strings.Cut(table, "\n## ")
 	var rows []string
@@ -30,7 +30,7 @@ func TestREADMEListsEveryVariable(t *testing.T) {
 		want = append(want, "| `"+v.Name+"` | "+v.Meaning+" |")
 	}
 	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
-		t.Errorf("README's environment table differs from config.Vars; it should read:\n%s", strings.Join(want, "\n"))
+		t.Errorf("docs/environment.md's table differs from config.Vars; it should read:\n%s", strings.Join(want, "\n"))
 	}
 }
 
@@ -58,7 +58,7 @@ func TestEveryReadVariableIsListed(t *testing.T) {
 		}
 		for _, m := range call.FindAllStringSubmatch(string(data), -1) {
 			if !listed[m[1]] {
-				t.Errorf("%s reads %s, which config.Vars (and README's environment table) does not list", path, m[1])
+				t.Errorf("%s reads %s, which config.Vars (and docs/environment.md's table) does not list", path, m[1])
 			}
 		}
 		return nil

@@ -1,5 +1,5 @@
 // Package limits holds the caps on what extensions send back to gem, in one place (the
-// README's table of limits is their doc): a plugin, an MCP server, a hook or a prompt
+// table of limits in docs/threat-model.md is their doc): a plugin, an MCP server, a hook or a prompt
 // command's shell must not be able to grow gem's memory without bound.
 package limits
 

@@ -16,8 +16,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// testHome makes a home outside /tmp (the sandbox opens /tmp; see the README's testing
-// notes), removed after the test.
+// testHome makes a home outside /tmp (the sandbox opens /tmp; see the testing
+// notes in docs/development.md), removed after the test.
 func testHome(t *testing.T) string { return testhome.Dir(t, "cli-") }
 
 // verbRun is one invocation of the app with test streams.
