@@ -45,6 +45,19 @@ import (
 	"github.com/gemhost/gem/manifest"
 )
 
+// Version is the version of a plugin whose plugin.json names none, as Claude Code resolves
+// it: its marketplace entry's (entry), else its git commit's first 12 hex digits (commit),
+// else "" (gem then says registry.Unversioned).
+func Version(entry, commit string) string {
+	switch {
+	case entry != "":
+		return entry
+	case len(commit) > 12:
+		return commit[:12]
+	}
+	return commit
+}
+
 // ManifestFile is where a Claude Code plugin's manifest sits in its folder.
 const ManifestFile = ".claude-plugin/plugin.json"
 

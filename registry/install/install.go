@@ -14,10 +14,10 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/internal/netaddr"
-	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/internal/prompt"
 
 	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/manifest/claude"
 	"github.com/gemhost/gem/manifest/validate"
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
@@ -42,6 +42,9 @@ type Options struct {
 	PreRelease bool
 	Force      bool
 	DryRun     bool
+	// Qualified installs a marketplace's plugin under its qualified name, plugin@marketplace
+	// (a folder of that name), beside an installed extension of its plain name.
+	Qualified bool
 	// Locked: install exactly what this lock entry pins (LockedOptions), failing closed on
 	// any difference; Strict (--locked): the entry must also hold this platform's hashes and
 	// every payload.
@@ -158,11 +161,19 @@ type Result struct {
 	Pin      *lockfile.Entry          `json:"pin,omitempty"` // what gem lock records for it
 }
 
-func (in *Installer) root(scope registry.Level) string {
-	if scope == registry.LevelProject { // "" is the user's
-		return paths.Workspace(in.Env.Cwd).GeminiExtensionsDir()
+// root is the folder gem installs extensions of format f into at scope ("" is the user's):
+// Gemini CLI's for its own format, gem's for the formats only gem reads
+// (registry.Env.InstallRoot). Every fetch is staged beside Gemini CLI's (f nil), then moved
+// beside its format's (relocate).
+func (in *Installer) root(scope registry.Level, f *registry.Format) string {
+	return in.Env.InstallRoot(scope, f)
+}
+
+// cleanStaleAll removes what killed runs left in the staging folders of every root of scope.
+func (in *Installer) cleanStaleAll(scope registry.Level) {
+	for _, root := range in.Env.InstallRoots(scope) {
+		cleanStale(root)
 	}
-	return in.Env.GeminiExtensionsDir()
 }
 
 // lock takes the state lock and settles what a killed gem left.
@@ -206,7 +217,7 @@ func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, 
 	if err := CheckLinks(f.Dir); err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
-	x, problems, err := in.checkStaged(f.Dir, opt.Force)
+	x, problems, err := in.checkStaged(f.Dir, opt.Force, claude.Version(f.Version, f.Commit))
 	if err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
@@ -216,16 +227,24 @@ func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, 
 // checkStaged runs validate's checks on an extension about to be installed: the manifest and
 // the folder (errors refuse it), then Check's (errors refuse it unless force, and are then
 // returned as problems to show).
-func (in *Installer) checkStaged(dir string, force bool) (*registry.Extension, manifest.Problems, error) {
+// A plugin whose manifest names no version (where its format allows that) gets fallback, when
+// not "" (claude.Version: its marketplace entry's, else its commit's).
+func (in *Installer) checkStaged(dir string, force bool, fallback string) (*registry.Extension, manifest.Problems, error) {
 	x, err := registry.LoadFolder(dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if x.VersionRecorded && fallback != "" {
+		x.Version = fallback
 	}
 	lookup := func(name string) (string, bool) {
 		v := in.Env.Getenv(name)
 		return v, v != ""
 	}
 	problems := validate.Manifest(x.Manifest(), x.LoadProblems(), lookup)
+	if x.VersionRecorded { // gem's, not the author's: nothing to say of it
+		problems = problems.Without("version")
+	}
 	problems = append(problems, x.CheckFolder(in.Env)...)
 	if problems.HasErrors() {
 		return x, problems, &InvalidError{Name: x.Name, Problems: indent(problems.Errors().Error())}
@@ -279,10 +298,10 @@ func (in *Installer) install(ctx context.Context, opt Options, resolve func() (S
 		return nil, err
 	}
 	defer l.Release()
-	cleanStale(in.root(opt.Scope))
+	in.cleanStaleAll(opt.Scope)
 	prep, err := in.prepare(ctx, opt, resolve)
 	if prep != nil {
-		defer dropStaging(prep.staging)
+		defer prep.drop()
 	}
 	if err != nil {
 		return nil, err
@@ -299,6 +318,44 @@ type prepared struct {
 	problems manifest.Problems
 	pin      *lockfile.Entry
 	signing  *signing
+	moved    string // the staging folder beside the format's root it was moved to, if any
+}
+
+// drop removes the staging folders of prep.
+func (prep *prepared) drop() {
+	dropStaging(prep.staging)
+	if prep.moved != "" {
+		dropStaging(prep.moved)
+	}
+}
+
+// relocate moves the staged extension beside the root its format installs into when it was
+// staged beside another (a Claude Code plugin is fetched beside Gemini CLI's root and
+// installs into gem's), so that the final rename stays on one filesystem; across
+// filesystems it is copied.
+func (in *Installer) relocate(prep *prepared, scope registry.Level) error {
+	root := in.root(scope, prep.x.Format)
+	if stagingDir(root) == filepath.Dir(prep.staging) {
+		return nil
+	}
+	staging, err := newStaging(root)
+	if err != nil {
+		return err
+	}
+	prep.moved = staging
+	dir := filepath.Join(staging, "tree")
+	if err := os.Rename(prep.f.Dir, dir); err != nil {
+		if err := copyTree(prep.f.Dir, dir, nil); err != nil {
+			return err
+		}
+	}
+	x, err := registry.LoadFolder(dir)
+	if err != nil {
+		return err
+	}
+	x.Version, x.VersionRecorded = prep.x.Version, prep.x.VersionRecorded
+	prep.f.Dir, prep.x = dir, x
+	return nil
 }
 
 // prepare fetches what resolve names into a new staging folder, checks it and pins it (and
@@ -306,7 +363,7 @@ type prepared struct {
 // its creation: the caller drops it.
 // Several may run at once (Sync): the caller has cleaned what killed runs left.
 func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (Source, error)) (*prepared, error) {
-	staging, err := newStaging(in.root(opt.Scope))
+	staging, err := newStaging(in.root(opt.Scope, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +382,9 @@ func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (S
 			return prep, err
 		}
 	}
+	if err := in.relocate(prep, opt.Scope); err != nil {
+		return prep, err
+	}
 	if opt.Locked != nil {
 		// Fetched at the lock's commit or tag, it records the ref the lock was made with: it
 		// follows what it followed before (gem ext update), and it pins as the lock does.
@@ -342,15 +402,23 @@ func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (S
 // place asks consent to a prepared extension and puts it in place.
 func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*Result, error) {
 	f, x, problems, pin := prep.f, prep.x, prep.problems, prep.pin
-	root := in.root(opt.Scope)
+	if opt.Qualified {
+		q, err := qualifiedName(x.Name, f.Meta)
+		if err != nil {
+			return nil, err
+		}
+		x.Name = q
+	}
+	root := in.root(opt.Scope, x.Format)
 	dest := filepath.Join(root, x.Name)
 	_, existsErr := os.Lstat(dest)
 	exists := existsErr == nil
-	if exists && !opt.Force {
-		return nil, &AlreadyInstalledError{Name: x.Name, Path: dest}
+	other := in.sameNameElsewhere(x.Name, dest, opt.level())
+	if err := clash(x.Name, dest, exists, other, opt.level(), f.Meta); err != nil && !opt.Force {
+		return nil, err
 	}
-	if other := in.sameNameElsewhere(x.Name, dest); other != "" {
-		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
+	if other != nil {
+		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other.Dir)
 	}
 	needs := in.needsAt(x, dest)
 	text := withPayloads(withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing), pin.Payloads)
@@ -361,6 +429,9 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 		return nil, err
 	}
 	meta := f.Meta
+	if x.VersionRecorded && x.Version != registry.Unversioned {
+		meta.Version = x.Version
+	}
 	if opt.AutoUpdate {
 		meta.AutoUpdate = ptr(true)
 	}
@@ -400,6 +471,43 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems, Pin: pin}, nil
 }
 
+// clash is why an extension named name from meta may not go to dest: one of that name is
+// there (exists), or other is at the same level in another root. Nil when nothing clashes.
+// One from the same source is an *AlreadyInstalledError (update it), another's a
+// *NameClashError.
+func clash(name, dest string, exists bool, other *registry.Extension, level registry.Level, meta registry.InstallMetadata) error {
+	dir, installed := dest, registry.InstallMetadata{}
+	switch {
+	case exists:
+		if m, _ := registry.ReadInstallMetadata(dest); m != nil {
+			installed = *m
+		}
+	case other != nil && other.Level == level:
+		dir = other.Dir
+		if m := other.Install(); m != nil {
+			installed = *m
+		}
+	default:
+		return nil
+	}
+	if installed.Source == meta.Source && installed.Source != "" {
+		return &AlreadyInstalledError{Name: name, Path: dir}
+	}
+	e := &NameClashError{Name: name, Path: dir, InstalledSource: installed.Source, Source: meta.Source}
+	e.Qualified, _ = qualifiedName(name, meta)
+	return e
+}
+
+// qualifiedName is name qualified by the marketplace meta's plugin came from:
+// name@marketplace (registry.Qualify).
+func qualifiedName(name string, meta registry.InstallMetadata) (string, error) {
+	_, market, ok := SplitPluginRef(meta.Source)
+	if meta.Type != "marketplace" || !ok {
+		return "", &NotQualifiableError{Name: name, Source: meta.Source}
+	}
+	return registry.Qualify(name, market), nil
+}
+
 // sourcePaths names the source instead of the staging folder in an error (its type kept:
 // errors.As still finds it).
 func sourcePaths(err error, f *Fetched) error {
@@ -420,14 +528,22 @@ func (e *renamedError) Unwrap() error { return e.err }
 
 func ptr[T any](v T) *T { return &v }
 
-func (in *Installer) sameNameElsewhere(name, dest string) string {
-	d := registry.Discover(in.Env, registry.Providers)
-	for _, x := range d.All {
-		if x.Name == name && x.Dir != dest {
-			return x.Dir
+// sameNameElsewhere is an extension named name in another folder than dest: at level first
+// (it clashes), else at the other level (one shadows the other), else nil.
+func (in *Installer) sameNameElsewhere(name, dest string, level registry.Level) *registry.Extension {
+	var other *registry.Extension
+	for _, x := range registry.Discover(in.Env, registry.Providers).All {
+		if x.Name != name || x.Dir == dest {
+			continue
+		}
+		if x.Level == level {
+			return x
+		}
+		if other == nil {
+			other = x
 		}
 	}
-	return ""
+	return other
 }
 
 func writeMetadata(dir string, meta registry.InstallMetadata) error {
@@ -438,9 +554,13 @@ func writeMetadata(dir string, meta registry.InstallMetadata) error {
 	return os.WriteFile(filepath.Join(dir, registry.InstallMetadataFile), data, 0o644)
 }
 
-// enable adds Gemini CLI's install rule "<HOME>/*" for name.
-func (in *Installer) enable(name string) error {
-	p := registry.ProviderByID(registry.Providers, "gemini")
+// enable adds the install rule "<HOME>/*" for name to the enablement file of the provider
+// whose root holds dir (Gemini CLI's for its root, gem's for gem's).
+func (in *Installer) enable(name, dir string) error {
+	p := in.Env.ProviderOfRoot(filepath.Dir(dir))
+	if p == nil {
+		p = registry.ProviderByID(registry.Providers, "gemini")
+	}
 	path := in.Env.EnablementPath(p)
 	e, err := registry.ReadEnablement(path)
 	if err != nil {
