@@ -138,6 +138,9 @@ type Catalog struct {
 	core        *coreBackend
 	plugins     []*plugins.Plugin
 	servers     []*mcpServer
+	// unconfigured are the MCP servers that wait for a setting (registry.UnconfiguredError):
+	// listed, never started.
+	unconfigured []MCPServer
 	excluded    map[string]string // tool name → the extension whose excludeTools hides it
 	services    *Services
 	policy      *policy.Engine
@@ -196,6 +199,12 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		for i, ms := range m.MCPServers {
 			if owner, taken := serverOwner[ms.Name]; taken {
 				errs = append(errs, fmt.Errorf("mcp server %q of %s is skipped: %s declares a server of the same name first (rename one, or disable an extension)", ms.Name, x.Name, owner))
+				continue
+			}
+			if err := x.Unconfigured(env, ms); err != nil {
+				transport, _ := mcphost.TransportOf(ms)
+				r.unconfigured = append(r.unconfigured, MCPServer{Name: ms.Name, Extension: x.Name, Transport: string(transport), State: StateNeedsConfig, Error: err})
+				serverOwner[ms.Name] = x.Name
 				continue
 			}
 			srv, err := r.prepareServer(env, x, m, i, environ, opts)

@@ -54,14 +54,19 @@ type MCPServer struct {
 	Pid       int
 }
 
-// Servers describes the MCP servers of the session, in discovery order.
+// StateNeedsConfig is the state of an MCP server that waits for a setting of its extension
+// (registry.UnconfiguredError): it is not started.
+const StateNeedsConfig = "needs-config"
+
+// Servers describes the MCP servers of the session, in discovery order, then those that
+// wait for a setting.
 func (r *Catalog) Servers() []MCPServer {
-	out := make([]MCPServer, 0, len(r.servers))
+	out := make([]MCPServer, 0, len(r.servers)+len(r.unconfigured))
 	for _, s := range r.servers {
 		st, err := s.State()
 		out = append(out, MCPServer{Name: s.Name, Extension: s.Extension, Transport: string(s.Transport), Endpoint: s.Endpoint(), State: string(st), Error: err, Tools: len(s.Tools()), Pid: s.Pid()})
 	}
-	return out
+	return append(out, r.unconfigured...)
 }
 
 // ServerTools lists the catalog's tools served by one MCP server (after starting it).

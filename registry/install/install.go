@@ -417,7 +417,9 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 	if err := clash(x.Name, dest, exists, other, opt.level(), f.Meta); err != nil && !opt.Force {
 		return nil, err
 	}
-	if other != nil {
+	// --force replaces one of its name at its level in gem's other root; another is noted.
+	replaces := other != nil && other.Level == opt.level() && slices.Contains(in.Env.InstallRoots(opt.level()), other.Root)
+	if other != nil && !replaces {
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other.Dir)
 	}
 	needs := in.needsAt(x, dest)
@@ -467,6 +469,14 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 	})
 	if err != nil {
 		return nil, err
+	}
+	if replaces {
+		// --force: the one of its name in gem's other root goes, or it would shadow this one
+		// or be shadowed (a plugin an older gem put in Gemini CLI's root moves to gem's). Its
+		// data, settings and grants stay: they are the name's.
+		if _, err := in.remove(other, UninstallOptions{KeepData: true}); err != nil {
+			return nil, fmt.Errorf("%s is installed in %s, but %s, of the same name, is still there: %w", x.Name, dest, other.Dir, err)
+		}
 	}
 	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems, Pin: pin}, nil
 }
