@@ -210,17 +210,19 @@ func (e *UnconfiguredError) Error() string {
 }
 
 // Unconfigured is an *UnconfiguredError when s, a remote MCP server of x, has an address
-// that names a setting of x and comes out empty; else nil.
-func (x *Extension) Unconfigured(env Env, s manifest.MCPServer) error {
+// that names a setting of x (not a sensitive one: those are sealed, and no address) whose
+// value is not set or empty; else nil.
+func (x *Extension) Unconfigured(s manifest.MCPServer) error {
 	url := s.HTTPURL + s.URL
 	if s.Command != "" || url == "" {
 		return nil
 	}
-	if strings.TrimSpace(x.Expander(env, manifest.HostPlatforms(env.Getenv)[0]).Expand(url)) != "" {
-		return nil
-	}
+	lookup := x.SettingsLookup()
 	for _, st := range x.Manifest().Settings {
-		if strings.Contains(url, "${"+st.EnvVar+"}") || strings.Contains(url, "$"+st.EnvVar) {
+		if st.Sensitive || !strings.Contains(url, "${"+st.EnvVar+"}") && !strings.Contains(url, "$"+st.EnvVar) {
+			continue
+		}
+		if v, _ := lookup(st.EnvVar); strings.TrimSpace(v) == "" {
 			return &UnconfiguredError{Extension: x.Name, Server: s.Name, Setting: st.EnvVar}
 		}
 	}

@@ -27,8 +27,8 @@ import (
 // only what listing needs (name, version, description); the full manifest is decoded on
 // first use of Manifest, and install metadata on first use of Install.
 type Extension struct {
-	Name            string   // manifest name, else the folder name
-	Version         string   // manifest version when it is a string (else see VersionRecorded)
+	Name    string // manifest name, else the folder name
+	Version string // manifest version when it is a string (else see VersionRecorded)
 	// VersionRecorded: the manifest names no version (optional in its format) and Version is
 	// the one its install recorded (InstallMetadata.Version), else Unversioned.
 	VersionRecorded bool

@@ -141,14 +141,14 @@ type Catalog struct {
 	// unconfigured are the MCP servers that wait for a setting (registry.UnconfiguredError):
 	// listed, never started.
 	unconfigured []MCPServer
-	excluded    map[string]string // tool name → the extension whose excludeTools hides it
-	services    *Services
-	policy      *policy.Engine
-	audit       *policy.Audit
-	logger      hclog.Logger
-	onChange    []func()
-	trusted     map[string]bool // MCP servers the user's own settings trust
-	unloaded    []unloadedPlugin
+	excluded     map[string]string // tool name → the extension whose excludeTools hides it
+	services     *Services
+	policy       *policy.Engine
+	audit        *policy.Audit
+	logger       hclog.Logger
+	onChange     []func()
+	trusted      map[string]bool // MCP servers the user's own settings trust
+	unloaded     []unloadedPlugin
 	// failedStarts are the MCP servers that did not start when a tool of theirs was looked
 	// for, as errors: an unknown mcp_ tool names them.
 	failedStarts []string
@@ -201,7 +201,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 				errs = append(errs, fmt.Errorf("mcp server %q of %s is skipped: %s declares a server of the same name first (rename one, or disable an extension)", ms.Name, x.Name, owner))
 				continue
 			}
-			if err := x.Unconfigured(env, ms); err != nil {
+			if err := x.Unconfigured(ms); err != nil {
 				transport, _ := mcphost.TransportOf(ms)
 				r.unconfigured = append(r.unconfigured, MCPServer{Name: ms.Name, Extension: x.Name, Transport: string(transport), State: StateNeedsConfig, Error: err})
 				serverOwner[ms.Name] = x.Name

@@ -136,7 +136,7 @@ func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInf
 	info.Commands, info.Plugins = infoBinaries(s, x)
 	info.MCPServers = infoMCPServers(m)
 	for i, srv := range x.Manifest().MCPServers {
-		if err := x.Unconfigured(s.env, srv); err != nil && i < len(info.MCPServers) {
+		if err := x.Unconfigured(srv); err != nil && i < len(info.MCPServers) {
 			info.MCPServers[i].NeedsConfig = errorText(err)
 		}
 	}
