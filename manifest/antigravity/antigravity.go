@@ -11,11 +11,13 @@
 //
 // Conversions (Antigravity documents its formats loosely; what gem chose is written here):
 //   - plugin.json: name, description and version as they are (Antigravity discards a
-//     version; gem shows it, as for every extension); other keys are discarded, as
+//     version; gem shows it, as for every extension, and one without gets what a Claude Code
+//     plugin without gets: see package claude); other keys are discarded, as
 //     Antigravity does. disabled true is said, not applied (gem ext disable turns a plugin
 //     off); logo is said and ignored.
 //   - mcp_config.json {"mcpServers": {…}}: command/args/env/cwd/headers/timeout as they
-//     are; serverUrl (and url) is a streamable-HTTP server (httpUrl); disabledTools is
+//     are; serverUrl (and url) is a streamable-HTTP server (httpUrl; an empty one is the
+//     setting MCP_<SERVER>_URL the user gives, manifest.URLSetting); disabledTools is
 //     excludeTools; a server with disabled true is dropped (said).
 //   - rules/*.md: a rule whose front matter says trigger: always_on (or has no trigger) is a
 //     context file; model_decision, glob and manual rules have no equivalent in gem (said:

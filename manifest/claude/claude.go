@@ -4,6 +4,12 @@
 // commands/*.md becomes a prompt command. What has no equivalent in gem is said in Notes,
 // never dropped silently.
 //
+// As in Claude Code, only name is required. A plugin.json without a version has the version
+// Claude Code gives it (Version): its marketplace entry's, else its git commit's first 12 hex
+// digits; with neither (a local folder that is no checkout, a link) gem says "unversioned"
+// (registry.Unversioned; Claude Code says "unknown"). The install records it, and never
+// refuses the plugin for it.
+//
 // Like package manifest it does no I/O: the caller hands it bytes, and a function that reads
 // a file of the plugin by its path relative to the plugin's folder (the caller keeps that
 // read inside the folder).
@@ -16,7 +22,10 @@
 //     is ${CLAUDE_PLUGIN_OPTION_KEY}: each userConfig option is a setting of the extension
 //     (gem ext config; a sensitive one sealed) with that variable, as Claude Code exports it.
 //   - MCP servers: command/args/env as they are; type "http" with url is an httpUrl server,
-//     type "sse" (or a url alone) an SSE server; headers kept.
+//     type "sse" (or a url alone) an SSE server; headers kept. A remote server whose url is
+//     empty or missing is a placeholder the user fills in: its url becomes the setting
+//     MCP_<SERVER>_URL (manifest.URLSetting), and the server waits for it (listed as needing
+//     configuration, never started) instead of the plugin being refused.
 //   - hook events PreToolUse→BeforeTool, PostToolUse→AfterTool, UserPromptSubmit→
 //     BeforeAgent, Stop→AfterAgent, PreCompact→PreCompress; SessionStart, SessionEnd and
 //     Notification keep their names; the other events are dropped (said). Tool names in a
