@@ -23,7 +23,7 @@ func TestClaudePluginReadsStayInside(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "linked/hooks"), 0o755)
 	os.Symlink(outside, filepath.Join(root, "linked/.mcp.json"))
 	os.Symlink(outside, filepath.Join(root, "linked/hooks/hooks.json"))
-	write(t, filepath.Join(root, "plain/.claude-plugin/plugin.json"), `{"name": "plain"}`)
+	write(t, filepath.Join(root, "plain/.claude-plugin/plugin.json"), `{"name": "plain", "version": "1.0.0"}`)
 	d := Discover(env, Providers)
 	if len(d.All) != 3 {
 		t.Fatalf("found %d", len(d.All))
