@@ -201,9 +201,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 				errs = append(errs, fmt.Errorf("mcp server %q of %s is skipped: %s declares a server of the same name first (rename one, or disable an extension)", ms.Name, x.Name, owner))
 				continue
 			}
-			if err := x.Unconfigured(ms); err != nil {
-				transport, _ := mcphost.TransportOf(ms)
-				r.unconfigured = append(r.unconfigured, MCPServer{Name: ms.Name, Extension: x.Name, Transport: string(transport), State: StateNeedsConfig, Error: err})
+			if r.waitsForSetting(x, ms) {
 				serverOwner[ms.Name] = x.Name
 				continue
 			}

@@ -58,6 +58,18 @@ type MCPServer struct {
 // (registry.UnconfiguredError): it is not started.
 const StateNeedsConfig = "needs-config"
 
+// waitsForSetting records ms, an MCP server of x, as waiting for a setting of x when its
+// address is one not set (registry.UnconfiguredError): it is listed, never started.
+func (r *Catalog) waitsForSetting(x *registry.Extension, ms manifest.MCPServer) bool {
+	err := x.Unconfigured(ms)
+	if err == nil {
+		return false
+	}
+	transport, _ := mcphost.TransportOf(ms)
+	r.unconfigured = append(r.unconfigured, MCPServer{Name: ms.Name, Extension: x.Name, Transport: string(transport), State: StateNeedsConfig, Error: err})
+	return true
+}
+
 // Servers describes the MCP servers of the session, in discovery order, then those that
 // wait for a setting.
 func (r *Catalog) Servers() []MCPServer {
