@@ -23,6 +23,7 @@ package manifest
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // FileName is the manifest's file name inside an extension folder.
@@ -92,6 +93,28 @@ type Setting struct {
 	Description string `json:"description" manifest:"description"`
 	EnvVar      string `json:"envVar" manifest:"envVar"`
 	Sensitive   bool   `json:"sensitive" manifest:"sensitive"`
+}
+
+// URLSetting is the setting that holds the address of MCP server server when the extension
+// leaves it empty (a Claude Code plugin's placeholder the user fills in): its remote server's
+// url is then ${<EnvVar>}, and it starts once the setting is set.
+func URLSetting(server string) Setting {
+	return Setting{Name: server + " URL", Description: "the address of MCP server " + server + ": the extension leaves it for you to give",
+		EnvVar: "MCP_" + EnvVarPart(server) + "_URL"}
+}
+
+// EnvVarPart is s as a part of an environment variable's name: upper case, each character
+// that is not a letter or digit an underscore.
+func EnvVarPart(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(s) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }
 
 // Command is an executable slash command (gem's `commands` field).

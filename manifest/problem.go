@@ -79,6 +79,17 @@ func (ps Problems) Errors() Problems {
 	return out
 }
 
+// Without is ps without the problems of the field at path.
+func (ps Problems) Without(path string) Problems {
+	var out Problems
+	for _, p := range ps {
+		if p.Path != path {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // WithFile returns a copy with File set on every problem.
 func (ps Problems) WithFile(file string) Problems {
 	out := make(Problems, len(ps))

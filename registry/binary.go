@@ -199,3 +199,32 @@ func (x *Extension) missingCommandBinaries(env Env, root *dirHandle, folder stri
 	}
 	return warns
 }
+
+// UnconfiguredError is an MCP server whose address is a setting of its extension that is
+// not set (a plugin that leaves its url for the user to give: manifest.URLSetting). It is
+// never started until the setting is set.
+type UnconfiguredError struct{ Extension, Server, Setting string }
+
+func (e *UnconfiguredError) Error() string {
+	return fmt.Sprintf("mcp server %s of %s needs configuration: its address is the setting %s, which is not set", e.Server, e.Extension, e.Setting)
+}
+
+// Unconfigured is an *UnconfiguredError when s, a remote MCP server of x, has an address
+// that names a setting of x (not a sensitive one: those are sealed, and no address) whose
+// value is not set or empty; else nil.
+func (x *Extension) Unconfigured(s manifest.MCPServer) error {
+	url := s.HTTPURL + s.URL
+	if s.Command != "" || url == "" {
+		return nil
+	}
+	lookup := x.SettingsLookup()
+	for _, st := range x.Manifest().Settings {
+		if st.Sensitive || !strings.Contains(url, "${"+st.EnvVar+"}") && !strings.Contains(url, "$"+st.EnvVar) {
+			continue
+		}
+		if v, _ := lookup(st.EnvVar); strings.TrimSpace(v) == "" {
+			return &UnconfiguredError{Extension: x.Name, Server: s.Name, Setting: st.EnvVar}
+		}
+	}
+	return nil
+}

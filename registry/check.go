@@ -117,6 +117,8 @@ func LoadFolder(dir string) (*Extension, error) {
 	if err := x.setHead(data, filepath.Base(abs)); err != nil {
 		return nil, errors.New("invalid JSON in " + x.ManifestPath + ": " + err.Error())
 	}
+	meta, _ := ReadInstallMetadata(abs)
+	x.recordedVersion(meta)
 	return x, nil
 }
 

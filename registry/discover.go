@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -26,8 +27,11 @@ import (
 // only what listing needs (name, version, description); the full manifest is decoded on
 // first use of Manifest, and install metadata on first use of Install.
 type Extension struct {
-	Name            string   // manifest name, else the folder name
-	Version         string   // manifest version when it is a string
+	Name    string // manifest name, else the folder name
+	Version string // manifest version when it is a string (else see VersionRecorded)
+	// VersionRecorded: the manifest names no version (optional in its format) and Version is
+	// the one its install recorded (InstallMetadata.Version), else Unversioned.
+	VersionRecorded bool
 	Description     string   // manifest description when it is a string
 	CommandNames    []string // names of the manifest's executable commands, sorted
 	CommandBinaries []string // their binary templates, in the same order
@@ -101,7 +105,7 @@ func (x *Extension) Manifest() *manifest.Manifest {
 			if f.CommandFile == ".md" {
 				defer func() { st.notes = append(st.notes, x.commandNotes()...) }()
 			}
-			if doc, st.notes, err = f.Convert(data, x.own()); err != nil {
+			if doc, st.notes, err = x.convert(data); err != nil {
 				st.manifest, _ = manifest.Load(map[string]any{})
 				st.loadProblems = manifest.Problems{{Severity: manifest.Error, Want: "Invalid JSON in " + x.ManifestPath + ": " + err.Error()}}
 				return
@@ -126,8 +130,42 @@ func (x *Extension) ManifestText() ([]byte, error) {
 	if err != nil || x.format().Convert == nil {
 		return data, err
 	}
-	doc, _, err := x.format().Convert(data, x.own())
+	doc, _, err := x.convert(data)
 	return doc, err
+}
+
+// convert is another format's manifest (data) as gemini-extension.json, with the version
+// gem gives it when it names none (VersionRecorded), and what became of each component.
+func (x *Extension) convert(data []byte) ([]byte, []manifest.Note, error) {
+	doc, notes, err := x.format().Convert(data, x.own())
+	if err != nil || !x.VersionRecorded || x.Version == "" {
+		return doc, notes, err
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(doc, &fields) != nil {
+		return doc, notes, nil
+	}
+	fields["version"], _ = json.Marshal(x.Version)
+	if doc, err = json.MarshalIndent(fields, "", "  "); err != nil {
+		return nil, nil, err
+	}
+	became := x.Version + ", recorded at install (its marketplace entry's version, else its git commit's)"
+	if x.Version == Unversioned {
+		became = Unversioned + ": its install recorded none (no marketplace entry's version, no git commit)"
+	}
+	return doc, append([]manifest.Note{{Component: "version", Became: "none in " + path.Base(x.format().ManifestFile) + ": " + became}}, notes...), nil
+}
+
+// recordedVersion gives x, when its manifest names no version and its format allows that,
+// the version meta recorded, else Unversioned.
+func (x *Extension) recordedVersion(meta *InstallMetadata) {
+	if x.Version != "" || !x.format().VersionOptional {
+		return
+	}
+	x.Version, x.VersionRecorded = Unversioned, true
+	if meta != nil && meta.Version != "" {
+		x.Version = meta.Version
+	}
 }
 
 // FormatNotes says what reading another format's manifest as gem's did: each component
@@ -207,6 +245,18 @@ func (x *Extension) Install() *InstallMetadata {
 // Linked reports whether the extension was installed with `link`.
 func (x *Extension) Linked() bool { i := x.Install(); return i != nil && i.Type == "link" }
 
+// Qualify is the name of a marketplace's plugin installed beside another extension of its
+// name: plugin@marketplace, as Claude Code names every plugin. Its folder has that name, and
+// discovery gives a folder named "<manifest name>@…" that name (Gemini CLI's names hold no
+// "@", so no extension of its own takes it).
+func Qualify(name, marketplace string) string { return name + "@" + marketplace }
+
+// BaseName is name without the marketplace that qualifies it (Qualify).
+func BaseName(name string) string {
+	base, _, _ := strings.Cut(name, "@")
+	return base
+}
+
 // head is what discovery decodes of every manifest.
 type head struct {
 	Name        any `json:"name"`
@@ -239,6 +289,9 @@ func (x *Extension) setHead(data []byte, folder string) error {
 		x.Name = strconv.FormatFloat(n, 'f', -1, 64)
 	case bool:
 		x.Name = strconv.FormatBool(n)
+	}
+	if base, _, ok := strings.Cut(folder, "@"); ok && base == x.Name {
+		x.Name = folder // installed under its qualified name (Qualify)
 	}
 	x.Version, _ = h.Version.(string)
 	x.Description, _ = h.Description.(string)
@@ -472,6 +525,7 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 				x.CommandNames = append(x.CommandNames, e.commands[i])
 				x.CommandBinaries = append(x.CommandBinaries, e.commands[i+1])
 			}
+			x.recordedVersionIn(c)
 			return x, "", true
 		}
 	}
@@ -485,6 +539,7 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 			cmds = append(cmds, n, x.CommandBinaries[i])
 		}
 		c.index.store(c.name, indexEntry{id: id, name: x.Name, version: x.Version, description: x.Description, commands: cmds})
+		x.recordedVersionIn(c) // the manifest's own version is what the index keeps
 		return x, "", false
 	}
 	if err != nil {
@@ -521,5 +576,16 @@ func loadCandidate(c candidate, x *Extension) (_ *Extension, warning string, hit
 	if err := x.setHead(data, c.name); err != nil {
 		return nil, "Invalid JSON in " + x.ManifestPath + ": " + err.Error(), false
 	}
+	x.recordedVersionIn(c)
 	return x, "", false
+}
+
+// recordedVersionIn is recordedVersion with the install metadata of c's folder (read only
+// when the manifest names no version).
+func (x *Extension) recordedVersionIn(c candidate) {
+	if x.Version != "" || !x.format().VersionOptional {
+		return
+	}
+	meta, _ := readInstallMetadata(c.rootDir, c.name+"/"+InstallMetadataFile)
+	x.recordedVersion(meta)
 }

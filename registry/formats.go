@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/antigravity"
@@ -26,6 +27,15 @@ type Format struct {
 	CommandFile string
 	// BinOnPath: its bin/ folder goes first on its own programs' PATH (Claude Code's).
 	BinOnPath bool
+	// InstallsInto is the provider whose roots gem installs it into: "gemini" for what Gemini
+	// CLI loads too (its ~/.gemini/extensions, which it shares with gem), "native" (gem's own
+	// roots) for what only gem reads — Gemini CLI warns about every folder of its root it
+	// cannot load, at every command.
+	InstallsInto string
+	// VersionOptional: its manifest may name no version (Claude Code's, Antigravity's); the
+	// extension's version is then the one its install recorded (InstallMetadata.Version),
+	// else Unversioned.
+	VersionOptional bool
 	// Convert makes the gemini-extension.json equivalent of its manifest (data), reading
 	// the extension's other files through the folder; the notes say what became of each
 	// component, hooks included. Nil for gem's own format.
@@ -44,8 +54,9 @@ type Folder struct {
 
 // Formats are the formats gem reads, in the order a folder is tried.
 var Formats = []*Format{
-	{ID: "gemini", Name: "Gemini CLI extension", ManifestFile: manifest.FileName, CommandFile: ".toml"},
+	{ID: "gemini", Name: "Gemini CLI extension", ManifestFile: manifest.FileName, CommandFile: ".toml", InstallsInto: "gemini"},
 	{ID: "claude", Name: "Claude Code plugin", ManifestFile: claude.ManifestFile, CommandFile: ".md", BinOnPath: true,
+		InstallsInto: "native", VersionOptional: true,
 		Convert: func(data []byte, own Folder) ([]byte, []manifest.Note, error) {
 			doc, notes, err := claude.Convert(data, own.Read)
 			if _, hooks, herr := claude.HooksOf(data, own.Read); herr == nil {
@@ -65,6 +76,7 @@ var Formats = []*Format{
 
 func antigravityFormat(file string) *Format {
 	return &Format{ID: "antigravity", Name: "Antigravity plugin", ManifestFile: file, CommandFile: ".toml",
+		InstallsInto: "native", VersionOptional: true,
 		Convert: func(data []byte, own Folder) ([]byte, []manifest.Note, error) {
 			doc, notes, err := antigravity.Convert(data, own.Read, own.List)
 			if _, hooks, herr := antigravity.Hooks(own.Read); herr == nil {
@@ -80,6 +92,53 @@ func antigravityFormat(file string) *Format {
 
 // FormatGemini is gem's own (Gemini CLI's) format.
 var FormatGemini = Formats[0]
+
+// Unversioned is the version of an extension whose manifest names none (where its format
+// allows that) and whose install recorded none: a plugin from a local folder that is no git
+// checkout, or linked. Claude Code says "unknown" there; gem says what it is.
+const Unversioned = "unversioned"
+
+// InstallRoot is the folder gem installs an extension of format f into at level: the root
+// of level of the provider f installs into (FormatGemini's when f is nil); any level but
+// the project's is the user's.
+func (e Env) InstallRoot(level Level, f *Format) string {
+	if f == nil {
+		f = FormatGemini
+	}
+	if level != LevelProject {
+		level = LevelUser
+	}
+	p := ProviderByID(Providers, f.InstallsInto)
+	for _, r := range p.Roots {
+		if r.Level == level {
+			return e.Dir(r)
+		}
+	}
+	return ""
+}
+
+// InstallRoots are every folder gem installs extensions of level into, each once.
+func (e Env) InstallRoots(level Level) []string {
+	var out []string
+	for _, f := range Formats {
+		if r := e.InstallRoot(level, f); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ProviderOfRoot is the provider one of whose roots is root, or nil.
+func (e Env) ProviderOfRoot(root string) *Provider {
+	for i := range Providers {
+		for _, r := range Providers[i].Roots {
+			if e.Dir(r) == filepath.Clean(root) {
+				return &Providers[i]
+			}
+		}
+	}
+	return nil
+}
 
 // FormatOf is the format of id, or nil.
 func FormatOf(id string) *Format {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func TestClaudePluginReadsStayInside(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "linked/hooks"), 0o755)
 	os.Symlink(outside, filepath.Join(root, "linked/.mcp.json"))
 	os.Symlink(outside, filepath.Join(root, "linked/hooks/hooks.json"))
-	write(t, filepath.Join(root, "plain/.claude-plugin/plugin.json"), `{"name": "plain"}`)
+	write(t, filepath.Join(root, "plain/.claude-plugin/plugin.json"), `{"name": "plain", "version": "1.0.0"}`)
 	d := Discover(env, Providers)
 	if len(d.All) != 3 {
 		t.Fatalf("found %d", len(d.All))
@@ -117,5 +118,59 @@ func TestAntigravityPlugins(t *testing.T) {
 	}
 	if hooks, err := linked.Hooks(); hooks != nil || err == nil {
 		t.Errorf("linked: hooks read through a link out: %s %v", hooks, err)
+	}
+}
+
+// TestInstallRoot: gem installs what Gemini CLI loads in Gemini CLI's roots, and what only
+// gem reads (Claude Code and Antigravity plugins) in its own; any level but the project's is
+// the user's.
+func TestInstallRoot(t *testing.T) {
+	env := testEnv(t)
+	for _, tt := range []struct {
+		level Level
+		f     *Format
+		want  string
+	}{
+		{LevelUser, nil, filepath.Join(env.Home, ".gemini/extensions")},
+		{LevelUser, FormatGemini, filepath.Join(env.Home, ".gemini/extensions")},
+		{"", FormatOf("claude"), filepath.Join(env.GemHome, "extensions")},
+		{LevelUser, FormatOf("antigravity"), filepath.Join(env.GemHome, "extensions")},
+		{LevelProject, FormatGemini, filepath.Join(env.Cwd, ".gemini/extensions")},
+		{LevelProject, FormatOf("claude"), filepath.Join(env.Cwd, ".gem/extensions")},
+	} {
+		if got := env.InstallRoot(tt.level, tt.f); got != tt.want {
+			t.Errorf("InstallRoot(%q, %v) = %s, want %s", tt.level, tt.f, got, tt.want)
+		}
+	}
+	if got := env.InstallRoots(LevelUser); len(got) != 2 || got[0] != filepath.Join(env.Home, ".gemini/extensions") || got[1] != filepath.Join(env.GemHome, "extensions") {
+		t.Errorf("InstallRoots(user) = %q", got)
+	}
+}
+
+// TestRecordedVersion: a plugin naming no version has the one its install recorded, else
+// "unversioned", and its converted manifest carries it; a Gemini extension gets none; a
+// folder named <name>@<marketplace> is known by that name.
+func TestRecordedVersion(t *testing.T) {
+	env := testEnv(t)
+	root := filepath.Join(env.GemHome, "extensions")
+	write(t, filepath.Join(root, "rec/.claude-plugin/plugin.json"), `{"name": "rec"}`)
+	write(t, filepath.Join(root, "rec/.gemini-extension-install.json"), `{"source": "rec@m", "type": "marketplace", "version": "2.5.0"}`)
+	write(t, filepath.Join(root, "bare/plugin.json"), `{"name": "bare"}`)
+	write(t, filepath.Join(root, "own/.claude-plugin/plugin.json"), `{"name": "own", "version": "1.0.0"}`)
+	write(t, filepath.Join(root, "own@m2/.claude-plugin/plugin.json"), `{"name": "own", "version": "2.0.0"}`)
+	write(t, filepath.Join(env.Home, ".gemini/extensions/gx/gemini-extension.json"), `{"name": "gx"}`)
+	old := racyWindow
+	racyWindow = 0 // the second discovery reads the heads from the index
+	t.Cleanup(func() { racyWindow = old })
+	for range 2 {
+		got := map[string]string{}
+		for _, x := range Discover(env, Providers).All {
+			got[x.Name] = fmt.Sprintf("%s %v %s", x.Version, x.VersionRecorded, x.Manifest().Version)
+		}
+		want := map[string]string{"rec": "2.5.0 true 2.5.0", "bare": "unversioned true unversioned", "own": "1.0.0 false 1.0.0",
+			"own@m2": "2.0.0 false 2.0.0", "gx": " false "}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("got %v, want %v", got, want)
+		}
 	}
 }

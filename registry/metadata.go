@@ -20,6 +20,10 @@ type InstallMetadata struct {
 	Ref             string `json:"ref,omitempty"`
 	AutoUpdate      *bool  `json:"autoUpdate,omitempty"`
 	AllowPreRelease *bool  `json:"allowPreRelease,omitempty"`
+	// Version is gem's: the version it gave a plugin whose manifest names none (its
+	// marketplace entry's, else its commit's; Format.VersionOptional). Written only then, and
+	// only in gem's own roots, which Gemini CLI does not read.
+	Version string `json:"version,omitempty"`
 }
 
 // ReadInstallMetadata reads dir's install metadata. A missing file is (nil, nil); invalid

@@ -138,14 +138,17 @@ type Catalog struct {
 	core        *coreBackend
 	plugins     []*plugins.Plugin
 	servers     []*mcpServer
-	excluded    map[string]string // tool name → the extension whose excludeTools hides it
-	services    *Services
-	policy      *policy.Engine
-	audit       *policy.Audit
-	logger      hclog.Logger
-	onChange    []func()
-	trusted     map[string]bool // MCP servers the user's own settings trust
-	unloaded    []unloadedPlugin
+	// unconfigured are the MCP servers that wait for a setting (registry.UnconfiguredError):
+	// listed, never started.
+	unconfigured []MCPServer
+	excluded     map[string]string // tool name → the extension whose excludeTools hides it
+	services     *Services
+	policy       *policy.Engine
+	audit        *policy.Audit
+	logger       hclog.Logger
+	onChange     []func()
+	trusted      map[string]bool // MCP servers the user's own settings trust
+	unloaded     []unloadedPlugin
 	// failedStarts are the MCP servers that did not start when a tool of theirs was looked
 	// for, as errors: an unknown mcp_ tool names them.
 	failedStarts []string
@@ -196,6 +199,10 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		for i, ms := range m.MCPServers {
 			if owner, taken := serverOwner[ms.Name]; taken {
 				errs = append(errs, fmt.Errorf("mcp server %q of %s is skipped: %s declares a server of the same name first (rename one, or disable an extension)", ms.Name, x.Name, owner))
+				continue
+			}
+			if r.waitsForSetting(x, ms) {
+				serverOwner[ms.Name] = x.Name
 				continue
 			}
 			srv, err := r.prepareServer(env, x, m, i, environ, opts)

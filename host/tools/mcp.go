@@ -54,14 +54,31 @@ type MCPServer struct {
 	Pid       int
 }
 
-// Servers describes the MCP servers of the session, in discovery order.
+// StateNeedsConfig is the state of an MCP server that waits for a setting of its extension
+// (registry.UnconfiguredError): it is not started.
+const StateNeedsConfig = "needs-config"
+
+// waitsForSetting records ms, an MCP server of x, as waiting for a setting of x when its
+// address is one not set (registry.UnconfiguredError): it is listed, never started.
+func (r *Catalog) waitsForSetting(x *registry.Extension, ms manifest.MCPServer) bool {
+	err := x.Unconfigured(ms)
+	if err == nil {
+		return false
+	}
+	transport, _ := mcphost.TransportOf(ms)
+	r.unconfigured = append(r.unconfigured, MCPServer{Name: ms.Name, Extension: x.Name, Transport: string(transport), State: StateNeedsConfig, Error: err})
+	return true
+}
+
+// Servers describes the MCP servers of the session, in discovery order, then those that
+// wait for a setting.
 func (r *Catalog) Servers() []MCPServer {
-	out := make([]MCPServer, 0, len(r.servers))
+	out := make([]MCPServer, 0, len(r.servers)+len(r.unconfigured))
 	for _, s := range r.servers {
 		st, err := s.State()
 		out = append(out, MCPServer{Name: s.Name, Extension: s.Extension, Transport: string(s.Transport), Endpoint: s.Endpoint(), State: string(st), Error: err, Tools: len(s.Tools()), Pid: s.Pid()})
 	}
-	return out
+	return append(out, r.unconfigured...)
 }
 
 // ServerTools lists the catalog's tools served by one MCP server (after starting it).

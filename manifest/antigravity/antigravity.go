@@ -11,11 +11,13 @@
 //
 // Conversions (Antigravity documents its formats loosely; what gem chose is written here):
 //   - plugin.json: name, description and version as they are (Antigravity discards a
-//     version; gem shows it, as for every extension); other keys are discarded, as
+//     version; gem shows it, as for every extension, and one without gets what a Claude Code
+//     plugin without gets: see package claude); other keys are discarded, as
 //     Antigravity does. disabled true is said, not applied (gem ext disable turns a plugin
 //     off); logo is said and ignored.
 //   - mcp_config.json {"mcpServers": {…}}: command/args/env/cwd/headers/timeout as they
-//     are; serverUrl (and url) is a streamable-HTTP server (httpUrl); disabledTools is
+//     are; serverUrl (and url) is a streamable-HTTP server (httpUrl; an empty one is the
+//     setting MCP_<SERVER>_URL the user gives, manifest.URLSetting); disabledTools is
 //     excludeTools; a server with disabled true is dropped (said).
 //   - rules/*.md: a rule whose front matter says trigger: always_on (or has no trigger) is a
 //     context file; model_decision, glob and manual rules have no equivalent in gem (said:
@@ -101,10 +103,13 @@ func Convert(data []byte, read Reader, list Lister) ([]byte, []Note, error) {
 	if p.Logo != nil {
 		notes = append(notes, Note{Component: "logo", Became: "gem shows no logos", Dropped: true})
 	}
-	servers, snotes := mcpServers(read)
+	servers, placeholders, snotes := mcpServers(read)
 	notes = append(notes, snotes...)
 	if len(servers) > 0 {
 		doc["mcpServers"] = servers
+	}
+	if len(placeholders) > 0 {
+		doc["settings"] = placeholders
 	}
 	context, rnotes := rules(read, list)
 	notes = append(notes, rnotes...)
@@ -115,23 +120,24 @@ func Convert(data []byte, read Reader, list Lister) ([]byte, []Note, error) {
 	return out, notes, err
 }
 
-// mcpServers are mcp_config.json's servers as gemini-extension.json's.
-func mcpServers(read Reader) (map[string]any, []Note) {
+// mcpServers are mcp_config.json's servers as gemini-extension.json's. A server whose
+// serverUrl (or url) is empty is a placeholder the user fills in: its url becomes a setting
+// (manifest.URLSetting), returned in placeholders.
+func mcpServers(read Reader) (out map[string]any, placeholders []manifest.Setting, notes []Note) {
 	raw, err := read("mcp_config.json")
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, []Note{{Component: "mcp_config.json", Became: "cannot be read: " + err.Error(), Dropped: true}}
+		return nil, nil, []Note{{Component: "mcp_config.json", Became: "cannot be read: " + err.Error(), Dropped: true}}
 	}
 	var file struct {
 		MCPServers map[string]map[string]any `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(raw, &file); err != nil {
-		return nil, []Note{{Component: "mcp_config.json", Became: "not JSON of {\"mcpServers\": {…}}: " + err.Error(), Dropped: true}}
+		return nil, nil, []Note{{Component: "mcp_config.json", Became: "not JSON of {\"mcpServers\": {…}}: " + err.Error(), Dropped: true}}
 	}
-	var notes []Note
-	out := map[string]any{}
+	out = map[string]any{}
 	for _, name := range sortedKeys(file.MCPServers) {
 		s := file.MCPServers[name]
 		what := "mcp_config.json mcpServers." + name
@@ -145,6 +151,12 @@ func mcpServers(read Reader) (map[string]any, []Note) {
 			switch k {
 			case "disabled":
 			case "serverUrl", "url":
+				if u, _ := v.(string); strings.TrimSpace(u) == "" {
+					st := manifest.URLSetting(name)
+					v = "${" + st.EnvVar + "}"
+					placeholders = append(placeholders, st)
+					notes = append(notes, Note{Component: what + "." + k, Became: "empty in the plugin: the setting " + st.EnvVar + "; the server starts once it is set"})
+				}
 				conv["httpUrl"] = v
 			case "disabledTools":
 				conv["excludeTools"] = v
@@ -157,7 +169,7 @@ func mcpServers(read Reader) (map[string]any, []Note) {
 		out[name] = conv
 		notes = append(notes, Note{Component: what, Became: "MCP server " + name})
 	}
-	return out, notes
+	return out, placeholders, notes
 }
 
 // rules are the context files among rules/*.md (always_on ones).

@@ -4,6 +4,12 @@
 // commands/*.md becomes a prompt command. What has no equivalent in gem is said in Notes,
 // never dropped silently.
 //
+// As in Claude Code, only name is required. A plugin.json without a version has the version
+// Claude Code gives it (Version): its marketplace entry's, else its git commit's first 12 hex
+// digits; with neither (a local folder that is no checkout, a link) gem says "unversioned"
+// (registry.Unversioned; Claude Code says "unknown"). The install records it, and never
+// refuses the plugin for it.
+//
 // Like package manifest it does no I/O: the caller hands it bytes, and a function that reads
 // a file of the plugin by its path relative to the plugin's folder (the caller keeps that
 // read inside the folder).
@@ -16,7 +22,10 @@
 //     is ${CLAUDE_PLUGIN_OPTION_KEY}: each userConfig option is a setting of the extension
 //     (gem ext config; a sensitive one sealed) with that variable, as Claude Code exports it.
 //   - MCP servers: command/args/env as they are; type "http" with url is an httpUrl server,
-//     type "sse" (or a url alone) an SSE server; headers kept.
+//     type "sse" (or a url alone) an SSE server; headers kept. A remote server whose url is
+//     empty or missing is a placeholder the user fills in: its url becomes the setting
+//     MCP_<SERVER>_URL (manifest.URLSetting), and the server waits for it (listed as needing
+//     configuration, never started) instead of the plugin being refused.
 //   - hook events PreToolUse→BeforeTool, PostToolUse→AfterTool, UserPromptSubmit→
 //     BeforeAgent, Stop→AfterAgent, PreCompact→PreCompress; SessionStart, SessionEnd and
 //     Notification keep their names; the other events are dropped (said). Tool names in a
@@ -45,6 +54,19 @@ import (
 	"github.com/gemhost/gem/manifest"
 )
 
+// Version is the version of a plugin whose plugin.json names none, as Claude Code resolves
+// it: its marketplace entry's (entry), else its git commit's first 12 hex digits (commit),
+// else "" (gem then says registry.Unversioned).
+func Version(entry, commit string) string {
+	switch {
+	case entry != "":
+		return entry
+	case len(commit) > 12:
+		return commit[:12]
+	}
+	return commit
+}
+
 // ManifestFile is where a Claude Code plugin's manifest sits in its folder.
 const ManifestFile = ".claude-plugin/plugin.json"
 
@@ -71,18 +93,7 @@ type plugin struct {
 
 // OptionVar is the environment variable of a plugin option (userConfig key), as Claude
 // Code exports it to the plugin's programs: CLAUDE_PLUGIN_OPTION_<KEY>.
-func OptionVar(key string) string {
-	var b strings.Builder
-	b.WriteString("CLAUDE_PLUGIN_OPTION_")
-	for _, r := range strings.ToUpper(key) {
-		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
+func OptionVar(key string) string { return "CLAUDE_PLUGIN_OPTION_" + manifest.EnvVarPart(key) }
 
 // unsupported are plugin.json's fields gem does not run, and why.
 var unsupported = map[string]string{
@@ -125,22 +136,26 @@ func Convert(data []byte, read Reader) ([]byte, []Note, error) {
 		settings = append(settings, map[string]any{"name": name, "description": o.Description, "envVar": OptionVar(k), "sensitive": o.Sensitive})
 		notes = append(notes, Note{Component: "userConfig." + k, Became: "setting " + OptionVar(k) + map[bool]string{true: " (sensitive: sealed)", false: ""}[o.Sensitive]})
 	}
-	if len(settings) > 0 {
-		doc["settings"] = settings
-	}
-	servers, snotes := mcpServers(p.MCPServers, read)
+	servers, placeholders, snotes := mcpServers(p.MCPServers, read)
 	notes = append(notes, snotes...)
 	if len(servers) > 0 {
 		doc["mcpServers"] = servers
+	}
+	for _, st := range placeholders {
+		settings = append(settings, map[string]any{"name": st.Name, "description": st.Description, "envVar": st.EnvVar, "sensitive": false})
+	}
+	if len(settings) > 0 {
+		doc["settings"] = settings
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	return out, notes, err
 }
 
 // mcpServers are the plugin's servers as gemini-extension.json's: plugin.json's inline
-// object, or the file it names, else .mcp.json.
-func mcpServers(field json.RawMessage, read Reader) (map[string]any, []Note) {
-	var notes []Note
+// object, or the file it names, else .mcp.json. A remote server whose url is empty (or
+// missing) is a placeholder the user fills in: its url becomes a setting
+// (manifest.URLSetting), returned in placeholders.
+func mcpServers(field json.RawMessage, read Reader) (out map[string]any, placeholders []manifest.Setting, notes []Note) {
 	raw := bytes.TrimSpace(field)
 	var file string
 	switch {
@@ -156,7 +171,7 @@ func mcpServers(field json.RawMessage, read Reader) (map[string]any, []Note) {
 			if file != ".mcp.json" || !errors.Is(err, fs.ErrNotExist) { // named, or there but unreadable (a link out)
 				notes = append(notes, Note{Component: "mcpServers", Became: fmt.Sprintf("%s cannot be read: %v", file, err), Dropped: true})
 			}
-			return nil, notes
+			return nil, nil, notes
 		}
 		raw = data
 	}
@@ -170,13 +185,19 @@ func mcpServers(field json.RawMessage, read Reader) (map[string]any, []Note) {
 	} else if json.Unmarshal(raw, &bare) == nil {
 		servers = bare
 	} else {
-		return nil, []Note{{Component: "mcpServers", Became: "not an object of servers", Dropped: true}}
+		return nil, nil, []Note{{Component: "mcpServers", Became: "not an object of servers", Dropped: true}}
 	}
-	out := map[string]any{}
+	out = map[string]any{}
 	for _, name := range sortedKeys(servers) {
 		s := servers[name]
 		conv := map[string]any{}
 		typ, _ := s["type"].(string)
+		if url, _ := s["url"].(string); (typ == "http" || typ == "sse" || s["url"] != nil) && strings.TrimSpace(url) == "" {
+			st := manifest.URLSetting(name)
+			s["url"] = "${" + st.EnvVar + "}"
+			placeholders = append(placeholders, st)
+			notes = append(notes, Note{Component: "mcpServers." + name + ".url", Became: "empty in the plugin: the setting " + st.EnvVar + "; the server starts once it is set"})
+		}
 		for k, v := range s {
 			switch k {
 			case "type":
@@ -204,7 +225,7 @@ func mcpServers(field json.RawMessage, read Reader) (map[string]any, []Note) {
 		}
 		notes = append(notes, Note{Component: "mcpServers." + name, Became: became})
 	}
-	return out, notes
+	return out, placeholders, notes
 }
 
 // varRef is compiled on first use: discovery in the light front links this package.

@@ -46,6 +46,10 @@ func TestConvert(t *testing.T) {
 			"mcpServers":{"a":{"command":"a","env":{"KEY":"${user_config.api_key}"}}}}`, nil,
 			[]string{`"envVar": "CLAUDE_PLUGIN_OPTION_API_KEY"`, `"name": "API key"`, `"sensitive": true`, `"envVar": "CLAUDE_PLUGIN_OPTION_REGION"`, `"KEY": "${CLAUDE_PLUGIN_OPTION_API_KEY}"`},
 			[]string{"userConfig.api_key: setting CLAUDE_PLUGIN_OPTION_API_KEY (sensitive: sealed)", "userConfig.region: setting CLAUDE_PLUGIN_OPTION_REGION"}},
+		{"an empty url is a setting to fill in", `{"name":"x"}`, map[string]string{".mcp.json": `{"mcpServers": {
+			"api": {"type": "http", "url": ""}, "feed": {"type": "sse"}, "blank": {"url": "  "}}}`},
+			[]string{`"httpUrl": "${MCP_API_URL}"`, `"url": "${MCP_FEED_URL}"`, `"url": "${MCP_BLANK_URL}"`, `"envVar": "MCP_API_URL"`, `"name": "api URL"`},
+			[]string{"mcpServers.api.url: empty in the plugin: the setting MCP_API_URL; the server starts once it is set", "mcpServers.feed.url: empty"}},
 		{"plugin data is the extension's data folder", `{"name":"x","mcpServers":{"a":{"command":"a","env":{"D":"${CLAUDE_PLUGIN_DATA}/db"}}}}`, nil,
 			[]string{`"D": "${extensionData}/db"`}, nil},
 	}
@@ -228,4 +232,19 @@ func FuzzCommand(f *testing.F) {
 			t.Fatalf("$ARGUMENTS left in %q", p)
 		}
 	})
+}
+
+// TestVersion: a plugin.json without a version gets its marketplace entry's, else its
+// commit's first 12 hex digits, else none.
+func TestVersion(t *testing.T) {
+	for _, tt := range []struct{ entry, commit, want string }{
+		{"2.5.0", "0123456789abcdef0123456789abcdef01234567", "2.5.0"},
+		{"", "0123456789abcdef0123456789abcdef01234567", "0123456789ab"},
+		{"", "abc1234", "abc1234"},
+		{"", "", ""},
+	} {
+		if got := Version(tt.entry, tt.commit); got != tt.want {
+			t.Errorf("Version(%q, %q) = %q, want %q", tt.entry, tt.commit, got, tt.want)
+		}
+	}
 }

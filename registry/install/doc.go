@@ -10,6 +10,23 @@
 // GitHub release); tests drive Install, Update and Rollback through a fake one.
 //
 // Layout and choices (Gemini CLI's on-disk layout, and gem's choices where it is silent):
+//   - Where an extension goes depends on its format (registry.Format.InstallsInto): a Gemini
+//     extension into Gemini CLI's root (~/.gemini/extensions, a project's .gemini/extensions),
+//     which Gemini CLI loads too; a Claude Code or Antigravity plugin into gem's own
+//     ($GEM_HOME/extensions, a project's .gem/extensions), never Gemini CLI's, where Gemini
+//     CLI would warn "Configuration file not found" at every command. Every fetch is staged
+//     beside Gemini CLI's root, then moved beside its format's (copied across filesystems).
+//     A plugin an older gem put in ~/.gemini/extensions is still found, listed, updated and
+//     uninstalled where it is; installing it again with --force moves it to gem's root.
+//   - A name clash: installing an extension whose name one of the same level already has,
+//     in its root or in gem's other, is refused: from the same source an *AlreadyInstalledError
+//     (update it), from another a *NameClashError naming both. A marketplace's plugin may then
+//     be installed under its qualified name, plugin@marketplace (Options.Qualified: a folder
+//     of that name, which discovery gives that name), beside the other; --force replaces the
+//     other (in gem's other root, it is uninstalled, its data and settings kept for the name).
+//   - A plugin whose manifest names no version gets its marketplace entry's, else its
+//     commit's first 12 hex digits (claude.Version), recorded in its install metadata's
+//     "version" (gem's roots only), else registry.Unversioned.
 //   - Staging happens in <root>/../.gem-staging/<random> (beside the extensions root, so the
 //     final rename stays on one filesystem, but outside it, so discovery never sees a
 //     half-made extension). Anything left there is stale once the lock is held and is

@@ -12,6 +12,31 @@ func (e *AlreadyInstalledError) Error() string {
 	return fmt.Sprintf("extension %q is already installed at %s", e.Name, e.Path)
 }
 
+// NameClashError: an extension of that name, from another source, is installed where this
+// one would go (Path) or at the same level in gem's other root. Source is where this one
+// comes from, InstalledSource where the installed one came from ("" when unknown: placed by
+// hand, or by Gemini CLI). Qualified is the name this one may be installed under beside it
+// (plugin@marketplace, Options.Qualified), "" when it comes from no marketplace.
+type NameClashError struct {
+	Name, Path, InstalledSource string
+	Source, Qualified           string
+}
+
+func (e *NameClashError) Error() string {
+	from := "installed by hand or by Gemini CLI"
+	if e.InstalledSource != "" {
+		from = "from " + e.InstalledSource
+	}
+	return fmt.Sprintf("extension %q from %s has the name of the one at %s (%s)", e.Name, e.Source, e.Path, from)
+}
+
+// NotQualifiableError: Options.Qualified for an extension that comes from no marketplace.
+type NotQualifiableError struct{ Name, Source string }
+
+func (e *NotQualifiableError) Error() string {
+	return fmt.Sprintf("extension %q from %s comes from no marketplace, so it has no plugin@marketplace name", e.Name, e.Source)
+}
+
 // InvalidError: the extension does not pass validate's checks. Forceable: the errors are
 // about running it here (a binary for another platform, an MCP command that is not there),
 // not about its manifest, so --force may install it anyway.

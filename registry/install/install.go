@@ -8,12 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/internal/prompt"
 
 	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/manifest/claude"
 	"github.com/gemhost/gem/manifest/validate"
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
@@ -38,6 +39,9 @@ type Options struct {
 	PreRelease bool
 	Force      bool
 	DryRun     bool
+	// Qualified installs a marketplace's plugin under its qualified name, plugin@marketplace
+	// (a folder of that name), beside an installed extension of its plain name.
+	Qualified bool
 	// Locked: install exactly what this lock entry pins (LockedOptions), failing closed on
 	// any difference; Strict (--locked): the entry must also hold this platform's hashes and
 	// every payload.
@@ -154,13 +158,6 @@ type Result struct {
 	Pin      *lockfile.Entry          `json:"pin,omitempty"` // what gem lock records for it
 }
 
-func (in *Installer) root(scope registry.Level) string {
-	if scope == registry.LevelProject { // "" is the user's
-		return paths.Workspace(in.Env.Cwd).GeminiExtensionsDir()
-	}
-	return in.Env.GeminiExtensionsDir()
-}
-
 // lock takes the state lock and settles what a killed gem left.
 func (in *Installer) lock() (*Lock, error) {
 	l, err := AcquireLock(in.Env.LockFile(), in.Out)
@@ -202,7 +199,7 @@ func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, 
 	if err := CheckLinks(f.Dir); err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
-	x, problems, err := in.checkStaged(f.Dir, opt.Force)
+	x, problems, err := in.checkStaged(f.Dir, opt.Force, claude.Version(f.Version, f.Commit))
 	if err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
@@ -212,16 +209,24 @@ func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, 
 // checkStaged runs validate's checks on an extension about to be installed: the manifest and
 // the folder (errors refuse it), then Check's (errors refuse it unless force, and are then
 // returned as problems to show).
-func (in *Installer) checkStaged(dir string, force bool) (*registry.Extension, manifest.Problems, error) {
+// A plugin whose manifest names no version (where its format allows that) gets fallback, when
+// not "" (claude.Version: its marketplace entry's, else its commit's).
+func (in *Installer) checkStaged(dir string, force bool, fallback string) (*registry.Extension, manifest.Problems, error) {
 	x, err := registry.LoadFolder(dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if x.VersionRecorded && fallback != "" {
+		x.Version = fallback
 	}
 	lookup := func(name string) (string, bool) {
 		v := in.Env.Getenv(name)
 		return v, v != ""
 	}
 	problems := validate.Manifest(x.Manifest(), x.LoadProblems(), lookup)
+	if x.VersionRecorded { // gem's, not the author's: nothing to say of it
+		problems = problems.Without("version")
+	}
 	problems = append(problems, x.CheckFolder(in.Env)...)
 	if problems.HasErrors() {
 		return x, problems, &InvalidError{Name: x.Name, Problems: indent(problems.Errors().Error())}
@@ -275,10 +280,10 @@ func (in *Installer) install(ctx context.Context, opt Options, resolve func() (S
 		return nil, err
 	}
 	defer l.Release()
-	cleanStale(in.root(opt.Scope))
+	in.cleanStaleAll(opt.Scope)
 	prep, err := in.prepare(ctx, opt, resolve)
 	if prep != nil {
-		defer dropStaging(prep.staging)
+		defer prep.drop()
 	}
 	if err != nil {
 		return nil, err
@@ -295,6 +300,7 @@ type prepared struct {
 	problems manifest.Problems
 	pin      *lockfile.Entry
 	signing  *signing
+	moved    string // the staging folder beside the format's root it was moved to, if any
 }
 
 // prepare fetches what resolve names into a new staging folder, checks it and pins it (and
@@ -302,7 +308,7 @@ type prepared struct {
 // its creation: the caller drops it.
 // Several may run at once (Sync): the caller has cleaned what killed runs left.
 func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (Source, error)) (*prepared, error) {
-	staging, err := newStaging(in.root(opt.Scope))
+	staging, err := newStaging(in.root(opt.Scope, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -321,6 +327,9 @@ func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (S
 			return prep, err
 		}
 	}
+	if err := in.relocate(prep, opt.Scope); err != nil {
+		return prep, err
+	}
 	if opt.Locked != nil {
 		// Fetched at the lock's commit or tag, it records the ref the lock was made with: it
 		// follows what it followed before (gem ext update), and it pins as the lock does.
@@ -338,15 +347,25 @@ func (in *Installer) prepare(ctx context.Context, opt Options, resolve func() (S
 // place asks consent to a prepared extension and puts it in place.
 func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*Result, error) {
 	f, x, problems, pin := prep.f, prep.x, prep.problems, prep.pin
-	root := in.root(opt.Scope)
+	if opt.Qualified {
+		q, err := qualifiedName(x.Name, f.Meta)
+		if err != nil {
+			return nil, err
+		}
+		x.Name = q
+	}
+	root := in.root(opt.Scope, x.Format)
 	dest := filepath.Join(root, x.Name)
 	_, existsErr := os.Lstat(dest)
 	exists := existsErr == nil
-	if exists && !opt.Force {
-		return nil, &AlreadyInstalledError{Name: x.Name, Path: dest}
+	other := in.sameNameElsewhere(x.Name, dest, opt.level())
+	if err := clash(x.Name, dest, exists, other, opt.level(), f.Meta); err != nil && !opt.Force {
+		return nil, err
 	}
-	if other := in.sameNameElsewhere(x.Name, dest); other != "" {
-		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
+	// --force replaces one of its name at its level in gem's other root; another is noted.
+	replaces := other != nil && other.Level == opt.level() && slices.Contains(in.Env.InstallRoots(opt.level()), other.Root)
+	if other != nil && !replaces {
+		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other.Dir)
 	}
 	needs := in.needsAt(x, dest)
 	text := withPayloads(withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing), pin.Payloads)
@@ -357,6 +376,9 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 		return nil, err
 	}
 	meta := f.Meta
+	if x.VersionRecorded && x.Version != registry.Unversioned {
+		meta.Version = x.Version
+	}
 	if opt.AutoUpdate {
 		meta.AutoUpdate = ptr(true)
 	}
@@ -393,6 +415,14 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 	if err != nil {
 		return nil, err
 	}
+	if replaces {
+		// --force: the one of its name in gem's other root goes, or it would shadow this one
+		// or be shadowed (a plugin an older gem put in Gemini CLI's root moves to gem's). Its
+		// data, settings and grants stay: they are the name's.
+		if _, err := in.remove(other, UninstallOptions{KeepData: true}); err != nil {
+			return nil, fmt.Errorf("%s is installed in %s, but %s, of the same name, is still there: %w", x.Name, dest, other.Dir, err)
+		}
+	}
 	return &Result{Name: x.Name, Version: x.Version, Path: dest, Install: meta, Status: StatusInstalled, Problems: problems, Pin: pin}, nil
 }
 
@@ -416,16 +446,6 @@ func (e *renamedError) Unwrap() error { return e.err }
 
 func ptr[T any](v T) *T { return &v }
 
-func (in *Installer) sameNameElsewhere(name, dest string) string {
-	d := registry.Discover(in.Env, registry.Providers)
-	for _, x := range d.All {
-		if x.Name == name && x.Dir != dest {
-			return x.Dir
-		}
-	}
-	return ""
-}
-
 func writeMetadata(dir string, meta registry.InstallMetadata) error {
 	data, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {
@@ -434,9 +454,13 @@ func writeMetadata(dir string, meta registry.InstallMetadata) error {
 	return os.WriteFile(filepath.Join(dir, registry.InstallMetadataFile), data, 0o644)
 }
 
-// enable adds Gemini CLI's install rule "<HOME>/*" for name.
-func (in *Installer) enable(name string) error {
-	p := registry.ProviderByID(registry.Providers, "gemini")
+// enable adds the install rule "<HOME>/*" for name to the enablement file of the provider
+// whose root holds dir (Gemini CLI's for its root, gem's for gem's).
+func (in *Installer) enable(name, dir string) error {
+	p := in.Env.ProviderOfRoot(filepath.Dir(dir))
+	if p == nil {
+		p = registry.ProviderByID(registry.Providers, "gemini")
+	}
 	path := in.Env.EnablementPath(p)
 	e, err := registry.ReadEnablement(path)
 	if err != nil {

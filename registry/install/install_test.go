@@ -155,12 +155,12 @@ func TestCheckStagedEngines(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(`{"name":"needs","version":"1.0.0","engines":{"gem":">=9.0.0"}}`), 0o644)
 	in := &Installer{Env: registry.NewEnv(dir, dir, func(string) string { return "" }), GemVersion: "0.3.0"}
-	_, _, err := in.checkStaged(dir, false)
+	_, _, err := in.checkStaged(dir, false, "")
 	if err == nil || !strings.Contains(err.Error(), `extension "needs" needs gem >=9.0.0, but this is gem 0.3.0`) {
 		t.Fatalf("want an engines refusal, got %v", err)
 	}
 	in.GemVersion = "9.1.0"
-	if _, _, err := in.checkStaged(dir, false); err != nil {
+	if _, _, err := in.checkStaged(dir, false, ""); err != nil {
 		t.Fatalf("9.1.0 satisfies >=9.0.0: %v", err)
 	}
 }

@@ -86,9 +86,10 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	if err != nil {
 		return nil, err
 	}
-	if nx.Name != x.Name {
+	if nx.Name != registry.BaseName(x.Name) {
 		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
 	}
+	nx.Name = x.Name // installed under its qualified name, it stays under it
 	pin, err := in.pinOf(ctx, f, nx, opt.Locked)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,10 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return nil, err
 	}
 	newMeta := *meta
-	newMeta.ReleaseTag = f.Meta.ReleaseTag
+	newMeta.ReleaseTag, newMeta.Version = f.Meta.ReleaseTag, ""
+	if nx.VersionRecorded && nx.Version != registry.Unversioned {
+		newMeta.Version = nx.Version
+	}
 	if err := writeMetadata(f.Dir, newMeta); err != nil {
 		return nil, err
 	}
@@ -286,11 +290,11 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if in.Signatures != nil && in.Signatures.Require {
 		return nil, &UnsignedError{Source: abs, Setting: "security.requireSignatures", Origin: in.Signatures.RequireOrigin, NotArchive: true}
 	}
-	x, problems, err := in.checkStaged(abs, opt.Force)
+	x, problems, err := in.checkStaged(abs, opt.Force, "") // a link follows its source: unversioned
 	if err != nil {
 		return nil, err
 	}
-	root := in.root(opt.Scope)
+	root := in.root(opt.Scope, x.Format)
 	dest := filepath.Join(root, x.Name)
 	if _, err := os.Lstat(dest); err == nil && !opt.Force {
 		return nil, &AlreadyInstalledError{Name: x.Name, Path: dest, Linking: true}

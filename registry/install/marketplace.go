@@ -372,7 +372,7 @@ func (s *marketplaceSource) Fetch(ctx context.Context, staging string, _ Options
 	default:
 		return nil, fmt.Errorf("plugin %q: source %q is not one gem fetches", s.plugin.Name, src.Kind)
 	}
-	fetched := &Fetched{Dir: tree, Meta: meta}
+	fetched := &Fetched{Dir: tree, Meta: meta, Version: s.plugin.Version}
 	switch src.Kind {
 	case "github", "url":
 		fetched.Commit = gitHeadOf(tree)

@@ -232,12 +232,12 @@ func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, out string
 func (in *Installer) bundleOne(ctx context.Context, layout *oci.Layout, name string, e *lockfile.Entry, platform string, held *lockfile.File, rep *BundleReport) error {
 	opt := LockedOptions(e, false)
 	opt.Scope = registry.LevelUser
-	cleanStale(in.root(opt.Scope))
+	in.cleanStaleAll(opt.Scope)
 	prep, err := in.prepare(ctx, opt, func() (Source, error) {
 		return in.Sources.Installed(registry.InstallMetadata{Source: e.Source, Type: e.Type, Ref: e.Ref})
 	})
 	if prep != nil {
-		defer dropStaging(prep.staging)
+		defer prep.drop()
 	}
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func (in *Installer) settle(p *registry.Receipt) (settled, error) {
 		}
 	} else {
 		if p.Enable {
-			if err := in.enable(p.Name); err != nil {
+			if err := in.enable(p.Name, p.Dir); err != nil {
 				return out, err
 			}
 			in.crashPoint("enabled")
@@ -98,10 +98,11 @@ func (in *Installer) reconcile() {
 		}
 	}
 	for _, scope := range []registry.Level{registry.LevelUser, registry.LevelProject} {
-		root := in.root(scope)
-		if checkStaging(root) == nil { // never through a link (a cloned project's)
-			cleanStale(root)
-			os.Remove(stagingDir(root))
+		for _, root := range in.Env.InstallRoots(scope) {
+			if checkStaging(root) == nil { // never through a link (a cloned project's)
+				cleanStale(root)
+				os.Remove(stagingDir(root))
+			}
 		}
 	}
 }

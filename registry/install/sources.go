@@ -97,6 +97,9 @@ type Fetched struct {
 	Commit  string
 	Archive string
 	Asset   string
+	// Version is the version its marketplace entry gives (a plugin of a marketplace), for a
+	// manifest that names none (claude.Version).
+	Version string
 	// Bundles are the Sigstore bundles found for the archive (signing.go), checked before
 	// consent.
 	Bundles []Bundle

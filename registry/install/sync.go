@@ -60,7 +60,7 @@ func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*Lock
 	}
 	rep := &LockReport{Path: path, Added: []string{}, Changed: []string{}, Unchanged: []string{}, Removed: []string{}, Skipped: []string{}}
 	next := lockfile.New()
-	for _, x := range in.installedIn(in.root(scope)) {
+	for _, x := range in.installedIn(scope) {
 		pin, err := in.installedPin(ctx, x)
 		if err != nil {
 			return nil, err
@@ -98,21 +98,34 @@ func sameEntry(a, b *lockfile.Entry) bool {
 	return string(x) == string(y)
 }
 
-// installedIn loads the extensions installed under root (sorted by name).
-func (in *Installer) installedIn(root string) []*registry.Extension {
-	entries, _ := os.ReadDir(root)
+// installedIn loads the extensions installed in every root of scope (sorted by name in
+// each root).
+func (in *Installer) installedIn(scope registry.Level) []*registry.Extension {
 	var out []*registry.Extension
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
+	for _, root := range in.Env.InstallRoots(scope) {
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			x, err := registry.LoadFolder(filepath.Join(root, e.Name()))
+			if err != nil {
+				continue
+			}
+			out = append(out, x)
 		}
-		x, err := registry.LoadFolder(filepath.Join(root, e.Name()))
-		if err != nil {
-			continue
-		}
-		out = append(out, x)
 	}
 	return out
+}
+
+// installedDir is the folder of scope's roots that holds name, or "".
+func (in *Installer) installedDir(scope registry.Level, name string) string {
+	for _, root := range in.Env.InstallRoots(scope) {
+		if _, err := os.Lstat(filepath.Join(root, name)); err == nil {
+			return filepath.Join(root, name)
+		}
+	}
+	return ""
 }
 
 // installedPin is x's pin: its receipt's, else computed from its folder and install
@@ -148,8 +161,8 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		return nil, err
 	}
 	defer l.Release()
-	root := in.root(opt.Scope)
-	cleanStale(root) // before the fetches, which stage side by side
+	scope := opt.Scope
+	in.cleanStaleAll(scope) // before the fetches, which stage side by side
 	platform := Platform(in.Env.Getenv)
 	var results []*Result
 	type job struct {
@@ -168,8 +181,8 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 	}
 	for _, name := range lock.Names() {
 		e := lock.Extensions[name]
-		dest := filepath.Join(root, name)
-		if rec, err := registry.ReadReceipt(in.Env, dest); err == nil && rec != nil && rec.Pin != nil && lockfile.SamePin(rec.Pin, e) {
+		dest := in.installedDir(scope, name)
+		if rec, err := registry.ReadReceipt(in.Env, dest); dest != "" && err == nil && rec != nil && rec.Pin != nil && lockfile.SamePin(rec.Pin, e) {
 			if err := lockfile.Check(name, e, rec.Pin, platform, opt.Strict); err == nil {
 				results = append(results, &Result{Name: name, Version: rec.Version, Path: dest, Install: *rec.Install, Status: StatusUpToDate, Pin: rec.Pin})
 				continue
@@ -177,7 +190,8 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		}
 		o := LockedOptions(e, opt.Strict)
 		o.Scope = opt.Scope
-		if _, err := os.Lstat(dest); err == nil {
+		o.Qualified = registry.BaseName(name) != name
+		if dest != "" {
 			o.Force = true // another version is installed: the locked one replaces it
 		}
 		jobs = append(jobs, &job{name: name, entry: e, opt: o})
@@ -195,7 +209,7 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 			j.prep, j.err = in.prepare(ctx, j.opt, func() (Source, error) {
 				return in.Sources.Installed(registry.InstallMetadata{Source: j.entry.Source, Type: j.entry.Type, Ref: j.entry.Ref})
 			})
-			if j.err == nil && j.prep.x.Name != j.name {
+			if j.err == nil && j.prep.x.Name != registry.BaseName(j.name) {
 				j.err = fmt.Errorf("%s: %s now names its extension %q", j.name, j.entry.Source, j.prep.x.Name)
 			}
 		})
@@ -204,7 +218,7 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 	defer func() {
 		for _, j := range jobs {
 			if j.prep != nil {
-				dropStaging(j.prep.staging)
+				j.prep.drop()
 			}
 		}
 	}()
@@ -224,7 +238,7 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		}
 		results = append(results, res)
 	}
-	for _, x := range in.installedIn(root) {
+	for _, x := range in.installedIn(scope) {
 		if lock.Extensions[x.Name] != nil {
 			continue
 		}

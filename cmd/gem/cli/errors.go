@@ -99,6 +99,9 @@ func hintFor(err error) string {
 	}
 	var (
 		already       *install.AlreadyInstalledError
+		nameClash     *install.NameClashError
+		unconfigured  *registry.UnconfiguredError
+		notQualified  *install.NotQualifiableError
 		notInstalled  *install.NotInstalledError
 		noSource      *install.NoSourceError
 		timeout       *plugins.TimeoutError
@@ -219,6 +222,14 @@ func hintFor(err error) string {
 		return fmt.Sprintf("gem tools schema %s shows what it takes", badArgs.Tool)
 	case errors.As(err, &denied) && denied.Rule == "":
 		return "approve with --yes, answer at the prompt, or allow it in a policy file"
+	case errors.As(err, &unconfigured):
+		return fmt.Sprintf("give its address: gem ext config %s %s --value <url>", unconfigured.Extension, unconfigured.Setting)
+	case errors.As(err, &nameClash) && nameClash.Qualified != "":
+		return fmt.Sprintf("to have both, install this one as %s: gem ext install %s --qualified; or install again with --force to put it in the other's place", nameClash.Qualified, nameClash.Source)
+	case errors.As(err, &nameClash):
+		return fmt.Sprintf("install again with --force to put it in the other's place (gem ext uninstall %s first to keep neither)", nameClash.Name)
+	case errors.As(err, &notQualified):
+		return "only a plugin installed as plugin@marketplace has a qualified name: gem marketplace add its marketplace, or drop --qualified"
 	case errors.As(err, &already) && already.Linking:
 		return "uninstall it first, or link again with --force"
 	case errors.As(err, &already):

@@ -74,6 +74,8 @@ type mcpInfo struct {
 	Env       map[string]string `json:"env,omitempty"`
 	URL       string            `json:"url,omitempty"`
 	TimeoutMS float64           `json:"timeoutMs"`
+	// NeedsConfig says why it is not started and how to set it (registry.UnconfiguredError).
+	NeedsConfig string `json:"needsConfig,omitempty"`
 }
 
 // contextInfo is a context file the extension gives the model: one its manifest declares
@@ -140,6 +142,11 @@ func buildInfo(s *session, d *registry.Discovery, x *registry.Extension) *extInf
 	}
 	info.Commands, info.Plugins = infoBinaries(s, x)
 	info.MCPServers = infoMCPServers(m)
+	for i, srv := range x.Manifest().MCPServers {
+		if err := x.Unconfigured(srv); err != nil && i < len(info.MCPServers) {
+			info.MCPServers[i].NeedsConfig = errorText(err)
+		}
+	}
 	settings := registry.ReadDotEnv(filepath.Join(x.Dir, ".env"))
 	for _, st := range m.Settings {
 		_, set := settings[st.EnvVar]
@@ -340,6 +347,9 @@ func printInfo(w io.Writer, info *extInfo, verbose bool) {
 			target := s.URL
 			if s.Transport == "stdio" {
 				target = strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+			}
+			if s.NeedsConfig != "" {
+				target = s.NeedsConfig
 			}
 			fmt.Fprintf(w, "  %s (%s): %s\n", s.Name, s.Transport, target)
 		}

@@ -136,6 +136,7 @@ type extInstallOptions struct {
 	Prefetch     bool   `flag:"prefetch" usage:"start its npx/uvx servers now, so they download what they run before the first request (asked on a terminal)"`
 	Locked       bool   `flag:"locked" usage:"install exactly what the scope's gem.lock pins for this source, failing on any difference"`
 	Path         string `flag:"path" usage:"a subfolder of the git repository to install (a monorepo; also owner/repo//path@ref)"`
+	Qualified    bool   `flag:"qualified" usage:"install a marketplace's plugin as plugin@marketplace, beside an installed extension of its name"`
 	signerFlags
 	placement
 	jsonOutput
@@ -145,6 +146,7 @@ func extInstallCommand(f *Factory) *cli.Command {
 	return verb(f, "install", "install an extension from a folder, git URL, GitHub owner/repo, archive or plugin@marketplace", extInstall,
 		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent",
 		"gem ext install formatter@acme-tools (a plugin of a marketplace: gem marketplace add)",
+		"gem ext install formatter@other-tools --qualified (beside another formatter: named formatter@other-tools)",
 		"gem ext install ./my-ext --consent --prefetch", "gem ext install owner/repo --locked (as ./gem.lock pins it)",
 		"gem ext install acme/extensions//tools/lint@v2 (one folder of a monorepo)",
 		"gem ext install owner/repo --cert-identity-regex '^https://github.com/owner/repo/' (its release must be signed by the repository's workflows)")
@@ -166,7 +168,7 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 	}
 	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
 		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked, Path: o.Path,
-		Signer: signer, Bundle: o.Bundle,
+		Signer: signer, Bundle: o.Bundle, Qualified: o.Qualified,
 	})
 	if err != nil {
 		s.log.Error("install failed", "source", install.WithoutPassword(o.Source), "error", err)

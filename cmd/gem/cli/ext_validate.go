@@ -54,6 +54,9 @@ func folderProblems(s *session, x *registry.Extension) manifest.Problems {
 		return v, v != ""
 	}
 	ps := validate.Manifest(x.Manifest(), x.LoadProblems(), lookup)
+	if x.VersionRecorded { // the manifest names none (optional in its format): gem's, not the author's
+		ps = ps.Without("version")
+	}
 	ps = append(ps, x.CheckFolder(s.env)...)
 	for _, n := range x.FormatNotes() { // another format's parts gem does not run
 		if n.Dropped {

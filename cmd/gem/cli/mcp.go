@@ -63,7 +63,9 @@ func mcpList(ctx context.Context, s *session, o mcpListOptions) error {
 		x := mcpServerRow{srv.Name, srv.Extension, srv.Transport, srv.Endpoint, srv.State, srv.Tools, ""}
 		if srv.Error != nil {
 			x.Error = errorText(srv.Error)
-			failed++
+			if srv.State != tools.StateNeedsConfig { // waits for the user, never started: no failure
+				failed++
+			}
 		}
 		rows = append(rows, x)
 	}
