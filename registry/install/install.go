@@ -51,6 +51,9 @@ type Options struct {
 	// Bundle is a Sigstore bundle file to check instead of the one published beside it.
 	Signer *signature.Policy
 	Bundle string
+	// Allow are paths the user grants by name (--allow): a path the manifest asks for that
+	// leads to a secret of the home is refused unless one of these holds it.
+	Allow []string
 }
 
 // ConsentQuestion is the question consent to an extension asks: its consent text, then
@@ -118,15 +121,32 @@ type Installer struct {
 }
 
 func (in *Installer) needs(x *registry.Extension) registry.Grant {
-	if in.Needs == nil {
-		return registry.Grant{}
+	var g registry.Grant
+	if in.Needs != nil {
+		g = in.Needs(x)
 	}
-	return in.Needs(x)
+	g.Roots = registry.ManifestRoots(in.Env, x, "", "")
+	return g
 }
 
 // needsAt is what x's programs need once x, staged, is in its place at dir.
 func (in *Installer) needsAt(x *registry.Extension, dir string) registry.Grant {
-	return in.needs(x).Rebased(x.Path, dir)
+	return in.needsFrom(x, x.Dir, dir)
+}
+
+// needsFrom is needsAt for x's folder copied to onDisk.
+func (in *Installer) needsFrom(x *registry.Extension, onDisk, dir string) registry.Grant {
+	var g registry.Grant
+	if in.Needs != nil {
+		g = in.Needs(x).Rebased(x.Path, dir)
+	}
+	g.Roots = registry.ManifestRoots(in.Env, x, onDisk, dir)
+	return g
+}
+
+// admit is registry.Admit for the installer's Env.
+func (in *Installer) admit(name string, needs *registry.Grant, dest string, prior *registry.Extension, allow []string) error {
+	return registry.Admit(in.Env, name, needs, dest, prior, allow)
 }
 
 // Status is what an install, link, update or rollback did.
@@ -353,6 +373,9 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other)
 	}
 	needs := in.needsAt(x, dest)
+	if err := in.admit(x.Name, &needs, dest, nil, opt.Allow); err != nil {
+		return nil, err
+	}
 	text := withPayloads(withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing), pin.Payloads)
 	if err := in.consent(ctx, text); err != nil {
 		return nil, err
@@ -523,7 +546,7 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
 		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project unless asked below")
 	}
-	lines = append(lines, sandboxes(m)...)
+	lines = append(lines, sandboxes(m, needs.Roots, env.Home)...)
 	if l := needs.Lines(env.Home); len(l) > 0 {
 		lines = append(lines, "to run its programs (their launchers and toolchains) it is given: "+strings.Join(l, ", "))
 	}
@@ -576,17 +599,38 @@ func localNote(raw string, m *manifest.Manifest) string {
 	return " (a local or private address: not reached unless the network is granted)"
 }
 
-func sandboxes(m *manifest.Manifest) []string {
+func sandboxes(m *manifest.Manifest, roots []registry.Root, home string) []string {
 	var out []string
-	add := func(who string, s *manifest.Sandbox) {
-		if s == nil {
-			return
+	// shown is a path as it is granted: its real path, with the template when they differ.
+	shown := func(field, asked string) string {
+		i := slices.IndexFunc(roots, func(r registry.Root) bool { return r.Field == field && r.Asked == asked })
+		if i < 0 {
+			return asked
+		}
+		r := roots[i]
+		s := registry.Tilde(home, r.Real)
+		if s != asked {
+			s += " (asked as " + asked + ")"
+		}
+		if r.Named {
+			s += " (a secret of your home, granted by name)"
+		}
+		return s
+	}
+	for _, blk := range registry.SandboxBlocks(m) {
+		who, s := "the extension", blk.Sandbox
+		if blk.Prefix != "" {
+			who = "plugin " + strings.TrimSuffix(strings.TrimPrefix(blk.Prefix, "plugins."), ".")
 		}
 		if s.Network {
 			out = append(out, who+" asks for network access")
 		}
-		if len(s.Read) > 0 {
-			out = append(out, who+" asks to read "+strings.Join(s.Read, ", "))
+		var read []string
+		for _, r := range s.Read {
+			read = append(read, shown(blk.Prefix+"sandbox.read", r))
+		}
+		if len(read) > 0 {
+			out = append(out, who+" asks to read "+strings.Join(read, ", "))
 		}
 		var write []string
 		for _, w := range s.Write {
@@ -594,7 +638,7 @@ func sandboxes(m *manifest.Manifest) []string {
 				out = append(out, who+" asks to "+registry.WorkspaceLine+" (never .git, agent or editor settings)")
 				continue
 			}
-			write = append(write, w)
+			write = append(write, shown(blk.Prefix+"sandbox.write", w))
 		}
 		if len(write) > 0 {
 			out = append(out, who+" asks to write "+strings.Join(write, ", "))
@@ -602,10 +646,6 @@ func sandboxes(m *manifest.Manifest) []string {
 		if len(s.Env) > 0 {
 			out = append(out, who+" asks for environment variables "+strings.Join(s.Env, ", "))
 		}
-	}
-	add("the extension", m.Sandbox)
-	for _, p := range m.Plugins {
-		add("plugin "+p.ID, p.Sandbox)
 	}
 	return out
 }

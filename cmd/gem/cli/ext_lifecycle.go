@@ -164,9 +164,13 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 			return installBundle(ctx, s, o, scope)
 		}
 	}
+	allow, err := allowed(s, o.Allow)
+	if err != nil {
+		return err
+	}
 	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
 		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked, Path: o.Path,
-		Signer: signer, Bundle: o.Bundle,
+		Signer: signer, Bundle: o.Bundle, Allow: allow,
 	})
 	if err != nil {
 		s.log.Error("install failed", "source", install.WithoutPassword(o.Source), "error", err)
@@ -360,7 +364,11 @@ func extLink(_ context.Context, s *session, o extLinkOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := newInstaller(s, o.Consent).Link(o.Path, install.Options{Scope: scope, Force: o.Force})
+	allow, err := allowed(s, o.Allow)
+	if err != nil {
+		return err
+	}
+	res, err := newInstaller(s, o.Consent).Link(o.Path, install.Options{Scope: scope, Force: o.Force, Allow: allow})
 	if err != nil {
 		return err
 	}

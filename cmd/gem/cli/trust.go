@@ -115,8 +115,9 @@ func (e *tooWideTrustError) Error() string {
 }
 
 type extConsentOptions struct {
-	Target  string `arg:"<name|folder>" help:"an extension name or folder"`
-	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Target  string   `arg:"<name|folder>" help:"an extension name or folder"`
+	Consent bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Allow   []string `flag:"allow" usage:"grant by name a path its manifest asks for that leads to a secret of your home (~/.ssh, ~/.aws, another extension's folder), refused otherwise (repeat the flag)"`
 	jsonOutput
 }
 
@@ -134,7 +135,11 @@ func extConsent(_ context.Context, s *session, opts extConsentOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := askConsent(s, x, s.consentPrompter(opts.Consent)); err != nil {
+	allow, err := allowed(s, opts.Allow)
+	if err != nil {
+		return err
+	}
+	if err := askConsent(s, x, s.consentPrompter(opts.Consent), allow...); err != nil {
 		return err
 	}
 	return render(s, opts.JSON, map[string]any{"name": x.Name, "path": x.Dir, "consent": registry.ConsentGiven}, func() error {
@@ -167,11 +172,15 @@ func findForConsent(s *session, arg string) (*registry.Extension, error) {
 
 // askConsent shows x's consent text (with the difference from what was agreed before) and
 // records the agreement.
-func askConsent(s *session, x *registry.Extension, ask prompt.Prompter) error {
+func askConsent(s *session, x *registry.Extension, ask prompt.Prompter, allow ...string) error {
 	if x.Blocked == registry.BlockBadName {
 		return errors.New(advice.Explain(x))
 	}
 	needs := commands.Needs(s.env, x)
+	needs.Roots = registry.ManifestRoots(s.env, x, "", "")
+	if err := registry.Admit(s.env, x.Name, &needs, x.Dir, x, allow); err != nil {
+		return err
+	}
 	text := install.ConsentText(x, "Running", x.Dir, x.Dir, s.env, needs)
 	if state, _ := x.Consented(s.env); state == registry.ConsentChanged {
 		text += "Its manifest changed since you agreed to it:\n"
