@@ -58,14 +58,21 @@ func (e *BinaryError) Unwrap() error { return e.Reason }
 // Expander returns the variable expander for x on the given platform: first pass with x's
 // path and the workspace, second pass with x's settings (.env) then the environment.
 func (x *Extension) Expander(env Env, p manifest.Platform) manifest.Expander {
+	return x.expander(env, p, x.Path, func(name string) bool { return x.AgreedHostVar(env, name) })
+}
+
+// expander is Expander with ${extensionPath} path and the host variables named (beyond the
+// default allowlist) those agreed says: the agreed manifest's at a start, the one being
+// agreed to at consent.
+func (x *Extension) expander(env Env, p manifest.Platform, path string, agreed func(string) bool) manifest.Expander {
 	sep := string(filepath.Separator)
 	return manifest.Expander{
-		Vars: manifest.Vars{ExtensionPath: x.Path, WorkspacePath: env.Cwd, ExtensionData: env.DataDir(x.Name), PathSeparator: sep, Platform: p},
+		Vars: manifest.Vars{ExtensionPath: path, WorkspacePath: env.Cwd, ExtensionData: env.DataDir(x.Name), PathSeparator: sep, Platform: p},
 		Lookups: []manifest.Lookup{x.SettingsLookup(), func(name string) (string, bool) {
 			// Host variables: the default allowlist, and those the manifest the user
 			// agreed to names (the consent text lists them); never others (a manifest's
 			// ${GEMINI_API_KEY} must not pull gem's key into an argument or a log).
-			if env.Getenv == nil || !(manifest.InheritedByDefault(name) || x.AgreedHostVar(env, name)) {
+			if env.Getenv == nil || !(manifest.InheritedByDefault(name) || agreed(name)) {
 				return "", false
 			}
 			v := env.Getenv(name)

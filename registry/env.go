@@ -31,6 +31,17 @@
 //     Gemini CLI, or placed by hand) runs with the default sandbox only; one whose manifest
 //     changed runs with the permissions of the manifest agreed to (PermissionManifest).
 //   - Names that are not plain folder names are blocked on every load (PlainName).
+//   - The paths a manifest's sandbox.read and sandbox.write ask for are resolved before
+//     consent (variables, "..", links; roots.go) and shown by the real path they grant. One
+//     that is, is in or holds a secret of the home (~/.ssh, ~/.gnupg, ~/.aws, credential
+//     files, ~/.gemini, gem's home, another extension's folder) is refused at install, link,
+//     update and consent unless the user names it (--allow PATH; gem ext grant NAME --read
+//     PATH for an installed extension). The consent records each path's real path and file
+//     identity; a start that finds another real path or another file there is refused until
+//     the user agrees again (gem ext consent). A path that did not exist at consent is
+//     recorded by its real path alone: a start takes what is there when it is reached by that
+//     path and is no secret. A path under ${workspacePath} follows the project: its kind only
+//     is checked.
 package registry
 
 import (

@@ -26,6 +26,10 @@ type Grant struct {
 	// For is the extension the grant was made for: its folder and install source. A grant
 	// applies only to that extension (GrantFor), not to the next one given the same name.
 	For *GrantTarget `json:"for,omitempty"`
+	// Roots (recorded with a consent only): what the paths its manifest asks for
+	// (sandbox.read, sandbox.write) resolved to when the user agreed, checked at each start
+	// (roots.go).
+	Roots []Root `json:"roots,omitempty"`
 	// Notes are what is shown and never granted (a container engine's socket: root on the
 	// machine); not kept.
 	Notes []string `json:"-"`
@@ -139,6 +143,7 @@ func (e Env) ExpandHome(p string) string {
 // Add returns g with o's network, folders added.
 func (g Grant) Add(o Grant) Grant {
 	out := Grant{Network: g.Network || o.Network, Workspace: g.Workspace || o.Workspace, Read: slices.Clone(g.Read), Write: slices.Clone(g.Write), Notes: slices.Clone(g.Notes)}
+	out.Roots = append(slices.Clone(g.Roots), o.Roots...)
 	for _, n := range o.Notes {
 		if !slices.Contains(out.Notes, n) {
 			out.Notes = append(out.Notes, n)

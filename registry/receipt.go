@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gemhost/gem/internal/fsx"
@@ -64,14 +63,10 @@ type Receipt struct {
 // FolderStamp is the file identity of dir (device and inode), which a rename keeps: "" when
 // dir does not exist.
 func FolderStamp(dir string) string {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return ""
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
-	}
-	return ""
+	return FileStamp(dir)
 }
 
 // Committed reports whether p's change happened: the folder in place is the one p names (an

@@ -194,8 +194,8 @@ type ProgramSpec struct {
 // settings; its PATH lists only folders it may read.
 func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, *sandbox.Policy, error) {
 	var passEnv []string
-	for _, sb := range permissionBlocks(env, x, s.Plugin) {
-		passEnv = append(passEnv, sb.Env...)
+	for _, b := range permissionBlocks(env, x, s.Plugin) {
+		passEnv = append(passEnv, b.Sandbox.Env...)
 	}
 	childEnv, err := ChildEnv(env, x, s.Root, s.Platform, s.Declared, passEnv, s.Environ, s.ReadSecrets)
 	if err != nil {
@@ -314,19 +314,16 @@ func overlayName(s ProgramSpec) string {
 
 // permissionBlocks are the sandbox blocks that apply to x's programs: those of the manifest
 // the user agreed to (registry.Extension.PermissionManifest), never of a manifest changed
-// since, and none for an extension never agreed to in gem.
-func permissionBlocks(env registry.Env, x *registry.Extension, plugin string) []*manifest.Sandbox {
+// since, and none for an extension never agreed to in gem; a plugin's own block only for it.
+func permissionBlocks(env registry.Env, x *registry.Extension, plugin string) []registry.SandboxBlock {
 	m := x.PermissionManifest(env)
 	if m == nil {
 		return nil
 	}
-	var out []*manifest.Sandbox
-	if m.Sandbox != nil {
-		out = append(out, m.Sandbox)
-	}
-	for _, pl := range m.Plugins {
-		if plugin != "" && pl.ID == plugin && pl.Sandbox != nil {
-			out = append(out, pl.Sandbox)
+	var out []registry.SandboxBlock
+	for _, b := range registry.SandboxBlocks(m) {
+		if b.Prefix == "" || (plugin != "" && b.Prefix == "plugins."+plugin+".") {
+			out = append(out, b)
 		}
 	}
 	return out
@@ -348,39 +345,46 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	if err != nil {
 		return nil, fmt.Errorf("making the private folders of %s: %w", x.Name, err)
 	}
-	exp := x.Expander(env, p)
-	var read, write []string
-	network, workspace := false, false
-	for _, sb := range permissionBlocks(env, x, plugin) {
-		network = network || sb.Network
-		for _, r := range sb.Read {
-			read = append(read, exp.Expand(r))
-		}
-		for _, w := range sb.Write {
-			write = append(write, exp.Expand(w))
-		}
-	}
-	// What its programs needed when the user agreed (launcher profiles, toolchains).
-	g := x.ConsentGrant(env)
-	network = network || g.Network
-	workspace = workspace || g.Workspace
-	read = append(read, g.Read...)
-	write = append(write, g.Write...)
+	// What its programs needed when the user agreed (launcher profiles, toolchains), and
+	// what the paths its manifest asks for resolved to then.
+	agreed := x.ConsentGrant(env)
+	var user registry.Grant
 	if x.Level == registry.LevelUser {
 		g, ok, err := registry.GrantFor(env, x)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			network = network || g.Network
-			workspace = workspace || g.Workspace
-			for _, r := range g.Read {
-				read = append(read, env.ExpandHome(r))
-			}
-			for _, w := range g.Write {
-				write = append(write, env.ExpandHome(w))
-			}
+			user = g
 		}
+	}
+	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, named: append(slices.Clone(user.Read), user.Write...)}
+	var read, write []string
+	network, workspace := agreed.Network || user.Network, agreed.Workspace || user.Workspace
+	for _, b := range permissionBlocks(env, x, plugin) {
+		network = network || b.Sandbox.Network
+		for _, r := range b.Sandbox.Read {
+			real, err := roots.check(b.Prefix+"sandbox.read", r)
+			if err != nil {
+				return nil, err
+			}
+			read = append(read, real)
+		}
+		for _, w := range b.Sandbox.Write {
+			real, err := roots.check(b.Prefix+"sandbox.write", w)
+			if err != nil {
+				return nil, err
+			}
+			write = append(write, real)
+		}
+	}
+	read = append(read, agreed.Read...)
+	write = append(write, agreed.Write...)
+	for _, r := range user.Read {
+		read = append(read, env.ExpandHome(r))
+	}
+	for _, w := range user.Write {
+		write = append(write, env.ExpandHome(w))
 	}
 	for _, w := range write {
 		if HoldsHome(env, w) {

@@ -122,7 +122,7 @@ func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant)
 	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
 		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project unless asked below")
 	}
-	lines = append(lines, sandboxes(m)...)
+	lines = append(lines, sandboxes(m, needs.Roots, env.Home)...)
 	if l := needs.Lines(env.Home); len(l) > 0 {
 		lines = append(lines, "to run its programs (their launchers and toolchains) it is given: "+strings.Join(l, ", "))
 	}
@@ -171,40 +171,6 @@ func localNote(raw string, m *manifest.Manifest) string {
 		return " (a local or private address: it asks for the network, below)"
 	}
 	return " (a local or private address: not reached unless the network is granted)"
-}
-
-func sandboxes(m *manifest.Manifest) []string {
-	var out []string
-	add := func(who string, s *manifest.Sandbox) {
-		if s == nil {
-			return
-		}
-		if s.Network {
-			out = append(out, who+" asks for network access")
-		}
-		if len(s.Read) > 0 {
-			out = append(out, who+" asks to read "+strings.Join(s.Read, ", "))
-		}
-		var write []string
-		for _, w := range s.Write {
-			if manifest.NamesWorkspace(w) {
-				out = append(out, who+" asks to "+registry.WorkspaceLine+" (never .git, agent or editor settings)")
-				continue
-			}
-			write = append(write, w)
-		}
-		if len(write) > 0 {
-			out = append(out, who+" asks to write "+strings.Join(write, ", "))
-		}
-		if len(s.Env) > 0 {
-			out = append(out, who+" asks for environment variables "+strings.Join(s.Env, ", "))
-		}
-	}
-	add("the extension", m.Sandbox)
-	for _, p := range m.Plugins {
-		add("plugin "+p.ID, p.Sandbox)
-	}
-	return out
 }
 
 // consentDiff lists the lines of the new consent text that the old one did not have, and

@@ -51,6 +51,9 @@ type Options struct {
 	// Bundle is a Sigstore bundle file to check instead of the one published beside it.
 	Signer *signature.Policy
 	Bundle string
+	// Allow are paths the user grants by name (--allow): a path the manifest asks for that
+	// leads to a secret of the home is refused unless one of these holds it.
+	Allow []string
 }
 
 // ConsentQuestion is the question consent to an extension asks: its consent text, then
@@ -118,15 +121,32 @@ type Installer struct {
 }
 
 func (in *Installer) needs(x *registry.Extension) registry.Grant {
-	if in.Needs == nil {
-		return registry.Grant{}
+	var g registry.Grant
+	if in.Needs != nil {
+		g = in.Needs(x)
 	}
-	return in.Needs(x)
+	g.Roots = registry.ManifestRoots(in.Env, x, "", "")
+	return g
 }
 
 // needsAt is what x's programs need once x, staged, is in its place at dir.
 func (in *Installer) needsAt(x *registry.Extension, dir string) registry.Grant {
-	return in.needs(x).Rebased(x.Path, dir)
+	return in.needsFrom(x, x.Dir, dir)
+}
+
+// needsFrom is needsAt for x's folder copied to onDisk.
+func (in *Installer) needsFrom(x *registry.Extension, onDisk, dir string) registry.Grant {
+	var g registry.Grant
+	if in.Needs != nil {
+		g = in.Needs(x).Rebased(x.Path, dir)
+	}
+	g.Roots = registry.ManifestRoots(in.Env, x, onDisk, dir)
+	return g
+}
+
+// admit is registry.Admit for the installer's Env.
+func (in *Installer) admit(name string, needs *registry.Grant, dest string, prior *registry.Extension, allow []string) error {
+	return registry.Admit(in.Env, name, needs, dest, prior, allow)
 }
 
 // Status is what an install, link, update or rollback did.
@@ -368,6 +388,9 @@ func (in *Installer) place(ctx context.Context, prep *prepared, opt Options) (*R
 		fmt.Fprintf(in.Out, "note: another extension named %q is at %s; the one with the higher priority is used\n", x.Name, other.Dir)
 	}
 	needs := in.needsAt(x, dest)
+	if err := in.admit(x.Name, &needs, dest, nil, opt.Allow); err != nil {
+		return nil, err
+	}
 	text := withPayloads(withSigning(ConsentText(x, "Installing", f.Meta.Source, dest, in.Env, needs), prep.signing), pin.Payloads)
 	if err := in.consent(ctx, text); err != nil {
 		return nil, err

@@ -123,6 +123,9 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return res, nil
 	}
 	needs := in.needsAt(nx, x.Dir)
+	if err := in.admit(nx.Name, &needs, x.Dir, x, opt.Allow); err != nil {
+		return nil, err
+	}
 	text := withPayloads(withSigning(ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs), sig), pin.Payloads)
 	if rec == nil || rec.ConsentText == "" {
 		if err := in.consent(ctx, text); err != nil {
@@ -300,6 +303,9 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 		return nil, &AlreadyInstalledError{Name: x.Name, Path: dest, Linking: true}
 	}
 	needs := in.needs(x)
+	if err := in.admit(x.Name, &needs, dest, nil, opt.Allow); err != nil {
+		return nil, err
+	}
 	text := ConsentText(x, "Linking", abs, dest, in.Env, needs)
 	if err := in.consent(context.Background(), text); err != nil {
 		return nil, err
@@ -412,7 +418,11 @@ func (in *Installer) Rollback(name string) (*Result, error) {
 	} else if rec, err := registry.ReadReceiptFile(backup + ".record.json"); err == nil {
 		consent = rec.ConsentText // kept by a gem before receipts
 	}
-	p, err := in.pending(prev, tree, x.Dir, x.Level, meta, consent, in.needsAt(prev, x.Dir))
+	needs := in.needsFrom(prev, tree, x.Dir)
+	if err := in.admit(x.Name, &needs, x.Dir, x, nil); err != nil {
+		return nil, err
+	}
+	p, err := in.pending(prev, tree, x.Dir, x.Level, meta, consent, needs)
 	if err != nil {
 		return nil, err
 	}

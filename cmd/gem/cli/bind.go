@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -241,9 +242,22 @@ type jsonOutput struct {
 
 // placement are the flags of the verbs that place an extension: install and link.
 type placement struct {
-	Scope   string `flag:"scope" usage:"user (~/.gemini/extensions) or project (./.gemini/extensions)"`
-	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
-	Force   bool   `flag:"force" usage:"replace an installed extension of the same name; install despite problems running it here (a binary for another platform)"`
+	Scope   string   `flag:"scope" usage:"user (~/.gemini/extensions) or project (./.gemini/extensions)"`
+	Consent bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Force   bool     `flag:"force" usage:"replace an installed extension of the same name; install despite problems running it here (a binary for another platform)"`
+	Allow   []string `flag:"allow" usage:"grant by name a path its manifest asks for that leads to a secret of your home (~/.ssh, ~/.aws, another extension's folder), refused otherwise (repeat the flag)"`
 }
 
 func (o *placement) setDefaults() { o.Scope = "user" }
+
+// allowed are the --allow paths, absolute (~/ expanded).
+func allowed(s *session, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p = s.env.ExpandHome(p); !filepath.IsAbs(p) {
+			return nil, usagef("--allow %q: give an absolute path (or one starting with ~/)", p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out, nil
+}

@@ -14,8 +14,9 @@ import (
 )
 
 type extConsentOptions struct {
-	Target  string `arg:"<name|folder>" help:"an extension name or folder"`
-	Consent bool   `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Target  string   `arg:"<name|folder>" help:"an extension name or folder"`
+	Consent bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
+	Allow   []string `flag:"allow" usage:"grant by name a path its manifest asks for that leads to a secret of your home (~/.ssh, ~/.aws, another extension's folder), refused otherwise (repeat the flag)"`
 	jsonOutput
 }
 
@@ -34,7 +35,11 @@ func extConsent(_ context.Context, s *session, opts extConsentOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := askConsent(s, x, s.consentPrompter(opts.Consent)); err != nil {
+	allow, err := allowed(s, opts.Allow)
+	if err != nil {
+		return err
+	}
+	if err := askConsent(s, x, s.consentPrompter(opts.Consent), allow...); err != nil {
 		return err
 	}
 	return render(s, opts.JSON, map[string]any{"name": x.Name, "path": x.Dir, "level": x.Level, "provider": x.Provider.ID, "consent": registry.ConsentGiven}, func() error {

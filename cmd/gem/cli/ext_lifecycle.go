@@ -166,9 +166,13 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 			return installBundle(ctx, s, o, scope)
 		}
 	}
+	allow, err := allowed(s, o.Allow)
+	if err != nil {
+		return err
+	}
 	res, err := newInstaller(s, o.Consent).Install(ctx, o.Source, install.Options{
 		Ref: o.Ref, Scope: scope, AutoUpdate: o.AutoUpdate, PreRelease: o.PreRelease, Force: o.Force, Strict: o.Locked, Path: o.Path,
-		Signer: signer, Bundle: o.Bundle, Qualified: o.Qualified,
+		Signer: signer, Bundle: o.Bundle, Qualified: o.Qualified, Allow: allow,
 	})
 	if err != nil {
 		s.log.Error("install failed", "source", install.WithoutPassword(o.Source), "error", err)
@@ -362,7 +366,11 @@ func extLink(_ context.Context, s *session, o extLinkOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := newInstaller(s, o.Consent).Link(o.Path, install.Options{Scope: scope, Force: o.Force})
+	allow, err := allowed(s, o.Allow)
+	if err != nil {
+		return err
+	}
+	res, err := newInstaller(s, o.Consent).Link(o.Path, install.Options{Scope: scope, Force: o.Force, Allow: allow})
 	if err != nil {
 		return err
 	}

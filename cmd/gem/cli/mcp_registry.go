@@ -78,7 +78,11 @@ func mcpInstall(ctx context.Context, s *session, o mcpInstallOptions) error {
 	in := newInstaller(s, o.Consent)
 	fetcher := in.Sources.(*install.Fetcher)
 	src := &install.MCPRegistrySource{Fetcher: fetcher, Client: fetcher.MCPRegistry, Name: name, Version: ver}
-	res, err := in.InstallSource(ctx, src, install.Options{Ref: ver, Scope: scope, Force: o.Force})
+	allow, err := allowed(s, o.Allow)
+	if err != nil {
+		return err
+	}
+	res, err := in.InstallSource(ctx, src, install.Options{Ref: ver, Scope: scope, Force: o.Force, Allow: allow})
 	if err != nil {
 		s.log.Error("mcp install failed", "server", o.Server, "error", err)
 		return err

@@ -115,11 +115,15 @@ func (e *tooWideTrustError) Error() string {
 
 // askConsent shows x's consent text (with the difference from what was agreed before) and
 // records the agreement.
-func askConsent(s *session, x *registry.Extension, ask prompt.Prompter) error {
+func askConsent(s *session, x *registry.Extension, ask prompt.Prompter, allow ...string) error {
 	if x.Blocked == registry.BlockBadName {
 		return errors.New(advice.Explain(x))
 	}
 	needs := commands.Needs(s.env, x)
+	needs.Roots = registry.ManifestRoots(s.env, x, "", "")
+	if err := registry.Admit(s.env, x.Name, &needs, x.Dir, x, allow); err != nil {
+		return err
+	}
 	text := install.InPlaceConsentText(x, s.env, needs)
 	if state, _ := x.Consented(s.env); state == registry.ConsentChanged {
 		text += "Its manifest changed since you agreed to it:\n"

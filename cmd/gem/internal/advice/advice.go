@@ -33,6 +33,8 @@ func For(err error) string {
 		tampered *commands.TamperedError
 		failure  *sandbox.FailureError
 		notFound *registry.NotFoundError
+		secret   *registry.SecretRootError
+		changed  *registry.RootChangedError
 	)
 	switch {
 	case errors.As(err, &blocked):
@@ -46,6 +48,12 @@ func For(err error) string {
 		return "gem ext verify lists what changed, and reinstalling restores it"
 	case errors.As(err, &failure):
 		return sandboxFix(failure)
+	case errors.As(err, &secret) && secret.Start:
+		return fmt.Sprintf("if you trust it with that, grant it by name: gem ext grant %s %s %s", secret.Extension, grantFlag(secret.Root.Field), secret.Root.Real)
+	case errors.As(err, &secret):
+		return fmt.Sprintf("nothing was changed; if you trust it with that, grant it by name: add --allow %s", secret.Root.Real)
+	case errors.As(err, &changed):
+		return fmt.Sprintf("if you changed it yourself, agree to what it is now: gem ext consent %s; else something replaced it behind gem's back", changed.Extension)
 	case errors.As(err, &notFound) && notFound.Similar != "":
 		return fmt.Sprintf("did you mean %q? gem ext list --all shows what gem finds", notFound.Similar)
 	case errors.As(err, &notFound):
@@ -120,4 +128,12 @@ func sandboxFix(e *sandbox.FailureError) string {
 		return fmt.Sprintf("if it needs them: gem ext grant %s --network --write <folder>", x)
 	}
 	return ""
+}
+
+// grantFlag is the gem ext grant flag of a sandbox field: --read or --write.
+func grantFlag(field string) string {
+	if strings.HasSuffix(field, ".write") {
+		return "--write"
+	}
+	return "--read"
 }

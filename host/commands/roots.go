@@ -1,0 +1,41 @@
+package commands
+
+import (
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+)
+
+// startRoots checks, at a program's start, the paths its agreed manifest asks for against
+// what they resolved to when the user agreed (registry.CheckRoot): each is given by its real
+// path, and one that now leads elsewhere, was replaced, or leads to a secret of the home not
+// granted by name stops the start. The user's own settings servers (Synthetic) are the
+// user's words: resolved, not checked.
+type startRoots struct {
+	env    registry.Env
+	x      *registry.Extension
+	exp    manifest.Expander
+	agreed []registry.Root
+	named  []string // the paths of the user's grant (gem ext grant)
+	places *registry.Places
+}
+
+// check resolves the path asked for field and returns its real path (a path in the
+// workspace as the workspace is named), or why it is refused.
+func (s *startRoots) check(field, asked string) (string, error) {
+	if s.places == nil {
+		p := registry.PlacesOf(s.env, s.x.Name, s.x.Path, s.x.Dir)
+		s.places = &p
+	}
+	root := registry.ResolveRoot(field, asked, s.exp, *s.places)
+	given := root.Real
+	if registry.FollowsWorkspace(asked) {
+		given = s.exp.Expand(asked) // as the workspace is named (sandbox.Policy.GuardWorkspace)
+	}
+	if s.x.Synthetic {
+		return given, nil
+	}
+	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.named); err != nil {
+		return "", err
+	}
+	return given, nil
+}

@@ -1,0 +1,380 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/gemhost/gem/internal/pathx"
+	"github.com/gemhost/gem/manifest"
+)
+
+// Root is one path a manifest's sandbox.read or sandbox.write asks for, as consent shows it
+// and the program gets it: the template (Asked), what it really is once its variables are
+// expanded, its ".." taken and the links of its existing part resolved (Real), and the file
+// identity of Real then (ID, "device:inode"; "" when nothing was there).
+//
+// Roots are recorded with the consent (the receipt's Grant.Roots). At each start the
+// manifest's paths are resolved again (CheckRoot): one that now leads elsewhere, or whose
+// folder is another one (the folder agreed to replaced by a link or a copy), is refused. A
+// root that did not exist at consent is recorded by its real path only: a later start takes
+// what is there when it is reached by that same real path and is no secret of the home (a
+// program cannot make it a link into ~/.ssh: the real path would change). A root under
+// ${workspacePath} follows the project gem runs in, so only its kind is checked.
+type Root struct {
+	Field string   `json:"field"` // sandbox.read, sandbox.write, plugins.<id>.sandbox.read…
+	Asked string   `json:"asked"`
+	Real  string   `json:"real"`
+	ID    string   `json:"id,omitempty"`
+	Kind  RootKind `json:"kind"`
+	// Secret is the secret of the home Real is or holds (Kind RootSecret).
+	Secret string `json:"secret,omitempty"`
+	// Named: the user granted this secret by name when agreeing (--allow).
+	Named bool `json:"named,omitempty"`
+}
+
+// RootKind is where a root leads.
+type RootKind string
+
+const (
+	RootOwn       RootKind = "own"       // the extension's folder or its data folder
+	RootWorkspace RootKind = "workspace" // the project gem runs in
+	RootSecret    RootKind = "secret"    // is, is in, or holds a secret of the home
+	RootElsewhere RootKind = "elsewhere" // anything else
+)
+
+// HomeSecrets are the home's folders and files that hold credentials, relative to the home:
+// never granted through a manifest's path, only by name. Gemini CLI's ~/.gemini (its OAuth
+// credentials, settings with servers' tokens, other extensions), gem's home and every other
+// extension's folder are secrets too (Places).
+var HomeSecrets = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
+	".netrc", ".git-credentials", ".npmrc", ".pypirc", ".password-store", ".local/share/keyrings",
+}
+
+// Places are the folders a root is classified by, real paths.
+type Places struct {
+	Own       []string // the extension's folder and data folder
+	Workspace string
+	Secrets   []string
+}
+
+// Classify says where the real path real leads (a pure function of places): its own folders
+// when inside one and holding no secret, else a secret when it is, is in, or holds one, else
+// the workspace or elsewhere. It returns the secret concerned for RootSecret.
+func Classify(real string, p Places) (RootKind, string) {
+	holds := ""
+	for _, s := range p.Secrets {
+		if pathx.Within(real, s) {
+			holds = s
+			break
+		}
+	}
+	if holds == "" && slices.ContainsFunc(p.Own, func(o string) bool { return pathx.Within(o, real) }) {
+		return RootOwn, ""
+	}
+	if holds != "" {
+		return RootSecret, holds
+	}
+	for _, s := range p.Secrets {
+		if pathx.Within(s, real) {
+			return RootSecret, s
+		}
+	}
+	if p.Workspace != "" && pathx.Within(p.Workspace, real) {
+		return RootWorkspace, ""
+	}
+	return RootElsewhere, ""
+}
+
+// RealPath resolves p as the kernel will: the links and ".." of its existing part, in order,
+// then the rest cleaned. A relative p (a variable left unexpanded) is returned cleaned.
+func RealPath(p string) string { return realPathIn(p, "", "") }
+
+// realPathIn is RealPath reading the folder dest (real) and what is below it at onDisk: an
+// extension staged at onDisk, resolved as it will be once renamed to dest.
+func realPathIn(p, dest, onDisk string) string {
+	if !filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	disk := onDiskOf(dest, onDisk)
+	todo := strings.Split(p, "/")
+	cur, links := "/", 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(disk(next))
+		if err != nil {
+			// Nothing there (yet): the rest is taken as written.
+			return filepath.Join(append([]string{next}, todo...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		target, err := os.Readlink(disk(next))
+		if links++; err != nil || links > 40 {
+			return filepath.Join(append([]string{next}, todo...)...) // the kernel refuses it too
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	return cur
+}
+
+// onDiskOf maps a path in dest to where it is now, at onDisk.
+func onDiskOf(dest, onDisk string) func(string) string {
+	return func(p string) string {
+		if dest == "" || onDisk == "" || !pathx.Within(dest, p) {
+			return p
+		}
+		rel, _ := filepath.Rel(dest, p)
+		return filepath.Join(onDisk, rel)
+	}
+}
+
+// FileStamp is the file identity (device and inode) of path, not following a last link: ""
+// when nothing is there.
+func FileStamp(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return ""
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+	}
+	return ""
+}
+
+// PlacesOf are the places the roots of extension name, in folders own, are classified by.
+func PlacesOf(env Env, name string, own ...string) Places {
+	p := Places{Workspace: RealPath(env.Cwd)}
+	for _, o := range append(own, env.DataDir(name)) {
+		if o != "" && !slices.Contains(p.Own, RealPath(o)) {
+			p.Own = append(p.Own, RealPath(o))
+		}
+	}
+	add := func(s string) {
+		if s != "" && filepath.IsAbs(s) {
+			p.Secrets = append(p.Secrets, RealPath(s))
+		}
+	}
+	if env.Home != "" {
+		for _, s := range HomeSecrets {
+			add(filepath.Join(env.Home, s))
+		}
+	}
+	add(env.GeminiDir())
+	add(env.GemHome)
+	for _, o := range Discover(env, Providers).All {
+		if o.Path != "" && !slices.Contains(p.Own, RealPath(o.Path)) {
+			add(o.Path)
+			add(o.Dir)
+		}
+	}
+	return p
+}
+
+// ResolveRoot resolves the path asked (a template) for field with exp, in places.
+func ResolveRoot(field, asked string, exp manifest.Expander, places Places) Root {
+	return resolveRoot(field, asked, exp, places, "", "")
+}
+
+func resolveRoot(field, asked string, exp manifest.Expander, places Places, dest, onDisk string) Root {
+	real := realPathIn(exp.Expand(asked), dest, onDisk)
+	r := Root{Field: field, Asked: asked, Real: real, ID: FileStamp(onDiskOf(dest, onDisk)(real))}
+	r.Kind, r.Secret = Classify(real, places)
+	return r
+}
+
+// ManifestRoots resolves every path x's current manifest asks for, as consent shows them
+// (host variables as the manifest being agreed to names them). x's folder is read where it
+// is now, onDisk (its x.Dir, or a copy of it), as it will be at dest ("": where it is).
+func ManifestRoots(env Env, x *Extension, onDisk, dest string) []Root {
+	m := x.Manifest()
+	if m == nil || !asksPaths(m) {
+		return nil
+	}
+	vars := manifest.ReferencedVars(readText(x))
+	dir, path := x.Dir, x.Path
+	if dest != "" {
+		dest = RealPath(dest)
+		rel, err := filepath.Rel(x.Dir, x.Path)
+		if err != nil || !pathx.Within(x.Dir, x.Path) {
+			rel = "."
+		}
+		dir, path = dest, filepath.Join(dest, rel)
+		if onDisk != "" {
+			onDisk = RealPath(onDisk)
+		}
+	} else {
+		onDisk = ""
+	}
+	exp := x.expander(env, manifest.HostPlatforms(env.Getenv)[0], path, func(name string) bool { return slices.Contains(vars, name) })
+	places := PlacesOf(env, x.Name, path, dir)
+	var out []Root
+	for _, b := range SandboxBlocks(m) {
+		for _, r := range b.Sandbox.Read {
+			out = append(out, resolveRoot(b.Prefix+"sandbox.read", r, exp, places, dest, onDisk))
+		}
+		for _, w := range b.Sandbox.Write {
+			out = append(out, resolveRoot(b.Prefix+"sandbox.write", w, exp, places, dest, onDisk))
+		}
+	}
+	return out
+}
+
+func readText(x *Extension) string {
+	text, _ := x.ManifestText()
+	return string(text)
+}
+
+func asksPaths(m *manifest.Manifest) bool {
+	for _, b := range SandboxBlocks(m) {
+		if len(b.Sandbox.Read)+len(b.Sandbox.Write) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// SandboxBlock is a sandbox block of a manifest with the prefix of its fields ("" for the
+// extension's, "plugins.<id>." for a plugin's).
+type SandboxBlock struct {
+	Prefix  string
+	Sandbox *manifest.Sandbox
+}
+
+// SandboxBlocks are m's sandbox blocks: the extension's, and the plugins'.
+func SandboxBlocks(m *manifest.Manifest) []SandboxBlock {
+	var out []SandboxBlock
+	if m.Sandbox != nil {
+		out = append(out, SandboxBlock{"", m.Sandbox})
+	}
+	for _, pl := range m.Plugins {
+		if pl.Sandbox != nil {
+			out = append(out, SandboxBlock{"plugins." + pl.ID + ".", pl.Sandbox})
+		}
+	}
+	return out
+}
+
+// FollowsWorkspace reports whether a root's template names the project gem runs in: its real
+// path changes with it.
+func FollowsWorkspace(asked string) bool { return strings.Contains(asked, "${workspacePath}") }
+
+// Admit marks the roots of needs (what a consent records) the user granted by name and
+// refuses one that leads to a secret of the home otherwise (a *SecretRootError). Named are
+// the paths of allow (--allow), of the user's grant to prior (the extension in the folder
+// dir, nil when none) and the secrets granted by name in dir's receipt.
+func Admit(env Env, name string, needs *Grant, dir string, prior *Extension, allow []string) error {
+	named := slices.Clone(allow)
+	if prior != nil && prior.Level == LevelUser {
+		if g, ok, _ := GrantFor(env, prior); ok {
+			named = append(append(named, g.Read...), g.Write...)
+		}
+	}
+	if rec, _ := ReadReceipt(env, dir); rec != nil {
+		for _, r := range rec.Grant.Roots {
+			if r.Named {
+				named = append(named, r.Real)
+			}
+		}
+	}
+	roots, err := AdmitRoots(name, needs.Roots, named)
+	if err != nil {
+		return err
+	}
+	needs.Roots = roots
+	return nil
+}
+
+// AdmitRoots marks the secret roots the user granted by name (Real inside one of named, real
+// paths) and returns a *SecretRootError for the first one not granted.
+func AdmitRoots(extension string, roots []Root, named []string) ([]Root, error) {
+	out := slices.Clone(roots)
+	for i, r := range out {
+		if r.Kind != RootSecret {
+			continue
+		}
+		if !namedIn(r.Real, named) {
+			return nil, &SecretRootError{Extension: extension, Root: r}
+		}
+		out[i].Named = true
+	}
+	return out, nil
+}
+
+func namedIn(real string, named []string) bool {
+	return slices.ContainsFunc(named, func(n string) bool { return n != "" && pathx.Within(RealPath(n), real) })
+}
+
+// CheckRoot checks a root resolved at a start against those recorded at consent and the
+// paths the user granted by name since (gem ext grant): a *RootChangedError when it is not
+// what was agreed to, a *SecretRootError when it leads to a secret not granted by name.
+func CheckRoot(extension string, now Root, agreed []Root, named []string) error {
+	i := slices.IndexFunc(agreed, func(a Root) bool { return a.Field == now.Field && a.Asked == now.Asked })
+	if i >= 0 && !FollowsWorkspace(now.Asked) {
+		a := agreed[i]
+		if a.Real != now.Real || (a.ID != "" && a.ID != now.ID) {
+			return &RootChangedError{Extension: extension, Agreed: a, Now: now}
+		}
+		if a.Named {
+			return nil
+		}
+	}
+	if now.Kind == RootSecret && !namedIn(now.Real, named) {
+		return &SecretRootError{Extension: extension, Root: now, Start: true}
+	}
+	return nil
+}
+
+// SecretRootError is a manifest's path that leads to a secret of the home (or holds one), not
+// granted by name: refused at consent, and at a start.
+type SecretRootError struct {
+	Extension string
+	Root      Root
+	Start     bool // found at a start (else at consent)
+}
+
+func (e *SecretRootError) Error() string {
+	what := e.Root.Real
+	if e.Root.Secret != "" && e.Root.Secret != e.Root.Real {
+		what += " (which holds or is in " + e.Root.Secret + ")"
+	}
+	return fmt.Sprintf("extension %s: %s asks for %s, a secret of your home, as %q: gem grants it only by name", e.Extension, e.Root.Field, what, e.Root.Asked)
+}
+
+// RootChangedError is a manifest's path that at a start is not what the user agreed to: it
+// leads elsewhere, or the folder there was replaced.
+type RootChangedError struct {
+	Extension   string
+	Agreed, Now Root
+}
+
+func (e *RootChangedError) Error() string {
+	if e.Agreed.Real != e.Now.Real {
+		return fmt.Sprintf("extension %s: %s %q now leads to %s, not to %s as when you agreed to it: not started", e.Extension, e.Now.Field, e.Now.Asked, e.Now.Real, e.Agreed.Real)
+	}
+	return fmt.Sprintf("extension %s: %s %q is %s, but not the one you agreed to (it was replaced since): not started", e.Extension, e.Now.Field, e.Now.Asked, e.Now.Real)
+}
+
+// ErrRoot is matched by both root errors (errors.Is).
+var ErrRoot = errors.New("sandbox path refused")
+
+func (e *SecretRootError) Unwrap() error  { return ErrRoot }
+func (e *RootChangedError) Unwrap() error { return ErrRoot }
