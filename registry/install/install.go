@@ -531,8 +531,8 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 		lines = append(lines, "NOT given: "+n)
 	}
 	if text, err := x.ManifestText(); err == nil {
-		if vars := registry.HostVars(string(text)); len(vars) > 0 {
-			lines = append(lines, "reads these variables of your environment into its settings, arguments or env: "+strings.Join(vars, ", "))
+		if uses := registry.HostVarUses(string(text)); len(uses) > 0 {
+			lines = append(lines, "reads these variables of your environment: "+hostVarLine(uses))
 		}
 	}
 	if len(lines) == 0 {
@@ -544,6 +544,16 @@ func ConsentText(x *registry.Extension, verb, source, dest string, env registry.
 	fmt.Fprintf(&b, "It will be installed in %s.\n", dest)
 	b.WriteString("Extensions run code on your machine with the permissions above; install only extensions you trust.\n")
 	return b.String()
+}
+
+// hostVarLine names each host variable and the manifest fields it is handed to:
+// "GITHUB_TOKEN into mcpServers.gh.env.GH; HOME into …".
+func hostVarLine(uses []manifest.VarUse) string {
+	parts := make([]string, len(uses))
+	for i, u := range uses {
+		parts[i] = u.Name + " into " + strings.Join(u.Fields, ", ")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func hasStdioServer(m *manifest.Manifest) bool {
