@@ -464,15 +464,31 @@ func (c *coreBackend) read(rel string) ([]byte, error) {
 	if err != nil {
 		return nil, c.fsError(rel, err)
 	}
-	// The editor reads by path, following links, with the user's rights: asked only about a
-	// file reached without any link, and its answer kept only if that still holds (a
-	// program that swaps the file for a link to a secret in between is not believed).
-	if c.buffers != nil && c.linkFree(rel) {
-		if text, ok := c.buffers(c.abs(rel)); ok && len(text) <= coreMaxFile && c.linkFree(rel) {
-			return []byte(text), nil
-		}
+	if text, ok := c.editorText(rel); ok {
+		return []byte(text), nil
 	}
 	return data, nil
+}
+
+// editorText is the editor's text of rel (Options.Buffers), when it cannot be another file's.
+// The editor reads by path, following links, with the user's rights, and checks before and
+// after its read cannot see a program that swaps the file for a link to a secret and back
+// in between: the editor is asked only about a file reached through no link whose folder
+// no program gem started may change from before the question to after the answer
+// (sandbox.WatchWrites); while one may, the model reads the file as gem reads it.
+func (c *coreBackend) editorText(rel string) (string, bool) {
+	if c.buffers == nil || !c.linkFree(rel) {
+		return "", false
+	}
+	watch := sandbox.WatchWrites(filepath.Dir(c.abs(rel)))
+	if watch == nil {
+		return "", false
+	}
+	text, ok := c.buffers(c.abs(rel))
+	if !watch.Quiet() || !ok || len(text) > coreMaxFile || !c.linkFree(rel) {
+		return "", false
+	}
+	return text, true
 }
 
 // linkFree reports whether rel names a regular file of the workspace reached through no

@@ -41,9 +41,21 @@
 //     session/resume continues one without replaying; list and close.
 //   - Files and the shell stay in gem's own sandboxed tools. A client that advertises
 //     fs.readTextFile is asked for the text of the workspace files the core tools read, so
-//     the model sees the editor's unsaved buffers — only for a regular file inside the
-//     workspace reached through no link, checked before and after (the editor reads with
-//     the user's rights and follows links). fs/write_text_file is not used: gem writes
+//     the model sees the editor's unsaved buffers — only when that text cannot be another
+//     file's: a regular file inside the workspace reached through no link, whose folder no
+//     program gem started may change from before the question until after the answer
+//     (host/sandbox WatchWrites: no running program may write that folder or one above it,
+//     and none that may started meanwhile); otherwise the model gets the file as gem reads
+//     it (by descriptor, beneath the workspace). Why this and not checks around the
+//     question: the editor reads by path, following links, with the user's rights, so a
+//     sandboxed program that swaps the file for a link to ~/.ssh/id_rsa and back between
+//     gem's checks would hand the model the key; and comparing the editor's text with the
+//     file gem holds open would refuse exactly the unsaved text the question is for. The
+//     cost: while a program that may write the workspace runs (an MCP server with the
+//     workspace capability, the user's settings servers, a shell command), the model reads
+//     what is saved. A program without a PID namespace of its own counts until gem ends
+//     (what it started may outlive it); only this process's programs are known (one a gem
+//     -p beside the editor started is not). fs/write_text_file is not used: gem writes
 //     through its own checks (protected paths, atomic replace), which a client's write
 //     would bypass; editors reload a changed file. terminal/* is not used (as Gemini CLI
 //     does not): commands run in gem's sandbox.
