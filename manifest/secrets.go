@@ -1,7 +1,10 @@
 package manifest
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -19,12 +22,47 @@ func LooksSecret(name string) bool {
 	return false
 }
 
-// Mask returns value, or a mask when name looks secret.
+// Mask returns value, or, when name looks secret, value with what it says literally masked:
+// its $VAR and ${VAR} references are kept (TOKEN=${GEMINI_API_KEY} says which variable a
+// program is handed; only a value written out is a secret to hide).
 func Mask(name, value string) string {
-	if value != "" && LooksSecret(name) {
-		return "****"
+	if value == "" || !LooksSecret(name) {
+		return value
 	}
-	return value
+	var b strings.Builder
+	literal := false
+	for i := 0; i < len(value); {
+		if n := refLen(value[i:]); n > 0 {
+			b.WriteString(value[i : i+n])
+			i, literal = i+n, false
+			continue
+		}
+		if !literal {
+			b.WriteString("****")
+			literal = true
+		}
+		i++
+	}
+	return b.String()
+}
+
+// refLen is the length of the $VAR or ${VAR…} reference s starts with, or 0.
+func refLen(s string) int {
+	if len(s) < 2 || s[0] != '$' {
+		return 0
+	}
+	if s[1] == '{' {
+		if end := strings.IndexByte(s, '}'); end > 2 {
+			if name, _, _ := strings.Cut(s[2:end], ":-"); isVarName(name) {
+				return end + 1
+			}
+		}
+		return 0
+	}
+	if n := varNameLen(s[1:]); n > 0 {
+		return n + 1
+	}
+	return 0
 }
 
 // inherited are the variables a program inherits by default.
@@ -81,5 +119,66 @@ func ReferencedVars(s string) []string {
 		}
 		i += n
 	}
+	return out
+}
+
+// VarUse is a variable a manifest names and the fields that name it, as JSON paths
+// (mcpServers.s.env.TOKEN, commands.c.env.KEY, mcpServers.s.args[1]).
+type VarUse struct {
+	Name   string
+	Fields []string
+}
+
+// VarUses lists the variables a manifest's JSON text references (ReferencedVars) with the
+// fields that reference each: what a consent text says a variable is handed to. Fields are
+// visited in key order; a text that is not JSON is one field, "the manifest".
+func VarUses(text string) []VarUse {
+	var doc any
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		var out []VarUse
+		for _, v := range ReferencedVars(text) {
+			out = append(out, VarUse{Name: v, Fields: []string{"the manifest"}})
+		}
+		return out
+	}
+	var out []VarUse
+	add := func(field, s string) {
+		for _, v := range ReferencedVars(s) {
+			i := slices.IndexFunc(out, func(u VarUse) bool { return u.Name == v })
+			if i < 0 {
+				out = append(out, VarUse{Name: v})
+				i = len(out) - 1
+			}
+			if !slices.Contains(out[i].Fields, field) {
+				out[i].Fields = append(out[i].Fields, field)
+			}
+		}
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case string:
+			add(path, v)
+		case []any:
+			for i, e := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				add(p, k) // a key naming a variable is a use too
+				walk(p, v[k])
+			}
+		}
+	}
+	walk("", doc)
 	return out
 }

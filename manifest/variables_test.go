@@ -1,6 +1,9 @@
 package manifest
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestExpand(t *testing.T) {
 	vars := Vars{ExtensionPath: "/ext", WorkspacePath: "/ws", ExtensionData: "/gem/data/x", PathSeparator: "/", Platform: Platform{OS: "linux", Arch: "x64"}}
@@ -98,5 +101,37 @@ func TestResolvedAppliesToEveryProgramString(t *testing.T) {
 	}
 	if m.Commands[0].Binary != "${extensionPath}/c" {
 		t.Errorf("Resolved changed the original: %q", m.Commands[0].Binary)
+	}
+}
+
+func TestMask(t *testing.T) {
+	for _, tt := range []struct{ name, value, want string }{
+		{"TOKEN", "sk-live-1234", "****"},
+		{"TOKEN", "${GEMINI_API_KEY}", "${GEMINI_API_KEY}"},
+		{"AUTH", "Bearer $GITHUB_TOKEN", "****$GITHUB_TOKEN"},
+		{"API_KEY", "sk-${X}-tail", "****${X}****"},
+		{"API_KEY", "${not a name}", "****"},
+		{"URL", "https://x/${HOST}", "https://x/${HOST}"},
+		{"TOKEN", "", ""},
+	} {
+		if got := Mask(tt.name, tt.value); got != tt.want {
+			t.Errorf("Mask(%s, %q) = %q, want %q", tt.name, tt.value, got, tt.want)
+		}
+	}
+}
+
+func TestVarUses(t *testing.T) {
+	got := VarUses(`{"name": "n", "mcpServers": {"s": {"command": "x", "args": ["--t", "$GITHUB_TOKEN"],
+	  "env": {"TOKEN": "${GEMINI_API_KEY}", "GH": "${GITHUB_TOKEN}"}}},
+	  "commands": {"c": {"type": "executable", "binary": "${extensionPath}/c", "env": {"K": "${GEMINI_API_KEY}"}}}}`)
+	want := []VarUse{
+		{Name: "GEMINI_API_KEY", Fields: []string{"commands.c.env.K", "mcpServers.s.env.TOKEN"}},
+		{Name: "GITHUB_TOKEN", Fields: []string{"mcpServers.s.args[1]", "mcpServers.s.env.GH"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("VarUses = %+v, want %+v", got, want)
+	}
+	if got := VarUses(`not json $X`); len(got) != 1 || got[0].Name != "X" || got[0].Fields[0] != "the manifest" {
+		t.Errorf("not JSON: %+v", got)
 	}
 }

@@ -71,8 +71,10 @@ func (x *Extension) expander(env Env, p manifest.Platform, path string, agreed f
 		Lookups: []manifest.Lookup{x.SettingsLookup(), func(name string) (string, bool) {
 			// Host variables: the default allowlist, and those the manifest the user
 			// agreed to names (the consent text lists them); never others (a manifest's
-			// ${GEMINI_API_KEY} must not pull gem's key into an argument or a log).
-			if env.Getenv == nil || !(manifest.InheritedByDefault(name) || agreed(name)) {
+			// ${GEMINI_API_KEY} must not pull gem's key into an argument or a log). A
+			// setting's variable is the setting's alone: a registry entry's {GITHUB_TOKEN}
+			// input, unset, must not be answered by the user's GITHUB_TOKEN.
+			if env.Getenv == nil || declaresSetting(x.Manifest(), name) || !(manifest.InheritedByDefault(name) || agreed(name)) {
 				return "", false
 			}
 			v := env.Getenv(name)

@@ -92,16 +92,27 @@ func (x *Extension) PinnedPayload(env Env, server string) (lockfile.Payload, boo
 	return st.pin.Payload(server)
 }
 
-// HostVars returns the host variables a manifest's text names that programs do not inherit
-// by default: what its consent text must list.
-func HostVars(manifestText string) []string {
-	var out []string
-	for _, v := range manifest.ReferencedVars(manifestText) {
-		if !manifest.InheritedByDefault(v) {
-			out = append(out, v)
+// HostVarUses returns the host variables a manifest's text names that programs do not
+// inherit by default, with the fields each is handed to: what its consent text must list.
+// A variable the manifest declares as a setting is not one: the setting answers it, never
+// the environment (Extension.Expander).
+func HostVarUses(manifestText string) []manifest.VarUse {
+	m, _, _ := manifest.Parse([]byte(manifestText))
+	var out []manifest.VarUse
+	for _, u := range manifest.VarUses(manifestText) {
+		if !manifest.InheritedByDefault(u.Name) && !declaresSetting(m, u.Name) {
+			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// declaresSetting reports whether m declares a setting whose variable is name.
+func declaresSetting(m *manifest.Manifest, name string) bool {
+	if m == nil {
+		return false
+	}
+	return slices.ContainsFunc(m.Settings, func(s manifest.Setting) bool { return s.EnvVar == name })
 }
 
 // ConsentGrant is the grant recorded with x's consent (empty when never agreed to).

@@ -2,6 +2,12 @@
 
 package sandbox
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
 func childProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// pidNamespaced is false: PID namespaces are Linux's.
+func pidNamespaced(*exec.Cmd) bool { return false }

@@ -66,9 +66,12 @@ func start(cmd *exec.Cmd, s Program, streams Streams) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = streams.Stdin, out.stdout, out.stderr
+	w := programWriter(s, cmd)
+	writers.add(w) // before it runs: a watch opened from here on sees it (writers.go)
 	err = cmd.Start()
 	out.started()
 	if err != nil {
+		writers.done(w)
 		out.abandon()
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -79,6 +82,9 @@ func start(cmd *exec.Cmd, s Program, streams Streams) (*Process, error) {
 	go func() {
 		err := cmd.Wait()
 		p.Kill() // the group ends with its leader: nothing it started writes on
+		if pidNamespaced(cmd) {
+			writers.done(w) // else a descendant that left the group may still write
+		}
 		out.finish(cmd.WaitDelay)
 		if err == nil {
 			err = errExitedZero

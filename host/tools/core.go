@@ -464,28 +464,10 @@ func (c *coreBackend) read(rel string) ([]byte, error) {
 	if err != nil {
 		return nil, c.fsError(rel, err)
 	}
-	// The editor reads by path, following links, with the user's rights: asked only about a
-	// file reached without any link, and its answer kept only if that still holds (a
-	// program that swaps the file for a link to a secret in between is not believed).
-	if c.buffers != nil && c.linkFree(rel) {
-		if text, ok := c.buffers(c.abs(rel)); ok && len(text) <= coreMaxFile && c.linkFree(rel) {
-			return []byte(text), nil
-		}
+	if text, ok := c.editorText(rel); ok {
+		return []byte(text), nil
 	}
 	return data, nil
-}
-
-// linkFree reports whether rel names a regular file of the workspace reached through no
-// symbolic link.
-func (c *coreBackend) linkFree(rel string) bool {
-	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
-	for i := range parts {
-		st, err := c.root.Lstat(filepath.Join(parts[:i+1]...))
-		if err != nil || st.Mode()&fs.ModeSymlink != 0 || (i == len(parts)-1 && !st.Mode().IsRegular()) {
-			return false
-		}
-	}
-	return true
 }
 
 // readIn reads rel under root whole (abs names it in errors).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -309,6 +310,17 @@ func TestAskUser(t *testing.T) {
 // a link, a file outside, a missing file and a FIFO get gem's own answer, never the
 // editor's.
 func TestCoreToolsReadBuffers(t *testing.T) {
+	// In a process of its own: the programs earlier tests started run without the sandbox's
+	// helper, so without a PID namespace, and keep the editor unasked about the folders they
+	// could write for the rest of their process's life (sandbox.WatchWrites).
+	if os.Getenv("GEM_TEST_FRESH_PROCESS") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCoreToolsReadBuffers$", "-test.v")
+		cmd.Env = append(os.Environ(), "GEM_TEST_FRESH_PROCESS=1")
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: TestCoreToolsReadBuffers") {
+			t.Fatalf("in a process of its own: %v\n%s", err, out)
+		}
+		return
+	}
 	env := testhome.Env(t, nil)
 	ws := env.Cwd
 	secret := filepath.Join(env.Home, "secret.txt")

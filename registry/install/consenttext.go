@@ -130,8 +130,8 @@ func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant)
 		lines = append(lines, "NOT given: "+n)
 	}
 	if text, err := x.ManifestText(); err == nil {
-		if vars := registry.HostVars(string(text)); len(vars) > 0 {
-			lines = append(lines, "reads these variables of your environment into its settings, arguments or env: "+strings.Join(vars, ", "))
+		if uses := registry.HostVarUses(string(text)); len(uses) > 0 {
+			lines = append(lines, "reads these variables of your environment: "+hostVarLine(uses))
 		}
 	}
 	if len(lines) == 0 {
@@ -216,4 +216,14 @@ func diffLines(o, n []string) (added, removed []string) {
 		}
 	}
 	return added, removed
+}
+
+// hostVarLine names each host variable and the manifest fields it is handed to:
+// "GITHUB_TOKEN into mcpServers.gh.env.GH; HOME into …".
+func hostVarLine(uses []manifest.VarUse) string {
+	parts := make([]string, len(uses))
+	for i, u := range uses {
+		parts[i] = u.Name + " into " + strings.Join(u.Fields, ", ")
+	}
+	return strings.Join(parts, "; ")
 }

@@ -103,7 +103,14 @@ func (s *MCPRegistrySource) fetchBundle(ctx context.Context, plan *mcpregistry.P
 	if len(settings) > 0 {
 		doc["settings"] = settings
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	text, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := mcpregistry.CheckVariables(plan.Bundle.URL, text); err != nil {
+		return nil, err
+	}
+	return text, nil
 }
 
 // Newer: the registry's latest version is above the installed one (a pinned version never

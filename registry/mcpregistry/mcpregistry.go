@@ -23,7 +23,13 @@
 //
 // environmentVariables, header values and {variables} of arguments, URLs and headers become
 // settings of the extension (asked at install, gem ext config; isSecret ones sealed); an
-// input with a fixed value is written as it is.
+// input with a fixed value is written as it is. Inputs are the user's answers, never the
+// user's environment: an entry mapping TOKEN to {GEMINI_API_KEY} makes a setting
+// GEMINI_API_KEY, which gem answers from what the user set and never from their
+// GEMINI_API_KEY (a setting's variable is the setting's alone, registry.Extension.Expander);
+// an entry (or an mcpb bundle's mcp_config) whose values name a variable that is not one of
+// its settings (a fixed value "$GITHUB_TOKEN") is refused (EnvironmentRefError): gem's
+// manifests have no escape for '$', so it would read the user's variable.
 package mcpregistry
 
 import (
@@ -35,8 +41,11 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gemhost/gem/manifest"
 )
 
 // DefaultURL is the public MCP registry (GEM_MCP_REGISTRY_URL replaces it).
@@ -429,8 +438,47 @@ func Convert(s *Server) (*Plan, error) {
 		doc["settings"] = c.settings
 	}
 	var err error
-	plan.Manifest, err = json.MarshalIndent(doc, "", "  ")
-	return plan, err
+	if plan.Manifest, err = json.MarshalIndent(doc, "", "  "); err != nil {
+		return nil, err
+	}
+	if err := CheckVariables(s.Name, plan.Manifest); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// EnvironmentRefError is a registry entry (or its mcpb bundle) whose values name a variable
+// of the user's environment: an entry's values are literal, its inputs are settings, and
+// nothing of it may read the user's environment.
+type EnvironmentRefError struct{ Name, Variable string }
+
+func (e *EnvironmentRefError) Error() string {
+	return fmt.Sprintf("%s cannot be installed: its values name $%s, a variable of your environment; a registry entry gets only the settings you give it", e.Name, e.Variable)
+}
+
+// CheckVariables refuses a converted manifest (JSON) that references a variable other than
+// its own settings' and those every program inherits (HOME, PATH, LANG…): gem's manifests
+// have no escape for '$', so a value of the entry written as $GITHUB_TOKEN would otherwise
+// read the user's GITHUB_TOKEN.
+func CheckVariables(name string, manifestJSON []byte) error {
+	var doc struct {
+		Settings []struct {
+			EnvVar string `json:"envVar"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal(manifestJSON, &doc); err != nil {
+		return err
+	}
+	var own []string
+	for _, s := range doc.Settings {
+		own = append(own, s.EnvVar)
+	}
+	for _, v := range manifest.ReferencedVars(string(manifestJSON)) {
+		if !slices.Contains(own, v) && !manifest.InheritedByDefault(v) {
+			return &EnvironmentRefError{Name: name, Variable: v}
+		}
+	}
+	return nil
 }
 
 // BundleDir is the folder of the extension an mcpb bundle is unpacked into: never its root,

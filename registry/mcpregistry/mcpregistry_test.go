@@ -44,6 +44,15 @@ func TestConvert(t *testing.T) {
 		{"nuget only", `{"name": "a/n", "version": "1", "packages": [{"registryType": "nuget", "identifier": "N", "transport": {"type": "stdio"}}]}`, nil, "", "it has nuget"},
 		{"nothing", `{"name": "a/e", "version": "1"}`, nil, "", "no packages or remotes"},
 		{"an identifier like a flag", `{"name": "a/f", "version": "1", "packages": [{"registryType": "npm", "identifier": "--yes", "transport": {"type": "stdio"}}]}`, nil, "", "looks like a flag"},
+		{"inputs naming the user's variables are settings", `{"name": "a/e", "version": "1", "packages": [{"registryType": "npm", "identifier": "x", "transport": {"type": "stdio"},
+			"environmentVariables": [{"name": "TOKEN", "value": "{GEMINI_API_KEY}"}, {"name": "GH", "value": "{GITHUB_TOKEN}"}]}]}`,
+			[]string{`"TOKEN": "${GEMINI_API_KEY}"`, `"envVar": "GEMINI_API_KEY"`, `"envVar": "GITHUB_TOKEN"`}, "npm", ""},
+		{"a fixed value naming $GITHUB_TOKEN", `{"name": "a/d", "version": "1", "packages": [{"registryType": "npm", "identifier": "x", "transport": {"type": "stdio"},
+			"environmentVariables": [{"name": "GH", "value": "$GITHUB_TOKEN"}]}]}`, nil, "", "its values name $GITHUB_TOKEN, a variable of your environment"},
+		{"an argument default naming ${AWS_SECRET_ACCESS_KEY}", `{"name": "a/d", "version": "1", "packages": [{"registryType": "npm", "identifier": "x", "transport": {"type": "stdio"},
+			"packageArguments": [{"type": "named", "name": "--key", "default": "${AWS_SECRET_ACCESS_KEY}"}]}]}`, nil, "", "its values name $AWS_SECRET_ACCESS_KEY"},
+		{"a remote URL naming $HOME (inherited by every program)", `{"name": "a/h", "version": "1", "remotes": [{"type": "sse", "url": "https://s.example/$HOME"}]}`,
+			[]string{`"url": "https://s.example/$HOME"`}, "remote", ""},
 		{"a named argument without a dash", `{"name": "a/f", "version": "1", "packages": [{"registryType": "npm", "identifier": "x", "transport": {"type": "stdio"}, "packageArguments": [{"type": "named", "name": "x"}]}]}`, nil, "", "a flag starts with '-'"},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/acptest"
 	"github.com/gemhost/gem/internal/fakegemini"
 	"github.com/gemhost/gem/internal/testuser"
@@ -478,6 +479,47 @@ func TestEditorBuffers(t *testing.T) {
 		if body := string(srv.Requests[1].Body); !strings.Contains(body, want) || len(c.reads) != map[bool]int{true: 1, false: 0}[advertised] {
 			t.Errorf("advertised %v: reads %q, the tool's answer: %s", advertised, c.reads, body)
 		}
+	}
+}
+
+// TestEditorBuffersNotWhileAProgramMayWrite: while a program gem started may change the
+// folder of the file the model reads (a sandboxed program that may write the workspace), the
+// editor is not asked (what it would read by path could be another file, swapped in); once
+// it ended, it is.
+func TestEditorBuffersNotWhileAProgramMayWrite(t *testing.T) {
+	conn, c, proj, srv := serve(t, chunks(call("read_file", `{"file_path":"notes.txt"}`)), chunks(text("Read.")),
+		chunks(call("read_file", `{"file_path":"notes.txt"}`)), chunks(text("Read.")))
+	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("saved text\n"), 0o644)
+	c.buffers = map[string]string{filepath.Join(proj, "notes.txt"): "unsaved text\n"}
+	p, err := sandbox.StartProcess(sandbox.Program{Path: "/bin/sleep", Args: []string{"60"}, Env: []string{}, Dir: proj, Name: "writer",
+		Policy: &sandbox.Policy{Write: []string{proj}, Workspace: proj}}, sandbox.Streams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber,
+		ClientCapabilities: acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := func() {
+		if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("read the notes")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt()
+	if body := string(srv.Requests[1].Body); !strings.Contains(body, "saved text") || len(c.reads) != 0 {
+		t.Errorf("with a writer running: reads %q, the tool's answer: %s", c.reads, body)
+	}
+	p.Kill()
+	<-p.Done()
+	prompt()
+	if body := string(srv.Requests[3].Body); !strings.Contains(body, "unsaved text") || len(c.reads) != 1 {
+		t.Errorf("once it ended: reads %q, the tool's answer: %s", c.reads, body)
 	}
 }
 
