@@ -181,11 +181,29 @@ type BundleReport struct {
 // signature attached, a git checkout packed, tagged by the hash of its files (MirrorTag);
 // and the lock of what it holds (oci.LockTag). It installs with no access to the origins
 // (InstallBundle, or as a mirror). For this platform (GEM_PLATFORM/GEM_ARCH choose another).
-func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []string, out string) (*BundleReport, error) {
+// The user asked for this fetch by name; a project's lock (scope) is still fetched only in
+// a trusted folder, and only what it may name (lockEntry): a bundle leaves the machine.
+func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, scope registry.Level, names []string, out string) (*BundleReport, error) {
 	if len(names) == 0 {
 		names = lock.Names()
 	}
 	sort.Strings(names)
+	if scope == registry.LevelProject {
+		if err := in.checkLockTrust(); err != nil {
+			return nil, err
+		}
+	}
+	entries := map[string]*lockfile.Entry{}
+	for _, name := range names {
+		e, ok := lock.Extensions[name]
+		if !ok {
+			return nil, &NotLockedError{Source: name, Lock: "the lock"}
+		}
+		var err error
+		if entries[name], err = in.lockEntry(scope, name, e); err != nil {
+			return nil, err
+		}
+	}
 	l, err := in.lock()
 	if err != nil {
 		return nil, err
@@ -209,11 +227,7 @@ func (in *Installer) Bundle(ctx context.Context, lock *lockfile.File, names []st
 	held := lockfile.New()
 	rep := &BundleReport{Path: out, Platform: platform}
 	for _, name := range names {
-		e, ok := lock.Extensions[name]
-		if !ok {
-			return nil, &NotLockedError{Source: name, Lock: "the lock"}
-		}
-		if err := in.bundleOne(ctx, layout, name, e, platform, held, rep); err != nil {
+		if err := in.bundleOne(ctx, layout, name, entries[name], platform, held, rep); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		rep.Extensions = append(rep.Extensions, name)
@@ -298,5 +312,6 @@ func (in *Installer) InstallBundle(ctx context.Context, path string, opt SyncOpt
 	}
 	abs, _ := filepath.Abs(path)
 	in.Mirrors = append([]Mirror{{Location: abs, Origin: "the bundle"}}, in.Mirrors...)
+	opt.Named = true // the user named the bundle
 	return in.Sync(ctx, lock, opt)
 }

@@ -86,7 +86,7 @@ func TestBundlePayloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(testhome.Dir(t, "out-"), "b.tar")
-	rep, err := in.Bundle(ctx, lock, nil, out)
+	rep, err := in.Bundle(ctx, lock, registry.LevelUser, nil, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestBundlePayloads(t *testing.T) {
 	}
 
 	in.Carrier = nil
-	rep, err = in.Bundle(ctx, lock, nil, filepath.Join(testhome.Dir(t, "out2-"), "c.tar"))
+	rep, err = in.Bundle(ctx, lock, registry.LevelUser, nil, filepath.Join(testhome.Dir(t, "out2-"), "c.tar"))
 	if err != nil || len(rep.Payloads) != 0 || len(rep.NotCarried) != 2 {
 		t.Fatalf("no carrier: %+v %v", rep, err)
 	}

@@ -160,7 +160,7 @@ func extBundle(ctx context.Context, s *session, o extBundleOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := in.Bundle(ctx, lock, o.Names, o.Output)
+	rep, err := in.Bundle(ctx, lock, scope, o.Names, o.Output)
 	if err != nil {
 		return err
 	}
