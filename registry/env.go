@@ -23,6 +23,10 @@
 //     by a user one is marked Conflict. One pure function decides (shadow, shadow.go).
 //   - Folder trust is Gemini CLI's ~/.gemini/trustedFolders.json; the longest matching rule
 //     decides; a missing or corrupt file trusts nothing. The folder is the current directory.
+//     Both are compared as the folders they really are (links resolved; the current directory
+//     enters resolved, paths.NewLayout): a link inside a trusted project to an untrusted clone
+//     is the clone, untrusted; a rule written through a link covers the folder it leads to;
+//     of two rules for one folder, DO_NOT_TRUST wins. gem trust records the real folder.
 //   - Consent is kept in the extension folder's receipt ($GEM_HOME/receipts, keyed by the
 //     folder; receipt.go), holding its
 //     source and the manifest's exact bytes (a byte comparison, not a hash, so the light front

@@ -32,53 +32,81 @@ type TrustRule struct {
 
 // FolderTrust says whether dir is trusted, and by which rule (nil: no rule, so not trusted).
 // The rule whose folder is the longest prefix of dir decides (TRUST_PARENT counts as its
-// parent folder); dir is compared as given and with its symbolic links resolved.
+// parent folder). Both are compared as the folders they really are, their symbolic links
+// resolved: a link inside a trusted folder to an untrusted one is untrusted, and a rule
+// written through a link covers the folder it leads to (Gemini CLI records process.cwd(),
+// the real folder, too).
 func (e Env) FolderTrust(dir string) (bool, *TrustRule) {
 	rules, err := TrustedFolders(e)
 	if err != nil {
 		return false, nil
 	}
-	return decideTrust(rules, dir)
+	return decideTrust(realRules(rules), pathx.Real(dir))
 }
 
 // FolderTrusted is FolderTrust without the rule.
 func (e Env) FolderTrusted(dir string) bool { ok, _ := e.FolderTrust(dir); return ok }
 
-func decideTrust(rules map[string]TrustLevel, dir string) (bool, *TrustRule) {
-	dirs := []string{filepath.Clean(dir)}
-	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dirs[0] {
-		dirs = append(dirs, real)
-	}
-	best := -1
-	var rule *TrustRule
+// realRule is a trust rule with the folder it covers, links resolved (TRUST_PARENT: the
+// parent of the folder written, as Gemini CLI reads it, then resolved).
+type realRule struct {
+	TrustRule
+	root string
+}
+
+func realRules(rules map[string]TrustLevel) []realRule {
+	out := make([]realRule, 0, len(rules))
 	for p, level := range rules {
 		root := filepath.Clean(p)
 		if level == TrustParent {
 			root = filepath.Dir(root)
 		}
-		for _, d := range dirs {
-			if pathx.Within(root, d) && len(root) > best {
-				best, rule = len(root), &TrustRule{Path: p, Level: level}
-			}
-		}
+		out = append(out, realRule{TrustRule{Path: p, Level: level}, pathx.Real(root)})
 	}
-	if rule == nil {
-		return false, nil
-	}
-	return rule.Level == TrustFolder || rule.Level == TrustParent, rule
+	return out
 }
 
-// SetFolderTrust records level for dir (an empty level removes dir's own rule), atomically,
-// in Gemini CLI's format.
+// decideTrust is the decision on resolved paths: the rule of the longest folder holding dir;
+// of rules for one folder (two spellings of it), DO_NOT_TRUST wins, then the first by path.
+func decideTrust(rules []realRule, dir string) (bool, *TrustRule) {
+	var best *realRule
+	for i, r := range rules {
+		if !pathx.Within(r.root, dir) {
+			continue
+		}
+		if best == nil || len(r.root) > len(best.root) || (len(r.root) == len(best.root) && beats(r.TrustRule, best.TrustRule)) {
+			best = &rules[i]
+		}
+	}
+	if best == nil {
+		return false, nil
+	}
+	rule := best.TrustRule
+	return rule.Level == TrustFolder || rule.Level == TrustParent, &rule
+}
+
+// beats orders two rules for the same folder: distrust first, then by path.
+func beats(a, b TrustRule) bool {
+	if (a.Level == DoNotTrust) != (b.Level == DoNotTrust) {
+		return a.Level == DoNotTrust
+	}
+	return a.Path < b.Path
+}
+
+// SetFolderTrust records level for dir (an empty level removes dir's own rules, however they
+// spell it), by the folder dir really is, atomically, in Gemini CLI's format.
 func SetFolderTrust(env Env, dir string, level TrustLevel) error {
 	rules, err := TrustedFolders(env)
 	if err != nil {
 		return err
 	}
-	dir = filepath.Clean(dir)
-	if level == "" {
-		delete(rules, dir)
-	} else {
+	dir = pathx.Real(dir)
+	for p := range rules {
+		if pathx.Real(p) == dir {
+			delete(rules, p) // one rule per folder: the new one replaces another spelling's
+		}
+	}
+	if level != "" {
 		rules[dir] = level
 	}
 	data, err := json.MarshalIndent(rules, "", "  ")

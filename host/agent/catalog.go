@@ -118,7 +118,7 @@ func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings
 			src.Exclusions[x.Name] = x.Manifest().ExcludeTools
 		}
 	}
-	trusted := env.FolderTrusted(env.Cwd)
+	trusted := env.FolderTrusted(root) // the folder whose policy files are read
 	if mode == policy.ModeYolo && !trusted {
 		warn(fmt.Errorf("--approval-mode yolo applies only in a trusted folder (Gemini CLI's trustedFolders.json); %s is not, so gem asks as in default mode", root))
 	}

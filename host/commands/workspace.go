@@ -10,12 +10,13 @@ import (
 )
 
 // Workspace is the folder every program may write: $GEM_WORKSPACE when the user names one,
-// else the git top level of the current folder (ProjectRoot), else the current folder.
+// else the git top level of the current folder (ProjectRoot), else the current folder; the
+// folder it really is, its links resolved (env.Cwd already is), as trust is decided on it.
 func Workspace(env registry.Env) string {
 	if env.Getenv != nil {
 		if w := env.Getenv("GEM_WORKSPACE"); w != "" {
 			if abs, err := filepath.Abs(w); err == nil {
-				return abs
+				return pathx.Real(abs)
 			}
 		}
 	}
@@ -50,11 +51,11 @@ func CheckWorkspace(env registry.Env, root string) error {
 // workspace, or to trust): "is the root folder", "is your home folder", "holds your home
 // folder", "holds gem's state …", "holds your extensions …"; "" when it is not.
 func TooWide(env registry.Env, dir string) string {
-	real := resolved(dir)
+	real := pathx.Real(dir)
 	switch {
 	case real == string(filepath.Separator):
 		return "is the root folder"
-	case real == resolved(env.Home):
+	case real == pathx.Real(env.Home):
 		return "is your home folder"
 	}
 	for _, inner := range []struct{ path, what string }{
@@ -62,19 +63,12 @@ func TooWide(env registry.Env, dir string) string {
 		{env.GemHome, "holds gem's state (" + env.GemHome + ")"},
 		{env.GeminiExtensionsDir(), "holds your extensions (" + env.GeminiExtensionsDir() + ")"},
 	} {
-		p := resolved(inner.path)
+		p := pathx.Real(inner.path)
 		if p != real && pathx.Within(real, p) {
 			return inner.what
 		}
 	}
 	return ""
-}
-
-func resolved(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return filepath.Clean(p)
 }
 
 // SecretOnCommandLineError is a manifest field that would put a secret on a program's

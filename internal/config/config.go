@@ -68,7 +68,8 @@ func AccountHome() string {
 	return u.HomeDir
 }
 
-// Dirs returns the user's home and the current directory.
+// Dirs returns the user's home and the current directory as $PWD spells it (os.Getwd);
+// paths.NewLayout, where it enters gem, resolves its links.
 func Dirs() (home, cwd string, err error) {
 	if home, err = os.UserHomeDir(); err != nil {
 		return "", "", err

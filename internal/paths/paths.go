@@ -1,7 +1,7 @@
 // Package paths owns every path gem reads or writes: its own home ($GEM_HOME, default
 // ~/.gem), the files it shares with Gemini CLI (~/.gemini), and a workspace's .gem/ and
 // .gemini/ folders. Code asks for a location by name (Layout's and Workspace's methods);
-// nothing else joins these names. It is a leaf: it imports only internal/fsx.
+// nothing else joins these names. It is a leaf: it imports only internal/fsx and internal/pathx.
 //
 // $GEM_HOME:
 //
@@ -49,6 +49,7 @@ import (
 	"path/filepath"
 
 	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // Layout is where gem looks: the user's home, gem's home, the home that holds .gemini, and
@@ -57,12 +58,18 @@ type Layout struct {
 	Home       string // $HOME
 	GemHome    string // $GEM_HOME, else ~/.gem
 	GeminiHome string // $GEMINI_CLI_HOME, else $HOME: the folder that holds .gemini
-	Cwd        string
+	Cwd        string // the current directory, its links resolved (pathx.Real)
 }
 
 // NewLayout is the layout of home and cwd: GemHome is $GEM_HOME, else ~/.gem; GeminiHome
 // is $GEMINI_CLI_HOME, else home (relative values are taken from cwd). getenv may be nil.
+//
+// This is where the current directory enters gem, so it is resolved here, once: $PWD's
+// spelling (a link inside a trusted project to an untrusted clone) must not decide trust,
+// policy tiers, project extensions or settings, and Gemini CLI's process.cwd() is the real
+// folder too.
 func NewLayout(home, cwd string, getenv func(string) string) Layout {
+	cwd = pathx.Real(cwd)
 	l := Layout{Home: home, Cwd: cwd, GemHome: filepath.Join(home, ".gem"), GeminiHome: home}
 	if getenv != nil {
 		if g := getenv("GEM_HOME"); g != "" {

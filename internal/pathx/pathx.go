@@ -1,5 +1,7 @@
-// Package pathx owns the one lexical path question gem asks everywhere: is a path its root
-// or below it. Callers resolve links first when links matter.
+// Package pathx owns the path questions gem asks everywhere: is a path its root or below it
+// (Within, lexical), and what folder a path really is (Real, its links resolved). Callers
+// resolve links first when links matter: trust, policy tiers, project extensions and
+// settings are decided on real paths.
 package pathx
 
 import (
@@ -15,4 +17,13 @@ func Within(root, path string) bool {
 		return true
 	}
 	return strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// Real is path with every symbolic link resolved, absolute when path is; a path that cannot
+// be resolved (it does not exist) is returned cleaned, as given.
+func Real(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return filepath.Clean(path)
 }

@@ -58,6 +58,17 @@
 //     fails closed on any difference before consent is asked. Sync fetches a lock's
 //     extensions side by side under the one state lock (each in its own staging folder; stale
 //     ones are cleaned once before) and places them only when all matched.
+//   - A lock's sources are someone else's list (locksource.go): nothing it names is fetched
+//     before the user agreed, since the fetch alone tells whoever serves them the user's
+//     address and that they use the project. Sync asks first, listing the sources (one
+//     question, then each extension's consent once fetched; --consent answers both, and with
+//     nobody to ask nothing is fetched); a fetch the user named needs no question (gem ext
+//     install <source>, install <name> --locked, gem ext bundle, a bundle's own lock). A
+//     project's lock is fetched only in a trusted folder (UntrustedLockError), and names only
+//     remote sources (http(s) archives; git over https, http, ssh, git or host:path) or folders,
+//     archives and repositories inside the project, links resolved (LocalSourceError): never
+//     another path of the machine, whatever the spelling or scheme, and never the user's own
+//     folders (~/.gemini, $GEM_HOME), whose extensions keep tokens in their .env.
 //   - A monorepo's subfolder (repo//path@ref, Options.Path) is a partial sparse clone of which
 //     only that folder is installed; its source records repo//path. A URL's password is used
 //     for the clone and stripped from the clone's remote and every record. SourcePolicy

@@ -290,5 +290,6 @@ func (in *Installer) InstallBundle(ctx context.Context, path string, opt SyncOpt
 	}
 	abs, _ := filepath.Abs(path)
 	in.Mirrors = append([]Mirror{{Location: abs, Origin: "the bundle"}}, in.Mirrors...)
+	opt.Named = true // the user named the bundle
 	return in.Sync(ctx, lock, opt)
 }

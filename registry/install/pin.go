@@ -154,17 +154,31 @@ func FindLocked(f *lockfile.File, source string) (string, *lockfile.Entry, bool)
 	return "", nil, false
 }
 
-// lockedEntry resolves --locked without an entry given: the entry of the scope's gem.lock
-// that installs key (a name or a source).
-func (in *Installer) lockedEntry(scope registry.Level, key string) (*lockfile.Entry, error) {
+// lockedEntry resolves --locked without an entry given: the name and entry of the scope's
+// gem.lock that installs key (a name or a source).
+func (in *Installer) lockedEntry(scope registry.Level, key string) (string, *lockfile.Entry, error) {
 	path := in.LockPath(scope)
 	f, err := lockfile.Read(path)
 	if err != nil {
+		return "", nil, err
+	}
+	name, e, ok := FindLocked(f, key)
+	if !ok {
+		return "", nil, &NotLockedError{Source: key, Lock: path, Scope: scope}
+	}
+	return name, e, nil
+}
+
+// lockedSource is the entry of install --locked: key named a source, which the lock pins;
+// or the extension's name, and then the lock names the source, fetched as sync fetches it
+// (a project's lock only in a trusted folder, and only a source it may name: lockEntry).
+func (in *Installer) lockedSource(scope registry.Level, key string) (*lockfile.Entry, error) {
+	name, e, err := in.lockedEntry(scope, key)
+	if err != nil || scope != registry.LevelProject || name != key {
+		return e, err
+	}
+	if err := in.checkLockTrust(); err != nil {
 		return nil, err
 	}
-	_, e, ok := FindLocked(f, key)
-	if !ok {
-		return nil, &NotLockedError{Source: key, Lock: path, Scope: scope}
-	}
-	return e, nil
+	return in.lockEntry(scope, name, e)
 }

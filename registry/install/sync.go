@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/gemhost/gem/internal/paths"
-	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
 )
@@ -148,13 +147,20 @@ type SyncOptions struct {
 	Strict bool // --locked: the lock must hold this platform's hashes and every payload
 	Prune  bool // uninstall what is installed in the scope and not locked
 	Jobs   int  // sources fetched at once (default 4; 1: one by one)
+	// Named: the user named this lock's fetch (a bundle's lock, gem ext install x.tar), so
+	// neither the folder's trust nor the question before fetching applies; the scope's own
+	// gem.lock (gem ext sync) is someone else's list of sources.
+	Named bool
 }
 
 // Sync makes the scope's extensions what lock pins: each locked extension not installed at
 // its pin is fetched (several at once, under one state lock), compared with the lock, and only
 // when every one matched are they put in place, one by one with consent; so a mismatch
 // changes nothing. Extensions installed and not locked are reported (StatusNotLocked), or
-// uninstalled with Prune.
+// uninstalled with Prune. Before anything is fetched: a project's lock is fetched only in a
+// trusted folder (*UntrustedLockError), names only remote sources or folders inside the
+// project (*LocalSourceError), and the user agrees to fetching what it names (the question
+// is put to in.Prompt; --consent answers it), unless opt.Named.
 func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOptions) ([]*Result, error) {
 	l, err := in.lock()
 	if err != nil {
@@ -173,14 +179,21 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		err   error
 	}
 	var jobs []*job
-	for _, name := range lock.Names() {
-		e := lock.Extensions[name]
-		if err := in.checkLocalSource(opt.Scope, name, e); err != nil {
+	if opt.Scope == registry.LevelProject && !opt.Named {
+		if err := in.checkLockTrust(); err != nil {
 			return nil, err
 		}
 	}
+	entries := map[string]*lockfile.Entry{}
 	for _, name := range lock.Names() {
-		e := lock.Extensions[name]
+		e, err := in.lockEntry(opt.Scope, name, lock.Extensions[name])
+		if err != nil {
+			return nil, err
+		}
+		entries[name] = e
+	}
+	for _, name := range lock.Names() {
+		e := entries[name]
 		dest := in.installedDir(scope, name)
 		if rec, err := registry.ReadReceipt(in.Env, dest); dest != "" && err == nil && rec != nil && rec.Pin != nil && lockfile.SamePin(rec.Pin, e) {
 			if err := lockfile.Check(name, e, rec.Pin, platform, opt.Strict); err == nil {
@@ -195,6 +208,15 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 			o.Force = true // another version is installed: the locked one replaces it
 		}
 		jobs = append(jobs, &job{name: name, entry: e, opt: o})
+	}
+	if len(jobs) > 0 && !opt.Named {
+		var fetch []string
+		for _, j := range jobs {
+			fetch = append(fetch, j.name)
+		}
+		if err := in.agreeToFetch(ctx, in.LockPath(opt.Scope), fetch, entries); err != nil {
+			return nil, err
+		}
 	}
 	n := opt.Jobs
 	if n <= 0 {
@@ -266,34 +288,3 @@ func (e *SyncError) Error() string {
 }
 
 func (e *SyncError) Unwrap() []error { return e.Errs }
-
-// LocalSourceError is a project's gem.lock naming a folder or archive outside the project:
-// a cloned repository's lock must not make gem copy the user's other files into it.
-type LocalSourceError struct{ Name, Source, Project string }
-
-func (e *LocalSourceError) Error() string {
-	return fmt.Sprintf("%s: the project's gem.lock names %s, which is outside the project (%s): a project's lock may name local folders and archives inside it only", e.Name, e.Source, e.Project)
-}
-
-// checkLocalSource refuses, for a project's lock, a local source outside the project (its
-// links resolved: a link in the project leading out is outside too).
-func (in *Installer) checkLocalSource(scope registry.Level, name string, e *lockfile.Entry) error {
-	if scope != registry.LevelProject || e.Type != "local" || strings.Contains(e.Source, "://") {
-		return nil
-	}
-	project := filepath.Dir(in.LockPath(registry.LevelProject))
-	src := e.Source
-	if !filepath.IsAbs(src) {
-		src = filepath.Join(project, src)
-	}
-	if real, err := filepath.EvalSymlinks(src); err == nil {
-		src = real
-	}
-	if realProject, err := filepath.EvalSymlinks(project); err == nil {
-		project = realProject
-	}
-	if !pathx.Within(project, src) {
-		return &LocalSourceError{Name: name, Source: e.Source, Project: project}
-	}
-	return nil
-}

@@ -134,6 +134,7 @@ func hintFor(err error) string {
 		badRoot       *signature.RootError
 		badPolicy     *signature.PolicyError
 		localOutside  *install.LocalSourceError
+		untrustedLock *install.UntrustedLockError
 		homeWrite     *commands.HomeWriteError
 		linkedProt    *commands.LinkedProtectedError
 		notLayout     *oci.LayoutError
@@ -194,8 +195,12 @@ func hintFor(err error) string {
 		return fmt.Sprintf("if it came from gem ext grant: gem ext grant %s --revoke, then grant the folders inside your home it needs; if from its manifest's sandbox.write, the extension asks for too much", homeWrite.Extension)
 	case errors.As(err, &linkedProt):
 		return fmt.Sprintf("grant a folder that does not hold %s (gem ext grant %s --revoke, then the folders it needs)", linkedProt.Path, linkedProt.Extension)
+	case errors.As(err, &localOutside) && localOutside.Why != "":
+		return "nothing was fetched; install what you trust yourself (gem ext install <source>), or put the extension inside the project"
 	case errors.As(err, &localOutside):
 		return "nothing was changed; if you trust the lock, install that folder yourself (gem ext install <folder>), or put the extension inside the project"
+	case errors.As(err, &untrustedLock):
+		return "nothing was fetched; read gem.lock, and if you trust this project: gem trust, then run this again"
 	case errors.As(err, &notLayout):
 		return "gem ext bundle -o file.tar writes a bundle (an OCI image layout with its gem.lock)"
 	case errors.As(err, &noOCI):

@@ -56,15 +56,19 @@ type extSyncOptions struct {
 	Locked  bool   `flag:"locked" usage:"fail if gem.lock lacks this platform's hashes or a payload (CI: the lock must already say everything)"`
 	Prune   bool   `flag:"prune" usage:"uninstall the scope's extensions gem.lock does not name"`
 	Jobs    int    `flag:"jobs" usage:"sources fetched at once"`
-	Consent bool   `flag:"consent" usage:"agree to the consent texts without being asked (for scripts)"`
+	Consent bool   `flag:"consent" usage:"agree to fetching what gem.lock names, and to the consent texts, without being asked (for scripts)"`
 	jsonOutput
 }
 
 func (o *extSyncOptions) setDefaults() { o.Scope, o.Jobs = "project", 4 }
 
 func extSyncCommand(f *Factory) *cli.Command {
-	return verb(f, "sync", "install exactly what gem.lock pins: the project's declared extension set, byte for byte", extSync,
-		"gem ext sync (after cloning a project with a gem.lock)", "gem ext sync --locked --consent (CI)", "gem ext sync --prune --scope user")
+	cmd := verb(f, "sync", "install exactly what gem.lock pins: the project's declared extension set, byte for byte", extSync,
+		"gem trust && gem ext sync (after cloning a project with a gem.lock, and reading it)", "gem ext sync --locked --consent (CI)", "gem ext sync --prune --scope user")
+	cmd.Description = "Nothing is fetched before you agree: a project's gem.lock only in a folder you trusted\n" +
+		"(gem trust), and only once you said yes to the sources it names (--consent says yes). A\n" +
+		"project's lock may name remote sources and folders inside the project, nothing else.\n\n" + cmd.Description
+	return cmd
 }
 
 func extSync(ctx context.Context, s *session, o extSyncOptions) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
@@ -65,10 +66,11 @@ func listTrust(s *session, asJSON bool) error {
 func setTrust(s *session, opts trustOptions) error {
 	dir := s.env.Cwd
 	if opts.Folder != "" {
-		var err error
-		if dir, err = filepath.Abs(s.env.ExpandHome(opts.Folder)); err != nil {
+		abs, err := filepath.Abs(s.env.ExpandHome(opts.Folder))
+		if err != nil {
 			return err
 		}
+		dir = pathx.Real(abs) // trust is kept and decided by the folder a link leads to
 	}
 	if !opts.Revoke {
 		target := dir
