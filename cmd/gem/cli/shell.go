@@ -54,6 +54,9 @@ type shell struct {
 	disc  *registry.Discovery
 	agent *agentSession // opened on the first prompt
 	line  *liner.State
+	// cancelTurn ends the model's turn under way (nil between turns): Ctrl-C at one of its
+	// questions, which the line editor reads as a key, not a signal.
+	cancelTurn context.CancelFunc
 }
 
 var shellBuiltins = map[string]string{
@@ -347,7 +350,7 @@ func (s *shell) openAgent() bool {
 	yes := s.sess.modelYes(s.opts.Yes)
 	services := s.sess.cliServices(yes)
 	// The line editor owns the terminal (raw mode): questions go through it.
-	editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.line.Prompt}
+	editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
 	if yes {
 		services.Prompt = &prompt.Yes{Person: editor}
 	} else {
@@ -360,6 +363,17 @@ func (s *shell) openAgent() bool {
 	}
 	s.agent = a
 	return true
+}
+
+// readAnswer reads the answer to a question of the model's turn; Ctrl-C cancels the turn, as
+// it does while the model is answering.
+func (s *shell) readAnswer(question string) (string, error) {
+	line, err := s.line.Prompt(question)
+	if errors.Is(err, liner.ErrPromptAborted) && s.cancelTurn != nil {
+		s.cancelTurn()
+		return "", context.Canceled
+	}
+	return line, err
 }
 
 // isMCPPrompt reports whether input runs a prompt of an MCP server (the model side is
@@ -405,12 +419,15 @@ func (s *shell) ask(input string) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	ctx, s.cancelTurn = context.WithCancel(ctx)
+	defer func() { s.cancelTurn(); s.cancelTurn = nil }()
 	w := s.sess.stdout
 	s.agent.conv.Agent.Events = agent.Events{
 		Text:     func(d string) { fmt.Fprint(w, d) },
 		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", name, args) },
 		ToolResult: func(_, name string, res *tools.Result, err error) {
 			switch {
+			case errors.Is(err, context.Canceled): // said once the turn ends
 			case err != nil:
 				fmt.Fprintf(s.sess.stderr, "← %s failed: %v\n", name, err)
 			case res.Error != nil:
