@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 
@@ -107,7 +108,7 @@ func runShell(f *Factory, o agentOptions) error {
 			}
 		}
 	}()
-	fmt.Fprintf(r.stdout, "gem shell: %d extension command(s). /help lists them; Tab completes; Ctrl-D leaves.\n", len(s.table.Entries))
+	fmt.Fprintf(r.stdout, "gem shell: %s. /help lists them; Tab completes; Ctrl-D leaves.\n", plural.Count(len(s.table.Entries), "extension command"))
 	for {
 		input, err := line.Prompt("gem> ")
 		if errors.Is(err, liner.ErrPromptAborted) {
