@@ -79,6 +79,7 @@ func start(cmd *exec.Cmd, s Program, streams Streams) (*Process, error) {
 	go func() {
 		err := cmd.Wait()
 		p.Kill() // the group ends with its leader: nothing it started writes on
+		s.Policy.overlaysEnded()
 		out.finish(cmd.WaitDelay)
 		if err == nil {
 			err = errExitedZero

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -108,6 +109,9 @@ func runShell(f *Factory, o agentOptions) error {
 			}
 		}
 	}()
+	if !s.interactive() {
+		return s.piped()
+	}
 	fmt.Fprintf(r.stdout, "gem shell: %s. /help lists them; Tab completes; Ctrl-D leaves.\n", plural.Count(len(s.table.Entries), "extension command"))
 	for {
 		input, err := line.Prompt("gem> ")
@@ -124,6 +128,25 @@ func runShell(f *Factory, o agentOptions) error {
 		}
 		line.AppendHistory(input)
 		if quit := s.exec(input, line); quit {
+			return nil
+		}
+	}
+}
+
+// interactive reports whether a person types at the shell (stdin is a terminal).
+func (s *shell) interactive() bool { return s.sess.io.IsStdinTTY() }
+
+// piped runs the lines of a piped stdin (echo /help | gem shell) as Gemini CLI runs piped
+// input: no banner, no prompts, only the results on stdout; nothing is asked (stdin is the
+// script, not a person), and the lines join no history.
+func (s *shell) piped() error {
+	in := bufio.NewReader(s.sess.io.In)
+	for {
+		input, err := in.ReadString('\n')
+		if input = strings.TrimSpace(input); input != "" && s.exec(input, s.line) {
+			return nil
+		}
+		if err != nil {
 			return nil
 		}
 	}
@@ -197,6 +220,10 @@ func (s *shell) run(name string, args []string, line *liner.State) {
 	}
 	if p.RequireConfirm {
 		fmt.Fprintf(s.sess.stderr, "/%s (extension %s) asks for confirmation before it runs:\n  %s\n", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine())
+		if !s.interactive() {
+			fmt.Fprintf(s.sess.stderr, "not run: %s\n", prompt.NoTerminal)
+			return
+		}
 		answer, err := line.Prompt("Run it? [y/N] ")
 		if a := strings.ToLower(strings.TrimSpace(answer)); err != nil || (a != "y" && a != "yes") {
 			fmt.Fprintln(s.sess.stderr, "not run")
@@ -350,12 +377,15 @@ func (s *shell) openAgent() bool {
 	}
 	yes := s.sess.modelYes(s.opts.Yes)
 	services := s.sess.cliServices(yes)
-	// The line editor owns the terminal (raw mode): questions go through it.
-	editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
-	if yes {
-		services.Prompt = &prompt.Yes{Person: editor}
-	} else {
-		services.Prompt = editor
+	// The line editor owns the terminal (raw mode): questions go through it. Piped, the
+	// session's own prompter asks (stdin is the script, never an answer).
+	if s.interactive() {
+		editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
+		if yes {
+			services.Prompt = &prompt.Yes{Person: editor}
+		} else {
+			services.Prompt = editor
+		}
 	}
 	a, err := openAgent(context.Background(), s.sess, services, s.opts)
 	if err != nil {
