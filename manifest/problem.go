@@ -34,6 +34,8 @@ type Problem struct {
 	Want     string   `json:"message"`
 }
 
+// String is the problem on one line: "file: severity: path: want (found value)"; the value
+// is left out when the want names it ("… "X.md" not found …", never "not found … (found …)").
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.File != "" {
@@ -47,7 +49,7 @@ func (p Problem) String() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(p.Want)
-	if p.Value != "" {
+	if p.Value != "" && !strings.Contains(p.Want, p.Value) { // a want may name the value itself
 		b.WriteString(" (found ")
 		b.WriteString(p.Value)
 		b.WriteString(")")

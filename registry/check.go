@@ -51,7 +51,7 @@ func (x *Extension) CheckFolder(env Env) manifest.Problems {
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
 			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: field, Value: strconv.Quote(name),
-				Want: "context file not found; it will be skipped (create it or remove it from " + field + ")"})
+				Want: "context file " + strconv.Quote(name) + " not found; it will be skipped: create it or remove it from " + field})
 			continue
 		}
 		if !pathx.Within(root, real) {

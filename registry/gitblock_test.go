@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestBlockGitExtensions: with security.blockGitExtensions set (by the user's file, or the
@@ -24,7 +24,7 @@ func TestBlockGitExtensions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			system := filepath.Join(t.TempDir(), "system.json")
-			env := testhome.Env(t, func(k string) string {
+			env := registrytest.Env(t, func(k string) string {
 				if k == "GEMINI_CLI_SYSTEM_SETTINGS_PATH" {
 					return system
 				}

@@ -4,15 +4,15 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestGrantFor: a grant applies to the extension it was made for only; one recorded by name
 // alone (an older gem's) applies to none and is shown by UnboundGrant.
 func TestGrantFor(t *testing.T) {
-	env := testhome.Env(t, nil)
-	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	env := registrytest.Env(t, nil)
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	if x == nil {
 		t.Fatal("not discovered")

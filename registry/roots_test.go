@@ -8,6 +8,7 @@ import (
 
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestClassify: where a real path leads, from the places alone.
@@ -138,7 +139,7 @@ func TestCheckRoot(t *testing.T) {
 // place: ${extensionPath} is the destination, its links are read in the staged copy and keep
 // their identity through the rename; a secret is refused unless named.
 func TestManifestRoots(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

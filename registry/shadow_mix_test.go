@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // mixSlot is one place an extension named "x" can be: a provider's root at one level.
@@ -77,7 +77,7 @@ type mix struct {
 }
 
 func newMix(t *testing.T) *mix {
-	m := &mix{env: testhome.Env(t, nil), present: 1<<len(mixOrder) - 1, receipts: map[int][]byte{}}
+	m := &mix{env: registrytest.Env(t, nil), present: 1<<len(mixOrder) - 1, receipts: map[int][]byte{}}
 	if err := os.MkdirAll(filepath.Dir(m.env.TrustedFoldersFile()), 0o755); err != nil {
 		t.Fatal(err)
 	}

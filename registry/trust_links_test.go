@@ -8,12 +8,13 @@ import (
 
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestFolderTrustLinks: trust is decided on the folders paths really are, the folder asked
 // about and the rules' folders alike.
 func TestFolderTrustLinks(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	w := testhome.Dir(t, "trust-")
 	for _, d := range []string{"proj", "clone/sub", "other", "twice"} {
 		if err := os.MkdirAll(filepath.Join(w, d), 0o755); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 	"github.com/gemhost/gem/sdk"
 )
 
@@ -58,7 +59,7 @@ func BenchmarkFirstRequest(b *testing.B) {
 			}
 			for i := range servers {
 				m := fmt.Sprintf(`{"name":"srv%d","version":"1.0.0","mcpServers":{"s%d":{"command":"${extensionPath}/bin/server","args":["-delay","300ms"]}}}`, i, i)
-				testhome.Extension(b, registry.NewEnv(home, proj, os.Getenv), fmt.Sprintf("srv%d", i), m, map[string][]byte{"bin/server": bin})
+				registrytest.Extension(b, registry.NewEnv(home, proj, os.Getenv), fmt.Sprintf("srv%d", i), m, map[string][]byte{"bin/server": bin})
 			}
 			run := func() time.Duration {
 				cmd := exec.Command(gem, "-p", "hi")

@@ -39,6 +39,7 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/host/tools/genaiconv"
 	"github.com/gemhost/gem/internal/fsx"
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/prompt"
 )
 
@@ -490,7 +491,7 @@ func (e *PendingError) Error() string {
 	for _, c := range e.Calls {
 		names = append(names, c.Name)
 	}
-	return fmt.Sprintf("%d tool call(s) wait for approval: %s", len(e.Calls), strings.Join(names, ", "))
+	return fmt.Sprintf("%s waiting for approval: %s", plural.Count(len(e.Calls), "tool call"), strings.Join(names, ", "))
 }
 
 // ErrPendingApprovals: a prompt sent while the session's last turn waits for approvals.

@@ -20,6 +20,7 @@ import (
 	"github.com/gemhost/gem/internal/fakegemini"
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 
 	"github.com/gemhost/gem/internal/testbins"
 )
@@ -39,12 +40,12 @@ type world struct {
 
 func newWorld(t testing.TB, hooksJSON string, rules string) *world {
 	t.Helper()
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	files := map[string][]byte{"bin/echo": testhome.Binary(t, echoBin), "GEMINI.md": []byte("Kit knows how to echo.")}
 	if hooksJSON != "" {
 		files["hooks/hooks.json"] = []byte(hooksJSON)
 	}
-	testhome.Extension(t, env, "kit", `{"name":"kit","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}}}`, files)
+	registrytest.Extension(t, env, "kit", `{"name":"kit","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}}}`, files)
 	d := registry.Discover(env, registry.Providers)
 	engine := &policy.Engine{Mode: policy.ModeYolo, Trusted: true}
 	if rules != "" {

@@ -10,6 +10,8 @@ import (
 	shellquote "github.com/kballard/go-shellquote"
 
 	mcphost "github.com/gemhost/gem/host/mcp"
+
+	"github.com/gemhost/gem/internal/plural"
 )
 
 // MCPPrompt is a prompt of an MCP server, run as the slash command /<Command> (as in
@@ -108,7 +110,7 @@ func (p *MCPPrompt) fill(ctx context.Context, c *Conversation, args string) (str
 			continue
 		}
 		if next >= len(p.Arguments) {
-			return "", fmt.Errorf("/%s takes %d argument(s) (%s); %q is one too many", p.Command, len(p.Arguments), p.argumentNames(), w)
+			return "", fmt.Errorf("/%s takes %s, %s; %q is one too many", p.Command, plural.Count(len(p.Arguments), "argument"), p.argumentNames(), w)
 		}
 		values[p.Arguments[next].Name] = w
 		next++

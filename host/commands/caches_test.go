@@ -9,6 +9,7 @@ import (
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestCachesAsOverlays: where programs get namespaces, a launcher cache the program may write
@@ -18,8 +19,8 @@ func TestCachesAsOverlays(t *testing.T) {
 	if ok, _ := sandbox.Namespaces(); !ok {
 		t.Skip("no namespaces here: caches are written directly")
 	}
-	env := testhome.Env(t, nil)
-	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	env := registrytest.Env(t, nil)
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	npm, uv, bun := filepath.Join(env.Home, ".npm"), filepath.Join(env.Home, ".cache", "uv"), filepath.Join(env.Home, ".bun", "install", "cache")
 	elsewhere := testhome.Dir(t, "bun-cache-")

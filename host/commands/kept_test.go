@@ -7,17 +7,17 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestKeptFrom: what a write grant covers of ~/.gemini, gem's home and extension folders
 // stays read-only; the program's own data folder, and its own folder when granted by name,
 // are rebound writable; a grant elsewhere changes nothing.
 func TestKeptFrom(t *testing.T) {
-	env := testhome.Env(t, nil)
-	dir := testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	env := registrytest.Env(t, nil)
+	dir := registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	if x == nil {
 		t.Fatal("tool not discovered")
@@ -54,8 +54,8 @@ func TestKeptFrom(t *testing.T) {
 // TestHomeIsNotGranted: a grant (or a manifest's sandbox.write) of the home folder, or of a
 // folder holding it, stops the program before it starts; a folder inside the home does not.
 func TestHomeIsNotGranted(t *testing.T) {
-	env := testhome.Env(t, nil)
-	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	env := registrytest.Env(t, nil)
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	for _, tc := range []struct {
 		write string
@@ -79,14 +79,14 @@ func TestHomeIsNotGranted(t *testing.T) {
 
 // TestKeptFromLinks: a protected folder that is a link is protected where it leads too.
 func TestKeptFromLinks(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	real := filepath.Join(env.Home, "dotfiles", "gemini")
 	os.MkdirAll(real, 0o755)
 	os.RemoveAll(env.GeminiDir())
 	if err := os.Symlink(real, env.GeminiDir()); err != nil {
 		t.Fatal(err)
 	}
-	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	protect, _ := keptFrom(env, x, []string{filepath.Join(env.Home, "dotfiles")}, filepath.Join(env.GemHome, "data", "tool"))
 	if !slices.Contains(protect, real) {
@@ -97,9 +97,9 @@ func TestKeptFromLinks(t *testing.T) {
 // TestKeptFromInside: a grant inside ~/.gemini or gem's home — another extension's folder,
 // its data, gem's receipts — stays read-only; the program's own data folder does not.
 func TestKeptFromInside(t *testing.T) {
-	env := testhome.Env(t, nil)
-	other := testhome.Extension(t, env, "other", `{"name": "other", "version": "1.0.0"}`, nil)
-	testhome.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
+	env := registrytest.Env(t, nil)
+	other := registrytest.Extension(t, env, "other", `{"name": "other", "version": "1.0.0"}`, nil)
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0"}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	data := filepath.Join(env.GemHome, "data", "tool")
 	for _, w := range []string{other, filepath.Join(env.GemHome, "data", "other"), filepath.Join(env.GemHome, "receipts")} {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gemhost/gem/internal/testbins"
 	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 var echoBin, mcpServerBin string
@@ -29,10 +30,10 @@ func TestMain(m *testing.M) {
 // test MCP server, loaded with every MCP server started.
 func registryWithTools(t *testing.T) *tools.Catalog {
 	t.Helper()
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	m := `{"name":"kit","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}},
 		"mcpServers":{"test":{"command":"` + mcpServerBin + `"}}}`
-	testhome.Extension(t, env, "kit", m, map[string][]byte{"bin/echo": testhome.Binary(t, echoBin)})
+	registrytest.Extension(t, env, "kit", m, map[string][]byte{"bin/echo": testhome.Binary(t, echoBin)})
 	reg, errs := tools.Load(context.Background(), env, registry.Discover(env, registry.Providers), tools.Options{Environ: []string{"PATH=/usr/bin:/bin"}})
 	if len(errs) > 0 {
 		t.Fatal(errs)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gemhost/gem/internal/plural"
 )
 
 // Sources are the policy files of a session.
@@ -101,7 +103,7 @@ func Load(s Sources, mode Mode, trusted bool) (*Engine, []string, error) {
 			e.Add(r)
 		}
 		if dropped > 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: %d allow rule(s) ignored: this folder is not trusted", file, dropped))
+			warnings = append(warnings, fmt.Sprintf("%s: %s ignored: this folder is not trusted", file, plural.Count(dropped, "allow rule")))
 		}
 	}
 	userFiles, _ := filepath.Glob(filepath.Join(s.GeminiUserDir, "*.toml"))

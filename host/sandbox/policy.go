@@ -196,13 +196,32 @@ func removeEndedWork(dir string) {
 			continue
 		}
 		work := filepath.Join(dir, e.Name())
-		filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
-			if d != nil && d.IsDir() {
-				os.Chmod(p, 0o700)
-			}
-			return nil
-		})
+		openWork(work)
 		os.RemoveAll(work)
+	}
+}
+
+// openWork gives the folders in a work folder back to their owner (0700): overlayfs makes
+// one of mode 0 inside at each mount, which would leave du, cp -a and rm -r of ~/.gem
+// failing once the program ended. Folders are opened before they are read.
+func openWork(work string) {
+	filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+}
+
+// overlaysEnded opens the work folders of p's overlays once its program ended (the mount
+// went with the program's namespace; the folder stays, a later start of the same policy
+// mounts it again).
+func (p *Policy) overlaysEnded() {
+	if p == nil {
+		return
+	}
+	for _, o := range p.Overlays {
+		openWork(o.Work)
 	}
 }
 

@@ -85,6 +85,7 @@ func start(cmd *exec.Cmd, s Program, streams Streams) (*Process, error) {
 		if pidNamespaced(cmd) {
 			writers.done(w) // else a descendant that left the group may still write
 		}
+		s.Policy.overlaysEnded()
 		out.finish(cmd.WaitDelay)
 		if err == nil {
 			err = errExitedZero

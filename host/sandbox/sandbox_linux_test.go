@@ -1,14 +1,18 @@
 package sandbox
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/testhome"
@@ -237,11 +241,14 @@ func TestOverlay(t *testing.T) {
 			t.Fatal(err)
 		}
 		pol.AddOverlay(*o)
-		out, err := run(t, &pol, ws, script)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", script, err, out)
+		// as gem runs programs (RunContext, which opens the work folder after)
+		var out bytes.Buffer
+		code, err := RunContext(context.Background(), Program{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: ws, Name: "test", Policy: &pol},
+			Streams{Stdout: &out, Stderr: &out}, time.Second)
+		if err != nil || code != 0 {
+			t.Fatalf("%s: %d %v\n%s", script, code, err, out.String())
 		}
-		return out
+		return out.String()
 	}
 	os.WriteFile(filepath.Join(ext, "old.js"), []byte("v1"), 0o644)
 	start("echo state > " + ext + "/memory.jsonl && echo changed > " + ext + "/code.js && rm " + ext + "/old.js")
@@ -265,6 +272,19 @@ func TestOverlay(t *testing.T) {
 	os.WriteFile(filepath.Join(ext, "old.js"), []byte("back\n"), 0o644)
 	if out := start("cat " + ext + "/memory.jsonl " + ext + "/code.js " + ext + "/old.js"); out != "state\nv2\nback\n" {
 		t.Errorf("after an update the program sees %q, want its state and the new files", out)
+	}
+	// Once the program ended, every folder overlayfs left is its owner's to enter: du, cp -a
+	// and rm -r of ~/.gem work.
+	filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+		} else if info, _ := d.Info(); d.IsDir() && info.Mode().Perm()&0o700 != 0o700 {
+			t.Errorf("%s is left mode %v after the program ended", p, info.Mode().Perm())
+		}
+		return nil
+	})
+	if out, err := exec.Command("du", "-s", base).CombinedOutput(); err != nil {
+		t.Errorf("du -s %s: %v\n%s", base, err, out)
 	}
 }
 

@@ -58,9 +58,16 @@ type Profile struct {
 // ~/.local/share/pnpm, ~/.local/share/uv/tools, ~/.deno/bin, pipx's venvs): a program that
 // may write those plants code in the user's PATH.
 var Profiles = []Profile{
-	{Launchers: []string{"npx", "npm", "pnpm", "pnpx", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm/store", ".cache/pnpm", ".cache/yarn"},
+	// npm warns of every npm_config_* it does not know ("Unknown env config"), and a failed
+	// server's last words would be those warnings: node-gyp's folder is pinned in the
+	// spelling npm leaves alone (node-gyp ≥ 11.4 reads it; an older one takes its folder
+	// under the extension's XDG_CACHE_HOME), pnpm's folders only for pnpm.
+	{Launchers: []string{"npx", "npm", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".cache/yarn"},
 		Read: []string{".npmrc", ".config/npm", ".yarnrc", ".yarnrc.yml"}, Network: true, Offline: []string{"npm_config_offline=true"},
-		Pin: map[string]string{"npm_config_devdir": ".cache/node-gyp", "npm_config_store_dir": ".local/share/pnpm/store", "npm_config_cache_dir": ".cache/pnpm", "YARN_CACHE_FOLDER": ".cache/yarn"}},
+		Pin: map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "YARN_CACHE_FOLDER": ".cache/yarn"}},
+	{Launchers: []string{"pnpm", "pnpx"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm/store", ".cache/pnpm"},
+		Read: []string{".npmrc", ".config/npm"}, Network: true, Offline: []string{"npm_config_offline=true"},
+		Pin: map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "npm_config_store_dir": ".local/share/pnpm/store", "npm_config_cache_dir": ".cache/pnpm"}},
 	{Launchers: []string{"node", "nodejs"}, Read: []string{".npmrc"}},
 	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv"}, Read: []string{".config/uv", ".local/share/uv/python"}, Network: true, Offline: []string{"UV_OFFLINE=1"},
 		Pin: map[string]string{"UV_CACHE_DIR": ".cache/uv", "UV_PYTHON_INSTALL_DIR": ".local/share/uv/python"}},

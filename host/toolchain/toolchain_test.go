@@ -2,6 +2,7 @@ package toolchain
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func TestFor(t *testing.T) {
 		write   []string
 		warn    bool
 	}{
-		{"npx", true, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, []string{".cache/node-gyp", ".cache/pnpm", ".cache/yarn", ".local/share/pnpm/store", ".npm"}, false},
+		{"npx", true, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, []string{".cache/node-gyp", ".cache/yarn", ".npm"}, false},
 		{"node", false, []string{".npmrc", ".nvm/versions/node/v22.1.0"}, nil, false},
 		// Outside the home and the system folders (the test's "system" is a temporary
 		// folder), an executable is granted by itself.
@@ -116,6 +117,31 @@ func BenchmarkFor(b *testing.B) {
 
 // TestEnsureCaches: the granted launcher caches that do not exist are made; a cache not
 // granted, or a granted folder that is not a profile's cache, is not.
+// TestNpmKnowsWhatGemSets: the real npm, run with what gem sets for npx and npm (their
+// pins and the offline switch), warns of no variable: its warnings would be a failed
+// server's last words.
+func TestNpmKnowsWhatGemSets(t *testing.T) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm is not installed")
+	}
+	home := testhome.Dir(t, "npm-home-")
+	for _, launcher := range []string{"npx", "npm"} {
+		var n Needs
+		n.apply(ProfileOf(launcher), Env{Home: home})
+		cmd := exec.Command(npm, "exec", "--offline", "--", "node", "-e", "")
+		cmd.Dir = home
+		cmd.Env = append(append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, n.Pin...), n.Offline...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: npm exec: %v\n%s", launcher, err, out)
+		}
+		if strings.Contains(string(out), "npm warn") {
+			t.Errorf("%s: npm warns of what gem sets (%s):\n%s", launcher, strings.Join(append(n.Pin, n.Offline...), " "), out)
+		}
+	}
+}
+
 func TestEnsureCaches(t *testing.T) {
 	home := t.TempDir()
 	npm, uv, other := filepath.Join(home, ".npm"), filepath.Join(home, ".cache", "uv"), filepath.Join(home, "notes")

@@ -23,6 +23,7 @@ import (
 	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/testbins"
 	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 var echoBin, mcpServerBin string
@@ -35,11 +36,11 @@ func TestMain(m *testing.M) {
 // plugin, and returns its Env.
 func withExtensions(t testing.TB, names ...string) registry.Env {
 	t.Helper()
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	bin := testhome.Binary(t, echoBin)
 	for _, name := range names {
 		m := `{"name":"` + name + `","version":"1.0.0","plugins":{"echo":{"binary":"${extensionPath}/bin/echo"}}}`
-		testhome.Extension(t, env, name, m, map[string][]byte{"bin/echo": bin})
+		registrytest.Extension(t, env, name, m, map[string][]byte{"bin/echo": bin})
 	}
 	return env
 }
@@ -336,7 +337,7 @@ func TestIndexConcurrent(t *testing.T) {
 // offers those tools before the server is up (Warm does not wait for a cached server), a
 // call to one waits for that server alone; a changed command line is another cache entry.
 func TestMCPToolCache(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	manifest := func(delay string) string {
 		return `{"name":"slowpoke","version":"1.0.0","mcpServers":{"test":{"command":"` + mcpServerBin + `","args":["-delay","` + delay + `"]}}}`
 	}
@@ -402,7 +403,7 @@ func TestUnknownToolNamesTheUnloadedPlugin(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "echo.new"), []byte("#!/bin/sh\nexit 3\n"), 0o755)
 	os.Rename(filepath.Join(dir, "echo.new"), filepath.Join(dir, "echo"))
 	// and a plugin that never started: which tools it brings is not known
-	testhome.Extension(t, env, "broken", `{"name":"broken","version":"1.0.0","plugins":{"tools":{"binary":"${extensionPath}/bin/tools"}}}`,
+	registrytest.Extension(t, env, "broken", `{"name":"broken","version":"1.0.0","plugins":{"tools":{"binary":"${extensionPath}/bin/tools"}}}`,
 		map[string][]byte{"bin/tools": []byte("#!/bin/sh\nexit 3\n")})
 	os.Chmod(filepath.Join(env.GeminiExtensionsDir(), "broken", "bin", "tools"), 0o755)
 	for _, c := range []struct {

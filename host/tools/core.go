@@ -23,6 +23,7 @@ import (
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/paths"
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -928,15 +929,15 @@ func (c *coreBackend) replace(a replaceArgs) (string, *editStat, error) {
 		return "", nil, fmt.Errorf("old_string is not in %s: give the exact text, with its whitespace (read_file shows it)", c.abs(rel))
 	case a.AllowMultiple:
 	case a.ExpectedReplacements > 0 && n != a.ExpectedReplacements:
-		return "", nil, fmt.Errorf("old_string occurs %d time(s) in %s, expected %d: give more context, or allow_multiple", n, c.abs(rel), a.ExpectedReplacements)
+		return "", nil, fmt.Errorf("old_string occurs %s in %s, expected %d: give more context, or allow_multiple", plural.Count(n, "time"), c.abs(rel), a.ExpectedReplacements)
 	case a.ExpectedReplacements == 0 && n != 1:
-		return "", nil, fmt.Errorf("old_string occurs %d time(s) in %s, expected 1: give more context, or allow_multiple to replace every one", n, c.abs(rel))
+		return "", nil, fmt.Errorf("old_string occurs %s in %s, expected 1: give more context, or allow_multiple to replace every one", plural.Count(n, "time"), c.abs(rel))
 	}
 	text := strings.ReplaceAll(string(data), a.OldString, a.NewString)
 	if err := c.writeAtomic(rel, []byte(text)); err != nil {
 		return "", nil, c.fsError(rel, err)
 	}
-	return fmt.Sprintf("replaced %d occurrence(s) in %s", n, c.abs(rel)), diffStat(c.abs(rel), string(data), text), nil
+	return fmt.Sprintf("replaced %s in %s", plural.Count(n, "occurrence"), c.abs(rel)), diffStat(c.abs(rel), string(data), text), nil
 }
 
 // writeAtomic replaces the workspace file rel with data: written beside it, then renamed

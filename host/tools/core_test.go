@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/internal/prompt"
-	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestCoreTools: each core tool through the catalog, confined to the workspace: paths, ..
 // and links that lead out are refused (reads and writes), links inside are followed.
 func TestCoreTools(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	ws := env.Cwd
 	outside := filepath.Join(env.Home, "secret.txt")
 	os.WriteFile(outside, []byte("the user's secret"), 0o600)
@@ -67,8 +67,8 @@ func TestCoreTools(t *testing.T) {
 		{"write_file", map[string]any{"file_path": abs("out/new.txt"), "content": "fresh"}, "wrote " + abs("out/new.txt"), ""},
 		{"write_file", map[string]any{"file_path": abs("homedir/planted.txt"), "content": "x"}, "through the symbolic link " + abs("homedir"), ErrorPermissionDenied},
 		{"write_file", map[string]any{"file_path": filepath.Join(env.Home, "planted.txt"), "content": "x"}, "outside the workspace", ErrorPermissionDenied},
-		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "two", "new_string": "TWO"}, "replaced 1 occurrence(s)", ""},
-		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "e", "new_string": "E"}, "occurs 3 time(s)", ErrorExecution},
+		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "two", "new_string": "TWO"}, "replaced 1 occurrence in", ""},
+		{"replace", map[string]any{"file_path": abs("notes.txt"), "old_string": "e", "new_string": "E"}, "occurs 3 times", ErrorExecution},
 		{"replace", map[string]any{"file_path": abs("made.txt"), "old_string": "", "new_string": "created"}, "wrote", ""},
 		{"replace", map[string]any{"file_path": abs("run.sh"), "old_string": "old", "new_string": "new"}, "replaced 1", ""},
 		{"read_file", map[string]any{"file_path": abs("pipe.txt")}, "is not a regular file", ErrorExecution},
@@ -128,7 +128,7 @@ func TestCoreTools(t *testing.T) {
 // gem's check and its write (the race a sandboxed MCP server writing the workspace could
 // run) makes the write fail; nothing lands in .gemini. The same write without the swap works.
 func TestCoreWriteRace(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	ws := env.Cwd
 	os.MkdirAll(filepath.Join(ws, ".gemini"), 0o755)
 	os.MkdirAll(filepath.Join(ws, "cfg"), 0o755)
@@ -163,7 +163,7 @@ func TestCoreWriteRace(t *testing.T) {
 // them today, its older names as aliases (the current one wins when both are given), and
 // refuse what its ranges refuse, naming the parameter.
 func TestCoreToolsTakeGeminiShapes(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	ws := env.Cwd
 	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
 	os.WriteFile(filepath.Join(ws, "src", "Main.go"), []byte("package main\n// Todo: one\n// TODO: two\nfunc f() {}\n"), 0o644)
@@ -197,8 +197,8 @@ func TestCoreToolsTakeGeminiShapes(t *testing.T) {
 		{"grep_search", `{"pattern":"x","context":-1}`, `"context"`, true},
 		{"search_file_content", `{"pattern":"f\\(\\)","fixed_strings":false,"path":"src"}`, ":4: func f() {}", false},
 		{"read_many_files", `{"include":["**/*.txt"],"exclude":["dup.txt"]}`, "--- " + abs("notes.txt") + " ---", false},
-		{"replace", `{"file_path":"dup.txt","instruction":"capitalise every x","old_string":"x","new_string":"X","allow_multiple":true}`, "replaced 3 occurrence(s)", false},
-		{"replace", `{"file_path":"dup.txt","old_string":"X","new_string":"y"}`, "occurs 3 time(s) in " + abs("dup.txt") + ", expected 1", false},
+		{"replace", `{"file_path":"dup.txt","instruction":"capitalise every x","old_string":"x","new_string":"X","allow_multiple":true}`, "replaced 3 occurrences", false},
+		{"replace", `{"file_path":"dup.txt","old_string":"X","new_string":"y"}`, "occurs 3 times in " + abs("dup.txt") + ", expected 1", false},
 		{"write_file", `{"file_path":"made/new.txt","content":"fresh"}`, "wrote " + abs("made/new.txt"), false},
 	}
 	for _, tt := range tests {
@@ -225,7 +225,7 @@ func TestCoreToolsTakeGeminiShapes(t *testing.T) {
 // TestCoreEditsCarryTheirDiff: write_file and replace answer with the change as structured
 // output: the unified diff and its line counts.
 func TestCoreEditsCarryTheirDiff(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	os.WriteFile(filepath.Join(env.Cwd, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644)
 	r := load(t, env, Options{CoreWorkspace: env.Cwd})
 	cases := []struct {
@@ -255,7 +255,7 @@ func TestCoreEditsCarryTheirDiff(t *testing.T) {
 // TestEditQuestionsShowTheDiff: the question about an edit shows the change it would make,
 // computed on the file as it is; a replace that would fail shows the call instead.
 func TestEditQuestionsShowTheDiff(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	os.WriteFile(filepath.Join(env.Cwd, "a.txt"), []byte("one\ntwo\n"), 0o644)
 	r := load(t, env, Options{CoreWorkspace: env.Cwd})
 	for _, c := range []struct {
@@ -279,7 +279,7 @@ func TestEditQuestionsShowTheDiff(t *testing.T) {
 // TestAskUser: the model's questions go to the user (Services.Answer) one by one; a choice is
 // answered by number or in words; without anyone to ask, the model is told to decide.
 func TestAskUser(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	script := &prompt.Script{Answers: []string{"2", "1, 3", "my own idea", "yes"}}
 	svc := &Services{Prompt: script}
 	r := load(t, env, Options{CoreWorkspace: env.Cwd, Services: svc})
@@ -298,7 +298,7 @@ func TestAskUser(t *testing.T) {
 	if asked := script.Asked; len(asked) != 4 || !strings.Contains(asked[0], "[Auth] Which auth?\n  1. API key — simple\n  2. OAuth — SSO") || !strings.Contains(asked[3], "(yes/no)") {
 		t.Errorf("questions %q", asked)
 	}
-	r2 := load(t, testhome.Env(t, nil), Options{CoreWorkspace: env.Cwd})
+	r2 := load(t, registrytest.Env(t, nil), Options{CoreWorkspace: env.Cwd})
 	res, err = r2.Call(context.Background(), "ask_user", json.RawMessage(`{"questions":[{"question":"?","header":"h","type":"text"}]}`), CallOptions{})
 	if err != nil || res.Error == nil || !strings.Contains(res.Text, "there is no terminal to ask the user on") {
 		t.Errorf("without a terminal: %v %+v", err, res)
@@ -321,7 +321,7 @@ func TestCoreToolsReadBuffers(t *testing.T) {
 		}
 		return
 	}
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	ws := env.Cwd
 	secret := filepath.Join(env.Home, "secret.txt")
 	os.WriteFile(secret, []byte("the user's secret"), 0o600)

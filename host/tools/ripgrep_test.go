@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/internal/pathx"
-	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // searchTree makes a workspace of n Go files (every tenth with a TODO), an ignored build
 // folder and log file, and returns core backends searching it with ripgrep and in Go.
 func searchTree(t testing.TB, n int) (rg, inGo *coreBackend) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	ws := env.Cwd
 	for i := 0; i < n; i++ {
 		dir := filepath.Join(ws, "pkg", fmt.Sprintf("p%02d", i%40))
@@ -79,7 +79,7 @@ func BenchmarkSearch(b *testing.B) {
 // TestRipgrepFromTheWorkspaceIsNotRun: an rg the project brings (a bin folder of it on PATH,
 // or a relative PATH entry) is never chosen; the Go search answers.
 func TestRipgrepFromTheWorkspaceIsNotRun(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	bin := filepath.Join(env.Cwd, "bin")
 	os.MkdirAll(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "rg"), []byte("#!/bin/sh\necho PWNED:1:x\n"), 0o755)

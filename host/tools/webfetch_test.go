@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 func TestPublicAddr(t *testing.T) {
@@ -72,7 +72,7 @@ func TestWebFetch(t *testing.T) {
 	}))
 	defer proxy.Close()
 
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	fetch := func(r *Catalog, prompt string) *Result {
 		t.Helper()
 		args, _ := json.Marshal(map[string]string{"prompt": prompt})

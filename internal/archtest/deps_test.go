@@ -39,23 +39,20 @@ func TestDependenciesPointDown(t *testing.T) {
 		"host":      {"host", "registry", "manifest", "internal", "pluginsdk"},
 		"sdk":       {"sdk", "host", "registry", "manifest", "internal", "pluginsdk"},
 	}
-	// Test support that builds a registry.Env for the tests of every layer: linked by tests only.
-	testSupport := map[string]bool{module + "/internal/testhome": true, module + "/internal/sigtest": true}
+	// Test support for the tests of every layer: linked by tests only.
+	testSupport := map[string]bool{module + "/internal/testhome": true, module + "/internal/sigtest": true, module + "/registry/registrytest": true}
 	// The light front stays light: nothing of the engine's libraries.
 	heavy := []string{"github.com/urfave/cli", "google.golang.org/grpc", "google.golang.org/genai", "github.com/modelcontextprotocol/go-sdk", "github.com/sigstore", "oras.land", "net/http", "crypto/x509"}
 	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg, deps := fields[0], fields[1:]
-		if testSupport[pkg] {
-			continue
-		}
 		allowed, ok := may[layer(pkg)]
 		for _, d := range deps {
 			if l := layer(d); ok && l != "" && !contains(allowed, l) {
 				t.Errorf("%s links %s: %s may not depend on %s (dependencies point down: cmd → sdk → host → registry → manifest, internal below all)", pkg, d, layer(pkg), l)
 			}
-			if testSupport[d] {
+			if testSupport[d] && !testSupport[pkg] {
 				t.Errorf("%s links %s, which is for tests only", pkg, d)
 			}
 			if pkg == module+"/cmd/gem" {
@@ -70,6 +67,28 @@ func TestDependenciesPointDown(t *testing.T) {
 	}
 	if checked < 40 {
 		t.Fatalf("only %d packages listed: the check is broken", checked)
+	}
+}
+
+// TestInternalHoldsLeaves: the packages under internal/ import nothing of gem's outside
+// internal/, in their code or their tests (a helper that needs a layer lives in that layer,
+// as registry/registrytest does).
+func TestInternalHoldsLeaves(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, module+"/internal/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 10 {
+		t.Fatalf("only %d internal packages listed: the check is broken", len(lines))
+	}
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, module+"/") && !strings.HasPrefix(imp, module+"/internal/") {
+				t.Errorf("%s imports %s: internal/ holds leaves only; move the helper into the layer it needs (or what it needs into internal/)", fields[0], imp)
+			}
+		}
 	}
 }
 

@@ -55,6 +55,20 @@ func (s *IOStreams) IsStdinTTY() bool { return s.inTTY }
 // IsStdoutTTY reports whether stdout is a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
 
+// TerminalWidth is the width in columns of the terminal stderr is (0 when it is none, or
+// its size is unknown): questions and consent texts are wrapped to it.
+func (s *IOStreams) TerminalWidth() int {
+	f, ok := s.ErrOut.(*os.File)
+	if !ok || !s.errTTY {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
 // IsStderrTTY reports whether stderr is a terminal (progress and questions are seen).
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
 

@@ -15,6 +15,7 @@ package prompt
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -62,7 +63,9 @@ func (e *NotAskedError) Error() string {
 	return fmt.Sprintf("%s (add %s to %s)", e.Reason, e.Flag, e.Verb)
 }
 
-// Terminal asks a person: it writes on Out and reads one line with ReadLine.
+// Terminal asks a person: it writes on Out and reads one line with ReadLine. A ReadLine
+// error that is context.Canceled (the user pressed Ctrl-C at the question) is returned as
+// it is: what asked is cancelled, it was not answered no.
 type Terminal struct {
 	Out io.Writer
 	// ReadLine shows prompt and reads one line (a line editor's, or NewTerminal's).
@@ -100,6 +103,9 @@ func (t *Terminal) Confirm(_ context.Context, q Question) (bool, error) {
 		hint = "[Y/n]"
 	}
 	line, err := t.ReadLine(last + " " + hint + " ")
+	if errors.Is(err, context.Canceled) {
+		return false, err
+	}
 	if err != nil {
 		return false, &NotAskedError{Reason: "no answer (end of input)"}
 	}
@@ -116,6 +122,9 @@ func (t *Terminal) Confirm(_ context.Context, q Question) (bool, error) {
 func (t *Terminal) Choose(_ context.Context, question string, choices []Choice, def int) (int, error) {
 	last := t.split(question)
 	line, err := t.ReadLine(last + " " + Menu(choices, def) + ": ")
+	if errors.Is(err, context.Canceled) {
+		return def, err
+	}
 	if err != nil {
 		return def, nil
 	}
@@ -147,6 +156,9 @@ func Menu(choices []Choice, def int) string {
 func (t *Terminal) Input(_ context.Context, question string) (string, error) {
 	fmt.Fprintln(t.Out, strings.TrimRight(termsafe.Text(question), "\n"))
 	line, err := t.ReadLine("> ")
+	if errors.Is(err, context.Canceled) {
+		return "", err
+	}
 	if err != nil {
 		return "", &NotAskedError{Reason: "no answer (end of input)"}
 	}

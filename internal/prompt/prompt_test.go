@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -47,6 +48,18 @@ func TestTerminal(t *testing.T) {
 				t.Errorf("shown %q, want it to end %q", out.String(), tt.shown)
 			}
 		})
+	}
+}
+
+// TestTerminalCancelled: Ctrl-C at a question (the line editor's ReadLine says
+// context.Canceled) cancels what asked, whatever the question; it is not an answer.
+func TestTerminalCancelled(t *testing.T) {
+	yesNo := []Choice{{Key: "y", Label: "yes"}, {Key: "n", Label: "no"}}
+	for name, ask := range map[string]func(Prompter) (any, error){"confirm": confirm(true), "choose": choose(yesNo, 1), "input": input} {
+		term := &Terminal{Out: io.Discard, ReadLine: func(string) (string, error) { return "", context.Canceled }}
+		if _, err := ask(term); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: err = %v, want context.Canceled", name, err)
+		}
 	}
 }
 

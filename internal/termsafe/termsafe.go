@@ -145,3 +145,47 @@ func (t textWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Wrap breaks each line of text longer than width (in characters) at spaces, for a
+// terminal that wide; a continued line keeps the line's indent, and under a bullet ("* ",
+// "- ") lines up with the bullet's text. A word longer than the width stays whole; width <= 0
+// leaves text as it is.
+func Wrap(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		lines[i] = wrapWords(line, width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrapWords wraps one line (see Wrap).
+func wrapWords(line string, width int) string {
+	if utf8.RuneCountInString(line) <= width {
+		return line
+	}
+	body := strings.TrimLeft(line, " ")
+	indent := line[:len(line)-len(body)]
+	hang := indent
+	if strings.HasPrefix(body, "* ") || strings.HasPrefix(body, "- ") {
+		hang += "  "
+	}
+	var b strings.Builder
+	b.WriteString(indent)
+	col := len(indent)
+	for i, word := range strings.Fields(body) {
+		n := utf8.RuneCountInString(word)
+		if i > 0 && col+1+n > width {
+			b.WriteString("\n" + hang)
+			col = len(hang)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}

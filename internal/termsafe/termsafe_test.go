@@ -52,3 +52,23 @@ func TestText(t *testing.T) {
 		t.Errorf("Cell: %q", got)
 	}
 }
+
+func TestWrap(t *testing.T) {
+	tests := []struct {
+		name, text string
+		width      int
+		want       string
+	}{
+		{"short", "a b c", 10, "a b c"},
+		{"no width", "a b c d e f", 0, "a b c d e f"},
+		{"words", "one two three four", 9, "one two\nthree\nfour"},
+		{"bullet", "  * its programs run sandboxed", 16, "  * its programs\n    run\n    sandboxed"},
+		{"long word kept", "x averyveryverylongword y", 8, "x\naveryveryverylongword\ny"},
+		{"lines apart", "one two\nthree four", 7, "one two\nthree\nfour"},
+	}
+	for _, tt := range tests {
+		if got := Wrap(tt.text, tt.width); got != tt.want {
+			t.Errorf("%s: Wrap(%q, %d) = %q, want %q", tt.name, tt.text, tt.width, got, tt.want)
+		}
+	}
+}

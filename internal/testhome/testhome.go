@@ -1,4 +1,5 @@
-// Package testhome makes hermetic homes for tests. They live under the user's cache folder
+// Package testhome makes hermetic folders for tests (registry/registrytest builds
+// environments in them). They live under the user's cache folder
 // ($(os.UserCacheDir)/gem-testwork), never under /tmp or /var/tmp: the sandbox lets every
 // program write those, so a test there could pass for the wrong reason. Nor inside the
 // repository, whose .git would make it every test's workspace.
@@ -7,10 +8,7 @@ package testhome
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/gemhost/gem/registry"
 )
 
 // Dir is a fresh folder outside /tmp, removed when the test ends; prefix names it.
@@ -29,47 +27,6 @@ func Dir(t testing.TB, prefix string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
-// Env is a hermetic environment: a fresh home (Dir) whose project folder "proj" is the
-// working folder (a workspace is never the home itself), with getenv (nil: no variables).
-func Env(t testing.TB, getenv func(string) string) registry.Env {
-	t.Helper()
-	home := Dir(t, "home-")
-	proj := filepath.Join(home, "proj")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	return registry.NewEnv(home, proj, getenv)
-}
-
-// Extension writes a user extension named name into env's ~/.gemini/extensions: its
-// manifest and files (relative path → content; files under bin/ are executable). It returns
-// the extension's folder.
-func Extension(t testing.TB, env registry.Env, name, manifest string, files map[string][]byte) string {
-	t.Helper()
-	dir := filepath.Join(env.GeminiExtensionsDir(), name)
-	write := func(rel string, data []byte) {
-		path := filepath.Join(dir, rel)
-		mode := os.FileMode(0o644)
-		if strings.HasPrefix(rel, "bin/") {
-			mode = 0o755
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("gemini-extension.json", []byte(manifest))
-	for rel, data := range files {
-		write(rel, data)
-	}
 	return dir
 }
 

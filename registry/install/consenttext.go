@@ -120,7 +120,7 @@ func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant)
 	}
 	_, hooksErr := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json"))
 	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
-		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project unless asked below")
+		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project, but for what the lines below give or ask for")
 	}
 	lines = append(lines, sandboxes(m, needs.Roots, env.Home)...)
 	if l := needs.Lines(env.Home); len(l) > 0 {

@@ -223,7 +223,7 @@ func (in *Installer) fetchChecked(ctx context.Context, src Source, opt Options, 
 	if err != nil {
 		return nil, nil, nil, sourcePaths(err, f)
 	}
-	return f, x, problems, nil
+	return f, x, sourceProblems(problems, f), nil
 }
 
 // checkStaged runs validate's checks on an extension about to be installed: the manifest and
@@ -457,6 +457,18 @@ func sourcePaths(err error, f *Fetched) error {
 		return err
 	}
 	return &renamedError{msg: msg, err: err}
+}
+
+// sourceProblems names the source the user gave, not the staging folder it was fetched
+// into, in the problems found there (as sourcePaths does in errors).
+func sourceProblems(ps manifest.Problems, f *Fetched) manifest.Problems {
+	source := WithoutPassword(f.Meta.Source)
+	for i := range ps {
+		for _, s := range []*string{&ps[i].File, &ps[i].Value, &ps[i].Want} {
+			*s = strings.ReplaceAll(*s, f.Dir, source)
+		}
+	}
+	return ps
 }
 
 type renamedError struct {

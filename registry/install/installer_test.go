@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/internal/prompt"
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // fakeSource stands in for a git repository or a release: what it holds now (files), and
@@ -86,7 +86,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	fx := &fixture{src: &fakeSource{files: at("demo", "1.0.0", "")}, answer: true}
 	fx.in = &Installer{
-		Env:     testhome.Env(t, nil),
+		Env:     registrytest.Env(t, nil),
 		Sources: fakeSources{"demo": fx.src},
 		Out:     io.Discard,
 		Prompt:  (*answering)(fx),

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/internal/prompt"
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // TestPlaceOf: where a lock entry's source is, by its text alone, whatever the spelling.
@@ -58,7 +58,7 @@ func TestPlaceOf(t *testing.T) {
 // inside the project (a project that holds them), nor through a link; a folder of the
 // project is spelled as the folder it really is.
 func TestLockEntryUsersOwn(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	env.GemHome = filepath.Join(env.Cwd, "state") // a project that holds gem's state
 	for _, d := range []string{"state/extensions/x", "ext", ".gemini/extensions/y"} {
 		os.MkdirAll(filepath.Join(env.Cwd, d), 0o755)
@@ -98,7 +98,7 @@ func TestLockEntryUsersOwn(t *testing.T) {
 // TestSyncAsksBeforeFetching: a lock's sources are fetched only once the user agreed, and a
 // project's lock only in a trusted folder; nobody to ask, nothing is fetched.
 func TestSyncAsksBeforeFetching(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	lock := &lockfile.File{LockVersion: 1, Extensions: map[string]*lockfile.Entry{"x": {Source: "https://host.invalid/x.git", Type: "git"}}}
 	sources := &countingSources{}
 	refuse := &prompt.Refuse{Why: prompt.NotAskedError{Reason: prompt.NoTerminal, Flag: "--consent", Verb: "agree"}}

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/internal/fsx"
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 	"github.com/gemhost/gem/registry/secrets"
 )
 
@@ -21,7 +21,7 @@ import (
 // why it is not an extension's: a location added for extensions and forgotten in the table
 // fails here.
 func TestOwnedCoversLayout(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	const name = "probe-ext"
 	dir := filepath.Join(env.GeminiExtensionsDir(), name)
 	var parts []string

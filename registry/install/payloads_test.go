@@ -13,6 +13,7 @@ import (
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // fileCarrier carries a payload as one file holding its name and version; failInstall makes
@@ -68,7 +69,7 @@ func TestBundlePayloads(t *testing.T) {
 		}
 		return out, nil
 	}
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	src := filepath.Join(testhome.Dir(t, "src-"), "tools")
 	os.MkdirAll(src, 0o755)
 	os.WriteFile(filepath.Join(src, "gemini-extension.json"), []byte(`{"name": "tools", "version": "1.0.0", "mcpServers": {
@@ -105,7 +106,7 @@ func TestBundlePayloads(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &fileCarrier{failInstall: tc.fail}
-			in2 := &Installer{Env: testhome.Env(t, nil), Sources: &Fetcher{}, Out: io.Discard, Prompt: yes{}, Payloads: offline, Carrier: c}
+			in2 := &Installer{Env: registrytest.Env(t, nil), Sources: &Fetcher{}, Out: io.Discard, Prompt: yes{}, Payloads: offline, Carrier: c}
 			res, err := in2.InstallBundle(ctx, out, SyncOptions{Scope: registry.LevelUser, Jobs: 1})
 			_, statErr := os.Stat(filepath.Join(in2.Env.GeminiExtensionsDir(), "tools"))
 			if tc.wantErr != "" {

@@ -201,7 +201,7 @@ func (e *NoReceiptError) Error() string {
 func Verify(env registry.Env, name string) (changed, missing, added []string, err error) {
 	x, err := registry.Discover(env, registry.Providers).Get(name)
 	if err != nil {
-		return nil, nil, nil, &NoReceiptError{Name: name}
+		return nil, nil, nil, err // no such extension: not a missing record
 	}
 	return VerifyExtension(env, x)
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/internal/sigtest"
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
+	"github.com/gemhost/gem/registry/registrytest"
 	"github.com/gemhost/gem/registry/signature"
 )
 
@@ -152,7 +152,7 @@ func TestInstallTamperedChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	archive := signedArchive(t, auth, dir, dev)
 	good, _ := os.ReadFile(archive)
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	in := &Installer{Env: env, Sources: &Fetcher{}, Out: io.Discard, Prompt: yes{}, Signatures: signatures(t, auth)}
 	os.WriteFile(archive, tarGz(t, map[string]string{"ext/gemini-extension.json": `{"name": "ext", "version": "6.6.6"}`}), 0o644)
 	_, err = in.Install(context.Background(), archive, Options{})
@@ -198,7 +198,7 @@ func BenchmarkInstallSigned(b *testing.B) {
 			}
 			for b.Loop() {
 				b.StopTimer()
-				env := testhome.Env(b, nil)
+				env := registrytest.Env(b, nil)
 				in := &Installer{Env: env, Sources: &Fetcher{}, Out: io.Discard, Prompt: yes{}, Signatures: sigs}
 				b.StartTimer()
 				res, err := in.Install(context.Background(), archive, Options{})

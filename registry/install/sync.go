@@ -36,6 +36,9 @@ type LockReport struct {
 	Unchanged []string `json:"unchanged"` // as locked
 	Removed   []string `json:"removed"`   // locked, no longer installed
 	Skipped   []string `json:"skipped"`   // linked: a link follows its folder and is not locked
+	// Written is false when there was nothing to lock and no lock to update: no empty lock
+	// is made.
+	Written bool `json:"written"`
 }
 
 // WriteLock writes the scope's gem.lock from what is installed there: each extension's pin
@@ -88,6 +91,12 @@ func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*Lock
 			rep.Removed = append(rep.Removed, name)
 		}
 	}
+	if len(next.Extensions) == 0 && len(old.Extensions) == 0 {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return rep, nil
+		}
+	}
+	rep.Written = true
 	return rep, next.Write(path)
 }
 

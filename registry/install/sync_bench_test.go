@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/gemhost/gem/internal/prompt"
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 // yes agrees to every consent.
@@ -51,7 +51,7 @@ func BenchmarkSyncLock(b *testing.B) {
 	}))
 	defer srv.Close()
 	newInstaller := func() *Installer {
-		return &Installer{Env: testhome.Env(b, nil), Sources: &Fetcher{}, Out: io.Discard, Prompt: yes{}}
+		return &Installer{Env: registrytest.Env(b, nil), Sources: &Fetcher{}, Out: io.Discard, Prompt: yes{}}
 	}
 	// The lock: installed once, written by WriteLock.
 	first := newInstaller()

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 func TestLoad(t *testing.T) {
@@ -113,7 +113,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			env := testhome.Env(t, nil)
+			env := registrytest.Env(t, nil)
 			os.MkdirAll(filepath.Join(env.GeminiHome, ".gemini"), 0o755)
 			os.WriteFile(UserFile(env), []byte(c.user), 0o644)
 			if c.workspace != "" {
@@ -183,7 +183,7 @@ func FuzzMerge(f *testing.F) {
 // whose folder (readable to its programs) is a data folder of gem's, not ~/.gemini with the
 // user's credentials; they may change the workspace (the user wrote them).
 func TestSettingsServersFolder(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	os.MkdirAll(filepath.Join(env.GeminiHome, ".gemini"), 0o755)
 	os.WriteFile(UserFile(env), []byte(`{"mcpServers": {"mine": {"command": "/bin/true"}}}`), 0o644)
 	x := Load(env, env.Cwd).Extension(env)
@@ -201,7 +201,7 @@ func TestSettingsServersFolder(t *testing.T) {
 // TestAddServers: servers a program adds join the settings extension; one that takes the name
 // of a server the user trusts does not inherit that trust, and a broken entry is a warning.
 func TestAddServers(t *testing.T) {
-	env := testhome.Env(t, nil)
+	env := registrytest.Env(t, nil)
 	os.MkdirAll(filepath.Join(env.GeminiHome, ".gemini"), 0o755)
 	os.WriteFile(UserFile(env), []byte(`{"mcpServers": {"mine": {"command": "/bin/true", "trust": true}, "other": {"command": "/bin/true", "trust": true}}}`), 0o644)
 	s := Load(env, env.Cwd)

@@ -152,14 +152,21 @@ func setUsageErrors(cmds []*cli.Command) {
 // what is wrong, and where the flags are listed.
 func flagErrorText(verb string, err error) string {
 	msg := err.Error()
-	name := func(f string) string { return "--" + strings.TrimLeft(f, "-") }
+	// Go's flag package writes every flag with one dash: a letter is a short flag (-p), a
+	// word a long one (--timeout).
+	name := func(f string) string {
+		if f = strings.TrimLeft(f, "-"); len(f) == 1 {
+			return "-" + f
+		}
+		return "--" + f
+	}
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
 		f := name(strings.TrimPrefix(msg, "flag provided but not defined: "))
 		return fmt.Sprintf("%s has no flag %s (%s --help lists its flags)", verb, f, verb)
 	case strings.HasPrefix(msg, "flag needs an argument: "):
 		f := name(strings.TrimPrefix(msg, "flag needs an argument: "))
-		return fmt.Sprintf("%s %s needs a value, as in %s=<value>", verb, f, f)
+		return fmt.Sprintf("%s %s needs a value, as in %s <value>", verb, f, f)
 	case strings.HasPrefix(msg, "invalid value "):
 		// invalid value "x" for flag -timeout: parse error
 		var value, flag, why string

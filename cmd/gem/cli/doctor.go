@@ -18,6 +18,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/paths"
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
@@ -91,7 +92,7 @@ func doctor(_ context.Context, s *session, o doctorOptions) error {
 		return nil
 	})
 	if err == nil && rep.Problems > 0 {
-		return exitError{code: 1, msg: fmt.Sprintf("%d problem(s) with installed extensions", rep.Problems)}
+		return exitError{code: 1, msg: fmt.Sprintf("%s with installed extensions", plural.Count(rep.Problems, "problem"))}
 	}
 	return err
 }
@@ -153,7 +154,7 @@ func printDoctor(w io.Writer, rep doctorReport, color bool) {
 	for _, x := range rep.Extensions {
 		state := view.Paint(color, view.Green, "ok")
 		if len(x.Problems) > 0 {
-			state = view.Paint(color, view.Red, fmt.Sprintf("%d problem(s)", len(x.Problems)))
+			state = view.Paint(color, view.Red, plural.Count(len(x.Problems), "problem"))
 		}
 		fmt.Fprintf(w, "  %-20s %s\n", x.Name, state)
 		for _, p := range x.Problems {
@@ -229,8 +230,9 @@ func changedFiles(s *session, x *registry.Extension) manifest.Problems {
 	if len(what) > 5 {
 		what = append(what[:5], fmt.Sprintf("and %d more", len(what)-5))
 	}
-	return manifest.Problems{{Severity: manifest.Error, Path: "files", Value: strings.Join(what, ", "),
-		Want: "the same files as at install: they changed since (gem ext verify " + x.Name + " lists them; reinstalling restores them)"}}.WithFile(x.ManifestPath)
+	files := strings.Join(what, ", ")
+	return manifest.Problems{{Severity: manifest.Error, Path: "files", Value: files,
+		Want: files + " changed since the install: gem ext verify " + x.Name + " lists them; reinstalling restores them"}}.WithFile(x.ManifestPath)
 }
 
 // binaryProblems finds what only running would show: binaries built for another machine,
@@ -269,10 +271,10 @@ func binaryProblems(s *session, x *registry.Extension) manifest.Problems {
 		}
 		if strings.ContainsRune(srv.Command, filepath.Separator) {
 			if _, err := os.Stat(srv.Command); err != nil {
-				ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: "mcpServers." + srv.Name + ".command", Value: srv.Command, Want: "not found: is the extension built for this platform?"})
+				ps = append(ps, manifest.Problem{Severity: manifest.Error, Path: "mcpServers." + srv.Name + ".command", Value: srv.Command, Want: srv.Command + " not found: is the extension built for this platform?"})
 			}
 		} else if _, err := exec.LookPath(srv.Command); err != nil {
-			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: "mcpServers." + srv.Name + ".command", Value: srv.Command, Want: "not on PATH: install it to use this server"})
+			ps = append(ps, manifest.Problem{Severity: manifest.Warning, Path: "mcpServers." + srv.Name + ".command", Value: srv.Command, Want: srv.Command + " is not on PATH: install it to use this server"})
 		}
 	}
 	return ps.WithFile(x.ManifestPath)

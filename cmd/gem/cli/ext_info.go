@@ -42,7 +42,7 @@ func extInfoRun(_ context.Context, s *session, o extInfoOptions) error {
 	}
 	info := buildInfo(s, d, x)
 	for _, p := range info.Problems {
-		s.warn("%s", p.String())
+		s.problem(p)
 	}
 	return render(s, o.JSON, info, func() error {
 		printInfo(termsafe.Writer(s.stdout), info, o.Verbose) // the manifest's text, escaped

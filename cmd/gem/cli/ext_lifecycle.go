@@ -15,6 +15,7 @@ import (
 	"github.com/gemhost/gem/host/toolchain/payload"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/buildinfo"
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -186,7 +187,8 @@ func extInstall(ctx context.Context, s *session, o extInstallOptions) error {
 func installed(ctx context.Context, s *session, res *install.Result, o extInstallOptions) error {
 	s.log.Info("installed", "name", res.Name, "version", res.Version, "source", res.Install.Source)
 	for _, p := range res.Problems {
-		s.warn("%s", p.String())
+		p.Severity = manifest.Warning // an error that did not stop the install: --force
+		s.problem(p)
 	}
 	err := render(s, o.JSON, res, func() error {
 		_, err := fmt.Fprintf(s.stdout, "Extension %q %s installed in %s (%s).\n", res.Name, termsafe.Text(res.Version), res.Path, effectHere(s, res.Path))
@@ -279,7 +281,7 @@ func extUninstall(_ context.Context, s *session, o extUninstallOptions) error {
 		o.Targets = in.All()
 		if len(o.Targets) > 0 && !o.Yes {
 			if !s.io.IsStdinTTY() {
-				return usagef("uninstall --all removes %d extension(s) (%s): add --yes to confirm", len(o.Targets), strings.Join(o.Targets, ", "))
+				return usagef("uninstall --all removes %s, %s: add --yes to confirm", plural.Count(len(o.Targets), "extension"), strings.Join(o.Targets, ", "))
 			}
 			what := "and their data"
 			if o.KeepData {

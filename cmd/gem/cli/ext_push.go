@@ -35,61 +35,18 @@ func extPush(ctx context.Context, s *session, o extPushOptions) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	fi, err := os.Stat(o.Source)
+	p, err := pushContent(o)
 	if err != nil {
 		return err
 	}
-	var (
-		name, version string
-		layers        []oci.Layer
-		bundles       [][]byte
-	)
-	if fi.IsDir() {
-		if o.Bundle != "" {
-			return usagef("--bundle signs an archive: gem ext pack the folder, sign the archive (cosign sign-blob --bundle), then push the archive")
-		}
-		x, ls, err := oci.Pack(o.Source)
-		if err != nil {
-			return err
-		}
-		name, version, layers = x.Name, x.Version, ls
-	} else {
-		// An archive is pushed as it is (its signature signs these bytes), for every platform.
-		if !install.IsArchive(o.Source) {
-			return fmt.Errorf("%s is not a folder or an archive (.tar.gz, .tgz)", o.Source)
-		}
-		if !strings.HasSuffix(o.Source, ".tar.gz") && !strings.HasSuffix(o.Source, ".tgz") {
-			return fmt.Errorf("%s: only a .tar.gz or .tgz archive can be pushed (an OCI layer is a tar+gzip)", o.Source)
-		}
-		data, err := os.ReadFile(o.Source)
-		if err != nil {
-			return err
-		}
-		x, err := install.Inspect(o.Source)
-		if err != nil {
-			return err
-		}
-		name, version, layers = x.Name, x.Version, []oci.Layer{{Archive: data}}
-		bundle := o.Bundle
-		if bundle == "" {
-			bundle, _ = install.BundleBeside(o.Source)
-		}
-		if bundle != "" {
-			b, err := os.ReadFile(bundle)
-			if err != nil {
-				return fmt.Errorf("--bundle: %w", err)
-			}
-			bundles = [][]byte{b}
-		}
-	}
 	c := &oci.Client{Home: s.env.Home, Getenv: s.env.Getenv}
-	pushed, err := c.Push(ctx, ref, name, version, layers, bundles)
+	pushed, err := c.Push(ctx, ref, p.name, p.version, p.layers, p.bundles)
 	if err != nil {
 		return err
 	}
 	s.log.Info("pushed", "ref", pushed.Ref, "digest", pushed.Digest)
 	return render(s, o.JSON, pushed, func() error {
-		fmt.Fprintf(s.stdout, "Pushed %s %s to %s (%s).\n", name, version, pushed.Ref, pushed.Digest)
+		fmt.Fprintf(s.stdout, "Pushed %s %s to %s (%s).\n", p.name, p.version, pushed.Ref, pushed.Digest)
 		for _, m := range pushed.Manifests {
 			signed := "unsigned"
 			if m.Signature != "" {
@@ -100,6 +57,60 @@ func extPush(ctx context.Context, s *session, o extPushOptions) error {
 		fmt.Fprintf(s.stdout, "Install it with: gem ext install %s\n", pushed.Ref)
 		return nil
 	})
+}
+
+// pushable is what gem ext push sends: the extension's name and version, its layers and
+// the signatures to attach.
+type pushable struct {
+	name, version string
+	layers        []oci.Layer
+	bundles       [][]byte
+}
+
+// pushContent reads what o.Source pushes: a folder packed per platform, or an archive as it
+// is (its signature signs these bytes), for every platform.
+func pushContent(o extPushOptions) (pushable, error) {
+	fi, err := os.Stat(o.Source)
+	if err != nil {
+		return pushable{}, err
+	}
+	if fi.IsDir() {
+		if o.Bundle != "" {
+			return pushable{}, usagef("--bundle signs an archive: gem ext pack the folder, sign the archive with cosign sign-blob --bundle, then push the archive")
+		}
+		x, ls, err := oci.Pack(o.Source)
+		if err != nil {
+			return pushable{}, err
+		}
+		return pushable{name: x.Name, version: x.Version, layers: ls}, nil
+	}
+	if !install.IsArchive(o.Source) {
+		return pushable{}, fmt.Errorf("%s is not a folder or an archive (.tar.gz, .tgz)", o.Source)
+	}
+	if !strings.HasSuffix(o.Source, ".tar.gz") && !strings.HasSuffix(o.Source, ".tgz") {
+		return pushable{}, fmt.Errorf("%s: only a .tar.gz or .tgz archive can be pushed (an OCI layer is a tar+gzip)", o.Source)
+	}
+	data, err := os.ReadFile(o.Source)
+	if err != nil {
+		return pushable{}, err
+	}
+	x, err := install.Inspect(o.Source)
+	if err != nil {
+		return pushable{}, err
+	}
+	p := pushable{name: x.Name, version: x.Version, layers: []oci.Layer{{Archive: data}}}
+	bundle := o.Bundle
+	if bundle == "" {
+		bundle, _ = install.BundleBeside(o.Source)
+	}
+	if bundle != "" {
+		b, err := os.ReadFile(bundle)
+		if err != nil {
+			return pushable{}, fmt.Errorf("--bundle: %w", err)
+		}
+		p.bundles = [][]byte{b}
+	}
+	return p, nil
 }
 
 type extPackOptions struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/cmd/gem/internal/view"
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry/install"
 )
@@ -73,7 +74,7 @@ func extUpdate(ctx context.Context, s *session, o extUpdateOptions) error {
 		}
 	}
 	if err == nil && failed > 0 {
-		return exitError{code: 1, msg: fmt.Sprintf("%d of %d update(s) failed; the installed versions were kept", failed, len(names))}
+		return exitError{code: 1, msg: fmt.Sprintf("%d of %s failed; the installed versions were kept", failed, plural.Count(len(names), "update"))}
 	}
 	return err
 }

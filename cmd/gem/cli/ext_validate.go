@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/validate"
@@ -35,9 +36,9 @@ func extValidate(_ context.Context, s *session, opts extValidateOptions) error {
 			fmt.Fprintln(s.stdout, p.String())
 		}
 		if errs == 0 {
-			fmt.Fprintf(s.stdout, "%s: valid extension %q %s (%d warning(s))\n", x.ManifestPath, x.Name, termsafe.Text(x.Version), len(problems))
+			fmt.Fprintf(s.stdout, "%s: valid extension %q %s (%s)\n", x.ManifestPath, x.Name, termsafe.Text(x.Version), plural.Count(len(problems), "warning"))
 		} else {
-			fmt.Fprintf(s.stdout, "%s: %d error(s), %d warning(s)\n", x.ManifestPath, errs, len(problems)-errs)
+			fmt.Fprintf(s.stdout, "%s: %s, %s\n", x.ManifestPath, plural.Count(errs, "error"), plural.Count(len(problems)-errs, "warning"))
 		}
 		return nil
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/gemhost/gem/internal/logging"
+	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
 )
@@ -84,6 +85,9 @@ func (f *Factory) Session() (*session, error) {
 func (s *session) warn(format string, args ...any) {
 	fmt.Fprintf(s.stderr, "warning: "+format+"\n", args...)
 }
+
+// problem shows a manifest problem on stderr (it says its own severity).
+func (s *session) problem(p manifest.Problem) { fmt.Fprintln(s.stderr, p.String()) }
 
 // readLine reads one line of stdin (the shared reader keeps what a question did not use).
 func (s *session) readLine() (string, error) {

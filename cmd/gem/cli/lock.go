@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
 )
@@ -37,8 +38,12 @@ func lockWrite(ctx context.Context, s *session, o lockOptions) error {
 	}
 	s.log.Info("lock written", "path", rep.Path, "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed)
 	return render(s, o.JSON, rep, func() error {
+		if !rep.Written {
+			fmt.Fprintln(s.stdout, nothingToLock(scope, rep))
+			return nil
+		}
 		locked := len(rep.Added) + len(rep.Changed) + len(rep.Unchanged)
-		fmt.Fprintf(s.stdout, "Wrote %s: %d extension(s) locked.\n", rep.Path, locked)
+		fmt.Fprintf(s.stdout, "Wrote %s: %s locked.\n", rep.Path, plural.Count(locked, "extension"))
 		for _, l := range []struct {
 			what  string
 			names []string
@@ -49,6 +54,23 @@ func lockWrite(ctx context.Context, s *session, o lockOptions) error {
 		}
 		return nil
 	})
+}
+
+// nothingToLock says why gem lock wrote no lock, and, in a project, how the user's own
+// extensions are locked.
+func nothingToLock(scope registry.Level, rep *install.LockReport) string {
+	what := "Nothing to lock: no extension is installed for the user"
+	if scope == registry.LevelProject {
+		what = "Nothing to lock: no extension is installed in this project"
+	}
+	if len(rep.Skipped) > 0 {
+		what += " but links, which are not locked"
+	}
+	msg := what + "; " + rep.Path + " was not written."
+	if scope == registry.LevelProject {
+		msg += "\nYour own extensions are locked with: gem lock --scope user"
+	}
+	return msg
 }
 
 type extSyncOptions struct {
@@ -194,13 +216,13 @@ func notBundledHint(e *install.NotBundledError) string {
 	again := fmt.Sprintf("gem ext bundle %s -o %s", e.Name, e.Output)
 	switch {
 	case e.Elsewhere != "":
-		return fmt.Sprintf("%s records it: %s --scope %s (or without --scope)", e.ElsewherePath, again, e.Elsewhere)
+		return fmt.Sprintf("%s records it: %s --scope %s, or without --scope", e.ElsewherePath, again, e.Elsewhere)
 	case e.Linked != "":
-		return fmt.Sprintf("a linked folder has no pin: install it (gem ext install %s), then %s; or gem ext pack %s writes an archive of it", e.Linked, again, e.Linked)
+		return fmt.Sprintf("a linked folder has no pin: install it with gem ext install %s, then %s; or gem ext pack %s writes an archive of it", e.Linked, again, e.Linked)
 	case e.Scope != "" && e.Installed == e.Scope:
 		return fmt.Sprintf("gem lock%s records it in %s; or without --scope, %s bundles it as installed", scopeFlag(e.Scope, registry.LevelProject), e.Locks[0], again)
 	case e.Scope != "" && e.Installed != "":
-		return fmt.Sprintf("it is installed for the %s: %s (without --scope) bundles it as installed", e.Installed, again)
+		return fmt.Sprintf("it is installed for the %s: %s without --scope bundles it as installed", e.Installed, again)
 	}
-	return fmt.Sprintf("gem ext list shows what is installed; install it (gem ext install <source>), then %s", again)
+	return fmt.Sprintf("gem ext list shows what is installed; install it with gem ext install <source>, then %s", again)
 }

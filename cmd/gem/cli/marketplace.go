@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/manifest/claude"
 	"github.com/gemhost/gem/registry/install"
 )
@@ -43,7 +44,7 @@ func marketplaceAdd(ctx context.Context, s *session, o marketplaceAddOptions) er
 	}
 	s.log.Info("marketplace added", "name", rec.Name, "source", rec.Source)
 	return render(s, o.JSON, marketplaceRow{*rec, m.Plugins}, func() error {
-		fmt.Fprintf(s.stdout, "Marketplace %q added from %s: %d plugin(s).\n", rec.Name, rec.Source, len(m.Plugins))
+		fmt.Fprintf(s.stdout, "Marketplace %q added from %s: %s.\n", rec.Name, rec.Source, plural.Count(len(m.Plugins), "plugin"))
 		fmt.Fprintf(s.stdout, "Install one with gem ext install <plugin>@%s (gem marketplace info %s lists them).\n", rec.Name, rec.Name)
 		return nil
 	})
@@ -123,7 +124,7 @@ func marketplaceUpdate(ctx context.Context, s *session, o marketplaceUpdateOptio
 			fmt.Fprintln(s.stdout, "No marketplaces to update: gem marketplace add adds one.")
 		}
 		for _, r := range done {
-			fmt.Fprintf(s.stdout, "Marketplace %q updated: %d plugin(s).\n", r.Name, r.Plugins)
+			fmt.Fprintf(s.stdout, "Marketplace %q updated: %s.\n", r.Name, plural.Count(r.Plugins, "plugin"))
 		}
 		return nil
 	})

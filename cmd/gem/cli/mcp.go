@@ -57,7 +57,7 @@ func mcpList(ctx context.Context, s *session, o mcpListOptions) error {
 		return err
 	}
 	defer reg.Close()
-	reg.StartMCP(ctx) // failures are shown per server below
+	s.startMCPShown(ctx, reg) // failures are shown per server below
 	rows, failed := []mcpServerRow{}, 0
 	for _, srv := range reg.Servers() {
 		x := mcpServerRow{srv.Name, srv.Extension, srv.Transport, srv.Endpoint, srv.State, srv.Tools, ""}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/gemhost/gem/internal/prompt"
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry/install"
 )
 
@@ -42,9 +43,33 @@ func trimNewline(s string) string {
 // consentPrompter is install's, update's, link's and consent's: --consent answers yes.
 func (s *session) consentPrompter(consent bool) prompt.Prompter {
 	if consent {
-		return &prompt.Yes{Out: s.stderr, Note: "Consent given with --consent."}
+		return s.wrapped(&prompt.Yes{Out: s.stderr, Note: "Consent given with --consent."})
 	}
-	return s.stdinPrompter("--consent", "agree")
+	return s.wrapped(s.stdinPrompter("--consent", "agree"))
+}
+
+// wrapped wraps the questions p puts to the terminal's width, when stderr is a terminal: a
+// consent text's long lines break between words, under their bullet.
+func (s *session) wrapped(p prompt.Prompter) prompt.Prompter {
+	if w := s.io.TerminalWidth(); w > 0 {
+		return &wrapping{Prompter: p, width: w}
+	}
+	return p
+}
+
+// wrapping is a Prompter whose questions are wrapped to width.
+type wrapping struct {
+	prompt.Prompter
+	width int
+}
+
+func (w *wrapping) Confirm(ctx context.Context, q prompt.Question) (bool, error) {
+	q.Text = termsafe.Wrap(q.Text, w.width)
+	return w.Prompter.Confirm(ctx, q)
+}
+
+func (w *wrapping) Choose(ctx context.Context, question string, choices []prompt.Choice, def int) (int, error) {
+	return w.Prompter.Choose(ctx, termsafe.Wrap(question, w.width), choices, def)
 }
 
 // ttyPrompter asks on /dev/tty when stderr is a terminal, and otherwise refuses, showing

@@ -3,10 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/registry/settings"
 )
 
 type settingsOptions struct {
@@ -39,51 +42,56 @@ func showSettingsFiles(_ context.Context, s *session, o settingsOptions) error {
 			fmt.Fprintf(s.stdout, "  %-9s %s (%s)\n", f.Scope, f.Path, state)
 		}
 		fmt.Fprintln(s.stdout, "\nValues")
-		row := func(key, value string) {
-			if value == "" {
-				return
-			}
-			fmt.Fprintf(s.stdout, "  %-18s %s", key, value)
-			if from := st.Origin[key]; from != "" {
-				fmt.Fprintf(s.stdout, "  (%s)", from)
-			}
-			fmt.Fprintln(s.stdout)
-		}
-		row("model.name", st.Model)
-		row("tools.exclude", strings.Join(st.ExcludeTools, ", "))
-		row("tools.core", strings.Join(st.CoreTools, ", "))
-		row("tools.allowed", strings.Join(st.AllowedTools, ", "))
-		row("context.fileName", strings.Join(st.ContextFiles, ", "))
-		row("trusted servers", strings.Join(st.TrustedServers, ", "))
-		if st.CompressionThreshold > 0 {
-			key := "model.compressionThreshold"
-			if st.Origin[key] == "" {
-				key = "model.chatCompression.contextPercentageThreshold"
-			}
-			row(key, fmt.Sprint(st.CompressionThreshold))
-		}
-		for _, h := range st.Hooks {
-			var events []string
-			for e := range h.Events {
-				events = append(events, e)
-			}
-			sort.Strings(events)
-			fmt.Fprintf(s.stdout, "  %-18s %s  (%s)\n", "hooks", strings.Join(events, ", "), h.Path)
-		}
-		if st.HooksOff {
-			row("hooksConfig.enabled", "false (no hook runs)")
-		}
-		row("hooksConfig.disabled", strings.Join(st.DisabledHooks, ", "))
-		row("skills.disabled", strings.Join(st.DisabledSkills, ", "))
-		if st.NoYolo {
-			row("security.disableYoloMode", "true (--approval-mode yolo refused)")
-		}
-		if st.AgentsOff {
-			row("experimental.enableAgents", "false (no subagents)")
-		}
-		if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
-			fmt.Fprintln(s.stdout, "  none set: gem's defaults apply")
-		}
+		printSettingsValues(s.stdout, st)
 		return nil
 	})
+}
+
+// printSettingsValues lists the values set in st, each with the file it came from.
+func printSettingsValues(w io.Writer, st *settings.Settings) {
+	row := func(key, value string) {
+		if value == "" {
+			return
+		}
+		fmt.Fprintf(w, "  %-18s %s", key, value)
+		if from := st.Origin[key]; from != "" {
+			fmt.Fprintf(w, "  (%s)", from)
+		}
+		fmt.Fprintln(w)
+	}
+	row("model.name", st.Model)
+	row("tools.exclude", strings.Join(st.ExcludeTools, ", "))
+	row("tools.core", strings.Join(st.CoreTools, ", "))
+	row("tools.allowed", strings.Join(st.AllowedTools, ", "))
+	row("context.fileName", strings.Join(st.ContextFiles, ", "))
+	row("trusted servers", strings.Join(st.TrustedServers, ", "))
+	if st.CompressionThreshold > 0 {
+		key := "model.compressionThreshold"
+		if st.Origin[key] == "" {
+			key = "model.chatCompression.contextPercentageThreshold"
+		}
+		row(key, fmt.Sprint(st.CompressionThreshold))
+	}
+	for _, h := range st.Hooks {
+		var events []string
+		for e := range h.Events {
+			events = append(events, e)
+		}
+		sort.Strings(events)
+		fmt.Fprintf(w, "  %-18s %s  (%s)\n", "hooks", strings.Join(events, ", "), h.Path)
+	}
+	if st.HooksOff {
+		row("hooksConfig.enabled", "false (no hook runs)")
+	}
+	row("hooksConfig.disabled", strings.Join(st.DisabledHooks, ", "))
+	row("skills.disabled", strings.Join(st.DisabledSkills, ", "))
+	if st.NoYolo {
+		row("security.disableYoloMode", "true (--approval-mode yolo refused)")
+	}
+	if st.AgentsOff {
+		row("experimental.enableAgents", "false (no subagents)")
+	}
+	if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
+		fmt.Fprintln(w, "  none set: gem's defaults apply")
+	}
 }

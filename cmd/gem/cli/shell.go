@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 
@@ -54,6 +56,9 @@ type shell struct {
 	disc  *registry.Discovery
 	agent *agentSession // opened on the first prompt
 	line  *liner.State
+	// cancelTurn ends the model's turn under way (nil between turns): Ctrl-C at one of its
+	// questions, which the line editor reads as a key, not a signal.
+	cancelTurn context.CancelFunc
 }
 
 var shellBuiltins = map[string]string{
@@ -104,7 +109,10 @@ func runShell(f *Factory, o agentOptions) error {
 			}
 		}
 	}()
-	fmt.Fprintf(r.stdout, "gem shell: %d extension command(s). /help lists them; Tab completes; Ctrl-D leaves.\n", len(s.table.Entries))
+	if !s.interactive() {
+		return s.piped()
+	}
+	fmt.Fprintf(r.stdout, "gem shell: %s. /help lists them; Tab completes; Ctrl-D leaves.\n", plural.Count(len(s.table.Entries), "extension command"))
 	for {
 		input, err := line.Prompt("gem> ")
 		if errors.Is(err, liner.ErrPromptAborted) {
@@ -120,6 +128,25 @@ func runShell(f *Factory, o agentOptions) error {
 		}
 		line.AppendHistory(input)
 		if quit := s.exec(input, line); quit {
+			return nil
+		}
+	}
+}
+
+// interactive reports whether a person types at the shell (stdin is a terminal).
+func (s *shell) interactive() bool { return s.sess.io.IsStdinTTY() }
+
+// piped runs the lines of a piped stdin (echo /help | gem shell) as Gemini CLI runs piped
+// input: no banner, no prompts, only the results on stdout; nothing is asked (stdin is the
+// script, not a person), and the lines join no history.
+func (s *shell) piped() error {
+	in := bufio.NewReader(s.sess.io.In)
+	for {
+		input, err := in.ReadString('\n')
+		if input = strings.TrimSpace(input); input != "" && s.exec(input, s.line) {
+			return nil
+		}
+		if err != nil {
 			return nil
 		}
 	}
@@ -193,6 +220,10 @@ func (s *shell) run(name string, args []string, line *liner.State) {
 	}
 	if p.RequireConfirm {
 		fmt.Fprintf(s.sess.stderr, "/%s (extension %s) asks for confirmation before it runs:\n  %s\n", p.Entry.Name, p.Entry.Extension.Name, p.CommandLine())
+		if !s.interactive() {
+			fmt.Fprintf(s.sess.stderr, "not run: %s\n", prompt.NoTerminal)
+			return
+		}
 		answer, err := line.Prompt("Run it? [y/N] ")
 		if a := strings.ToLower(strings.TrimSpace(answer)); err != nil || (a != "y" && a != "yes") {
 			fmt.Fprintln(s.sess.stderr, "not run")
@@ -346,12 +377,15 @@ func (s *shell) openAgent() bool {
 	}
 	yes := s.sess.modelYes(s.opts.Yes)
 	services := s.sess.cliServices(yes)
-	// The line editor owns the terminal (raw mode): questions go through it.
-	editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.line.Prompt}
-	if yes {
-		services.Prompt = &prompt.Yes{Person: editor}
-	} else {
-		services.Prompt = editor
+	// The line editor owns the terminal (raw mode): questions go through it. Piped, the
+	// session's own prompter asks (stdin is the script, never an answer).
+	if s.interactive() {
+		editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
+		if yes {
+			services.Prompt = &prompt.Yes{Person: editor}
+		} else {
+			services.Prompt = editor
+		}
 	}
 	a, err := openAgent(context.Background(), s.sess, services, s.opts)
 	if err != nil {
@@ -360,6 +394,17 @@ func (s *shell) openAgent() bool {
 	}
 	s.agent = a
 	return true
+}
+
+// readAnswer reads the answer to a question of the model's turn; Ctrl-C cancels the turn, as
+// it does while the model is answering.
+func (s *shell) readAnswer(question string) (string, error) {
+	line, err := s.line.Prompt(question)
+	if errors.Is(err, liner.ErrPromptAborted) && s.cancelTurn != nil {
+		s.cancelTurn()
+		return "", context.Canceled
+	}
+	return line, err
 }
 
 // isMCPPrompt reports whether input runs a prompt of an MCP server (the model side is
@@ -405,12 +450,15 @@ func (s *shell) ask(input string) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	ctx, s.cancelTurn = context.WithCancel(ctx)
+	defer func() { s.cancelTurn(); s.cancelTurn = nil }()
 	w := s.sess.stdout
 	s.agent.conv.Agent.Events = agent.Events{
 		Text:     func(d string) { fmt.Fprint(w, d) },
 		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", name, args) },
 		ToolResult: func(_, name string, res *tools.Result, err error) {
 			switch {
+			case errors.Is(err, context.Canceled): // said once the turn ends
 			case err != nil:
 				fmt.Fprintf(s.sess.stderr, "← %s failed: %v\n", name, err)
 			case res.Error != nil:

@@ -13,6 +13,7 @@ import (
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/plural"
 )
 
 // The shell's conversation commands, as in Gemini CLI.
@@ -196,7 +197,7 @@ func (a *agentSession) memory(w io.Writer, args []string) error {
 		a.refreshContext()
 	case "refresh":
 		a.refreshContext()
-		fmt.Fprintf(w, "Context reloaded: %d file(s).\n", len(a.conv.Files))
+		fmt.Fprintf(w, "Context reloaded: %s.\n", plural.Count(len(a.conv.Files), "file"))
 	default:
 		return fmt.Errorf("/memory %s: use show, add <fact> or refresh", verb)
 	}

@@ -194,17 +194,25 @@ func (s *session) openCatalog(ctx context.Context, services *tools.Services, o c
 	return reg, err
 }
 
-// startMCP starts every MCP server, warning about each that fails.
 // startMCP starts the named MCP servers (every one when none is named), saying on a
 // terminal which and how long they took; failures are warnings.
 func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...string) {
+	for _, err := range s.startMCPShown(ctx, reg, names...) {
+		s.warn("%s", errorText(err))
+	}
+}
+
+// startMCPShown starts the named MCP servers (every one when none is named), saying on a
+// terminal which and how long they took (a first npx start takes seconds); it returns
+// their failures.
+func (s *session) startMCPShown(ctx context.Context, reg *tools.Catalog, names ...string) []error {
 	if len(names) == 0 {
 		for _, srv := range reg.Servers() {
 			names = append(names, srv.Name)
 		}
 	}
 	if len(names) == 0 {
-		return
+		return nil
 	}
 	progress := s.io.IsStderrTTY()
 	t0 := time.Now()
@@ -215,9 +223,7 @@ func (s *session) startMCP(ctx context.Context, reg *tools.Catalog, names ...str
 	if progress {
 		fmt.Fprintf(s.stderr, "MCP servers started in %.1fs (%d failed)\n", time.Since(t0).Seconds(), len(errs))
 	}
-	for _, err := range errs {
-		s.warn("%s", errorText(err))
-	}
+	return errs
 }
 
 // cliServices are the host services of a CLI invocation: confirmations approved by --yes,

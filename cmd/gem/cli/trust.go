@@ -73,6 +73,9 @@ func setTrust(s *session, opts trustOptions) error {
 		dir = pathx.Real(abs) // trust is kept and decided by the folder a link leads to
 	}
 	if !opts.Revoke {
+		if err := isFolder(dir); err != nil {
+			return err
+		}
 		target := dir
 		if opts.Parent {
 			target = filepath.Dir(dir)
@@ -105,6 +108,21 @@ func setTrust(s *session, opts trustOptions) error {
 		}
 		return nil
 	})
+}
+
+// isFolder says why dir cannot be trusted when it is not an existing folder (a typo would
+// otherwise add a rule that trusts nothing, or a folder made later).
+func isFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("cannot trust %s: there is no such folder; check the path", dir)
+	case err != nil:
+		return fmt.Errorf("cannot trust %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("cannot trust %s: it is a file; give the project's folder", dir)
+	}
+	return nil
 }
 
 // tooWideTrustError: trusting the root, the home folder or a folder that holds them would let

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/gemhost/gem/internal/plural"
 )
 
 // argRule is how many positional arguments a verb takes, and what they are, for the
@@ -30,7 +32,7 @@ func (a argRule) check(c *cli.Context) error {
 	if a.max == 0 {
 		return usagef("%s takes no arguments (got %q)", name, c.Args().First())
 	}
-	return usagef("%s needs %s (got %d argument(s)): %s %s", name, a.what, n, name, c.Command.ArgsUsage)
+	return usagef("%s needs %s, got %s: %s %s", name, a.what, plural.Count(n, "argument"), name, c.Command.ArgsUsage)
 }
 
 // runCancellable runs fn with a context SIGINT and SIGTERM cancel; a run ended that way is

@@ -74,7 +74,7 @@ func Block(x *registry.Extension) string {
 	case registry.BlockChanged:
 		return "gem ext consent " + x.Dir + " shows the difference"
 	case registry.BlockSettings:
-		return "the settings decide (an administrator's system file, or yours): gem settings shows where it is set"
+		return "the settings decide, an administrator's system file or yours: gem settings shows where it is set"
 	}
 	return ""
 }
