@@ -63,7 +63,13 @@ func (c *call) fetch() {
 	case unix.SYS_LINKAT, unix.SYS_RENAMEAT2:
 		path(op.dir1, op.path1)
 		path(op.dir2, op.path2)
-	case unix.SYS_FCHMODAT:
+	case unix.SYS_FCHMODAT, unix.SYS_SETXATTR, unix.SYS_REMOVEXATTR:
+		if op.nr != unix.SYS_FCHMODAT {
+			c.readPath(op.name)
+		}
+		if op.nr == unix.SYS_SETXATTR {
+			c.readValue(op.value, op.length)
+		}
 		if op.fdOnly || op.flags&unix.AT_EMPTY_PATH != 0 {
 			c.base(op.dir1, ".")
 		}
@@ -75,6 +81,21 @@ func (c *call) fetch() {
 	}
 	if op.nr == unix.SYS_MKDIRAT || op.nr == unix.SYS_MKNODAT || (op.nr == unix.SYS_OPENAT && op.flags&unix.O_CREAT != 0) {
 		c.mask = c.umask()
+	}
+}
+
+// readValue reads an extended attribute's value (size bytes at addr) for the actor.
+func (c *call) readValue(addr, size uint64) {
+	k := fetchKey{kind: 'v', addr: addr}
+	switch {
+	case size > 1<<16: // XATTR_SIZE_MAX
+		c.fetched[k] = fetched{errno: unix.E2BIG}
+	case size == 0:
+		c.fetched[k] = fetched{}
+	default:
+		buf := make([]byte, size)
+		errno := c.readMem(addr, buf)
+		c.fetched[k] = fetched{s: string(buf), errno: errno}
 	}
 }
 

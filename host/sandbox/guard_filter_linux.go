@@ -49,6 +49,12 @@ func guardedCalls() (notify []uint32, openFlagsArg map[uint32]int) {
 	return notify, openFlagsArg
 }
 
+// attrCalls are the mode and attribute calls the supervisor judges with filterSet.attrs.
+func attrCalls() []uint32 {
+	return append([]uint32{unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2,
+		unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR}, legacyChmod...)
+}
+
 // refusedWithGuard are calls that would get around the guard (besides io_uring, which does
 // opens, renames and links from the kernel on its own and is refused to every program):
 // openat2's flags sit behind a pointer the filter cannot read; open_by_handle_at opens by
@@ -73,6 +79,10 @@ type filterSet struct {
 	// Landlock rules TCP, so every other internet socket (UDP, SCTP, ping) is refused, and
 	// so is TCP fast open, a connect made by a send.
 	noNet bool
+	// attrs: mode and attribute changes (chmod, and extended attributes: ACLs) go to the
+	// supervisor, which allows them beneath the program's folder write roots only: without
+	// namespaces nothing outside is read-only in its view (Landlock has no rule for them).
+	attrs bool
 	// families: the program may not use the network, so only unix, netlink and internet
 	// sockets may be made (internet ones ruled by its network namespace, or by noNet): the
 	// other families are not in a network namespace at all — vsock reaches the virtual
@@ -113,6 +123,8 @@ var closedSurface = []closedCall{
 	{what: "the mount API", nrs: []uint32{unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_OPEN_TREE, unix.SYS_OPEN_TREE_ATTR, unix.SYS_MOVE_MOUNT,
 		unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR, unix.SYS_PIVOT_ROOT}, errno: unix.EPERM},
 	{what: "io_uring", nrs: []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER}, errno: unix.ENOSYS},
+	{what: "set-user-ID and set-group-ID bits (a granted file made to run as its owner)", nrs: append([]uint32{unix.SYS_FCHMOD}, legacyChmod...), arg: 1, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
+	{what: "set-user-ID and set-group-ID bits, by name", nrs: []uint32{unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2}, arg: 2, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
 	{what: "ptrace and another process's memory", nrs: []uint32{unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV}, errno: unix.EPERM},
 }
 
@@ -165,6 +177,16 @@ func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 			bpf.RetConstant{Val: eperm})
 	}
 	prog = append(prog, closedRules()...)
+	if f.attrs {
+		for _, nr := range attrCalls() {
+			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, notify)
+		}
+		// Their forms with the path behind a pointer to a structure (Linux 6.13): ENOSYS.
+		for _, nr := range []uint32{unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT} {
+			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1},
+				bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)})
+		}
+	}
 	if f.guard {
 		calls, opens := guardedCalls()
 		for _, nr := range calls {

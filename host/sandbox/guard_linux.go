@@ -77,7 +77,8 @@ type guardOp struct {
 	target       uint64 // symlinkat's link text
 	flags, mode  uint64
 	dev, length  uint64
-	fdOnly       bool // fchmod: dir1 is the file itself
+	fdOnly       bool // fchmod, fsetxattr: dir1 is the file itself
+	name, value  uint64 // an extended attribute's name and value (length: its size)
 }
 
 // decodeAt reads the arguments of an "at" call.
@@ -106,8 +107,25 @@ func decodeAt(nr uint32, a [6]uint64) guardOp {
 		return guardOp{nr: unix.SYS_FCHMODAT, dir1: fd(a[0]), mode: a[1], fdOnly: true}
 	case unix.SYS_UMASK:
 		return guardOp{nr: nr}
+	case unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR:
+		op := guardOp{nr: unix.SYS_SETXATTR, dir1: unix.AT_FDCWD, path1: a[0], name: a[1], value: a[2], length: a[3], mode: a[4]}
+		return xattrForm(nr, op, a)
+	case unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR:
+		return xattrForm(nr, guardOp{nr: unix.SYS_REMOVEXATTR, dir1: unix.AT_FDCWD, path1: a[0], name: a[1]}, a)
 	}
 	return guardOp{}
+}
+
+// xattrForm sets which file an attribute call names: its descriptor (f…), or its path
+// followed (set…, remove…) or not (l…). setxattr's flags travel in mode.
+func xattrForm(nr uint32, op guardOp, a [6]uint64) guardOp {
+	switch nr {
+	case unix.SYS_FSETXATTR, unix.SYS_FREMOVEXATTR:
+		op.dir1, op.path1, op.fdOnly = int32(uint32(a[0])), 0, true
+	case unix.SYS_LSETXATTR, unix.SYS_LREMOVEXATTR:
+		op.flags = unix.AT_SYMLINK_NOFOLLOW
+	}
+	return op
 }
 
 // guard is the supervisor of one sandboxed program and everything it starts. It is two

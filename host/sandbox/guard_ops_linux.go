@@ -218,50 +218,74 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		}
 		c.keep(w)
 		return 0, errnoOf(unix.Ftruncate(w, int64(op.length)))
-	case unix.SYS_FCHMODAT:
-		fd := -1
-		if op.fdOnly {
-			if op.dir1 < 0 {
-				return 0, unix.EBADF
-			}
-			base, _, errno := c.base(op.dir1, ".")
-			if errno != 0 {
-				return 0, errno
-			}
-			fd = base
-		} else if op.flags&unix.AT_EMPTY_PATH != 0 {
-			if p, errno := c.readPath(op.path1); errno == 0 && p == "" {
-				base, _, errno := c.base(op.dir1, ".")
-				if errno != 0 {
-					return 0, errno
-				}
-				fd = base
-			}
+	case unix.SYS_FCHMODAT, unix.SYS_SETXATTR, unix.SYS_REMOVEXATTR:
+		fd, errno := c.attrTarget(op)
+		if errno != 0 {
+			return 0, errno
 		}
-		if fd < 0 {
-			base, p, errno := c.at(op.dir1, op.path1)
-			if errno != 0 {
-				return 0, errno
-			}
-			var follow uint64
-			if op.flags&unix.AT_SYMLINK_NOFOLLOW != 0 {
-				follow = unix.O_NOFOLLOW
-			}
-			if fd, errno = c.resolve(base, p, follow); errno != 0 {
-				return 0, errno
-			}
-		}
-		// Mode changes are not a Landlock right: only a protected name is refused.
+		// A mode or an ACL (an extended attribute) is no Landlock right: the guard judges it
+		// alone (where the view is not read-only, everywhere).
 		if e := c.g.may(realPath(fd), changeMode); e != 0 {
 			return 0, e
 		}
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-			return 0, unix.EOPNOTSUPP
+			if op.nr == unix.SYS_FCHMODAT {
+				return 0, unix.EOPNOTSUPP
+			}
+			return 0, unix.EPERM // what a link's user.* attributes get
 		}
-		return 0, errnoOf(unix.Fchmodat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), uint32(op.mode)&0o7777, 0))
+		self := "/proc/self/fd/" + strconv.Itoa(fd)
+		switch op.nr {
+		case unix.SYS_FCHMODAT:
+			return 0, errnoOf(unix.Fchmodat(unix.AT_FDCWD, self, uint32(op.mode)&0o7777, 0))
+		case unix.SYS_SETXATTR:
+			name, errno := c.readPath(op.name)
+			if errno != 0 {
+				return 0, errno
+			}
+			value := c.took(fetchKey{kind: 'v', addr: op.value})
+			if value.errno != 0 {
+				return 0, value.errno
+			}
+			return 0, errnoOf(unix.Setxattr(self, name, []byte(value.s), int(op.mode)))
+		default:
+			name, errno := c.readPath(op.name)
+			if errno != 0 {
+				return 0, errno
+			}
+			return 0, errnoOf(unix.Removexattr(self, name))
+		}
 	}
 	return 0, unix.ENOSYS
+}
+
+// attrTarget opens the file a mode or attribute call names: its descriptor (fchmod,
+// fsetxattr), the folder it starts at with an empty path and AT_EMPTY_PATH, or its path (not
+// followed at the end with AT_SYMLINK_NOFOLLOW: lsetxattr).
+func (c *call) attrTarget(op guardOp) (int, unix.Errno) {
+	if op.fdOnly {
+		if op.dir1 < 0 {
+			return -1, unix.EBADF
+		}
+		base, _, errno := c.base(op.dir1, ".")
+		return base, errno
+	}
+	if op.flags&unix.AT_EMPTY_PATH != 0 {
+		if p, errno := c.readPath(op.path1); errno == 0 && p == "" {
+			base, _, errno := c.base(op.dir1, ".")
+			return base, errno
+		}
+	}
+	base, p, errno := c.at(op.dir1, op.path1)
+	if errno != 0 {
+		return -1, errno
+	}
+	var follow uint64
+	if op.flags&unix.AT_SYMLINK_NOFOLLOW != 0 {
+		follow = unix.O_NOFOLLOW
+	}
+	return c.resolve(base, p, follow)
 }
 
 // exists reports whether dir holds name (a link included).

@@ -55,7 +55,7 @@ func TestClosedSurface(t *testing.T) {
 					var args []uint64
 					if row.mask != 0 {
 						args = make([]uint64, row.arg+1)
-						args[row.arg] = unix.CLONE_NEWUSER
+						args[row.arg] = uint64(row.mask)
 					}
 					if got := runFilter(t, f, arch, nr, args...); got != want {
 						t.Errorf("%s (%d): got %#x, want %#x", row.what, nr, got, want)

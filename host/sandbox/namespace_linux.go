@@ -377,7 +377,8 @@ func emptyDir(dir string, keep []string) error {
 }
 
 // readOnlyView makes everything in the program's view read-only but its write roots (and the
-// folders bound writable below a read-only one, View.Rebind), each bound onto itself first:
+// folders bound writable below a read-only one, View.Rebind; a granted device stays
+// read-only, which its writes do not need), each bound onto itself first:
 // a mode, owner, time or extended attribute changed outside them fails in the kernel (Landlock
 // has no rule for those), and a write root, a mount point now, cannot be renamed, removed or
 // replaced (a granted file such as /dev/null included), by the program or by the supervisor
@@ -394,6 +395,14 @@ func readOnlyView(writeRoots []string) (missing []string) {
 	var bound []string
 	for _, w := range roots {
 		if w == "" || !filepath.IsAbs(w) {
+			continue
+		}
+		if st, err := os.Stat(w); err == nil && st.Mode()&(os.ModeDevice|os.ModeCharDevice) != 0 {
+			// A device (/dev/null, /dev/tty) is written through a read-only mount too: its
+			// bind stays read-only, so its mode and owner are not the program's to change.
+			if err := unix.Mount(w, w, "", unix.MS_BIND, ""); err != nil {
+				missing = append(missing, fmt.Sprintf("a mount of its own for %s (%v)", w, err))
+			}
 			continue
 		}
 		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
@@ -512,6 +521,7 @@ func harden(p Policy) (listener, ruleset int, err error) {
 	// program (≈ 5 ms a start here).
 	f := filterSet{guard: p.Guard && guardArch, sockets: (!p.Namespaces || p.Guard || p.Strict) && guardArch,
 		noNet: !p.Network && !p.Namespaces && !r.NetworkNamespace, families: !p.Network}
+	f.attrs = f.supervised() && !p.Namespaces
 	if f.supervised() {
 		if listener, err = loadFilter(f); err != nil {
 			if f.guard {
