@@ -337,6 +337,9 @@ func realPath(fd int) string {
 // the workspace, nor a frozen folder. Names that are not paths (pipe:[…], socket:[…]: the
 // program's own descriptors) may be written and have their modes changed.
 func (g *guard) may(real string, k change) unix.Errno {
+	if guardChecksOff {
+		return 0
+	}
 	if real == "" {
 		return unix.EACCES // where it leads is not known: not allowed
 	}
@@ -370,6 +373,11 @@ func (g *guard) may(real string, k change) unix.Errno {
 	}
 	return 0
 }
+
+// guardChecksOff lets every call through the guard's checks: set only by this package's
+// tests, in the helper, to show that the kernel still refuses the actor what Landlock
+// refuses the program (a slip in may grants nothing more).
+var guardChecksOff bool
 
 // change is what a call does to a path.
 type change int

@@ -49,11 +49,9 @@ func guardedCalls() (notify []uint32, openFlagsArg map[uint32]int) {
 	return notify, openFlagsArg
 }
 
-// attrCalls are the mode and attribute calls the supervisor judges with filterSet.attrs.
-func attrCalls() []uint32 {
-	return append([]uint32{unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2,
-		unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR}, legacyChmod...)
-}
+// xattrCalls are the calls that set or remove an extended attribute (filterSet.attrs, and the
+// guard's).
+var xattrCalls = []uint32{unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR}
 
 // refusedWithGuard are calls that would get around the guard (besides io_uring, which does
 // opens, renames and links from the kernel on its own and is refused to every program):
@@ -177,8 +175,14 @@ func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 			bpf.RetConstant{Val: eperm})
 	}
 	prog = append(prog, closedRules()...)
-	if f.attrs {
-		for _, nr := range attrCalls() {
+	if f.attrs || f.guard {
+		// Extended attributes (an ACL is a mode) with the guard too: they are rare, and a
+		// write root's own are not the program's to change.
+		calls := xattrCalls
+		if f.attrs {
+			calls = append(append([]uint32{unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2}, legacyChmod...), xattrCalls...)
+		}
+		for _, nr := range calls {
 			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, notify)
 		}
 		// Their forms with the path behind a pointer to a structure (Linux 6.13): ENOSYS.

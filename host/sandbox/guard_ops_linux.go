@@ -229,11 +229,17 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 			return 0, e
 		}
 		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		if err := unix.Fstat(fd, &st); err != nil {
+			return 0, errnoOf(err)
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
 			if op.nr == unix.SYS_FCHMODAT {
 				return 0, unix.EOPNOTSUPP
 			}
 			return 0, unix.EPERM // what a link's user.* attributes get
+		case unix.S_IFCHR, unix.S_IFBLK:
+			return 0, unix.EPERM // a device (/dev/pts/ptmx, a terminal) is the machine's
 		}
 		self := "/proc/self/fd/" + strconv.Itoa(fd)
 		switch op.nr {

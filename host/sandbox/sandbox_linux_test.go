@@ -20,6 +20,7 @@ import (
 // policy and execs the target, as gem's front does.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		guardChecksOff = os.Getenv(checksOffEnv) == "1"
 		os.Exit(HelperMain(os.Args[2:], os.Environ(), os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "guard-writer" {
