@@ -77,7 +77,7 @@ type guardOp struct {
 	target       uint64 // symlinkat's link text
 	flags, mode  uint64
 	dev, length  uint64
-	fdOnly       bool // fchmod, fsetxattr: dir1 is the file itself
+	fdOnly       bool   // fchmod, fsetxattr: dir1 is the file itself
 	name, value  uint64 // an extended attribute's name and value (length: its size)
 }
 
