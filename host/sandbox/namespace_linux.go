@@ -397,13 +397,11 @@ func readOnlyView(writeRoots []string) (missing []string) {
 		if w == "" || !filepath.IsAbs(w) {
 			continue
 		}
-		if st, err := os.Stat(w); err == nil && (st.Mode()&(os.ModeDevice|os.ModeCharDevice) != 0 || strings.HasPrefix(w, "/dev/pts")) {
+		if st, err := os.Stat(w); err == nil && (st.Mode()&(os.ModeDevice|os.ModeCharDevice) != 0 || w == "/dev/pts") {
 			// A device (/dev/null, /dev/tty, the terminals in /dev/pts: the machine's) is
-			// written through a read-only mount too: its bind stays read-only, so its mode and
-			// attributes are not the program's to change.
-			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-				missing = append(missing, fmt.Sprintf("a mount of its own for %s (%v)", w, err))
-			}
+			// written through a read-only mount too, and /dev/ptmx finds its terminals beside
+			// it: left read-only, so its name, mode and attributes are not the program's to
+			// change.
 			continue
 		}
 		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
