@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gemhost/gem/internal/config"
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // The second layer (applied before Landlock, in the helper): gem starts the helper in new
@@ -382,14 +383,22 @@ func emptyDir(dir string, keep []string) error {
 // a mode, owner, time or extended attribute changed outside them fails in the kernel (Landlock
 // has no rule for those), and a write root, a mount point now, cannot be renamed, removed or
 // replaced (a granted file such as /dev/null included), by the program or by the supervisor
-// acting for it. Only the mount of each root is writable again, not the mounts below it (the
+// acting for it. A write root inside a protected folder (View.Protect: gem's home, an
+// extension's code) stays read-only, but for the folders made writable on purpose (an
+// overlay, View.Rebind). Only the mount of each root is writable again, not the mounts below it (the
 // workspace's protected entries, another folder's bind). Only in a mount namespace of the
 // helper's own, as buildView.
-func readOnlyView(writeRoots []string) (missing []string) {
+func readOnlyView(writeRoots, protect, writable []string) (missing []string) {
 	if os.Getpid() != 1 {
 		return []string{"a read-only view (the helper is not in namespaces of its own)"}
 	}
-	roots := slices.Clone(writeRoots)
+	var roots []string
+	for _, w := range writeRoots {
+		if !slices.ContainsFunc(protect, func(p string) bool { return pathx.Within(p, w) }) {
+			roots = append(roots, w) // (a grant inside a protected folder stays read-only)
+		}
+	}
+	roots = append(roots, writable...)
 	slices.Sort(roots)
 	roots = slices.Compact(roots)
 	var bound []string
@@ -503,8 +512,8 @@ func harden(p Policy) (listener, ruleset int, err error) {
 		p.Write = append(p.Write, writable...) // only what is an overlay now: its writes land elsewhere
 		// Made after the limits (a pids cgroup is written in /sys) and before Landlock, which
 		// forbids mounts.
-		writeRoots := append(slices.Clone(p.Write), p.View.Rebind...)
-		readOnlyStep = func() []string { return readOnlyView(writeRoots) }
+		writeRoots, protect, writable := slices.Clone(p.Write), p.View.Protect, append(writable, p.View.Rebind...)
+		readOnlyStep = func() []string { return readOnlyView(writeRoots, protect, writable) }
 	}
 	r, ruleset, err := apply(p, readOnlyStep)
 	if err != nil {
