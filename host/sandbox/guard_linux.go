@@ -32,9 +32,11 @@ import (
 // sandbox goes through the same check, so a folder that was not protected cannot be renamed
 // or linked into a protected place between the check and the call.
 //
-// Calls that would get around the supervisor are refused: io_uring (ENOSYS: libuv and others
-// fall back), openat2 (ENOSYS: its flags are behind a pointer), open_by_handle_at, and
-// syscalls of another ABI (x32, 32-bit). Unix sockets bound to a path create a socket file,
+// Calls that would get around the supervisor are refused: io_uring, user namespaces and the
+// mount API (a detached clone of the workspace gives its files other names) to every program
+// (closedSurface), openat2 (ENOSYS: its flags are behind a pointer), open_by_handle_at, and
+// syscalls of another ABI (x32, 32-bit). The supervisor reads the program on one thread and
+// makes the calls on another, restricted with the program's own Landlock ruleset (guard). Unix sockets bound to a path create a socket file,
 // which no tool obeys; they are not checked. Without namespaces the same supervisor also
 // makes every connect(2) (socket_linux.go). Renaming a folder that holds a nested .git is
 // allowed (it moves a repository; it plants nothing).
