@@ -27,7 +27,9 @@
 //     guarded one with them: the same supervisor makes each connect(2) itself and lets a
 //     unix socket be reached only beneath the program's own write roots (a machine's /tmp
 //     and /run are shared without namespaces; with them, the folders it reads hold sockets);
-//   - seccomp (guard_filter_linux.go): ioctl TIOCSTI/TIOCLINUX refused, other ABIs refused;
+//   - seccomp (guard_filter_linux.go): one table (closedSurface) refuses to every program new
+//     namespaces and setns, the mount API, io_uring, ptrace and process_vm_*, set-uid and
+//     set-gid bits; ioctl TIOCSTI/TIOCLINUX refused, other ABIs refused;
 //     without the network, no socket family but unix, netlink and internet (vsock and the
 //     others are in no network namespace), and without namespaces every internet socket but
 //     TCP (which Landlock rules) refused;
@@ -64,6 +66,30 @@
 // own where it has namespaces. Without the guard the program is PID 1 of its namespace: it gets only the
 // signals it handles from gem (gem ends it with SIGKILL after the grace), and orphans it does
 // not reap stay zombies until it ends; with the guard the helper is PID 1 and reaps them.
+//
+// Who refuses what (issue 47: the guard granted what Landlock refused, and judged names that
+// lied). The guard only refuses: the calls it makes for a program are made on a thread
+// restricted with the program's own Landlock ruleset, so a slip in its checks grants nothing
+// Landlock would not (TestAttacksOnWriteRoots runs the attacks with its checks off too):
+//
+//	what the program tries                 with namespaces                   without
+//	rename, link, unlink, mknod, symlink   read-only view (EROFS); Landlock  Landlock; the guard
+//	  outside every write root
+//	the same on a granted file (/dev/null, read-only (/dev stays so; a root  Landlock; the guard
+//	  /dev/tty) or a write root itself     is a mount point: EBUSY); guard   (no such name change)
+//	chmod, ACL, xattr outside write roots  read-only view (EROFS)            the supervisor
+//	chmod, ACL of a write root or device   the guard; /dev read-only         the supervisor
+//	set-uid or set-gid bits                seccomp (EPERM)                   seccomp
+//	new user namespace, setns, mount API,  seccomp (EPERM; clone3 and        seccomp
+//	  io_uring, ptrace, another ABI          io_uring ENOSYS)
+//	what the supervisor makes for it       its own Landlock rules (the       the same
+//	                                         actor thread's)
+//
+// "The guard" is the supervisor of a program with the workspace capability; "the
+// supervisor" without namespaces is the same one, beside every program (the socket judge).
+// Left as they were: times (utimes) outside the write roots without namespaces, and the mode
+// of a granted regular file with namespaces and no guard (its mount is writable); a write root
+// inside a protected folder stays read-only in the view.
 //
 // Its switches (GEM_SANDBOX=off, GEM_SANDBOX_STRICT=1, GEM_SANDBOX_NAMESPACES=off,
 // GEM_SANDBOX_HELPER) are the one configuration a library of gem reads from the process

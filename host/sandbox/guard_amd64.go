@@ -11,6 +11,9 @@ var (
 	legacyOpen = map[uint32]int{unix.SYS_OPEN: 1}
 )
 
+// legacyChmod is chmod(path, mode) where the ABI has it (the mode its second argument).
+var legacyChmod = []uint32{unix.SYS_CHMOD}
+
 const guardArch = true
 
 // decodeLegacy turns an amd64 legacy call into its "at" form.

@@ -10,6 +10,9 @@ var (
 	legacyOpen   map[uint32]int
 )
 
+// legacyChmod is chmod(path, mode) where the ABI has it (the mode its second argument).
+var legacyChmod = []uint32(nil)
+
 const guardArch = true
 
 func decodeLegacy(nr int32, a [6]uint64) (guardOp, bool) {

@@ -49,8 +49,12 @@ func guardedCalls() (notify []uint32, openFlagsArg map[uint32]int) {
 	return notify, openFlagsArg
 }
 
+// xattrCalls are the calls that set or remove an extended attribute (filterSet.attrs, and the
+// guard's).
+var xattrCalls = []uint32{unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR}
+
 // refusedWithGuard are calls that would get around the guard (besides io_uring, which does
-// opens, renames and links from the kernel on its own and is refused with every supervisor):
+// opens, renames and links from the kernel on its own and is refused to every program):
 // openat2's flags sit behind a pointer the filter cannot read; open_by_handle_at opens by
 // inode. They fail with ENOSYS (programs then fall back to the plain calls, as libuv and glibc
 // do) or EPERM.
@@ -73,6 +77,10 @@ type filterSet struct {
 	// Landlock rules TCP, so every other internet socket (UDP, SCTP, ping) is refused, and
 	// so is TCP fast open, a connect made by a send.
 	noNet bool
+	// attrs: mode and attribute changes (chmod, and extended attributes: ACLs) go to the
+	// supervisor, which allows them beneath the program's folder write roots only: without
+	// namespaces nothing outside is read-only in its view (Landlock has no rule for them).
+	attrs bool
 	// families: the program may not use the network, so only unix, netlink and internet
 	// sockets may be made (internet ones ruled by its network namespace, or by noNet): the
 	// other families are not in a network namespace at all — vsock reaches the virtual
@@ -83,8 +91,66 @@ type filterSet struct {
 // supervised: some calls go to a supervisor.
 func (f filterSet) supervised() bool { return f.guard || f.sockets }
 
+// closedCall is one row of the surface every sandboxed program is refused, whatever its
+// policy: calls that would give it back what the other layers take (mounts, another
+// program's memory) or reach past them (io_uring makes its calls from the kernel, past this
+// filter and the guard). mask, when set, refuses the call only when its argument arg has one
+// of those bits (a clone or unshare that makes a namespace).
+type closedCall struct {
+	what  string
+	nrs   []uint32
+	arg   int
+	mask  uint32
+	errno unix.Errno
+}
+
+// newNamespaces are the clone and unshare flags that make a namespace.
+const newNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+	unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+
+// closedSurface is the table the filter refuses from (after the syscalls of another ABI: the
+// 32-bit one of a 64-bit kernel, x32, which fail with EPERM before any row). Without it a
+// program made a user namespace of its own, cloned the workspace with open_tree and wrote
+// through the detached mount, where the guard saw another name (a nested .git as /tmp/x/.git).
+// clone3 and io_uring fail with ENOSYS, which glibc, libuv and Go fall back from; the rest
+// with EPERM.
+var closedSurface = []closedCall{
+	{what: "new namespaces", nrs: []uint32{unix.SYS_UNSHARE, unix.SYS_CLONE}, arg: 0, mask: newNamespaces, errno: unix.EPERM},
+	{what: "clone3 (its flags are behind a pointer)", nrs: []uint32{unix.SYS_CLONE3}, errno: unix.ENOSYS},
+	{what: "entering namespaces", nrs: []uint32{unix.SYS_SETNS}, errno: unix.EPERM},
+	{what: "the mount API", nrs: []uint32{unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_OPEN_TREE, unix.SYS_OPEN_TREE_ATTR, unix.SYS_MOVE_MOUNT,
+		unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR, unix.SYS_PIVOT_ROOT}, errno: unix.EPERM},
+	{what: "io_uring", nrs: []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER}, errno: unix.ENOSYS},
+	{what: "set-user-ID and set-group-ID bits (a granted file made to run as its owner)", nrs: append([]uint32{unix.SYS_FCHMOD}, legacyChmod...), arg: 1, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
+	{what: "set-user-ID and set-group-ID bits, by name", nrs: []uint32{unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2}, arg: 2, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
+	{what: "ptrace and another process's memory", nrs: []uint32{unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV}, errno: unix.EPERM},
+}
+
+// closedRules are closedSurface's instructions: each ends in a refusal or falls through with
+// the number loaded again.
+func closedRules() []bpf.Instruction {
+	var prog []bpf.Instruction
+	for _, row := range closedSurface {
+		refuse := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(row.errno)}
+		for _, nr := range row.nrs {
+			if row.mask == 0 {
+				prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, refuse)
+				continue
+			}
+			prog = append(prog,
+				bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 4},
+				bpf.LoadAbsolute{Off: offArg(row.arg), Size: 4},
+				bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: row.mask, SkipFalse: 1},
+				refuse,
+				bpf.LoadAbsolute{Off: offNr, Size: 4})
+		}
+	}
+	return prog
+}
+
 // buildFilter is the program's seccomp filter: a syscall of another ABI (the 32-bit one of a
-// 64-bit kernel, x32) fails with EPERM; ioctl(fd, TIOCSTI or TIOCLINUX, …) fails with EPERM
+// 64-bit kernel, x32) fails with EPERM, and so does every call of closedSurface;
+// ioctl(fd, TIOCSTI or TIOCLINUX, …) fails with EPERM
 // (the request compared on its low 32 bits, all the kernel reads); with f.guard, the guarded
 // calls go to the supervisor (SECCOMP_RET_USER_NOTIF) and the calls that would get around it
 // are refused; f.sockets and f.noNet add their socket rules; everything else is allowed.
@@ -108,9 +174,19 @@ func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32Bit, SkipFalse: 1},
 			bpf.RetConstant{Val: eperm})
 	}
-	if f.supervised() {
-		// io_uring connects, opens and renames from the kernel, past any filter.
-		for _, nr := range []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER} {
+	prog = append(prog, closedRules()...)
+	if f.attrs || f.guard {
+		// Extended attributes (an ACL is a mode) with the guard too: they are rare, and a
+		// write root's own are not the program's to change.
+		calls := xattrCalls
+		if f.attrs {
+			calls = append(append([]uint32{unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2}, legacyChmod...), xattrCalls...)
+		}
+		for _, nr := range calls {
+			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, notify)
+		}
+		// Their forms with the path behind a pointer to a structure (Linux 6.13): ENOSYS.
+		for _, nr := range []uint32{unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT} {
 			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1},
 				bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)})
 		}

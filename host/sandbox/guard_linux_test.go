@@ -237,7 +237,7 @@ func TestIsProtected(t *testing.T) {
 // unprivileged user (when the tests run as root): the helper then has a user namespace of
 // its own, and its capabilities there.
 func TestGuardAsNormalUser(t *testing.T) {
-	testuser.RunTests(t, "TestGuard", "TestSocketsOfAGuardedProgram", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay", "TestOverlayConcurrentStarts", "TestOverlayWorkFolders", "TestRebase")
+	testuser.RunTests(t, "TestGuard", "TestSurfaceAttacks", "TestSocketsOfAGuardedProgram", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay", "TestOverlayConcurrentStarts", "TestOverlayWorkFolders", "TestRebase")
 }
 
 // TestGuardedHelperHandsOnTerm: without namespaces the guarded helper is not PID 1; a SIGTERM

@@ -9,6 +9,9 @@ var (
 	legacyOpen   map[uint32]int
 )
 
+// legacyChmod is chmod(path, mode) where the ABI has it (the mode its second argument).
+var legacyChmod = []uint32(nil)
+
 const guardArch = false
 
 func decodeLegacy(nr int32, a [6]uint64) (guardOp, bool) { return guardOp{}, false }

@@ -30,7 +30,7 @@ func childTraceable(scope string) bool { return scope == "" || scope == "0" || s
 // is PID 1 of the program's namespaces when it has them: it reaps orphans, and its end ends
 // everything the program started; the program stays in the helper's process group, which
 // gem and the terminal signal.
-func runGuarded(p Policy, listener int, path string, argv, env []string, stderr io.Writer) int {
+func runGuarded(p Policy, listener, ruleset int, path string, argv, env []string, stderr io.Writer) int {
 	// Not dumpable: the program (same user, same Landlock domain as the thread it is forked
 	// from) must not ptrace this process or write its memory, where the supervisor keeps
 	// what it checks against. The program's own exec makes it dumpable again, so the
@@ -39,7 +39,7 @@ func runGuarded(p Policy, listener int, path string, argv, env []string, stderr 
 		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
 		return 126
 	}
-	g := newGuard(listener, p)
+	g := newGuard(listener, ruleset, p)
 	ready := make(chan struct{})
 	go g.serve(ready)
 	// Signals: the terminal's (INT, QUIT) reach the program through the process group and are

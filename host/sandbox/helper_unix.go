@@ -46,13 +46,13 @@ func runHelper(p Policy, path string, argv, environ []string, stderr io.Writer) 
 	if p.StatusFD > 2 {
 		syscall.CloseOnExec(p.StatusFD) // closed by the program's exec: nothing to report
 	}
-	listener, err := harden(p)
+	listener, ruleset, err := harden(p)
 	if err != nil {
 		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
 		return 126
 	}
 	if listener >= 0 {
-		return runGuarded(p, listener, path, argv, environ, stderr)
+		return runGuarded(p, listener, ruleset, path, argv, environ, stderr)
 	}
 	err = syscall.Exec(path, argv, environ)
 	return execFailed(p, path, err, stderr)

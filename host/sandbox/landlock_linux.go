@@ -57,13 +57,28 @@ func fsRights(abi int) uint64 {
 // goroutine) and the process's resource limits to p. Without Landlock it applies what it
 // can and reports the rest as missing; a strict policy then fails with ErrNotEnforced.
 func Apply(p Policy) (Report, error) {
+	r, ruleset, err := apply(p, nil)
+	if ruleset >= 0 {
+		unix.Close(ruleset)
+	}
+	return r, err
+}
+
+// apply is Apply that runs beforeLandlock (the last step that needs mounts: the read-only
+// view) before the thread is restricted, and returns the ruleset it restricted the thread
+// with (-1 without Landlock), for the supervisor's threads to restrict themselves with the
+// same rules (guard_linux.go). The caller closes it.
+func apply(p Policy, beforeLandlock func() []string) (r Report, ruleset int, err error) {
 	runtime.LockOSThread()
-	var r Report
+	ruleset = -1
 	if err := setLimits(p.Limits, p.Strict, &r); err != nil {
-		return r, err
+		return r, -1, err
+	}
+	if beforeLandlock != nil {
+		r.Missing = append(r.Missing, beforeLandlock()...)
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return r, fmt.Errorf("sandbox: no_new_privs: %w", err)
+		return r, -1, fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
 	if !p.Network && p.NetNS {
 		// A network namespace of its own (root only: unprivileged user namespaces cannot be
@@ -81,7 +96,7 @@ func Apply(p Policy) (Report, error) {
 		if !p.Network {
 			r.Missing = append(r.Missing, "network rules (no Landlock in this kernel)")
 		}
-		return r, strictError(p, r)
+		return r, -1, strictError(p, r)
 	}
 	attr := rulesetAttr{handledFS: fsRights(abi)}
 	size := unsafe.Sizeof(attr.handledFS)
@@ -99,13 +114,18 @@ func Apply(p Policy) (Report, error) {
 	}
 	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if e != 0 {
-		return r, fmt.Errorf("sandbox: landlock_create_ruleset: %w", e)
+		return r, -1, fmt.Errorf("sandbox: landlock_create_ruleset: %w", e)
 	}
-	ruleset := int(fd)
-	defer unix.Close(ruleset)
+	ruleset = int(fd)
+	defer func() {
+		if err != nil {
+			unix.Close(ruleset)
+			ruleset = -1
+		}
+	}()
 	for _, path := range p.Read {
 		if err := addPath(ruleset, path, fsRead&attr.handledFS); err != nil {
-			return r, err
+			return r, ruleset, err
 		}
 	}
 	for _, path := range p.Write {
@@ -119,14 +139,26 @@ func Apply(p Policy) (Report, error) {
 			rights &^= unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_REFER
 		}
 		if err := addPath(ruleset, path, rights); err != nil {
-			return r, err
+			return r, ruleset, err
 		}
 	}
-	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(ruleset), 0, 0); e != 0 {
-		return r, fmt.Errorf("sandbox: landlock_restrict_self: %w", e)
+	if e := restrictSelf(ruleset); e != nil {
+		return r, ruleset, fmt.Errorf("sandbox: landlock_restrict_self: %w", e)
 	}
 	r.Filesystem, r.Network, r.Scoped = true, attr.handledNet != 0, attr.scoped != 0
-	return r, strictError(p, r)
+	return r, ruleset, strictError(p, r)
+}
+
+// restrictSelf restricts the calling thread by ruleset (no_new_privs set first: a thread of
+// the supervisor's has not inherited it).
+func restrictSelf(ruleset int) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(ruleset), 0, 0); e != 0 {
+		return e
+	}
+	return nil
 }
 
 // addPath allows rights beneath path; a path that does not exist is skipped (the policy

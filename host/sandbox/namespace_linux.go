@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gemhost/gem/internal/config"
+	"github.com/gemhost/gem/internal/pathx"
 )
 
 // The second layer (applied before Landlock, in the helper): gem starts the helper in new
@@ -376,6 +377,67 @@ func emptyDir(dir string, keep []string) error {
 	return errors.Join(errs...)
 }
 
+// readOnlyView makes everything in the program's view read-only but its write roots (and the
+// folders bound writable below a read-only one, View.Rebind; a granted device stays
+// read-only, which its writes do not need), each bound onto itself first:
+// a mode, owner, time or extended attribute changed outside them fails in the kernel (Landlock
+// has no rule for those), and a write root, a mount point now, cannot be renamed, removed or
+// replaced (a granted file such as /dev/null included), by the program or by the supervisor
+// acting for it. A write root inside a protected folder (View.Protect: gem's home, an
+// extension's code) stays read-only, but for the folders made writable on purpose (an
+// overlay, View.Rebind). Only the mount of each root is writable again, not the mounts below it (the
+// workspace's protected entries, another folder's bind). Only in a mount namespace of the
+// helper's own, as buildView.
+func readOnlyView(writeRoots, protect, writable []string) (missing []string) {
+	if os.Getpid() != 1 {
+		return []string{"a read-only view (the helper is not in namespaces of its own)"}
+	}
+	var roots []string
+	for _, w := range writeRoots {
+		if !slices.ContainsFunc(protect, func(p string) bool { return pathx.Within(p, w) }) {
+			roots = append(roots, w) // (a grant inside a protected folder stays read-only)
+		}
+	}
+	roots = append(roots, writable...)
+	slices.Sort(roots)
+	roots = slices.Compact(roots)
+	var bound []string
+	for _, w := range roots {
+		if w == "" || !filepath.IsAbs(w) {
+			continue
+		}
+		if st, err := os.Stat(w); err == nil && (st.Mode()&(os.ModeDevice|os.ModeCharDevice) != 0 || w == "/dev/pts") {
+			// A device (/dev/null, /dev/tty, the terminals in /dev/pts: the machine's) is
+			// written through a read-only mount too, and /dev/ptmx finds its terminals beside
+			// it: left read-only, so its name, mode and attributes are not the program's to
+			// change.
+			continue
+		}
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) {
+				missing = append(missing, fmt.Sprintf("a writable %s (%v)", w, err))
+			}
+			continue
+		}
+		bound = append(bound, w)
+	}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return append(missing, "a read-only view ("+err.Error()+")")
+	}
+	for _, w := range bound {
+		// EPERM: a mount the kernel keeps read-only (read-only outside the namespace): it was
+		// not writable before either.
+		if err := unix.MountSetattr(unix.AT_FDCWD, w, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil && !errors.Is(err, unix.EPERM) {
+			missing = append(missing, fmt.Sprintf("a writable %s (%v)", w, err))
+		}
+	}
+	// The working folder again, through the mounts just made (a write root's own).
+	if cwd, err := os.Getwd(); err == nil {
+		os.Chdir(cwd)
+	}
+	return missing
+}
+
 // readOnly binds path onto itself and makes that mount read-only, keeping the flags the
 // kernel locks for mounts seen from a user namespace (nosuid, nodev, noexec).
 func readOnly(path string) error {
@@ -430,19 +492,32 @@ func dropCapabilities() error {
 // started it in), the resource limits, no_new_privs and Landlock (Apply), the seccomp filter,
 // and, where the helper holds capabilities (its user namespace, or root), dropping them all.
 // What cannot be applied is warned about once, or refused under a strict policy. With the
-// guard it also returns the seccomp listener the supervisor answers (-1 without).
-func harden(p Policy) (listener int, err error) {
+// guard it also returns the seccomp listener the supervisor answers (-1 without) and the
+// Landlock ruleset the thread was restricted with (-1 without), which the supervisor holds
+// itself to.
+func harden(p Policy) (listener, ruleset int, err error) {
 	runtime.LockOSThread() // Landlock and seccomp hold for this thread, the one that execs
-	listener = -1
+	listener, ruleset = -1, -1
+	defer func() {
+		if listener < 0 && ruleset >= 0 {
+			unix.Close(ruleset) // no supervisor to hold to it
+			ruleset = -1
+		}
+	}()
 	var missing []string
+	var readOnlyStep func() []string
 	if p.Namespaces && p.View != nil {
 		var writable []string
 		missing, writable = buildView(p.View, true)
 		p.Write = append(p.Write, writable...) // only what is an overlay now: its writes land elsewhere
+		// Made after the limits (a pids cgroup is written in /sys) and before Landlock, which
+		// forbids mounts.
+		writeRoots, protect, writable := slices.Clone(p.Write), p.View.Protect, append(writable, p.View.Rebind...)
+		readOnlyStep = func() []string { return readOnlyView(writeRoots, protect, writable) }
 	}
-	r, err := Apply(p)
+	r, ruleset, err := apply(p, readOnlyStep)
 	if err != nil {
-		return -1, err
+		return -1, ruleset, err
 	}
 	missing = append(missing, r.Missing...)
 	// Without namespaces the program shares the machine's sockets: a supervisor judges its
@@ -454,6 +529,7 @@ func harden(p Policy) (listener int, err error) {
 	// program (≈ 5 ms a start here).
 	f := filterSet{guard: p.Guard && guardArch, sockets: (!p.Namespaces || p.Guard || p.Strict) && guardArch,
 		noNet: !p.Network && !p.Namespaces && !r.NetworkNamespace, families: !p.Network}
+	f.attrs = f.supervised() && !p.Namespaces
 	if f.supervised() {
 		if listener, err = loadFilter(f); err != nil {
 			if f.guard {
@@ -486,8 +562,9 @@ func harden(p Policy) (listener int, err error) {
 			if listener >= 0 {
 				unix.Close(listener)
 			}
-			return -1, fmt.Errorf("%w: %s (GEM_SANDBOX_STRICT=1)", ErrNotEnforced, strings.Join(hard, ", "))
+			listener = -1
+			return -1, ruleset, fmt.Errorf("%w: %s (GEM_SANDBOX_STRICT=1)", ErrNotEnforced, strings.Join(hard, ", "))
 		}
 	}
-	return listener, nil
+	return listener, ruleset, nil
 }

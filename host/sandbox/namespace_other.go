@@ -23,9 +23,9 @@ func denyTerminalInjection(noNet, families bool) error { return nil }
 func seccompUsable() bool                              { return false }
 func guardUsable() bool                                { return false }
 
-func harden(p Policy) (int, error) {
+func harden(p Policy) (int, int, error) {
 	_, err := Apply(p)
-	return -1, err
+	return -1, -1, err
 }
 
-func runGuarded(Policy, int, string, []string, []string, io.Writer) int { return 126 }
+func runGuarded(Policy, int, int, string, []string, []string, io.Writer) int { return 126 }

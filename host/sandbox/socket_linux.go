@@ -115,7 +115,9 @@ func (g *guard) connectFor(n *seccompNotif) (int64, unix.Errno) {
 	if addrLen < 2 || addrLen > int(unsafe.Sizeof(unix.RawSockaddrAny{})) {
 		return 0, unix.EINVAL
 	}
-	c := &call{g: g, tid: n.Pid, id: n.ID}
+	// Read and made on this thread: connecting is no Landlock right (up to ABI 7) but TCP's,
+	// which restrictTCP holds it to.
+	c := &call{g: g, tid: n.Pid, id: n.ID, reading: true, fetched: map[fetchKey]fetched{}}
 	defer c.close()
 	addr := make([]byte, addrLen)
 	if errno := c.readMem(n.Args[1], addr); errno != 0 {

@@ -282,7 +282,7 @@ func TestFilterDecisions(t *testing.T) {
 		{"unix seqpacket pair", sockets, unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX, unix.SOCK_SEQPACKET}, allow},
 		{"unix datagram, no judge", noNet, unix.SYS_SOCKET, []uint64{unix.AF_UNIX, unix.SOCK_DGRAM}, allow},
 		{"io_uring with the judge", sockets, unix.SYS_IO_URING_SETUP, nil, enosys},
-		{"io_uring alone", filterSet{}, unix.SYS_IO_URING_SETUP, nil, allow},
+		{"io_uring alone", filterSet{}, unix.SYS_IO_URING_SETUP, nil, enosys},
 		{"UDP without the network", noNet, unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_DGRAM}, eacces},
 		{"UDP6 without the network", both, unix.SYS_SOCKET, []uint64{unix.AF_INET6, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC}, eacces},
 		{"UDP with the network", sockets, unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_DGRAM}, allow},
