@@ -279,23 +279,32 @@ func FollowsWorkspace(asked string) bool { return strings.Contains(asked, "${wor
 
 // Admit marks the roots of needs (what a consent records) the user granted by name and
 // refuses one that leads to a secret of the home otherwise (a *SecretRootError). Named are
-// the paths of allow (--allow), of the user's grant to prior (the extension in the folder
-// dir, nil when none) and the secrets granted by name in dir's receipt.
+// the paths of allow (--allow, at this consent: for reading and writing), of the user's grant
+// to prior (the extension in the folder dir, nil when none) and the secrets granted by name
+// in dir's receipt. A name keeps its access: a path granted for reading (a grant's Read, a
+// sandbox.read root of the receipt) names no write root, so a new version asking to write
+// what the user let it read is refused until named again.
 func Admit(env Env, name string, needs *Grant, dir string, prior *Extension, allow []string) error {
 	named := slices.Clone(allow)
+	var readOnly []string
 	if prior != nil && prior.Level == LevelUser {
 		if g, ok, _ := GrantFor(env, prior); ok {
-			named = append(append(named, g.Read...), g.Write...)
+			named = append(named, g.Write...)
+			readOnly = append(readOnly, g.Read...)
 		}
 	}
 	if rec, _ := ReadReceipt(env, dir); rec != nil {
 		for _, r := range rec.Grant.Roots {
-			if r.Named {
+			switch {
+			case !r.Named:
+			case writesRoot(r.Field):
 				named = append(named, r.Real)
+			default:
+				readOnly = append(readOnly, r.Real)
 			}
 		}
 	}
-	roots, err := AdmitRoots(name, needs.Roots, named)
+	roots, err := admitRoots(name, needs.Roots, named, readOnly)
 	if err != nil {
 		return err
 	}
@@ -306,18 +315,28 @@ func Admit(env Env, name string, needs *Grant, dir string, prior *Extension, all
 // AdmitRoots marks the secret roots the user granted by name (Real inside one of named, real
 // paths) and returns a *SecretRootError for the first one not granted.
 func AdmitRoots(extension string, roots []Root, named []string) ([]Root, error) {
+	return admitRoots(extension, roots, named, nil)
+}
+
+// admitRoots is AdmitRoots with paths named for reading only (readOnly): they admit a
+// sandbox.read root, never a sandbox.write one.
+func admitRoots(extension string, roots []Root, named, readOnly []string) ([]Root, error) {
 	out := slices.Clone(roots)
 	for i, r := range out {
 		if r.Kind != RootSecret {
 			continue
 		}
-		if !namedIn(r.Real, named) {
+		if !namedIn(r.Real, named) && (writesRoot(r.Field) || !namedIn(r.Real, readOnly)) {
 			return nil, &SecretRootError{Extension: extension, Root: r}
 		}
 		out[i].Named = true
 	}
 	return out, nil
 }
+
+// writesRoot reports whether a root's field gives writing (sandbox.write,
+// plugins.<id>.sandbox.write).
+func writesRoot(field string) bool { return strings.HasSuffix(field, "sandbox.write") }
 
 func namedIn(real string, named []string) bool {
 	return slices.ContainsFunc(named, func(n string) bool { return n != "" && pathx.Within(RealPath(n), real) })
