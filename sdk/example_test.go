@@ -47,7 +47,7 @@ func Example() {
 	}
 	countLines := sdk.NewTool("count_lines", "Counts the lines of a file of the workspace",
 		func(sc sdk.SessionContext, in lineArgs) (int, error) {
-			data, err := sc.FS().ReadFile(context.Background(), in.Path)
+			data, err := sc.FS().ReadFile(sc, in.Path) // sc is the call's context
 			if err != nil {
 				return 0, sdk.ModelErrorf("reading %s: %v", in.Path, err)
 			}
@@ -153,7 +153,7 @@ func ExampleNewTool() {
 	// 23 + 79 = 102
 }
 
-// Custom hooks: after write_file writes a .go file, reformat it through ctx.FS() (which
+// Custom hooks: after write_file writes a .go file, reformat it through sc.FS() (which
 // obeys gem's confinement and policy) and tell the model to read it again.
 func ExampleOnAfterTool() {
 	reformat := sdk.OnAfterTool("reformat", "write_file", func(sc sdk.SessionContext, in sdk.AfterToolInput) (sdk.AfterToolOutput, error) {
@@ -161,12 +161,11 @@ func ExampleOnAfterTool() {
 		if !strings.HasSuffix(path, ".go") {
 			return sdk.AfterToolOutput{}, nil // a zero output changes nothing
 		}
-		ctx := context.Background()
-		src, err := sc.FS().ReadFile(ctx, path)
+		src, err := sc.FS().ReadFile(sc, path) // sc is the hook's context: the turn's
 		if err != nil {
 			return sdk.AfterToolOutput{}, err
 		}
-		if err := sc.FS().WriteFile(ctx, path, []byte(strings.ReplaceAll(string(src), "    ", "\t"))); err != nil {
+		if err := sc.FS().WriteFile(sc, path, []byte(strings.ReplaceAll(string(src), "    ", "\t"))); err != nil {
 			return sdk.AfterToolOutput{}, err
 		}
 		return sdk.AfterToolOutput{AdditionalContext: "Reformatted " + path + ", read it again before changing it."}, nil
