@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -297,4 +298,66 @@ func ExampleSession_Approve() {
 	// Output:
 	// pending: write_file {"content":"hi\n","file_path":"notes.txt"}
 	// true Saved.
+}
+
+// A tool asks the user (SessionContext.Ask, Confirm) and waits on its SessionContext, the
+// call's context; the program answers through Options.Ask — here a script, as a test
+// would; a terminal, or an ACP client's elicitation (gem acp) in a real program. The model's
+// own questions (ask_user) go to the same Options.Ask.
+func ExampleSessionContext_Ask() {
+	type deployArgs struct{}
+	deploy := sdk.NewTool("deploy", "Deploys the service where the user says",
+		func(sc sdk.SessionContext, _ deployArgs) (string, error) {
+			region, err := sc.Ask(sdk.Question{Header: "Region", Text: "Which region?",
+				Options: []sdk.Option{{Label: "us"}, {Label: "eu"}}})
+			if err != nil {
+				return "", err
+			}
+			ok, err := sc.Confirm("Deploy to "+region.Text+"?", "the new version goes live")
+			if err != nil || !ok {
+				return "not deployed", err
+			}
+			select { // a real deployment would pass sc to what it waits on
+			case <-sc.Done():
+				return "", sc.Err() // the turn was cancelled
+			default:
+				return "deployed to " + region.Text, nil
+			}
+		})
+	answers := map[string]sdk.Answer{"Which region?": {Text: "eu"}, "Deploy to eu?": {Yes: true}}
+	a, done, err := example(sdk.Options{Tools: []sdk.Tool{deploy},
+		Ask: func(ctx context.Context, q sdk.Question) (sdk.Answer, error) {
+			fmt.Println("asked:", q.Text)
+			return answers[q.Text], nil
+		}},
+		chunks(call("deploy", `{}`)), chunks(text("Deployed to eu.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "deploy")
+	fmt.Println(res.ToolCalls[0].Output)
+	fmt.Println(res.Text)
+	// Output:
+	// asked: Which region?
+	// asked: Deploy to eu?
+	// deployed to eu
+	// Deployed to eu.
+}
+
+// A question as a form, for a program whose Options.Ask answers by a client's elicitation
+// (MCP's or ACP's): Message above, one field ("answer") of Schema, FormAnswer reading the
+// reply.
+func ExampleQuestion_Schema() {
+	q := sdk.Question{Header: "Go", Text: "Go on?", Type: sdk.AskYesNo}
+	schema, _ := json.Marshal(q.Schema())
+	fmt.Println(q.Message())
+	fmt.Println(string(schema))
+	fmt.Println(q.FormAnswer("accept", map[string]any{"answer": true}).Yes)
+	// Output:
+	// Go on?
+	// {"properties":{"answer":{"title":"Go","type":"boolean"}},"required":["answer"],"type":"object"}
+	// true
 }
