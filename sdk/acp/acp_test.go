@@ -44,6 +44,18 @@ type client struct {
 	wire    *wire // what the server wrote, as it went on the wire
 }
 
+// ReadTextFile answers with an open file's unsaved text (gem asks only a client that
+// advertised it); its writes and terminals are never used by gem (package doc).
+func (c *client) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads = append(c.reads, p.Path)
+	if text, ok := c.buffers[p.Path]; ok {
+		return acp.ReadTextFileResponse{Content: text}, nil
+	}
+	return acp.ReadTextFileResponse{}, errors.New("not open")
+}
+
 // kinds are the sessionUpdate names of the recorded updates, in order.
 func (c *client) kinds() []string {
 	c.mu.Lock()

@@ -70,18 +70,6 @@ func (c *client) RequestPermission(_ context.Context, p acp.RequestPermissionReq
 	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(c.answer)}, nil
 }
 
-// ReadTextFile answers with an open file's unsaved text (gem asks only a client that
-// advertised it); its writes and terminals are never used by gem (package doc).
-func (c *client) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.reads = append(c.reads, p.Path)
-	if text, ok := c.buffers[p.Path]; ok {
-		return acp.ReadTextFileResponse{Content: text}, nil
-	}
-	return acp.ReadTextFileResponse{}, errors.New("not open")
-}
-
 // TestAskUserByElicitation: the model's ask_user, over ACP to a client that offers form
 // elicitation, is elicitation/create scoped to the session and the call (sessionId and
 // toolCallId in its params, as the spec puts them), a form of the question's options; the
