@@ -83,3 +83,35 @@ func ExampleLogger() {
 		})
 	_ = tool
 }
+
+// printHost is a host that runs a tool itself: it answers confirmations and prints logs.
+type printHost struct{}
+
+func (printHost) Confirm(_ context.Context, title, _ string) (bool, error) {
+	fmt.Println("confirm:", title)
+	return true, nil
+}
+func (printHost) Progress(context.Context, string, float64) {}
+func (printHost) Log(_ context.Context, level, message string) {
+	fmt.Println(level+":", message)
+}
+
+// A host that runs tools in its own process (gem's Go SDK) or behind another protocol (an
+// MCP server) gives each call its Host with WithHost: the tool's Confirm, Log and Logger are
+// the same code as under Serve.
+func ExampleWithHost() {
+	wipe := pluginsdk.NewTool("wipe", "Wipes the cache", pluginsdk.KindDelete,
+		func(ctx context.Context, _ struct{}) (pluginsdk.Result, error) {
+			if ok, err := pluginsdk.Confirm(ctx, "Wipe the cache?", ""); err != nil || !ok {
+				return pluginsdk.Text("kept"), err
+			}
+			pluginsdk.Logger(ctx).Info("wiped", "entries", 3)
+			return pluginsdk.Text("wiped"), nil
+		})
+	res, _ := wipe.Call(pluginsdk.WithHost(context.Background(), printHost{}), []byte(`{}`))
+	fmt.Println(res.Text)
+	// Output:
+	// confirm: Wipe the cache?
+	// info: wiped entries=3
+	// wiped
+}

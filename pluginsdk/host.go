@@ -75,19 +75,33 @@ func (l *hostLink) get(ctx context.Context) (pb.HostServiceClient, error) {
 
 type callKey struct{}
 
+// Host is where a tool's Confirm, Progress, Log and Logger go. Serve gives each call the
+// host that runs the plugin (over go-plugin's broker); a host that runs the same tools
+// another way (gem's Go SDK in its own process, an MCP server) gives its own with WithHost,
+// so a tool is written once.
+type Host interface {
+	Confirm(ctx context.Context, title, details string) (bool, error)
+	Progress(ctx context.Context, message string, fraction float64)
+	Log(ctx context.Context, level, message string)
+}
+
+// WithHost returns ctx whose Confirm, Progress, Log and Logger go to h.
+func WithHost(ctx context.Context, h Host) context.Context {
+	return context.WithValue(ctx, callKey{}, h)
+}
+
+// WithOutput returns ctx whose Output calls send (a streaming tool's updates).
+func WithOutput(ctx context.Context, send func(text string)) context.Context {
+	return context.WithValue(ctx, outputKey{}, send)
+}
+
+// callInfo is the host of a call Serve runs: the plugin's link to the host's services.
 type callInfo struct {
 	id   uint64
 	link *hostLink
 }
 
-// Confirm asks the host to have the user (or its policy) confirm an action: title is one line
-// ("Delete 3 files?"), details what exactly happens. It returns false when the user declines
-// and ErrNoHost when there is nobody to ask; a tool should then not act.
-func Confirm(ctx context.Context, title, details string) (bool, error) {
-	ci, ok := ctx.Value(callKey{}).(callInfo)
-	if !ok {
-		return false, ErrNoHost
-	}
+func (ci callInfo) Confirm(ctx context.Context, title, details string) (bool, error) {
 	hc, err := ci.link.get(ctx)
 	if err != nil {
 		return false, err
@@ -99,25 +113,46 @@ func Confirm(ctx context.Context, title, details string) (bool, error) {
 	return resp.Approved, nil
 }
 
+func (ci callInfo) Progress(ctx context.Context, message string, fraction float64) {
+	if hc, err := ci.link.get(ctx); err == nil {
+		hc.Progress(ctx, &pb.ProgressRequest{Message: message, Fraction: fraction, CallId: ci.id})
+	}
+}
+
+func (ci callInfo) Log(ctx context.Context, level, message string) {
+	if hc, err := ci.link.get(ctx); err == nil {
+		if _, err := hc.Log(ctx, &pb.LogRequest{Level: level, Message: message, CallId: ci.id}); err == nil {
+			return
+		}
+	}
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", level, message)
+}
+
+// Confirm asks the host to have the user (or its policy) confirm an action: title is one line
+// ("Delete 3 files?"), details what exactly happens. It returns false when the user declines
+// and ErrNoHost when there is nobody to ask; a tool should then not act.
+func Confirm(ctx context.Context, title, details string) (bool, error) {
+	h, ok := ctx.Value(callKey{}).(Host)
+	if !ok {
+		return false, ErrNoHost
+	}
+	return h.Confirm(ctx, title, details)
+}
+
 // Progress reports progress of a long tool call to the host: fraction in 0..1, or negative
 // when unknown. Best effort: without a host it does nothing.
 func Progress(ctx context.Context, message string, fraction float64) {
-	if ci, ok := ctx.Value(callKey{}).(callInfo); ok {
-		if hc, err := ci.link.get(ctx); err == nil {
-			hc.Progress(ctx, &pb.ProgressRequest{Message: message, Fraction: fraction, CallId: ci.id})
-		}
+	if h, ok := ctx.Value(callKey{}).(Host); ok {
+		h.Progress(ctx, message, fraction)
 	}
 }
 
 // Log sends a log line (level trace, debug, info, warn or error) to the host's log file,
 // tagged with the call; without a host it goes to stderr, never to stdout.
 func Log(ctx context.Context, level, message string) {
-	if ci, ok := ctx.Value(callKey{}).(callInfo); ok {
-		if hc, err := ci.link.get(ctx); err == nil {
-			if _, err := hc.Log(ctx, &pb.LogRequest{Level: level, Message: message, CallId: ci.id}); err == nil {
-				return
-			}
-		}
+	if h, ok := ctx.Value(callKey{}).(Host); ok {
+		h.Log(ctx, level, message)
+		return
 	}
 	fmt.Fprintf(os.Stderr, "[%s] %s\n", level, message)
 }

@@ -35,7 +35,9 @@
 //   - Output(ctx, text) streams output from a tool marked Streaming().
 //
 // Host services travel over go-plugin's GRPCBroker: the host offers them at the first call,
-// and each request carries the call's id so concurrent calls are told apart.
+// and each request carries the call's id so concurrent calls are told apart. A host that
+// runs the same tools another way (gem's Go SDK in its own process, an MCP server) gives
+// each call its own Host with WithHost (and WithOutput), so a tool is written once.
 //
 // A tool's failure is an error; a *ToolError (Errorf) gives it an ErrorType the model can act
 // on. Plugin.MaxProcs sets GOMAXPROCS when asked (1 makes a warm call about 1.4× quicker for

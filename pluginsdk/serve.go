@@ -146,9 +146,9 @@ func (s *server) run(ctx context.Context, req *pb.CallToolRequest, update func(s
 		return &pb.ToolResult{Error: toPBError(err)}
 	}
 	s.host.announce(s.broker, req.HostBrokerId)
-	ctx = context.WithValue(ctx, callKey{}, callInfo{id: req.CallId, link: &s.host})
+	ctx = WithHost(ctx, callInfo{id: req.CallId, link: &s.host})
 	if update != nil {
-		ctx = context.WithValue(ctx, outputKey{}, update)
+		ctx = WithOutput(ctx, update)
 	}
 	res, err := t.call(ctx, args)
 	if err != nil {

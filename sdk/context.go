@@ -23,11 +23,18 @@ import (
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/limits"
+	"github.com/gemhost/gem/pluginsdk"
 )
 
 // SessionContext is what a tool, a hook or a dynamic instruction knows of the session it
-// runs for, and its way to the workspace's files and to a shell under gem's rules.
+// runs for, and its way to the workspace's files, to a shell under gem's rules and to the
+// user. It is the call's context.Context: cancelled when the turn is (the program's ctx
+// ending, breaking out of SendStream, an ACP client's session/cancel), carrying the turn's
+// deadline, and carrying pluginsdk's host, so pluginsdk.Confirm, Logger, Log, Progress and
+// Output work in a tool the agent runs as in the same tool served as a plugin or over MCP.
+// Pass it to FS and Shell, and to whatever the tool waits on.
 type SessionContext interface {
+	context.Context
 	// SessionID is the session's id; a subagent's calls have its parent's.
 	SessionID() string
 	Cwd() string // the workspace
@@ -43,6 +50,12 @@ type SessionContext interface {
 	// commands as gem's sandboxed programs run.
 	FS() FS
 	Shell() Shell
+	// Ask puts a question to the user through Options.Ask (as the model's ask_user does)
+	// and waits for the answer; Confirm asks yes or no (title one line, details what
+	// exactly happens). ErrNoAsk when no one can be asked. Served as a plugin, only yes/no
+	// questions are asked (the host's confirmation); over MCP, by the client's elicitation.
+	Ask(q Question) (Answer, error)
+	Confirm(title, details string) (bool, error)
 }
 
 // Message is one message of a transcript.
@@ -119,35 +132,47 @@ func (p *Process) Wait() (int, error) {
 func (p *Process) Kill() { p.p.Stop(500 * time.Millisecond) }
 
 // sessionContext is a SessionContext: of an agent's session, or (agent nil) of a hook run
-// as a command, known from its input.
+// as a command or a tool served outside an agent.
 type sessionContext struct {
+	context.Context
 	agent          *Agent
 	session        *agent.Session // nil: none open, or a command hook
 	id, cwd        string
 	transcriptPath string
 	at             time.Time
+	ask            asker // nil: no one to ask
 }
 
-// contextOf is the SessionContext of a call in s (nil: no session).
-func (a *Agent) contextOf(s *agent.Session) *sessionContext {
-	c := &sessionContext{agent: a, session: s, cwd: a.env.Cwd, at: time.Now()}
+// withHost sets c's context: ctx, carrying c as the SessionContext of its calls and, in an
+// agent, as pluginsdk's host.
+func (c *sessionContext) withHost(ctx context.Context) *sessionContext {
+	if c.agent != nil {
+		ctx = pluginsdk.WithHost(ctx, sessionHost{c})
+	}
+	c.Context = context.WithValue(ctx, contextKey{}, c)
+	return c
+}
+
+// contextOf is the SessionContext of a call in s (nil: no session), with the call's ctx.
+func (a *Agent) contextOf(ctx context.Context, s *agent.Session) *sessionContext {
+	c := &sessionContext{agent: a, session: s, cwd: a.env.Cwd, at: time.Now(), ask: a.opts.Ask}
 	if s != nil {
 		c.id, c.transcriptPath = s.ID, s.Path()
 	}
-	return c
+	return c.withHost(ctx)
 }
 
 // inputContext is the SessionContext of a hook's input: the session it names.
-func (a *Agent) inputContext(in HookInput) SessionContext {
-	c := &sessionContext{agent: a, id: in.SessionID, cwd: a.env.Cwd, transcriptPath: in.TranscriptPath, at: time.Now()}
+func (a *Agent) inputContext(ctx context.Context, in HookInput) SessionContext {
+	c := &sessionContext{agent: a, id: in.SessionID, cwd: a.env.Cwd, transcriptPath: in.TranscriptPath, at: time.Now(), ask: a.opts.Ask}
 	if s := a.sessionByID(rootID(in.SessionID)); s != nil {
 		c.session = s.conv.Session
 	}
-	return c
+	return c.withHost(ctx)
 }
 
 // commandContext is the SessionContext of a hook run as a command.
-func commandContext(in HookInput) *sessionContext {
+func commandContext(ctx context.Context, in HookInput) *sessionContext {
 	at, err := time.Parse(time.RFC3339Nano, in.Timestamp)
 	if err != nil {
 		at = time.Now()
@@ -156,7 +181,7 @@ func commandContext(in HookInput) *sessionContext {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	return &sessionContext{id: in.SessionID, cwd: cwd, transcriptPath: in.TranscriptPath, at: at}
+	return (&sessionContext{id: in.SessionID, cwd: cwd, transcriptPath: in.TranscriptPath, at: at}).withHost(ctx)
 }
 
 // rootID is a session id without a subagent's part (gem names a subagent's conversation
@@ -175,6 +200,13 @@ func (c *sessionContext) Session() *Session {
 		return nil
 	}
 	return c.agent.sessionByID(rootID(c.id))
+}
+
+func (c *sessionContext) Ask(q Question) (Answer, error) { return ask(c, c.ask, q) }
+
+func (c *sessionContext) Confirm(title, details string) (bool, error) {
+	a, err := c.Ask(Question{Type: AskYesNo, Text: title, Details: details})
+	return err == nil && a.Yes, err
 }
 
 func (c *sessionContext) Transcript() []Message {

@@ -19,8 +19,9 @@
 // The parts: Static and Dynamic instructions; NewTool (typed, served in-process, as a
 // go-plugin with Tool.Plugin, over MCP with MCPServer); OnSessionStart … OnPreCompress
 // hooks (Hook.RunAsCommand makes a program a command hook); SkillDir; NewSubagent;
-// NewExtension and LoadExtension bundling them; SessionContext with FS and Shell;
-// approvals by Options.Approve or pending (Session.Approve).
+// NewExtension and LoadExtension bundling them; SessionContext (the call's context.Context)
+// with FS, Shell, Ask and Confirm; approvals by Options.Approve or pending (Session.Approve);
+// questions to the user by Options.Ask.
 //
 // Choices where the design leaves it open:
 //   - Settings: by default the agent loads what gem -p loads (the user's and the workspace's
@@ -39,6 +40,20 @@
 //     once decided, the subagent goes on where it stopped, then the turn. SessionContext's
 //     FS and Shell cannot wait:
 //     without Approve, what the policy would ask about is refused.
+//   - A tool's, a hook's and a dynamic instruction's SessionContext is a context.Context:
+//     the turn's (cancelled with it — the program's ctx ending, breaking out of SendStream,
+//     an ACP client's session/cancel — with its deadline), carrying pluginsdk's host, so
+//     pluginsdk.Confirm, Logger, Log, Progress and Output work in the program's process as in
+//     a plugin: Confirm asks through Options.Ask, logs and progress go to slog.Default
+//     tagged with the session; Output is dropped (SendStream has no event for it yet).
+//     Served as a plugin or over MCP, the same tool reaches that host. Session.Context's
+//     is never cancelled. FS and Shell take it (or any context) as their first argument.
+//   - Questions: SessionContext.Ask (choice, text, yes/no, as the model's ask_user) and
+//     Confirm go to Options.Ask, one at a time, and so does ask_user; without Options.Ask,
+//     Ask is ErrNoAsk and ask_user fails for the model to decide (as gem -p without a
+//     terminal). A plugin's host answers yes/no only (the plugin protocol has Confirm);
+//     MCPServer asks its client by elicitation (input requests, SEP-2322). Options.Ask
+//     fills Text, Choices or Yes; the SDK completes the others (Answer).
 //   - An error a tool returns ends the turn unless it is a ModelError (or a pluginsdk
 //     ToolError): the model sees those and the turn goes on.
 //   - Hooks (OnBeforeTool, …) get and answer what command hooks get and answer, decoded

@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func Example() {
 	}
 	countLines := sdk.NewTool("count_lines", "Counts the lines of a file of the workspace",
 		func(sc sdk.SessionContext, in lineArgs) (int, error) {
-			data, err := sc.FS().ReadFile(context.Background(), in.Path)
+			data, err := sc.FS().ReadFile(sc, in.Path) // sc is the call's context
 			if err != nil {
 				return 0, sdk.ModelErrorf("reading %s: %v", in.Path, err)
 			}
@@ -153,7 +154,7 @@ func ExampleNewTool() {
 	// 23 + 79 = 102
 }
 
-// Custom hooks: after write_file writes a .go file, reformat it through ctx.FS() (which
+// Custom hooks: after write_file writes a .go file, reformat it through sc.FS() (which
 // obeys gem's confinement and policy) and tell the model to read it again.
 func ExampleOnAfterTool() {
 	reformat := sdk.OnAfterTool("reformat", "write_file", func(sc sdk.SessionContext, in sdk.AfterToolInput) (sdk.AfterToolOutput, error) {
@@ -161,12 +162,11 @@ func ExampleOnAfterTool() {
 		if !strings.HasSuffix(path, ".go") {
 			return sdk.AfterToolOutput{}, nil // a zero output changes nothing
 		}
-		ctx := context.Background()
-		src, err := sc.FS().ReadFile(ctx, path)
+		src, err := sc.FS().ReadFile(sc, path) // sc is the hook's context: the turn's
 		if err != nil {
 			return sdk.AfterToolOutput{}, err
 		}
-		if err := sc.FS().WriteFile(ctx, path, []byte(strings.ReplaceAll(string(src), "    ", "\t"))); err != nil {
+		if err := sc.FS().WriteFile(sc, path, []byte(strings.ReplaceAll(string(src), "    ", "\t"))); err != nil {
 			return sdk.AfterToolOutput{}, err
 		}
 		return sdk.AfterToolOutput{AdditionalContext: "Reformatted " + path + ", read it again before changing it."}, nil
@@ -298,4 +298,66 @@ func ExampleSession_Approve() {
 	// Output:
 	// pending: write_file {"content":"hi\n","file_path":"notes.txt"}
 	// true Saved.
+}
+
+// A tool asks the user (SessionContext.Ask, Confirm) and waits on its SessionContext, the
+// call's context; the program answers through Options.Ask — here a script, as a test
+// would; a terminal, or an ACP client's elicitation (gem acp) in a real program. The model's
+// own questions (ask_user) go to the same Options.Ask.
+func ExampleSessionContext_Ask() {
+	type deployArgs struct{}
+	deploy := sdk.NewTool("deploy", "Deploys the service where the user says",
+		func(sc sdk.SessionContext, _ deployArgs) (string, error) {
+			region, err := sc.Ask(sdk.Question{Header: "Region", Text: "Which region?",
+				Options: []sdk.Option{{Label: "us"}, {Label: "eu"}}})
+			if err != nil {
+				return "", err
+			}
+			ok, err := sc.Confirm("Deploy to "+region.Text+"?", "the new version goes live")
+			if err != nil || !ok {
+				return "not deployed", err
+			}
+			select { // a real deployment would pass sc to what it waits on
+			case <-sc.Done():
+				return "", sc.Err() // the turn was cancelled
+			default:
+				return "deployed to " + region.Text, nil
+			}
+		})
+	answers := map[string]sdk.Answer{"Which region?": {Text: "eu"}, "Deploy to eu?": {Yes: true}}
+	a, done, err := example(sdk.Options{Tools: []sdk.Tool{deploy},
+		Ask: func(ctx context.Context, q sdk.Question) (sdk.Answer, error) {
+			fmt.Println("asked:", q.Text)
+			return answers[q.Text], nil
+		}},
+		chunks(call("deploy", `{}`)), chunks(text("Deployed to eu.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	s, _ := a.Session(context.Background())
+	res, _ := s.Send(context.Background(), "deploy")
+	fmt.Println(res.ToolCalls[0].Output)
+	fmt.Println(res.Text)
+	// Output:
+	// asked: Which region?
+	// asked: Deploy to eu?
+	// deployed to eu
+	// Deployed to eu.
+}
+
+// A question as a form, for a program whose Options.Ask answers by a client's elicitation
+// (MCP's or ACP's): Message above, one field ("answer") of Schema, FormAnswer reading the
+// reply.
+func ExampleQuestion_Schema() {
+	q := sdk.Question{Header: "Go", Text: "Go on?", Type: sdk.AskYesNo}
+	schema, _ := json.Marshal(q.Schema())
+	fmt.Println(q.Message())
+	fmt.Println(string(schema))
+	fmt.Println(q.FormAnswer("accept", map[string]any{"answer": true}).Yes)
+	// Output:
+	// Go on?
+	// {"properties":{"answer":{"title":"Go","type":"boolean"}},"required":["answer"],"type":"object"}
+	// true
 }

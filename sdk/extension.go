@@ -216,7 +216,7 @@ func (s Subagent) agentSubagent(a *Agent, owner string) (*agent.Subagent, error)
 	}
 	in, forTask := sp.Instructions, sp.TaskInstructions
 	sa.Instructions = func(ctx context.Context, query string) string {
-		sc := a.contextOf(agent.SessionOf(ctx))
+		sc := a.contextOf(ctx, agent.SessionOf(ctx))
 		text := in.text(sc)
 		if forTask != nil {
 			text = strings.TrimSpace(text + "\n\n" + forTask(query, sc))

@@ -26,7 +26,7 @@ type Hook struct {
 	timeout              time.Duration
 	// run decodes payload once and runs the hook with the SessionContext contextOf makes
 	// of the input's common fields.
-	run func(ctx context.Context, contextOf func(HookInput) SessionContext, payload []byte) (code int, stdout, stderr []byte)
+	run func(ctx context.Context, contextOf func(context.Context, HookInput) SessionContext, payload []byte) (code int, stdout, stderr []byte)
 }
 
 // Event is the hook's event (BeforeTool, AfterTool, …).
@@ -421,7 +421,7 @@ func OnPreCompress(name, matcher string, fn func(SessionContext, PreCompressInpu
 // newHook makes a Hook of fn: the payload decoded into In, Out encoded as a command hook
 // prints it; an error is exit 1 with the error on stderr.
 func newHook[In any, Out output](event, name, matcher string, fn func(SessionContext, In) (Out, error)) Hook {
-	return Hook{event: event, name: name, matcher: matcher, run: func(ctx context.Context, contextOf func(HookInput) SessionContext, payload []byte) (int, []byte, []byte) {
+	return Hook{event: event, name: name, matcher: matcher, run: func(ctx context.Context, contextOf func(context.Context, HookInput) SessionContext, payload []byte) (int, []byte, []byte) {
 		var in In
 		if err := json.Unmarshal(payload, &in); err != nil {
 			return 1, nil, fmt.Appendf(nil, "hook %s: reading the %s input: %v", name, event, err)
@@ -430,7 +430,7 @@ func newHook[In any, Out output](event, name, matcher string, fn func(SessionCon
 		if c, ok := any(in).(interface{ common() HookInput }); ok {
 			common = c.common()
 		}
-		out, err := fn(contextOf(common), in)
+		out, err := fn(contextOf(ctx, common), in)
 		if err != nil {
 			return 1, nil, []byte(err.Error())
 		}
@@ -477,7 +477,7 @@ func (h Hook) runCommand(ctx context.Context, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "hook %s: it is a %s hook, run for %s: declare it under %s\n", h.name, h.event, in.HookEventName, h.event)
 		return 1
 	}
-	code, out, errOut := h.run(ctx, func(HookInput) SessionContext { return commandContext(in) }, payload)
+	code, out, errOut := h.run(ctx, func(ctx context.Context, _ HookInput) SessionContext { return commandContext(ctx, in) }, payload)
 	stdout.Write(out)
 	stderr.Write(errOut)
 	return code

@@ -62,6 +62,12 @@ type Options struct {
 	// a call ends with it pending (Result.Pending), for Session.Approve to decide — in this
 	// process or another, after ResumeSession. FS and Shell operations are refused then.
 	Approve func(ctx context.Context, req ApprovalRequest) (Decision, error)
+	// Ask puts questions to the user: the model's (ask_user), and the program's tools' and
+	// hooks' (SessionContext.Ask and Confirm, pluginsdk.Confirm), one at a time; ctx is the
+	// asking call's, cancelled with the turn. A terminal, an ACP client's elicitation (gem
+	// acp), a test's script. Nil: ask_user fails (the model decides, or says what it needs)
+	// and Ask returns ErrNoAsk.
+	Ask func(ctx context.Context, q Question) (Answer, error)
 	// MCPServers are MCP servers of the program's (an ACP client's, a configuration of its
 	// own), by name: they run as the user's settings servers run — sandboxed (with the
 	// network and the workspace capability), their tools asked about by the policy.
@@ -233,10 +239,14 @@ func (a *Agent) allFuncs() []tools.Func {
 // prompter answers the policy's questions about tool calls: Options.Approve, else they are
 // deferred (Result.Pending).
 func (a *Agent) prompter() prompt.Prompter {
+	var p prompt.Prompter = deferrer{}
 	if a.opts.Approve != nil {
-		return approver{a.opts.Approve}
+		p = approver{a.opts.Approve}
 	}
-	return deferrer{}
+	if a.opts.Ask != nil {
+		p = asking{Prompter: p, ask: a.opts.Ask}
+	}
+	return p
 }
 
 // helperPrompter answers the questions of SessionContext's FS and Shell: Options.Approve,
@@ -418,11 +428,13 @@ func (s *Session) SetModel(model string) {
 // ID is the session's id (ResumeSession and gem --resume take it).
 func (s *Session) ID() string { return s.conv.Session.ID }
 
-// instructions are the program's instructions for the next request of s.
-func (s *Session) instructions(_ *agent.Session) string {
+// instructions are the program's instructions for the next request of s, made with the
+// turn's ctx.
+func (s *Session) instructions(ctx context.Context, _ *agent.Session) string {
 	var parts []string
+	sc := s.agent.contextOf(ctx, s.conv.Session)
 	for _, in := range s.agent.parts.instructions {
-		if t := in.text(s.Context()); t != "" {
+		if t := in.text(sc); t != "" {
 			parts = append(parts, t)
 		}
 	}
@@ -586,9 +598,12 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	return c, err
 }
 
-// Context is the session's SessionContext, for the program's own use of FS and Shell
-// outside a tool call (decided by the policy and Approve as a tool's are).
-func (s *Session) Context() SessionContext { return s.agent.contextOf(s.conv.Session) }
+// Context is the session's SessionContext, for the program's own use of FS, Shell and Ask
+// outside a tool call (decided by the policy and Approve as a tool's are). Its context is
+// never cancelled: pass a context of the program's to FS and Shell to bound them.
+func (s *Session) Context() SessionContext {
+	return s.agent.contextOf(context.Background(), s.conv.Session)
+}
 
 // ErrStepLimit ends a turn that made as many model requests as it may (errors.Is): sending
 // again lets it go on.

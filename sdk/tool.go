@@ -11,8 +11,24 @@ import (
 	"github.com/gemhost/gem/pluginsdk"
 )
 
-// contextKey carries a call's SessionContext to the tool's handler.
+// contextKey carries a call's SessionContext to the tool's handler (a SessionContext's
+// own context carries it, so a context derived from it does too).
 type contextKey struct{}
+
+// sessionContextOf is the SessionContext ctx carries (with ctx as its context, when ctx
+// was derived from it), or a tool's served outside an agent.
+func sessionContextOf(ctx context.Context) SessionContext {
+	c, ok := ctx.Value(contextKey{}).(*sessionContext)
+	switch {
+	case !ok:
+		return standalone(ctx)
+	case ctx == SessionContext(c):
+		return c
+	}
+	derived := *c
+	derived.Context = ctx
+	return &derived
+}
 
 // Tool is a tool the program runs itself. It is a pluginsdk tool (the same schema from its
 // Go types, the same typed results), run in the program's process with the session it is
@@ -61,14 +77,11 @@ func ModelErrorf(format string, args ...any) error {
 // tags name them, jsonschema tags describe them, fields without omitempty are required), and
 // it answers with Out: a string is the text the model gets, anything else is sent as JSON
 // (and as structured output, with an output schema from Out). It is pluginsdk.NewTool with
-// the session passed in, so the same types make a go-plugin tool.
+// the session passed in, so the same types make a go-plugin tool. fn's SessionContext is
+// the call's context: a tool that waits (on a program, the network, the user) waits on it,
+// and stops when it is done.
 func NewTool[In, Out any](name, description string, fn func(SessionContext, In) (Out, error)) Tool {
-	sc := func(ctx context.Context) SessionContext {
-		if c, ok := ctx.Value(contextKey{}).(SessionContext); ok {
-			return c
-		}
-		return standalone()
-	}
+	sc := sessionContextOf
 	if text, ok := any(fn).(func(SessionContext, In) (string, error)); ok {
 		return Tool{kind: KindOther, tool: pluginsdk.NewTool(name, description, KindOther, func(ctx context.Context, in In) (pluginsdk.Result, error) {
 			s, err := text(sc(ctx), in)
@@ -90,8 +103,7 @@ func (t Tool) fn(a *Agent) tools.Func {
 	spec := tools.Spec{Name: t.tool.Name(), Description: t.tool.Description(), Kind: t.kind, Streams: t.tool.Streams(),
 		InputSchema: t.tool.Schema(), OutputSchema: t.tool.OutputSchema()}
 	return tools.Func{Spec: spec, Extension: "sdk", Run: func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
-		ctx = context.WithValue(ctx, contextKey{}, SessionContext(a.contextOf(agent.SessionOf(ctx))))
-		res, err := t.tool.Call(ctx, args)
+		res, err := t.tool.Call(a.contextOf(ctx, agent.SessionOf(ctx)), args)
 		if _, forModel := errors.AsType[*ModelError](err); forModel || err != nil && isToolError(err) {
 			return &tools.Result{Error: resultError(err)}, nil // the model sees it; the turn goes on
 		}
@@ -132,7 +144,8 @@ type Instruction struct {
 // Static is a fixed instruction.
 func Static(text string) Instruction { return Instruction{static: text} }
 
-// Dynamic is an instruction made before every request from the session's state.
+// Dynamic is an instruction made before every request from the session's state; its
+// SessionContext is the turn's context.
 func Dynamic(fn func(SessionContext) string) Instruction { return Instruction{dynamic: fn} }
 
 func (in Instruction) text(sc SessionContext) string {

@@ -38,20 +38,22 @@ type todo struct {
 // findTodos lists the TODO and FIXME lines of the files a glob matches.
 var findTodos = sdk.NewTool("find_todos", "Lists the TODO and FIXME comments of the workspace's files matching a glob",
 	func(sc sdk.SessionContext, in todosArgs) ([]todo, error) {
-		ctx := context.Background()
-		files, err := sc.FS().Glob(ctx, in.Pattern)
+		files, err := sc.FS().Glob(sc, in.Pattern) // sc is the call's context: Ctrl-C stops the search
 		if err != nil {
 			return nil, sdk.ModelErrorf("the pattern %q: %v", in.Pattern, err)
 		}
 		var out []todo
 		for _, f := range files {
-			data, err := sc.FS().ReadFile(ctx, f)
+			if sc.Err() != nil {
+				return nil, sc.Err()
+			}
+			data, err := sc.FS().ReadFile(sc, f)
 			if err != nil {
 				continue
 			}
-			sc := bufio.NewScanner(strings.NewReader(string(data)))
-			for n := 1; sc.Scan(); n++ {
-				if l := sc.Text(); strings.Contains(l, "TODO") || strings.Contains(l, "FIXME") {
+			lines := bufio.NewScanner(strings.NewReader(string(data)))
+			for n := 1; lines.Scan(); n++ {
+				if l := lines.Text(); strings.Contains(l, "TODO") || strings.Contains(l, "FIXME") {
 					out = append(out, todo{File: f, Line: n, Text: strings.TrimSpace(l)})
 				}
 			}

@@ -75,8 +75,8 @@ type Agent struct {
 	// declared to the model and called through the catalog like its tools.
 	Funcs []tools.Func
 	// Instructions, when set, adds to the system instruction of every request (the SDK's
-	// static and dynamic instructions, where context files stand).
-	Instructions func(s *Session) string
+	// static and dynamic instructions, where context files stand); ctx is the turn's.
+	Instructions func(ctx context.Context, s *Session) string
 	MaxSteps     int
 	Events       Events
 	// CallOptions are passed to every tool call (host services).
@@ -341,7 +341,7 @@ func (a *Agent) loop(ctx context.Context, s *Session, config *genai.GenerateCont
 				return final, err
 			}
 		}
-		if system := a.systemInstruction(s); system != "" {
+		if system := a.systemInstruction(ctx, s); system != "" {
 			config.SystemInstruction = genai.NewContentFromText(system, genai.RoleUser)
 		}
 		content, err := a.request(ctx, s, config, step, st)
@@ -1068,11 +1068,11 @@ func (a *Agent) fn(name string) (tools.Func, bool) {
 
 // systemInstruction is System with the program's instructions and the instructions of the
 // skills active in s.
-func (a *Agent) systemInstruction(s *Session) string {
+func (a *Agent) systemInstruction(ctx context.Context, s *Session) string {
 	var b strings.Builder
 	b.WriteString(a.System)
 	if a.Instructions != nil {
-		if extra := a.Instructions(s); extra != "" {
+		if extra := a.Instructions(ctx, s); extra != "" {
 			if b.Len() > 0 {
 				b.WriteString("\n\n")
 			}

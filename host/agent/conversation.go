@@ -47,7 +47,7 @@ type Config struct {
 	Resume       string // a saved session's id, or "latest"; "": a new session
 	// Funcs and Instructions go to the Agent (the SDK's typed tools and instructions).
 	Funcs        []tools.Func
-	Instructions func(*Session) string
+	Instructions func(context.Context, *Session) string
 	// Hooks run after those of extensions and settings files (NewFuncHook: the SDK's);
 	// hooksConfig does not turn them off (they are the program's, not configuration).
 	Hooks []*Hook

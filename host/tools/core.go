@@ -111,20 +111,8 @@ type (
 		FilePath string `json:"file_path" jsonschema:"the path to the file (absolute, or relative to the workspace)"`
 		Content  string `json:"content" jsonschema:"the whole new content"`
 	}
-	askOption struct {
-		Label       string `json:"label" jsonschema:"the option, in 1-5 words"`
-		Description string `json:"description" jsonschema:"what choosing it means"`
-	}
-	askQuestion struct {
-		Question    string      `json:"question" jsonschema:"the whole question, ending with a question mark"`
-		Header      string      `json:"header" jsonschema:"a very short label (Auth method, Library)"`
-		Type        string      `json:"type" jsonschema:"choice (options), text (free form) or yesno"`
-		Options     []askOption `json:"options,omitempty" jsonschema:"for choice: 2-4 options (the user may also type their own answer)"`
-		MultiSelect bool        `json:"multiSelect,omitempty" jsonschema:"for choice: several options may be chosen"`
-		Placeholder string      `json:"placeholder,omitempty" jsonschema:"a hint for the typed answer"`
-	}
 	askUserArgs struct {
-		Questions []askQuestion `json:"questions" jsonschema:"one to four questions"`
+		Questions []UserQuestion `json:"questions" jsonschema:"one to four questions"`
 	}
 	saveMemoryArgs struct {
 		Fact string `json:"fact" jsonschema:"a short fact to remember in every later session"`
@@ -281,7 +269,7 @@ var coreSpecs = []coreSpec{
 	coreEdit("replace", "Replaces exact text in a file of the workspace: exactly one occurrence of old_string, or every one with allow_multiple.", KindEdit, (*coreBackend).replace).
 		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
 	core("save_memory", "Remembers a fact for every later session: it is added to the user's GEMINI.md under \"## Gemini Added Memories\".", KindEdit, (*coreBackend).saveMemory),
-	core("ask_user", "Asks the user one to four questions (choice, text or yes/no) on their terminal and returns their answers; without a terminal it fails: decide, or say what you need.", KindThink, (*coreBackend).askUser),
+	coreCtx("ask_user", "Asks the user one to four questions (choice, text or yes/no) and returns their answers; when no one can be asked it fails: decide, or say what you need.", KindThink, (*coreBackend).askUser),
 	core("write_todos", "Keeps the plan of a longer task as a todo list (the whole list each time); shown to the user.", KindThink, (*coreBackend).writeTodos),
 	coreCtx("list_mcp_resources", "Lists the resources (and resource templates) the session's MCP servers offer, as server: uri — name: description.", KindRead, (*coreBackend).listResources),
 	coreCtx("read_mcp_resource", "Reads the content of an MCP resource by its URI (one list_mcp_resources lists).", KindRead, (*coreBackend).readResource),
@@ -1079,54 +1067,98 @@ func SaveMemory(file, fact string) (string, error) {
 	return fmt.Sprintf("remembered in %s: %s", file, fact), nil
 }
 
+// UserOption is one option of a choice the model asks the user to make.
+type UserOption struct {
+	Label       string `json:"label" jsonschema:"the option, in 1-5 words"`
+	Description string `json:"description" jsonschema:"what choosing it means"`
+}
+
+// UserQuestion is one of the model's questions to the user (ask_user).
+type UserQuestion struct {
+	Question    string       `json:"question" jsonschema:"the whole question, ending with a question mark"`
+	Header      string       `json:"header" jsonschema:"a very short label (Auth method, Library)"`
+	Type        string       `json:"type" jsonschema:"choice (options), text (free form) or yesno"`
+	Options     []UserOption `json:"options,omitempty" jsonschema:"for choice: 2-4 options (the user may also type their own answer)"`
+	MultiSelect bool         `json:"multiSelect,omitempty" jsonschema:"for choice: several options may be chosen"`
+	Placeholder string       `json:"placeholder,omitempty" jsonschema:"a hint for the typed answer"`
+}
+
+// UserAsker is a Prompter that takes the model's questions whole (a form of the client's,
+// a program's callback) instead of as lines of text: ask_user gives each question to AskUser,
+// which returns the answer as the model reads it (the labels chosen, the text typed, yes or
+// no).
+type UserAsker interface {
+	AskUser(ctx context.Context, q UserQuestion) (string, error)
+}
+
 // askUser puts the model's questions to the user, one at a time, and returns
-// "header: answer" lines. A choice is answered by number (several, comma separated, with
-// multiSelect) or in the user's own words.
-func (c *coreBackend) askUser(a askUserArgs) (string, error) {
+// "header: answer" lines. On a terminal a choice is answered by number (several, comma
+// separated, with multiSelect) or in the user's own words; a UserAsker gets each question
+// whole.
+func (c *coreBackend) askUser(ctx context.Context, a askUserArgs) (string, error) {
 	if len(a.Questions) == 0 || len(a.Questions) > 4 {
 		return "", fmt.Errorf("questions: give one to four, not %d", len(a.Questions))
 	}
-	if c.services == nil || c.services.Prompt == nil || !c.services.Prompt.CanPrompt() {
+	var asker UserAsker
+	if c.services != nil {
+		asker, _ = c.services.Prompt.(UserAsker)
+	}
+	if asker == nil && (c.services == nil || c.services.Prompt == nil || !c.services.Prompt.CanPrompt()) {
 		return "", errors.New("there is no terminal to ask the user on: decide yourself, or end your answer with what you need to know")
 	}
 	var out strings.Builder
 	for _, q := range a.Questions {
-		var b strings.Builder
-		fmt.Fprintf(&b, "[%s] %s", q.Header, q.Question)
-		switch q.Type {
-		case "yesno":
-			b.WriteString(" (yes/no)")
-		case "text":
-			if q.Placeholder != "" {
-				fmt.Fprintf(&b, " (%s)", q.Placeholder)
-			}
-		default:
-			for i, o := range q.Options {
-				fmt.Fprintf(&b, "\n  %d. %s", i+1, o.Label)
-				if o.Description != "" {
-					b.WriteString(" — " + o.Description)
-				}
-			}
-			if len(q.Options) > 0 {
-				if q.MultiSelect {
-					b.WriteString("\nAnswer with numbers (1,3), or in your own words:")
-				} else {
-					b.WriteString("\nAnswer with a number, or in your own words:")
-				}
-			}
+		var answer string
+		var err error
+		if asker != nil {
+			answer, err = c.services.askWhole(ctx, asker, q)
+		} else {
+			answer, err = c.services.answer(ctx, terminalQuestion(q))
+			answer = chosen(q, strings.TrimSpace(answer))
 		}
-		answer, err := c.services.answer(context.Background(), b.String())
 		if err != nil {
 			return "", fmt.Errorf("the user could not be asked: %w", err)
 		}
-		fmt.Fprintf(&out, "%s: %s\n", q.Header, chosen(q, strings.TrimSpace(answer)))
+		if answer == "" {
+			answer = "(no answer)"
+		}
+		fmt.Fprintf(&out, "%s: %s\n", q.Header, answer)
 	}
 	return out.String(), nil
 }
 
+// terminalQuestion is q as lines of text: the question, its options numbered.
+func terminalQuestion(q UserQuestion) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s] %s", q.Header, q.Question)
+	switch q.Type {
+	case "yesno":
+		b.WriteString(" (yes/no)")
+	case "text":
+		if q.Placeholder != "" {
+			fmt.Fprintf(&b, " (%s)", q.Placeholder)
+		}
+	default:
+		for i, o := range q.Options {
+			fmt.Fprintf(&b, "\n  %d. %s", i+1, o.Label)
+			if o.Description != "" {
+				b.WriteString(" — " + o.Description)
+			}
+		}
+		if len(q.Options) > 0 {
+			if q.MultiSelect {
+				b.WriteString("\nAnswer with numbers (1,3), or in your own words:")
+			} else {
+				b.WriteString("\nAnswer with a number, or in your own words:")
+			}
+		}
+	}
+	return b.String()
+}
+
 // chosen turns option numbers into their labels ("2" → "OAuth"); anything else is the user's
 // own answer.
-func chosen(q askQuestion, answer string) string {
+func chosen(q UserQuestion, answer string) string {
 	if len(q.Options) == 0 || answer == "" {
 		if answer == "" {
 			return "(no answer)"

@@ -41,6 +41,13 @@ func (s *Services) answer(ctx context.Context, question string) (string, error) 
 	return s.Prompt.Input(ctx, question)
 }
 
+// askWhole puts one of the model's questions to a UserAsker, one question at a time.
+func (s *Services) askWhole(ctx context.Context, asker UserAsker, q UserQuestion) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return asker.AskUser(ctx, q)
+}
+
 // confirm asks the user about what a tool is about to do.
 func (s *Services) confirm(ctx context.Context, title, details string) (bool, error) {
 	if s == nil || s.Prompt == nil {

@@ -38,7 +38,7 @@ type Options struct {
 // session.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	s := &server{opts: o, sessions: map[acp.SessionId]*session{}}
-	conn := acp.NewAgentSideConnection(s, out, in)
+	conn := acp.NewAgentSideConnection(s, scoped{out}, in)
 	if o.Logger != nil {
 		conn.SetLogger(o.Logger)
 	} else {
@@ -185,7 +185,11 @@ func (s *server) open(ctx context.Context, cwd string, servers []acp.McpServer, 
 	o.Approve = ss.approve(s)
 	s.mu.Lock()
 	readsBuffers := s.client.Fs.ReadTextFile
+	elicits := s.client.Elicitation != nil && s.client.Elicitation.Form != nil
 	s.mu.Unlock()
+	if elicits {
+		o.Ask = ss.ask(s)
+	}
 	if readsBuffers {
 		o.Buffers = ss.buffers(s)
 	}

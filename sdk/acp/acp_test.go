@@ -38,27 +38,10 @@ type client struct {
 	first          chan time.Time    // told when the next agent_message_chunk arrives
 	buffers        map[string]string // the editor's open files, by path (fs/read_text_file)
 	reads          []string          // the paths gem asked for
-}
-
-func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.updates = append(c.updates, n.Update)
-	if c.first != nil && n.Update.AgentMessageChunk != nil {
-		c.first <- time.Now()
-		c.first = nil
-	}
-	return nil
-}
-
-func (c *client) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.asked = append(c.asked, p)
-	if c.answer == "" {
-		return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
-	}
-	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(c.answer)}, nil
+	// elicit answers elicitation/create (the client advertises form elicitation when set).
+	elicit  func(acp.UnstableCreateElicitationRequest) acp.UnstableCreateElicitationResponse
+	elicits []acp.UnstableCreateElicitationRequest
+	wire    *wire // what the server wrote, as it went on the wire
 }
 
 // ReadTextFile answers with an open file's unsaved text (gem asks only a client that
@@ -132,11 +115,11 @@ func serveWith(t testing.TB, o sdk.Options, replies ...fakegemini.Reply) (*acp.C
 	toClient, fromServer := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	c := &client{answer: "allow_once", wire: &wire{}}
 	go func() {
-		done <- gemacp.Serve(ctx, toServer, fromServer, gemacp.Options{Name: "gem", Version: "test",
+		done <- gemacp.Serve(ctx, toServer, io.MultiWriter(fromServer, c.wire), gemacp.Options{Name: "gem", Version: "test",
 			Agent: o})
 	}()
-	c := &client{answer: "allow_once"}
 	conn := acp.NewClientSideConnection(c, fromClient, toClient)
 	t.Cleanup(func() {
 		fromClient.Close() // stdin closes: the server ends

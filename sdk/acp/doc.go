@@ -23,8 +23,17 @@
 //     locations, raw input) and tool_call_update (status, output; an edit of a file as a
 //     diff of the file before and after), plan updates from write_todos, and a usage_update
 //     at the end; stop reasons end_turn, cancelled, max_turn_requests. session/cancel
-//     cancels the turn's context: the model request stops and the sandbox kills the
-//     running tool's process group (shell-tools stops a command whose call was cancelled).
+//     cancels the turn's context: the model request stops, the sandbox kills the
+//     running tool's process group (shell-tools stops a command whose call was cancelled)
+//     and a program tool's SessionContext is done.
+//   - Questions to the user (the model's ask_user, a program tool's SessionContext.Ask and
+//     Confirm) go to a client that advertises form elicitation (clientCapabilities
+//     .elicitation.form, unstable in ACP) as elicitation/create: a form of one field,
+//     "answer" (a string, one of the options, several, or a boolean), scoped to the session
+//     and the running call (sessionId, toolCallId: lifted into the params from _meta, as
+//     acp-go-sdk v0.13.0's type lacks them). Declined or dismissed is no answer. A client
+//     without it is not asked: ask_user fails for the model to decide, as gem -p without a
+//     terminal. (acpx 0.19's CLI answers no elicitation; its runtime library does.)
 //   - Every question gem's policy asks becomes session/request_permission with the
 //     terminal's text (escaped) and the terminal's answers: allow_once, allow_always (this
 //     session), allow_always_save (kind allow_always: saved as a rule in the user's
