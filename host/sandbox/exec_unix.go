@@ -47,7 +47,7 @@ type Program struct {
 func ExecInPlace(s Program) error {
 	var plan Plan
 	if s.Policy != nil {
-		plan = s.plan(true)
+		plan = s.Plan(true)
 	}
 	if plan.Launch == LaunchPrestarted && s.Helper != nil {
 		code, err := runPrestarted(s, s.Helper, plan)
@@ -223,7 +223,7 @@ func Command(s Program) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	if s.Policy != nil && !Disabled() {
 		warnMissing()
-		plan := s.plan(false)
+		plan := s.Plan(false)
 		switch plan.Launch {
 		case LaunchHelper:
 			p := s.helperPolicy(plan)
@@ -274,13 +274,16 @@ func Command(s Program) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// plan is s's plan on this machine: its policy's intent with GEM_SANDBOX_STRICT applied.
-// foreground: gem run's program (ExecInPlace).
-func (s Program) plan(foreground bool) Plan {
+// Intent is s's intent: its policy's, with GEM_SANDBOX_STRICT applied; foreground for gem
+// run's program (ExecInPlace).
+func (s Program) Intent(foreground bool) Intent {
 	in := IntentOf(s.effectivePolicy())
 	in.Program, in.Foreground = s.Name, foreground
-	return MakePlan(in, ProbeFacts())
+	return in
 }
+
+// Plan is s's plan on this machine, as its launcher follows it.
+func (s Program) Plan(foreground bool) Plan { return MakePlan(s.Intent(foreground), ProbeFacts()) }
 
 // helperPolicy is the policy the helper applies for s as plan says: the user's strictness,
 // the network namespace Apply makes, and the view when the program gets namespaces.

@@ -35,7 +35,7 @@ func TestPlanIsWhatRuns(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ws, ext, data, tmp := outsideTmp(t), outsideTmp(t), outsideTmp(t), outsideTmp(t)
 			pol := ForExtension(Access{Extension: ext, Workspace: ws, WriteWorkspace: c.workspace, Data: data, Temp: tmp, Network: c.network})
-			plan := Program{Name: "test", Policy: &pol}.plan(false)
+			plan := Program{Name: "test", Policy: &pol}.Plan(false)
 			if plan.Launch != LaunchHelper {
 				t.Skipf("launch %q here: nothing runs through the helper", plan.Launch)
 			}

@@ -358,10 +358,10 @@ func strictError(p Policy, r Report) error {
 }
 
 // Capabilities says what this machine can enforce, without applying anything (gem doctor).
-func Capabilities() Report { return capabilitiesOf(ProbeFacts()) }
+func Capabilities() Report { return CapabilitiesOf(ProbeFacts()) }
 
-// capabilitiesOf is what a machine with facts f can enforce, for any program.
-func capabilitiesOf(f Facts) Report {
+// CapabilitiesOf is what a machine with facts f can enforce, for any program (gem doctor).
+func CapabilitiesOf(f Facts) Report {
 	abi, ns, why := f.LandlockABI, f.Namespaces, f.NamespacesWhy
 	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: !f.Root || f.PidsCgroup,
 		NetworkNamespace: ns || f.Root, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: f.Seccomp, NoCapability: ns || !f.Root || f.Supervisor(),

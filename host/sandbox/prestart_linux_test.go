@@ -45,7 +45,7 @@ func TestPrestartedHelper(t *testing.T) {
 				t.Fatal("no helper prestarted though namespaces are here")
 			}
 			prog := Program{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin", "FOO=bar"}, Dir: ws, Name: "test", Policy: policy(c.network)}
-			code, err := runPrestarted(prog, h, prog.plan(true))
+			code, err := runPrestarted(prog, h, prog.Plan(true))
 			if err != nil || code != 3 {
 				t.Fatalf("code %d, err %v, output:\n%s", code, err, out.String())
 			}
@@ -66,7 +66,7 @@ func TestPrestartedHelper(t *testing.T) {
 		var out bytes.Buffer
 		h := Prestart(nil, &out, &out)
 		prog := Program{Path: filepath.Join(ext, "missing"), Dir: ws, Name: "test", Policy: policy(false)}
-		code, err := runPrestarted(prog, h, prog.plan(true))
+		code, err := runPrestarted(prog, h, prog.Plan(true))
 		if code != 127 || err == nil || !strings.Contains(err.Error(), "is gone") {
 			t.Fatalf("code %d, err %v, output:\n%s", code, err, out.String())
 		}
