@@ -50,9 +50,9 @@ type doctorSkipped struct {
 type doctorSandbox struct {
 	sandbox.Report
 	Facts    sandbox.Facts `json:"facts"` // what the plans of this machine are made from
-	Helper   string `json:"helper"`
-	Disabled bool   `json:"disabled"`
-	Strict   bool   `json:"strict"`
+	Helper   string        `json:"helper"`
+	Disabled bool          `json:"disabled"`
+	Strict   bool          `json:"strict"`
 }
 
 type doctorExtension struct {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-
 	"golang.org/x/sys/unix"
 
 	"github.com/gemhost/gem/host/sandbox"
