@@ -263,7 +263,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 // directly could plant code for later. Without namespaces there is no overlay and the
 // caches stay written directly (docs/threat-model.md: not defended), as does a cache reached through a link.
 func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, policy *sandbox.Policy) {
-	if ns, _ := sandbox.Namespaces(); !ns || sandbox.Disabled() {
+	if f := sandbox.ProbeFacts(); !f.Namespaces || f.Disabled {
 		return
 	}
 	program := overlayName(s)

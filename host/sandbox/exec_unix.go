@@ -45,14 +45,16 @@ type Program struct {
 // stdin, stdout, stderr and the exit status are the program's own). It returns only on
 // failure, with an error that says what failed and what to do.
 func ExecInPlace(s Program) error {
-	if s.Helper != nil && s.Policy != nil && !Disabled() && HelperPath() != "" {
-		if ns, _ := Namespaces(); ns || guardUsable() {
-			code, err := runPrestarted(s, s.Helper)
-			if err != nil {
-				return err
-			}
-			return &ChildExit{Code: code}
+	var plan Plan
+	if s.Policy != nil {
+		plan = s.Plan(true)
+	}
+	if plan.Launch == LaunchPrestarted && s.Helper != nil {
+		code, err := runPrestarted(s, s.Helper, plan)
+		if err != nil {
+			return err
 		}
+		return &ChildExit{Code: code}
 	}
 	s.Helper.Discard() // not needed (and not left to the program exec'd in place)
 	if s.Dir != "" {
@@ -69,18 +71,17 @@ func ExecInPlace(s Program) error {
 			target = fmt.Sprintf("/proc/self/fd/%d", s.Binary.Fd())
 		}
 	}
-	if s.Policy == nil || Disabled() {
+	if s.Policy == nil || plan.Launch == LaunchUnsandboxed {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
 	warnMissing()
-	ns, _ := Namespaces()
-	if HelperPath() == "" && (ns || guardUsable()) {
-		if s.effectivePolicy().Strict {
-			return fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, helperMissing)
-		}
-		warnf("%s: %s runs without namespaces, the guard and the judge of its connects (Landlock and seccomp only)", helperMissing, s.Name)
+	if plan.Launch == LaunchRefused {
+		return fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, helperMissing)
 	}
-	if HelperPath() != "" && (ns || s.Policy.Guard || guardUsable()) {
+	for _, w := range plan.Warnings {
+		warnf("%s", w)
+	}
+	if plan.Launch == LaunchHelper || plan.Launch == LaunchPrestarted {
 		// The boundary every other program gets (namespaces: a private /tmp, /dev/shm and
 		// /proc, no UDP or outside sockets, no capability as root; without them, the
 		// supervisor of unix-socket connects; and the guard's supervisor beside a program that
@@ -222,10 +223,10 @@ func Command(s Program) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	if s.Policy != nil && !Disabled() {
 		warnMissing()
-		helper := helperPath()
-		switch {
-		case helper != "":
-			p, ns := s.helperPolicy()
+		plan := s.Plan(false)
+		switch plan.Launch {
+		case LaunchHelper:
+			p := s.helperPolicy(plan)
 			data, err := json.Marshal(p)
 			if err != nil {
 				return nil, err
@@ -246,21 +247,23 @@ func Command(s Program) (*exec.Cmd, error) {
 				}
 			}
 			args := append([]string{HelperArg, string(data), target, s.Path}, s.Args...)
-			cmd = exec.Command(helper, args...)
+			cmd = exec.Command(plan.Facts.Helper, args...)
 			cmd.ExtraFiles = extra
 			cmd.Env, cmd.Dir = s.Env, s.Dir
 			if cmd.Env == nil {
 				cmd.Env = []string{}
 			}
 			cmd.SysProcAttr = childProcAttr()
-			if ns {
-				namespaceAttrs(cmd.SysProcAttr, p.Network)
+			if plan.Namespaces {
+				namespaceAttrs(cmd.SysProcAttr, plan.NetNS != NetNSClone)
 			}
 			return cmd, nil
-		case s.effectivePolicy().Strict:
+		case LaunchRefused:
 			return nil, fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, helperMissing)
 		default:
-			warnf("%s: subprocesses run without filesystem and network restrictions", helperMissing)
+			for _, w := range plan.Warnings {
+				warnf("%s", w)
+			}
 		}
 	}
 	cmd.Env, cmd.Dir = s.Env, s.Dir
@@ -271,13 +274,26 @@ func Command(s Program) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// helperPolicy is the policy the helper applies for s: the user's strictness, and the
-// view when the program gets namespaces of its own (ns).
-func (s Program) helperPolicy() (p Policy, ns bool) {
-	p = s.effectivePolicy()
-	p.NetNS = true
-	ns = useNamespaces(&p)
-	return p, ns
+// Intent is s's intent: its policy's, with GEM_SANDBOX_STRICT applied; foreground for gem
+// run's program (ExecInPlace).
+func (s Program) Intent(foreground bool) Intent {
+	in := IntentOf(s.effectivePolicy())
+	in.Program, in.Foreground = s.Name, foreground
+	return in
+}
+
+// Plan is s's plan on this machine, as its launcher follows it.
+func (s Program) Plan(foreground bool) Plan { return MakePlan(s.Intent(foreground), ProbeFacts()) }
+
+// helperPolicy is the policy the helper applies for s as plan says: the user's strictness,
+// the network namespace Apply makes, and the view when the program gets namespaces.
+func (s Program) helperPolicy(plan Plan) Policy {
+	p := s.effectivePolicy()
+	p.NetNS = plan.NetNS == NetNSApply
+	if plan.Namespaces {
+		p.Namespaces, p.View = true, viewOf(p, plan)
+	}
+	return p
 }
 
 // effectivePolicy is the spec's policy with the user's GEM_SANDBOX_STRICT applied.

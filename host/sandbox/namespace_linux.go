@@ -48,19 +48,6 @@ type View struct {
 	Private []string `json:"private,omitempty"`
 }
 
-// emptied are the folders a program sees empty (a private tmpfs), but for what it was granted
-// there: /tmp, /var/tmp and /dev/shm (no other program's files, shared memory or sockets),
-// /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (root's home, or another
-// user's), /var/lib and /nix (daemons' state and sockets: SystemRead names what programs
-// read there); the user's own home joins them (View.Private).
-var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix"}
-
-// masked are files replaced by an empty one in every view (readable as root otherwise).
-var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-", "/etc/gshadow-"}
-
-// maskedDirs are folders replaced by an empty one.
-var maskedDirs = []string{"/etc/sudoers.d"}
-
 // Namespaces reports whether this machine lets gem give programs namespaces of their own
 // (user, mount, PID, network): root always can; another user needs unprivileged user
 // namespaces (not disabled by kernel.unprivileged_userns_clone, user.max_user_namespaces or
@@ -95,30 +82,11 @@ func readSysctl(path string) string {
 	return strings.TrimSpace(string(data))
 }
 
-// useNamespaces decides whether p's program gets namespaces of its own and, if so, fills
-// what the helper needs to build its view.
-func useNamespaces(p *Policy) bool {
-	if ok, _ := Namespaces(); !ok {
-		return false
-	}
-	p.Namespaces, p.NetNS = true, false
-	v := &View{}
-	for _, list := range [][]string{p.Read, p.Write} {
-		for _, path := range list {
-			if !slices.Contains(emptied, path) {
-				v.Keep = append(v.Keep, path)
-			}
-		}
-	}
-	// DNS: /etc/resolv.conf often links into /run (systemd-resolved, resolvconf).
-	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(target, "/run/") {
-		v.Keep = append(v.Keep, filepath.Dir(target))
-	}
-	for _, home := range privateHomes() {
-		if real, err := filepath.EvalSymlinks(home); err == nil && !slices.Contains(v.Private, real) {
-			v.Private = append(v.Private, real)
-		}
-	}
+// viewOf is the view the helper builds for p as plan says (plan.Namespaces): what stays
+// visible under the emptied folders (plan.Keep) and by its real path too, the homes hidden,
+// and the read-only mounts, among them the protected entries at the workspace's top level.
+func viewOf(p Policy, plan Plan) *View {
+	v := &View{Keep: slices.Clone(plan.Keep), Private: slices.Clone(plan.Facts.Homes)}
 	// What is kept is named by its real path too: a path granted through a link (a project
 	// in /work, a link into the home; a home under /home -> /usr/home) must be bound back
 	// where the folder it names really is, which the view may hide. The system's own paths
@@ -131,8 +99,6 @@ func useNamespaces(p *Policy) bool {
 			v.Keep = append(v.Keep, r)
 		}
 	}
-	// A home inside another is hidden after it (its kept paths are made there first).
-	slices.Sort(v.Private)
 	v.Protect = append(v.Protect, p.Protect...)
 	v.Rebind = append(v.Rebind, p.Rebind...)
 	if p.Guard && p.Workspace != "" {
@@ -147,8 +113,7 @@ func useNamespaces(p *Policy) bool {
 		}
 	}
 	v.Overlays = p.Overlays
-	p.View = v
-	return true
+	return v
 }
 
 // privateHomes are the user's homes as the view hides them: $HOME, and the account's home

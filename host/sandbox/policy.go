@@ -358,12 +358,14 @@ func strictError(p Policy, r Report) error {
 }
 
 // Capabilities says what this machine can enforce, without applying anything (gem doctor).
-func Capabilities() Report {
-	abi := LandlockABI()
-	ns, why := Namespaces()
-	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: os.Geteuid() != 0 || (Strict() && cgroupsUsable()),
-		NetworkNamespace: ns || os.Geteuid() == 0, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: seccompUsable(), NoCapability: ns || os.Geteuid() != 0 || guardUsable(),
-		Guard: guardUsable()}
+func Capabilities() Report { return CapabilitiesOf(ProbeFacts()) }
+
+// CapabilitiesOf is what a machine with facts f can enforce, for any program (gem doctor).
+func CapabilitiesOf(f Facts) Report {
+	abi, ns, why := f.LandlockABI, f.Namespaces, f.NamespacesWhy
+	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: !f.Root || f.PidsCgroup,
+		NetworkNamespace: ns || f.Root, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: f.Seccomp, NoCapability: ns || !f.Root || f.Supervisor(),
+		Guard: f.Supervisor()}
 	r.Sockets = ns || r.Guard
 	r.UDP = r.NetworkNamespace || r.Seccomp
 	if !r.Guard {

@@ -53,11 +53,10 @@ type Prestarted struct {
 // streams; nil when programs do not run through the helper here (sandbox off, neither
 // namespaces nor the supervisor, no helper). The caller ends it with Discard when it runs nothing.
 func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
-	if Disabled() || helperPath() == "" {
-		return nil
-	}
-	ns, _ := Namespaces()
-	if !ns && !guardUsable() {
+	// Where gem run's plan goes through a helper (launch: LaunchPrestarted); the kernel's
+	// facts only, the homes are read when the program is known.
+	f := machineFacts()
+	if Disabled() || helperPath() == "" || !(f.Namespaces || f.Supervisor()) {
 		return nil // gem run execs in place here
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -70,7 +69,7 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Env = []string{}
 	cmd.SysProcAttr = childProcAttr()
-	if ns {
+	if f.Namespaces {
 		namespaceAttrs(cmd.SysProcAttr, true) // the network namespace: the helper's to make
 	}
 	// A process group in gem's session; the terminal is handed over once the program is
@@ -103,7 +102,7 @@ func (h *Prestarted) Discard() {
 }
 
 // runPrestarted runs s through h, as Run does through a helper of its own.
-func runPrestarted(s Program, h *Prestarted) (int, error) {
+func runPrestarted(s Program, h *Prestarted, plan Plan) (int, error) {
 	h.done = true
 	defer h.conn.Close()
 	status, statusW, err := os.Pipe()
@@ -113,7 +112,7 @@ func runPrestarted(s Program, h *Prestarted) (int, error) {
 		return 126, err
 	}
 	defer status.Close()
-	p, _ := s.helperPolicy()
+	p := s.helperPolicy(plan)
 	msg := helperMessage{Policy: p, Path: s.Path, Argv: append([]string{s.Path}, s.Args...), Env: s.Env, Dir: s.Dir, Status: true}
 	if msg.Env == nil {
 		msg.Env = []string{}

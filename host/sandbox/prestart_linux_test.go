@@ -44,7 +44,8 @@ func TestPrestartedHelper(t *testing.T) {
 			if h == nil {
 				t.Fatal("no helper prestarted though namespaces are here")
 			}
-			code, err := runPrestarted(Program{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin", "FOO=bar"}, Dir: ws, Name: "test", Policy: policy(c.network)}, h)
+			prog := Program{Path: "/bin/sh", Args: []string{"-c", script}, Env: []string{"PATH=/usr/bin:/bin", "FOO=bar"}, Dir: ws, Name: "test", Policy: policy(c.network)}
+			code, err := runPrestarted(prog, h, prog.Plan(true))
 			if err != nil || code != 3 {
 				t.Fatalf("code %d, err %v, output:\n%s", code, err, out.String())
 			}
@@ -64,7 +65,8 @@ func TestPrestartedHelper(t *testing.T) {
 	t.Run("exec fails", func(t *testing.T) {
 		var out bytes.Buffer
 		h := Prestart(nil, &out, &out)
-		code, err := runPrestarted(Program{Path: filepath.Join(ext, "missing"), Dir: ws, Name: "test", Policy: policy(false)}, h)
+		prog := Program{Path: filepath.Join(ext, "missing"), Dir: ws, Name: "test", Policy: policy(false)}
+		code, err := runPrestarted(prog, h, prog.Plan(true))
 		if code != 127 || err == nil || !strings.Contains(err.Error(), "is gone") {
 			t.Fatalf("code %d, err %v, output:\n%s", code, err, out.String())
 		}

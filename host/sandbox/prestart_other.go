@@ -17,6 +17,6 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted { return ni
 // Discard does nothing here.
 func (h *Prestarted) Discard() {}
 
-func runPrestarted(Program, *Prestarted) (int, error) { return 126, ErrNotEnforced }
+func runPrestarted(Program, *Prestarted, Plan) (int, error) { return 126, ErrNotEnforced }
 
 func helperWait(io.Writer) int { return 126 }

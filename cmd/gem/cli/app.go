@@ -54,6 +54,7 @@ func NewApp(f *Factory) *cli.App {
 			mcpCommand(f),
 			acpCommand(f),
 			doctorCommand(f),
+			sandboxCommand(f),
 			sessionsCommand(f),
 			settingsCommand(f),
 			skillsCommand(f),

@@ -49,9 +49,10 @@ type doctorSkipped struct {
 
 type doctorSandbox struct {
 	sandbox.Report
-	Helper   string `json:"helper"`
-	Disabled bool   `json:"disabled"`
-	Strict   bool   `json:"strict"`
+	Facts    sandbox.Facts `json:"facts"` // what the plans of this machine are made from
+	Helper   string        `json:"helper"`
+	Disabled bool          `json:"disabled"`
+	Strict   bool          `json:"strict"`
 }
 
 type doctorExtension struct {
@@ -123,7 +124,8 @@ func doctorPaths(s *session) map[string]string {
 }
 
 func doctorSandboxReport() doctorSandbox {
-	sb := doctorSandbox{Report: sandbox.Capabilities(), Helper: sandbox.HelperPath(), Disabled: sandbox.Disabled(), Strict: sandbox.Strict()}
+	f := sandbox.ProbeFacts()
+	sb := doctorSandbox{Report: sandbox.CapabilitiesOf(f), Facts: f, Helper: f.Helper, Disabled: f.Disabled, Strict: sandbox.Strict()}
 	if sb.Helper == "" {
 		sb.Missing = append(sb.Missing, "the sandbox helper (gem beside gem-engine): plugins and MCP servers run unrestricted")
 	}
@@ -170,7 +172,11 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 		}
 		return "NOT enforced"
 	}
-	fmt.Fprintln(w, "Sandbox")
+	fmt.Fprintln(w, "Machine")
+	for _, l := range s.Facts.Text() {
+		fmt.Fprintln(w, "  "+l)
+	}
+	fmt.Fprintln(w, "\nSandbox (gem sandbox explain <extension> shows one program's plan)")
 	if s.Disabled {
 		fmt.Fprintln(w, "  DISABLED by GEM_SANDBOX=off: subprocesses run unrestricted")
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/gemhost/gem/host/sandbox"
@@ -14,7 +12,7 @@ import (
 // through /proc/<child>, which a non-dumpable parent's children make root's (and those
 // children cannot see gem's /proc anyway).
 func hideProcess() {
-	if ns, _ := sandbox.Namespaces(); ns && os.Geteuid() != 0 {
+	if f := sandbox.ProbeFacts(); f.Namespaces && !f.Root {
 		return
 	}
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)

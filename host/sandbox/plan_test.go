@@ -1,0 +1,101 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/plans from MakePlan's output")
+
+// planProfiles are the machines the plans are tested on, as data: no kernel is asked.
+var planProfiles = map[string]Facts{
+	"root":      {OS: "linux", Arch: "amd64", Root: true, Namespaces: true, LandlockABI: 6, Seccomp: true, SeccompNotify: true, Yama: "1", YamaTraceChild: true, Helper: "/usr/bin/gem", Homes: []string{"/root"}},
+	"user":      {OS: "linux", Arch: "amd64", Namespaces: true, LandlockABI: 6, Seccomp: true, SeccompNotify: true, Yama: "1", YamaTraceChild: true, Helper: "/usr/bin/gem", Homes: []string{"/home/u"}, ResolvDir: "/run/systemd/resolve"},
+	"nouserns":  {OS: "linux", Arch: "amd64", NamespacesWhy: "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)", LandlockABI: 6, Seccomp: true, SeccompNotify: true, Yama: "1", YamaTraceChild: true, Helper: "/usr/bin/gem", Homes: []string{"/home/u"}},
+	"landlock1": {OS: "linux", Arch: "amd64", Namespaces: true, LandlockABI: 1, Seccomp: true, SeccompNotify: true, Yama: "1", YamaTraceChild: true, Helper: "/usr/bin/gem", Homes: []string{"/home/u"}},
+	"nonotify":  {OS: "linux", Arch: "amd64", NamespacesWhy: "user.max_user_namespaces is 0", LandlockABI: 6, Seccomp: true, Yama: "1", YamaTraceChild: true, Helper: "/usr/bin/gem", Homes: []string{"/home/u"}},
+	"arm64":     {OS: "linux", Arch: "arm64", Namespaces: true, LandlockABI: 4, Seccomp: true, SeccompNotify: true, Yama: "2", Helper: "/usr/bin/gem", Homes: []string{"/home/u"}},
+}
+
+// planIntents are the programs planned on each profile: an extension's program by
+// default, with the network, with the workspace capability, strict, with a toolchain and
+// a launcher cache, and gem run's.
+func planIntents(home string) map[string]Intent {
+	base := func(a Access) Intent {
+		a.Extension, a.Workspace = home+"/.gemini/extensions/tidy", "/work/proj"
+		a.Data, a.Temp = home+"/.gem/data/tidy", "/tmp/gem-1000/tidy"
+		in := IntentOf(ForExtension(a))
+		in.Extension, in.Program, in.Env = "tidy", "mcp server fmt", []string{"PATH", "HOME", "LANG", "TMPDIR", "GEM_EXTENSION_DATA"}
+		return in
+	}
+	workspace := base(Access{WriteWorkspace: true})
+	workspace.Frozen = []string{"/work/proj/.gem/extensions/local"}
+	strict := base(Access{})
+	strict.Strict = true
+	toolchain := base(Access{Network: true, Read: []string{home + "/.nvm/versions/node/v22", home + "/.npmrc"}})
+	toolchain.Overlays = []Overlay{{Lower: home + "/.npm", Upper: home + "/.gem/overlays/tidy/caches/mcp-fmt/npm/upper"}}
+	run := base(Access{})
+	run.Program, run.Foreground = "/fmt", true
+	return map[string]Intent{"default": base(Access{}), "network": base(Access{Network: true}), "workspace": workspace,
+		"strict": strict, "toolchain": toolchain, "run": run}
+}
+
+// TestPlanGolden: each profile × intent's plan, as text a reviewer reads
+// (testdata/plans/<profile>/<case>.txt; go test -run TestPlanGolden -update rewrites them).
+func TestPlanGolden(t *testing.T) {
+	for profile, facts := range planProfiles {
+		home := "/home/u"
+		if facts.Root {
+			home = "/root"
+		}
+		for name, in := range planIntents(home) {
+			t.Run(profile+"/"+name, func(t *testing.T) {
+				plan := MakePlan(in, facts)
+				var buf bytes.Buffer
+				plan.WriteText(&buf)
+				if _, err := json.Marshal(plan); err != nil {
+					t.Fatalf("the plan is not plain data: %v", err)
+				}
+				file := filepath.Join("testdata", "plans", profile, name+".txt")
+				if *update {
+					os.MkdirAll(filepath.Dir(file), 0o755)
+					if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatalf("%v (go test -run TestPlanGolden -update writes it)", err)
+				}
+				if got := buf.String(); got != string(want) {
+					t.Errorf("%s differs from the plan (go test -run TestPlanGolden -update, then review the diff):\n%s", file, lineDiff(string(want), got))
+				}
+			})
+		}
+	}
+}
+
+// lineDiff lists the lines of want and got that differ, by number.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var out strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			out.WriteString("-" + a + "\n+" + b + "\n")
+		}
+	}
+	return out.String()
+}
