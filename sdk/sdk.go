@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"google.golang.org/genai"
-
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
@@ -40,8 +38,11 @@ const (
 
 // Options configure an agent.
 type Options struct {
-	Cwd          string // the workspace ("": the current directory)
-	Model        string // "": the settings' model.name, else gem's default
+	Cwd string // the workspace ("": the current directory)
+	// Model is the model and its backend (Gemini, GeminiClient, or the program's own); nil:
+	// Gemini("", nil), the settings' model.name (else gem's default) on the Gemini API with
+	// the environment's key.
+	Model        Model
 	Instructions []Instruction
 	Tools        []Tool
 	Hooks        []Hook
@@ -49,10 +50,6 @@ type Options struct {
 	Subagents    []Subagent
 	Extensions   []Extension
 	Settings     SettingsMode
-	// APIKey and BaseURL reach the Gemini API ("": GEMINI_API_KEY or GOOGLE_API_KEY, and
-	// GEM_GEMINI_BASE_URL, as gem reads them).
-	APIKey  string
-	BaseURL string
 	// Getenv is the environment the agent reads (HOME, GEM_HOME, the API key) and its
 	// programs start from; nil: the process's.
 	Getenv func(string) string
@@ -94,7 +91,7 @@ type Agent struct {
 	disc     *registry.Discovery
 	sets     *settings.Settings
 	catalog  *tools.Catalog
-	client   *genai.Client
+	client   agent.ModelClient
 	sent     <-chan struct{}
 	parts    parts
 	services *tools.Services // the catalog's
@@ -146,20 +143,14 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		a.sets = &settings.Settings{}
 	}
 	a.sets.AddServers(servers, "the program (Options.MCPServers)")
-	apiEnv := func(k string) string {
-		switch {
-		case k == "GEMINI_API_KEY" && o.APIKey != "":
-			return o.APIKey
-		case k == "GEM_GEMINI_BASE_URL" && o.BaseURL != "":
-			return o.BaseURL
-		}
-		return getenv(k)
+	if a.opts.Model == nil {
+		a.opts.Model = Gemini("", nil)
 	}
-	client, sent, err := agent.NewClient(ctx, apiEnv)
+	client, err := modelClient(ctx, a.opts.Model, getenv)
 	if err != nil {
 		return nil, err
 	}
-	a.client, a.sent = client, sent
+	a.client, a.sent = agent.FirstRequest(client)
 	if err := a.parts.add(a, "", o.Instructions, o.Tools, o.Skills, o.Hooks, o.Subagents); err != nil {
 		return nil, err
 	}
@@ -329,7 +320,7 @@ func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
 	s := &Session{agent: a}
 	conv, err := agent.Open(ctx, agent.Config{
 		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog,
-		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model, Resume: resume,
+		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model.Name(), Resume: resume,
 		Funcs: a.parts.funcs, Instructions: s.instructions, Hooks: a.parts.hooks, Skills: a.parts.skills, Subagents: a.parts.subagents,
 	})
 	if err != nil {
@@ -600,3 +591,7 @@ type StoppedError = agent.StoppedError
 // LastResult is the result of the session's last turn (nil before the first): what Send
 // returns, for a turn run with SendStream.
 func (s *Session) LastResult() *Result { return s.last }
+
+// ErrNoAPIKey: the agent's model is Gemini's on the environment's configuration (no
+// Options.Model, or Gemini(name, nil)) and neither GEMINI_API_KEY nor GOOGLE_API_KEY is set.
+var ErrNoAPIKey = agent.ErrNoAPIKey
