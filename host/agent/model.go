@@ -94,3 +94,12 @@ func (f *firstRequest) GenerateContentStream(ctx context.Context, model string, 
 		}
 	}
 }
+
+// ErrorType names a failed turn's error as Gemini CLI's JSON output does (JsonError's
+// type): GeminiAPIError:<kind> for the API's (APIError), else Error.
+func ErrorType(err error) string {
+	if api, ok := errors.AsType[*APIError](err); ok {
+		return "GeminiAPIError:" + string(api.Kind)
+	}
+	return "Error"
+}
