@@ -18,7 +18,9 @@ import (
 // ownError is an error with its own JSON (as gem -p's adds its exit code and hint).
 type ownError struct{ error }
 
-func (ownError) MarshalJSON() ([]byte, error) { return []byte(`{"type":"Mine","message":"m","code":7}`), nil }
+func (ownError) MarshalJSON() ([]byte, error) {
+	return []byte(`{"type":"Mine","message":"m","code":7}`), nil
+}
 
 // TestEventMarshalsAsStreamJSON: each Event is the line Gemini CLI's stream-json writes for
 // it — keys in its order, its timestamp format, text as JSON.stringify writes it, a call's
