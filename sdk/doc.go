@@ -74,6 +74,15 @@
 //   - Prompts are text plus images (Session.Attach: inline to the model, kept in the
 //     history); Session.Expand and Session.Commands know every slash command gem knows:
 //     prompt commands, MCP servers' prompts, skills ("/<skill> request" activates one).
+//   - Options.Model is the model and its backend: Gemini (any genai client configuration:
+//     the Gemini API with a key, Vertex AI with a project and location, a base URL),
+//     GeminiClient (a *genai.Client of the program's), or the program's own Model (two
+//     methods: a test scripts the model's answers with no server). gem's own encoder of the
+//     Gemini API's wire format serves the requests it covers; genai the others.
+//   - SendStream's events are Gemini CLI's stream-json: an Event marshals to the line
+//     gemini -o stream-json writes for it (keys in its order), and the stream ends with the
+//     result event, which carries the turn's error. Thoughts, which Gemini CLI's stream-json
+//     leaves out, are events of gem's own type "thought".
 //   - Options.Buffers lets an editor supply the text of the files the core tools read
 //     (unsaved changes), only for regular files of the workspace reached through no link.
 //

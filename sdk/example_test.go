@@ -84,7 +84,8 @@ func Example() {
 	// main.go has 3 lines.
 }
 
-// The design's simple example: a session, its turn streamed (gem -p's stream-json events).
+// The design's simple example: a session, its turn streamed — the events of gem -p's
+// stream-json, each of which marshals to its line (json.NewEncoder(os.Stdout).Encode(ev)).
 func Example_simple() {
 	a, done, err := example(sdk.Options{}, chunks(text("It is a "), text("Go extension manager.")))
 	if err != nil {
@@ -99,11 +100,21 @@ func Example_simple() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("%s: %q\n", ev.Type, ev.Text)
+		switch ev.Type {
+		case sdk.EventMessage:
+			fmt.Printf("%s %s: %q\n", ev.Type, ev.Role, ev.Text)
+		case sdk.EventResult:
+			fmt.Println(ev.Type, ev.Result.Usage.Requests, "request")
+		default:
+			fmt.Println(ev.Type)
+		}
 	}
 	// Output:
-	// text: "It is a "
-	// text: "Go extension manager."
+	// init
+	// message user: "what does this project do?"
+	// message assistant: "It is a "
+	// message assistant: "Go extension manager."
+	// result 1 request
 }
 
 // System instructions: static text, and text made for each request from the session.

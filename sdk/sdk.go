@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"google.golang.org/genai"
+	"sync/atomic"
+	"time"
 
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/binfmt"
@@ -40,8 +40,11 @@ const (
 
 // Options configure an agent.
 type Options struct {
-	Cwd          string // the workspace ("": the current directory)
-	Model        string // "": the settings' model.name, else gem's default
+	Cwd string // the workspace ("": the current directory)
+	// Model is the model and its backend (Gemini, GeminiClient, or the program's own); nil:
+	// Gemini("", nil), the settings' model.name (else gem's default) on the Gemini API with
+	// the environment's key.
+	Model        Model
 	Instructions []Instruction
 	Tools        []Tool
 	Hooks        []Hook
@@ -49,10 +52,6 @@ type Options struct {
 	Subagents    []Subagent
 	Extensions   []Extension
 	Settings     SettingsMode
-	// APIKey and BaseURL reach the Gemini API ("": GEMINI_API_KEY or GOOGLE_API_KEY, and
-	// GEM_GEMINI_BASE_URL, as gem reads them).
-	APIKey  string
-	BaseURL string
 	// Getenv is the environment the agent reads (HOME, GEM_HOME, the API key) and its
 	// programs start from; nil: the process's.
 	Getenv func(string) string
@@ -100,7 +99,7 @@ type Agent struct {
 	disc     *registry.Discovery
 	sets     *settings.Settings
 	catalog  *tools.Catalog
-	client   *genai.Client
+	client   agent.ModelClient
 	sent     <-chan struct{}
 	parts    parts
 	services *tools.Services // the catalog's
@@ -152,20 +151,14 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		a.sets = &settings.Settings{}
 	}
 	a.sets.AddServers(servers, "the program (Options.MCPServers)")
-	apiEnv := func(k string) string {
-		switch {
-		case k == "GEMINI_API_KEY" && o.APIKey != "":
-			return o.APIKey
-		case k == "GEM_GEMINI_BASE_URL" && o.BaseURL != "":
-			return o.BaseURL
-		}
-		return getenv(k)
+	if a.opts.Model == nil {
+		a.opts.Model = Gemini("", nil)
 	}
-	client, sent, err := agent.NewClient(ctx, apiEnv)
+	client, err := modelClient(ctx, a.opts.Model, getenv)
 	if err != nil {
 		return nil, err
 	}
-	a.client, a.sent = client, sent
+	a.client, a.sent = agent.FirstRequest(client)
 	if err := a.parts.add(a, "", o.Instructions, o.Tools, o.Skills, o.Hooks, o.Subagents); err != nil {
 		return nil, err
 	}
@@ -339,8 +332,8 @@ func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
 	s := &Session{agent: a}
 	conv, err := agent.Open(ctx, agent.Config{
 		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog,
-		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model, Resume: resume,
-		Funcs: a.parts.funcs, Instructions: s.instructions, Hooks: a.parts.hooks, Skills: a.parts.skills, Subagents: a.parts.subagents,
+		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model.Name(), Resume: resume,
+		Warn: s.warned, Funcs: a.parts.funcs, Instructions: s.instructions, Hooks: a.parts.hooks, Skills: a.parts.skills, Subagents: a.parts.subagents,
 	})
 	if err != nil {
 		return nil, err
@@ -360,6 +353,7 @@ type Session struct {
 	agent *Agent
 	conv  *agent.Conversation
 	last  *Result
+	warn  atomic.Pointer[func(error)] // the running turn's warnings, as error events
 }
 
 // Close ends the session (its SessionEnd hooks run); it stays saved for ResumeSession.
@@ -391,7 +385,7 @@ func pendingOf(p *agent.PendingTurn) []PendingApproval {
 // stays pending (Result.Pending).
 func (s *Session) Approve(ctx context.Context, decisions map[string]Decision) (*Result, error) {
 	var err error
-	for _, e := range s.run(ctx, func(ctx context.Context) (string, agent.Stats, error) {
+	for _, e := range s.run(ctx, "", func(ctx context.Context) (string, agent.Stats, error) {
 		return s.conv.Approve(ctx, func(id string) prompt.Prompter {
 			if d, ok := decisions[id]; ok {
 				return decided(d)
@@ -451,38 +445,6 @@ type Result struct {
 	Pending []PendingApproval
 }
 
-// ToolCall is one tool call of a turn and its outcome.
-type ToolCall struct {
-	ID, Name string
-	Kind     Kind   // what the tool does (read, edit, execute, …; "other" when it does not say)
-	Args     []byte // JSON
-	Output   string // what the model got back
-	Err      error  // the call did not run or failed
-}
-
-// Usage are a turn's tokens and requests.
-type Usage struct {
-	Requests, PromptTokens, OutputTokens, TotalTokens int
-}
-
-// EventType says what an Event carries.
-type EventType string
-
-// The events of SendStream (what gem -p's stream-json carries).
-const (
-	EventText       EventType = "text"        // Text: a piece of the model's answer
-	EventThought    EventType = "thought"     // Text: a piece of the model's thinking
-	EventToolCall   EventType = "tool_call"   // ToolCall: a call about to run
-	EventToolResult EventType = "tool_result" // ToolCall: the call with its outcome
-)
-
-// Event is one step of a streamed turn.
-type Event struct {
-	Type     EventType
-	Text     string
-	ToolCall *ToolCall
-}
-
 // Send runs one turn and returns its result.
 func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
 	var err error
@@ -494,17 +456,25 @@ func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
 	return s.last, err
 }
 
-// SendStream runs one turn, yielding its events as they happen; the last pair carries the
-// turn's error, if any. The turn waits while the loop body handles an event (a tool call's
-// event comes before its approval is asked, and before it runs). Breaking out of the loop
-// cancels the turn.
+// SendStream runs one turn, yielding its events as they happen: init, the prompt's message,
+// the model's messages and tool calls, and the result last, with the turn's error, if any,
+// in its pair. Each event marshals to Gemini CLI's stream-json line for it. The turn waits
+// while the loop body handles an event (a tool call's event comes before its approval is
+// asked, and before it runs). Breaking out of the loop cancels the turn.
 func (s *Session) SendStream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
-	return s.run(ctx, func(ctx context.Context) (string, agent.Stats, error) { return s.conv.Send(ctx, prompt) })
+	return s.run(ctx, prompt, func(ctx context.Context) (string, agent.Stats, error) { return s.conv.Send(ctx, prompt) })
 }
 
-// run runs one turn (or its continuation), yielding its events.
-func (s *Session) run(ctx context.Context, turn func(context.Context) (string, agent.Stats, error)) iter.Seq2[Event, error] {
+// run runs one turn (or its continuation: no prompt), yielding its events.
+func (s *Session) run(ctx context.Context, prompt string, turn func(context.Context) (string, agent.Stats, error)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		start := time.Now()
+		if !yield(Event{Type: EventInit, Time: start, SessionID: s.ID(), Model: s.Model()}, nil) {
+			return
+		}
+		if prompt != "" && !yield(Event{Type: EventMessage, Time: start, Role: "user", Text: prompt}, nil) {
+			return
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		// The turn waits for each event to be handled (the loop body to return): a tool
@@ -515,9 +485,8 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 		}
 		ch := make(chan item)
 		res := &Result{}
-		calls := map[string]*ToolCall{}
-		send := func(it item) {
-			it.handled = make(chan struct{})
+		send := func(ev Event) {
+			it := item{ev: ev, handled: make(chan struct{})}
 			select {
 			case ch <- it:
 			case <-ctx.Done():
@@ -528,31 +497,17 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 			case <-ctx.Done():
 			}
 		}
-		s.conv.Agent.Events = agent.Events{
-			Text:    func(d string) { send(item{ev: Event{Type: EventText, Text: d}}) },
-			Thought: func(d string) { send(item{ev: Event{Type: EventThought, Text: d}}) },
-			ToolCall: func(id, name string, args json.RawMessage) {
-				c := &ToolCall{ID: id, Name: name, Args: args, Kind: s.agent.KindOf(name)}
-				calls[id] = c
-				send(item{ev: Event{Type: EventToolCall, ToolCall: c}})
-			},
-			ToolResult: func(id, name string, r *tools.Result, err error) {
-				c := calls[id]
-				if c == nil {
-					c = &ToolCall{ID: id, Name: name}
-				}
-				switch {
-				case err != nil:
-					c.Err = err
-				case r != nil && r.Error != nil:
-					c.Output, c.Err = r.Text, errors.New(string(r.Error.Type)+": "+r.Error.Message)
-				case r != nil:
-					c.Output = r.Text
-				}
-				res.ToolCalls = append(res.ToolCalls, *c)
-				send(item{ev: Event{Type: EventToolResult, ToolCall: c}})
-			},
+		s.conv.Agent.Events = AgentEvents(s.agent.KindOf, func(ev Event) {
+			if ev.Type == EventToolResult {
+				res.ToolCalls = append(res.ToolCalls, *ev.ToolCall)
+			}
+			send(ev)
+		})
+		warn := func(err error) {
+			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
 		}
+		s.warn.Store(&warn)
+		defer s.warn.Store(nil)
 		done := make(chan error, 1)
 		go func() {
 			text, st, err := turn(ctx)
@@ -560,23 +515,36 @@ func (s *Session) run(ctx context.Context, turn func(context.Context) (string, a
 				res.Pending, err = pendingOf(s.conv.Session.Pending), nil
 			}
 			res.Text = text
-			res.Usage = Usage{Requests: st.Requests, PromptTokens: st.Tokens.Prompt, OutputTokens: st.Tokens.Output, TotalTokens: st.Tokens.Total}
-			done <- err
-			close(ch)
+			res.Usage = usageOf(st, time.Since(start))
+			done <- err // after its last event was handled: its sends are synchronous
 		}()
 		stopped := false
-		for it := range ch {
-			if !stopped && !yield(it.ev, nil) {
-				stopped = true
-				cancel()
+		var err error
+	events:
+		for {
+			select {
+			case it := <-ch:
+				if !stopped && !yield(it.ev, nil) {
+					stopped = true
+					cancel()
+				}
+				close(it.handled)
+			case err = <-done:
+				break events
 			}
-			close(it.handled)
 		}
-		err := <-done
 		s.last = res
-		if err != nil && !stopped {
-			yield(Event{}, err)
+		if !stopped {
+			yield(Event{Type: EventResult, Time: time.Now(), Result: res, Err: err}, err)
 		}
+	}
+}
+
+// warned gives a warning of the session's conversation to the turn running (an error
+// event), if any.
+func (s *Session) warned(err error) {
+	if w := s.warn.Load(); w != nil {
+		(*w)(err)
 	}
 }
 
@@ -615,3 +583,7 @@ type StoppedError = agent.StoppedError
 // LastResult is the result of the session's last turn (nil before the first): what Send
 // returns, for a turn run with SendStream.
 func (s *Session) LastResult() *Result { return s.last }
+
+// ErrNoAPIKey: the agent's model is Gemini's on the environment's configuration (no
+// Options.Model, or Gemini(name, nil)) and neither GEMINI_API_KEY nor GOOGLE_API_KEY is set.
+var ErrNoAPIKey = agent.ErrNoAPIKey

@@ -128,7 +128,7 @@ func TestSendStreamAndResume(t *testing.T) {
 		}
 		got = append(got, string(ev.Type)+":"+ev.Text)
 	}
-	if strings.Join(got, ",") != "text:Hel,text:lo." {
+	if strings.Join(got, ",") != "init:,message:hi,message:Hel,message:lo.,result:" {
 		t.Errorf("events %v", got)
 	}
 	r, err := a.ResumeSession(ctx, s.ID())

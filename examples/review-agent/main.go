@@ -106,8 +106,10 @@ func run(dir, prompt string) error {
 			return err
 		}
 		switch ev.Type {
-		case sdk.EventText:
-			fmt.Print(ev.Text)
+		case sdk.EventMessage:
+			if ev.Role == "assistant" {
+				fmt.Print(ev.Text)
+			}
 		case sdk.EventToolResult:
 			status := "ok"
 			if ev.ToolCall.Err != nil {

@@ -63,7 +63,7 @@ type Events struct {
 
 // Agent runs turns.
 type Agent struct {
-	Client *genai.Client
+	Client ModelClient
 	Model  string
 	Tools  *tools.Catalog
 	System string // the system instruction (context files, skills)
@@ -656,7 +656,7 @@ func (a *Agent) generateWithRetry(ctx context.Context, model string, history []*
 func (a *Agent) generate(ctx context.Context, model string, history []*genai.Content, config *genai.GenerateContentConfig) (*genai.Content, *genai.GenerateContentResponseUsageMetadata, error) {
 	out := &genai.Content{Role: genai.RoleModel}
 	var usage *genai.GenerateContentResponseUsageMetadata
-	for resp, err := range generateStream(ctx, a.Client, model, history, config) {
+	for resp, err := range a.Client.GenerateContentStream(ctx, model, history, config) {
 		if err != nil {
 			return out, usage, err
 		}

@@ -82,7 +82,7 @@ func (w *world) agent(t *testing.T, replies []fakegemini.Reply) (*Agent, *fakege
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	return &Agent{Client: client, Model: "gemini-test", Tools: w.reg, Hooks: hooks,
+	return &Agent{Client: GenaiClient(client), Model: "gemini-test", Tools: w.reg, Hooks: hooks,
 		System: SystemInstruction(files, nil), Retries: []time.Duration{time.Millisecond, time.Millisecond}}, srv
 }
 
@@ -285,7 +285,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	}
 	defer srv.Close()
 	client, _ := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
-	a := &Agent{Client: client, Model: "m", Tools: w.reg}
+	a := &Agent{Client: GenaiClient(client), Model: "m", Tools: w.reg}
 	ctx := context.Background()
 	if _, err := w.reg.Call(ctx, "echo", json.RawMessage(`{"text":"x"}`), a.CallOptions); err != nil {
 		b.Fatal(err)

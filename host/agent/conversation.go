@@ -5,17 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/sandbox"
@@ -36,7 +33,7 @@ type Config struct {
 	Settings    *settings.Settings // nil: none
 	Environ     []string           // the caller's environment, for hooks and programs
 	Catalog     *tools.Catalog
-	Client      *genai.Client
+	Client      ModelClient // the model's backend (NewClient, GenaiClient, or a program's own)
 	ReadSecrets registry.SecretReader
 	Logger      hclog.Logger
 	// FirstRequest closes when the client's first request goes out (NewClient's): MCP
@@ -219,42 +216,6 @@ func planNote(plan bool) string {
 		return planModeNote
 	}
 	return ""
-}
-
-// NewClient connects to the Gemini API with the key in GEMINI_API_KEY (or GOOGLE_API_KEY);
-// GEM_GEMINI_BASE_URL points it elsewhere (a test's fake). The channel it returns closes as
-// the first request goes out (Config.FirstRequest).
-func NewClient(ctx context.Context, getenv func(string) string) (*genai.Client, <-chan struct{}, error) {
-	key := cmp.Or(getenv("GEMINI_API_KEY"), getenv("GOOGLE_API_KEY"))
-	if key == "" {
-		return nil, nil, ErrNoAPIKey
-	}
-	sent := make(chan struct{})
-	cfg := &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI,
-		HTTPClient: &http.Client{Transport: firstRequest{base: http.DefaultTransport, once: &sync.Once{}, sent: sent}}}
-	if base := getenv("GEM_GEMINI_BASE_URL"); base != "" {
-		cfg.HTTPOptions.BaseURL = base
-	}
-	client, err := genai.NewClient(ctx, cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the Gemini client: %w", err)
-	}
-	return client, sent, nil
-}
-
-// ErrNoAPIKey: neither GEMINI_API_KEY nor GOOGLE_API_KEY is set.
-var ErrNoAPIKey = errors.New("no Gemini API key: GEMINI_API_KEY (or GOOGLE_API_KEY) is not set")
-
-// firstRequest closes sent when the client's first request goes out.
-type firstRequest struct {
-	base http.RoundTripper
-	once *sync.Once
-	sent chan struct{}
-}
-
-func (f firstRequest) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.once.Do(func() { close(f.sent) })
-	return f.base.RoundTrip(r)
 }
 
 // startSession runs the SessionStart hooks (source: startup, resume or clear): their

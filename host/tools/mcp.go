@@ -19,7 +19,7 @@ import (
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
-	"github.com/gemhost/gem/host/toolchain/payload"
+	"github.com/gemhost/gem/host/toolchain/launcher"
 	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -129,10 +129,10 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	if pin, ok := x.PinnedPayload(env, raw.Name); ok && resolved.Command != "" {
 		// The launcher gets the version the install pinned (gem.lock), never @latest; npx
 		// runs it from where a bundle or a mirror installed it, when one did.
-		if pkg, ok := payload.PackageOf(resolved.Command, resolved.Args); ok && pkg.Type == pin.Type && pkg.Name == pin.Name {
-			resolved.Args = payload.Pin(resolved.Args, pkg, pin)
-			if dir, ok := payload.NPMInstalled(env.PayloadRoot(), pin); ok && !slices.ContainsFunc(resolved.Args, func(a string) bool { return strings.HasPrefix(a, "--prefix") }) {
-				resolved.Args, payloadDir = payload.PrefixArgs(resolved.Args, dir), dir
+		if pkg, ok := launcher.PackageOf(resolved.Command, resolved.Args); ok && pkg.Type == pin.Type && pkg.Name == pin.Name {
+			resolved.Args = launcher.Pin(resolved.Args, pkg, pin)
+			if dir, ok := launcher.NPMInstalled(env.PayloadRoot(), pin); ok && !slices.ContainsFunc(resolved.Args, func(a string) bool { return strings.HasPrefix(a, "--prefix") }) {
+				resolved.Args, payloadDir = launcher.PrefixArgs(resolved.Args, dir), dir
 			}
 		}
 	}

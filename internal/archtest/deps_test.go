@@ -70,6 +70,32 @@ func TestDependenciesPointDown(t *testing.T) {
 	}
 }
 
+// TestSDKLinksNoDistribution: a program built on the SDK runs an agent; it installs
+// nothing, so it links none of what fetching, checking and carrying extensions needs — OCI
+// (registry/oci, oras), signatures (registry/signature, sigstore), gem.lock's payloads
+// (host/toolchain/payload: starting a server pins its command line with
+// host/toolchain/launcher) and install sources (registry/install, the marketplace and MCP
+// registry clients).
+func TestSDKLinksNoDistribution(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/sdk").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if !contains(deps, module+"/host/agent") {
+		t.Fatalf("sdk does not link host/agent (%d packages): the check is broken", len(deps))
+	}
+	distribution := []string{module + "/registry/oci", module + "/registry/signature", module + "/registry/install",
+		module + "/registry/mcpregistry", module + "/host/toolchain/payload", "oras.land", "github.com/sigstore"}
+	for _, d := range deps {
+		for _, x := range distribution {
+			if d == x || strings.HasPrefix(d, x+"/") {
+				t.Errorf("sdk links %s (%s): an agent installs nothing; find the import that brings it (go list -deps -f '{{.ImportPath}} {{.Imports}}' ./sdk) and move what the agent needs below it", d, x)
+			}
+		}
+	}
+}
+
 // TestInternalHoldsLeaves: the packages under internal/ import nothing of gem's outside
 // internal/, in their code or their tests (a helper that needs a layer lives in that layer,
 // as registry/registrytest does).

@@ -502,11 +502,13 @@ func promptText(blocks []acp.ContentBlock) (typed, attached string, images []sdk
 // event turns one SDK event into session updates.
 func (s *server) event(ctx context.Context, ss *session, ev sdk.Event) {
 	switch ev.Type {
-	case sdk.EventText:
-		s.update(ctx, ss, acp.UpdateAgentMessageText(ev.Text))
+	case sdk.EventMessage:
+		if ev.Role == "assistant" { // the user's own prompt is the client's already
+			s.update(ctx, ss, acp.UpdateAgentMessageText(ev.Text))
+		}
 	case sdk.EventThought:
 		s.update(ctx, ss, acp.UpdateAgentThoughtText(ev.Text))
-	case sdk.EventToolCall:
+	case sdk.EventToolUse:
 		c := ev.ToolCall
 		st := ss.startOf(*c)
 		st.id = ss.callID(c.ID)

@@ -37,6 +37,6 @@ func acpServe(ctx context.Context, s *session, o acpOptions) error {
 	return acp.Serve(ctx, s.io.In, s.stdout, acp.Options{
 		Name: "gem", Version: buildinfo.Version, Logger: logger,
 		Models: []string{agent.DefaultModel},
-		Agent:  sdk.Options{Model: o.Model, ApprovalMode: o.ApprovalMode, Getenv: s.env.Getenv},
+		Agent:  sdk.Options{Model: sdk.Gemini(o.Model, nil), ApprovalMode: o.ApprovalMode, Getenv: s.env.Getenv},
 	})
 }

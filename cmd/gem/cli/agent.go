@@ -20,6 +20,7 @@ import (
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
+	"github.com/gemhost/gem/sdk"
 )
 
 // agentOptions are the model flags of gem shell, and with the prompt those of gem -p.
@@ -175,9 +176,7 @@ func promptFailure(w io.Writer, format string, err error) error {
 	case "json":
 		newJSONEncoder(w, false).Encode(map[string]any{"error": promptErrorJSON(err)})
 	case "stream-json":
-		ev := &streamResult{Status: "error", Error: promptErrorJSON(err)}
-		ev.stamp(time.Now().UTC().Format(time.RFC3339Nano))
-		newJSONEncoder(w, true).Encode(ev)
+		newJSONEncoder(w, true).Encode(sdk.Event{Type: sdk.EventResult, Time: time.Now(), Err: turnFailure{err}})
 	}
 	return err
 }
@@ -196,10 +195,7 @@ type promptOutput struct {
 	tools  *toolTally
 }
 
-func (p promptOutput) emit(ev streamEvent) {
-	ev.stamp(time.Now().UTC().Format(time.RFC3339Nano))
-	p.enc.Encode(ev)
-}
+func (p promptOutput) emit(ev sdk.Event) { p.enc.Encode(ev) }
 
 // toolTally counts a turn's tool calls by name, as Gemini CLI's stats.tools and
 // stats.files report them.
@@ -305,16 +301,6 @@ func geminiTokens(u agent.Usage) map[string]int {
 	return map[string]int{"input": u.Prompt - u.Cached, "prompt": u.Prompt, "candidates": u.Output, "total": u.Total, "cached": u.Cached, "thoughts": u.Thoughts, "tool": u.Tool}
 }
 
-// streamStats is the stream-json result event's stats (Gemini CLI's StreamStats).
-func (p promptOutput) streamStats(st agent.Stats) *streamStats {
-	models := map[string]streamModelStats{}
-	for name, m := range st.Models {
-		models[name] = streamModelStats{TotalTokens: m.Tokens.Total, InputTokens: m.Tokens.Prompt, OutputTokens: m.Tokens.Output, Cached: m.Tokens.Cached, Input: m.Tokens.Prompt - m.Tokens.Cached}
-	}
-	return &streamStats{TotalTokens: st.Tokens.Total, InputTokens: st.Tokens.Prompt, OutputTokens: st.Tokens.Output, Cached: st.Tokens.Cached,
-		Input: st.Tokens.Prompt - st.Tokens.Cached, DurationMs: time.Since(p.start).Milliseconds(), ToolCalls: st.ToolCalls, Models: models}
-}
-
 // events are the turn's callbacks: text streams to stdout and tool calls to stderr
 // (text), or everything as JSON lines (stream-json); json prints only at the end. Every
 // format counts the tools (for the stats).
@@ -324,28 +310,11 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 	case "text":
 		ev = textEvents(p.s)
 	case "stream-json":
-		p.emit(&streamInit{SessionID: a.conv.Session.ID, Model: a.conv.Agent.Model})
-		p.emit(&streamMessage{Role: "user", Content: prompt})
-		ev = agent.Events{
-			Text: func(d string) {
-				p.emit(&streamMessage{Role: "assistant", Content: d, Delta: true})
-			},
-			ToolCall: func(id, name string, args json.RawMessage) {
-				p.emit(&streamToolUse{ToolName: name, ToolID: id, Parameters: args})
-			},
-			ToolResult: func(id, name string, res *tools.Result, err error) {
-				ev := &streamToolResult{ToolID: id, Status: "success"}
-				switch {
-				case err != nil:
-					ev.Status, ev.Error = "error", &streamToolError{Type: toolErrorType(err), Message: err.Error()}
-				case res.Error != nil:
-					ev.Status, ev.Error, ev.Output = "error", &streamToolError{Type: string(res.Error.Type), Message: res.Error.Message}, &res.Text
-				default:
-					ev.Output = &res.Text
-				}
-				p.emit(ev)
-			},
-		}
+		now := time.Now()
+		p.emit(sdk.Event{Type: sdk.EventInit, Time: now, SessionID: a.conv.Session.ID, Model: a.conv.Agent.Model})
+		p.emit(sdk.Event{Type: sdk.EventMessage, Time: now, Role: "user", Text: prompt})
+		ev = sdk.AgentEvents(nil, p.emit)
+		ev.Thought = nil // Gemini CLI's stream-json has no thoughts
 	}
 	call, result := ev.ToolCall, ev.ToolResult
 	ev.ToolCall = func(id, name string, args json.RawMessage) {
@@ -361,21 +330,6 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 		}
 	}
 	return ev
-}
-
-// toolErrorType names a call that did not run, for stream-json.
-func toolErrorType(err error) string {
-	var args *tools.ArgumentsError
-	var unknown *tools.UnknownToolError
-	switch {
-	case errors.Is(err, tools.ErrDenied):
-		return "permission_denied"
-	case errors.As(err, &args):
-		return "invalid_tool_params"
-	case errors.As(err, &unknown):
-		return "tool_not_registered"
-	}
-	return "execution_failed"
 }
 
 // textEvents print the model's text on stdout and each tool call on stderr.
@@ -427,9 +381,9 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 			return perr
 		}
 	default:
-		ev := &streamResult{Status: "success", Stats: p.streamStats(st)}
+		ev := sdk.ResultEvent(text, st, time.Since(p.start), nil)
 		if err != nil {
-			ev.Status, ev.Error = "error", promptErrorJSON(err)
+			ev.Err = turnFailure{err}
 		}
 		p.emit(ev)
 	}
@@ -437,17 +391,6 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 		return exitError{code: 1}
 	}
 	return nil
-}
-
-// promptErrorJSON is a failed turn as Gemini CLI's JsonError.
-func promptErrorJSON(err error) *promptError {
-	f := errorJSON(err)
-	out := &promptError{Type: "Error", Message: f.Error.Message, Code: f.Error.ExitCode, Hint: f.Error.Hint}
-	var api *agent.APIError
-	if errors.As(err, &api) {
-		out.Type = "GeminiAPIError:" + string(api.Kind)
-	}
-	return out
 }
 
 type sessionsOptions struct {

@@ -6,60 +6,13 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 
 	ggcr "github.com/google/go-containerregistry/pkg/registry"
 
-	"github.com/gemhost/gem/registry/lockfile"
+	"github.com/gemhost/gem/host/toolchain/launcher"
 )
-
-func TestImagePackageOf(t *testing.T) {
-	const hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	for _, tc := range []struct {
-		name    string
-		command string
-		args    []string
-		ok      bool
-		image   string
-		tag     string
-		digest  string
-		pinned  []string // pinned at tag "1.0" and digest hex
-	}{
-		{"registry plan", "docker", []string{"run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/acme/srv:1.0", "--flag"}, true, "ghcr.io/acme/srv", "1.0", "",
-			[]string{"run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/acme/srv:1.0@sha256:" + hex, "--flag"}},
-		{"hub, no tag", "/usr/bin/docker", []string{"run", "--rm", "-i", "mcp/fetch"}, true, "mcp/fetch", "latest", "", []string{"run", "--rm", "-i", "mcp/fetch:1.0@sha256:" + hex}},
-		{"values with =, and a port", "podman", []string{"run", "--env=A=1", "--name", "x", "-i", "localhost:5000/srv:2"}, true, "localhost:5000/srv", "2", "", []string{"run", "--env=A=1", "--name", "x", "-i", "localhost:5000/srv:1.0@sha256:" + hex}},
-		{"container run", "docker", []string{"container", "run", "-i", "alpine"}, true, "alpine", "latest", "", []string{"container", "run", "-i", "alpine:1.0@sha256:" + hex}},
-		{"by digest already", "docker", []string{"run", "-i", "acme/srv@sha256:" + hex}, true, "acme/srv", "latest", hex, nil},
-		{"not run", "docker", []string{"exec", "-i", "box", "srv"}, false, "", "", "", nil},
-		{"no image", "docker", []string{"run", "-i"}, false, "", "", "", nil},
-		{"an upper-case path is no image", "docker", []string{"run", "Not/An/Image"}, false, "", "", "", nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p, ok := PackageOf(tc.command, tc.args)
-			if ok != tc.ok {
-				t.Fatalf("ok %v, want %v (%+v)", ok, tc.ok, p)
-			}
-			if !ok {
-				return
-			}
-			if p.Type != "oci" || p.Name != tc.image || p.Range != tc.tag || p.Digest != tc.digest {
-				t.Fatalf("got %+v, want %s:%s@%s", p, tc.image, tc.tag, tc.digest)
-			}
-			if tc.pinned != nil {
-				got := Pin(tc.args, p, lockfile.Payload{Type: "oci", Name: p.Name, Version: "1.0", SHA256: hex})
-				if !slices.Equal(got, tc.pinned) {
-					t.Fatalf("pinned %q, want %q", got, tc.pinned)
-				}
-				if tc.args[p.Index] == got[p.Index] {
-					t.Fatal("the caller's args were changed")
-				}
-			}
-		})
-	}
-}
 
 func TestImageRef(t *testing.T) {
 	for name, want := range map[string]string{
@@ -100,7 +53,7 @@ func TestResolveImage(t *testing.T) {
 	}
 	put(manifest("one"))
 	ctx := context.Background()
-	pkg, ok := PackageOf("docker", []string{"run", "-i", host + "/acme/srv:1.0"})
+	pkg, ok := launcher.PackageOf("docker", []string{"run", "-i", host + "/acme/srv:1.0"})
 	if !ok {
 		t.Fatal("no image")
 	}
@@ -113,11 +66,11 @@ func TestResolveImage(t *testing.T) {
 	if err != nil || second.SHA256 == first.SHA256 {
 		t.Fatalf("the tag moved: %+v %v (first %s)", second, err, first.SHA256)
 	}
-	byDigest, _ := PackageOf("docker", []string{"run", "127.0.0.1:9/acme/srv@sha256:" + first.SHA256})
+	byDigest, _ := launcher.PackageOf("docker", []string{"run", "127.0.0.1:9/acme/srv@sha256:" + first.SHA256})
 	if r, err := ResolveImage(ctx, nil, byDigest); err != nil || r.SHA256 != first.SHA256 {
 		t.Fatalf("by digest: %+v %v", r, err)
 	}
-	missing, _ := PackageOf("docker", []string{"run", host + "/acme/none:1"})
+	missing, _ := launcher.PackageOf("docker", []string{"run", host + "/acme/none:1"})
 	if _, err := ResolveImage(ctx, nil, missing); err == nil {
 		t.Fatal("a missing image resolved")
 	}

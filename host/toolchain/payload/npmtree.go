@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gemhost/gem/host/toolchain/launcher"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
 )
@@ -54,31 +55,6 @@ const npmLockName = "package-lock.json"
 func NPMTag(p lockfile.Payload) string {
 	sum := sha256.Sum256([]byte(p.Integrity))
 	return "npm-" + hex.EncodeToString(sum[:])
-}
-
-// NPMDir is where the npm payload p is installed under root ($GEM_HOME/payloads).
-func NPMDir(root string, p lockfile.Payload) string {
-	sum := sha256.Sum256([]byte(p.Integrity))
-	return filepath.Join(root, "npm", strings.ReplaceAll(p.Name, "/", "+")+"@"+p.Version+"-"+hex.EncodeToString(sum[:6]))
-}
-
-// NPMInstalled is p's folder under root when it is installed there (InstallNPM).
-func NPMInstalled(root string, p lockfile.Payload) (string, bool) {
-	if p.Type != "npm" || p.Integrity == "" || root == "" {
-		return "", false
-	}
-	dir := NPMDir(root, p)
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(p.Name), "package.json")); err != nil {
-		return "", false
-	}
-	return dir, true
-}
-
-// PrefixArgs is npx's args running its package from the folder dir (NPMInstalled): npm
-// exec finds the pinned version there and asks no registry. (npm does not put that folder's
-// node_modules/.bin on the PATH of what it runs: the launcher must.)
-func PrefixArgs(args []string, dir string) []string {
-	return append([]string{"--prefix=" + dir}, args...)
 }
 
 // npmLock is the part of a package-lock.json (v2, v3) gem reads.
@@ -335,12 +311,12 @@ func packNPM(ctx context.Context, environ []string, p lockfile.Payload, registry
 }
 
 // InstallNPM installs the npm payload p from the files PackNPM wrote (in dir, as a bundle
-// carried them) into NPMDir(root, p), with no network: the tree checked (readTree), npm ci
+// carried them) into launcher.NPMDir(root, p), with no network: the tree checked (readTree), npm ci
 // --offline from the tarballs (npm checks each against its integrity), no install script
 // run; staged beside it and renamed into place. Already there: nothing is done.
 func InstallNPM(ctx context.Context, environ []string, p lockfile.Payload, dir, root string) error {
-	dest := NPMDir(root, p)
-	if _, ok := NPMInstalled(root, p); ok {
+	dest := launcher.NPMDir(root, p)
+	if _, ok := launcher.NPMInstalled(root, p); ok {
 		return nil
 	}
 	lockData, err := os.ReadFile(filepath.Join(dir, npmLockName))
@@ -405,7 +381,7 @@ func InstallNPM(ctx context.Context, environ []string, p lockfile.Payload, dir, 
 		return err
 	}
 	if err := os.Rename(stage, dest); err != nil {
-		if _, ok := NPMInstalled(root, p); ok {
+		if _, ok := launcher.NPMInstalled(root, p); ok {
 			return nil // another gem installed it meanwhile
 		}
 		return err
@@ -464,7 +440,7 @@ func (c Carrier) Pack(ctx context.Context, x *registry.Extension, p lockfile.Pay
 	}
 	reg := ""
 	for _, s := range x.Manifest().MCPServers {
-		if pkg, ok := PackageOf(s.Command, s.Args); ok && s.Name == p.Server && pkg.Name == p.Name {
+		if pkg, ok := launcher.PackageOf(s.Command, s.Args); ok && s.Name == p.Server && pkg.Name == p.Name {
 			reg = pkg.Registry
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemhost/gem/host/toolchain/launcher"
 	"github.com/gemhost/gem/internal/npmregistry"
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry/lockfile"
@@ -177,14 +178,14 @@ func TestPackInstallNPM(t *testing.T) {
 	if _, err := os.Stat(fresh); err != nil {
 		t.Error("a running install's staging folder was removed")
 	}
-	dir, ok := NPMInstalled(root, p)
+	dir, ok := launcher.NPMInstalled(root, p)
 	if !ok {
 		t.Fatal("not installed")
 	}
 	if err := InstallNPM(ctx, offline, p, "/nonexistent", root); err != nil {
 		t.Errorf("installed again: %v (want nothing done)", err)
 	}
-	npx := exec.CommandContext(ctx, "npx", PrefixArgs([]string{"-y", "srv@1.0.0"}, dir)...)
+	npx := exec.CommandContext(ctx, "npx", launcher.PrefixArgs([]string{"-y", "srv@1.0.0"}, dir)...)
 	npx.Dir = testhome.Dir(t, "cwd")
 	npx.Env = append(offline, "PATH="+filepath.Join(dir, "node_modules", ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := npx.CombinedOutput()

@@ -13,62 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gemhost/gem/host/toolchain/launcher"
 )
-
-// uvxValueFlags are uvx (uv tool run) flags that take a value (the next argument).
-var uvxValueFlags = []string{"--with", "--with-editable", "--with-requirements", "--python", "-p", "--extra-index-url",
-	"--index", "--find-links", "-f", "--index-strategy", "--keyring-provider", "--resolution", "--prerelease",
-	"--exclude-newer", "--link-mode", "--cache-dir", "--directory", "--project", "--config-file", "--color",
-	"--python-platform", "--constraints", "-c", "--overrides", "--build-constraints", "-b", "--env-file", "--refresh-package",
-	"--reinstall-package", "--no-binary-package", "--no-build-package", "--upgrade-package", "-P", "--config-setting", "-C"}
-
-// pep508 is a requirement uvx can be asked for: name[extras] with ==version, @version, or
-// nothing (PyPI names: letters, digits, ., _, -).
-var pep508 = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9._,-]*\])?(?:(==|@)([A-Za-z0-9.!+_-]+))?$`)
-
-// uvxPackageOf finds the PyPI package of a uvx command line: --from's requirement, else the
-// first argument that is not a flag (the tool, perhaps tool@version). Git, URL and path
-// requirements, and ranges, are not pinned (ok false).
-func uvxPackageOf(args []string) (Package, bool) {
-	pkg := Package{Type: "pypi", Index: -1}
-	first := launcherArgs(args, append([]string{"--from", "--index-url", "-i", "--default-index"}, uvxValueFlags...), func(name, value string, at int) {
-		switch name {
-		case "--from":
-			pkg.Index, pkg.Name, pkg.From = at, value, true
-		case "--index-url", "-i", "--default-index":
-			pkg.Registry = value
-		}
-	})
-	if pkg.Index < 0 && first >= 0 {
-		pkg.Index, pkg.Name = first, args[first]
-	}
-	if pkg.Index < 0 {
-		return Package{}, false
-	}
-	m := pep508.FindStringSubmatch(pkg.Name)
-	if m == nil || (m[3] == "@" && pkg.From) {
-		return Package{}, false // a URL, a path, git+…, a range: not a version gem can pin
-	}
-	pkg.Name, pkg.Extras, pkg.Range, pkg.Op = m[1], m[2], m[4], m[3]
-	if pkg.Range == "" {
-		pkg.Range = "latest"
-	}
-	return pkg, true
-}
-
-// pinUVX gives uvx the exact version: tool@version, or name==version (--from's, or a tool
-// written so).
-func pinUVX(args []string, pkg Package, version string) []string {
-	spec := pkg.Name + pkg.Extras + "@" + version
-	if pkg.From || pkg.Op == "==" {
-		spec = pkg.Name + pkg.Extras + "==" + version
-	}
-	if a := args[pkg.Index]; strings.HasPrefix(a, "--from=") {
-		spec = "--from=" + spec
-	}
-	args[pkg.Index] = spec
-	return args
-}
 
 // DefaultPyPIIndex is uv's default index.
 const DefaultPyPIIndex = "https://pypi.org/simple"
@@ -85,7 +32,7 @@ type pypiFile struct {
 // index --index-url/--default-index names, else UV_DEFAULT_INDEX or UV_INDEX_URL of the
 // user's environment, else PyPI; proxies from the environment. The pin's SHA256 is
 // FilesDigest of that version's files.
-func ResolvePyPI(ctx context.Context, environ []string, pkg Package) (Resolved, error) {
+func ResolvePyPI(ctx context.Context, environ []string, pkg launcher.Package) (Resolved, error) {
 	index := pkg.Registry
 	for _, k := range []string{"UV_DEFAULT_INDEX", "UV_INDEX_URL"} {
 		if index == "" {
