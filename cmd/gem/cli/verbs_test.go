@@ -134,7 +134,7 @@ func TestVerbs(t *testing.T) {
 		{args: "mcp read nosuch x://y", code: 1, stderr: `no mcp server "nosuch"`},
 		{args: "mcp serve --http 0.0.0.0:1", code: 2, stderr: `only loopback addresses`},
 		{args: "doctor --json", stdout: `"sandbox"`},
-		{args: "doctor", stdout: `Sandbox\n`},
+		{args: "doctor", stdout: `(?m)^Machine$(?s).*^Sandbox \(gem sandbox explain`},
 		{args: "sessions --json", stdout: `^\[\]\n$`},
 		{args: "settings", stdout: `(?s)Files \(later ones win\).*user .*/\.gemini/settings\.json \(not found\).*none set: gem.s defaults apply`},
 		{args: "settings --json", stdout: `"files": \[`},
