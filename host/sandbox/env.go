@@ -60,7 +60,9 @@
 // program's view is reachable by its path (an ssh ControlMaster in ~/.ssh, a database's in
 // /var/lib), and what the view shows is what was granted. The helper is gem's front by
 // identity (the running binary, handed to gem-engine in GEM_SANDBOX_HELPER), never a file
-// found by its name. Launcher caches a program may write (host/commands) are overlays of its
+// found by its name, and runs with gem's own sandbox switches alone: the program's
+// environment (a manifest's env: LD_PRELOAD, GEM_SANDBOX=off …) reaches it through a
+// descriptor and is applied by the program's exec only (progenv_unix.go). Launcher caches a program may write (host/commands) are overlays of its
 // own where it has namespaces. Without the guard the program is PID 1 of its namespace: it gets only the
 // signals it handles from gem (gem ends it with SIGKILL after the grace), and orphans it does
 // not reap stay zombies until it ends; with the guard the helper is PID 1 and reaps them.
