@@ -55,8 +55,9 @@
 // path the policy grants under an emptied folder is bound back (so a workspace or an
 // extension under /tmp keeps working); TMPDIR stays the extension's own temp folder (bound
 // into its private /tmp); each extension gets $GEM_HOME/data/<name> (GEM_EXTENSION_DATA) to
-// keep state in. The emptied folders are /tmp, /var/tmp, /dev/shm, /run, /root, /var/lib and
-// /nix, and the user's home: Landlock has no rule for connect(2), so a socket anywhere in a
+// keep state in. The emptied folders are /tmp, /var/tmp, /dev/shm, /run, /root, /var/lib,
+// /nix, the daemons' folders /var/snap, /var/spool, /var/opt, /var/run (when not a link) and
+// /srv, and the user's home: Landlock has no rule for connect(2), so a socket anywhere in a
 // program's view is reachable by its path (an ssh ControlMaster in ~/.ssh, a database's in
 // /var/lib), and what the view shows is what was granted. The helper is gem's front by
 // identity (the running binary, handed to gem-engine in GEM_SANDBOX_HELPER), never a file

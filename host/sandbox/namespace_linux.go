@@ -51,8 +51,13 @@ type View struct {
 // there: /tmp, /var/tmp and /dev/shm (no other program's files, shared memory or sockets),
 // /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (root's home, or another
 // user's), /var/lib and /nix (daemons' state and sockets: SystemRead names what programs
-// read there); the user's own home joins them (View.Private).
-var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix"}
+// read there), and the other folders where daemons keep their sockets, none of which a
+// program reads to run (Landlock lets it read none of them, but it has no rule for
+// connect(2)): /var/snap (LXD's and other snaps' daemons), /var/spool (the mail system's:
+// postfix's private sockets), /var/opt (packaged services': GitLab's PostgreSQL and Puma),
+// /var/run where it is a folder and not the usual link to /run, and /srv (services' data);
+// the user's own home joins them (View.Private).
+var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix", "/var/snap", "/var/spool", "/var/opt", "/var/run", "/srv"}
 
 // masked are files replaced by an empty one in every view (readable as root otherwise).
 var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-", "/etc/gshadow-"}
