@@ -51,6 +51,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
@@ -722,9 +723,9 @@ const stopGrace = 2 * time.Second
 func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 	path := s.Server.Command
 	if !strings.ContainsRune(path, filepath.Separator) {
-		found, err := exec.LookPath(path)
+		found, err := s.lookPath(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, path)
+			return nil, nil, err
 		}
 		path = found
 	} else if _, err := os.Stat(path); err != nil {
@@ -761,6 +762,33 @@ func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 	s.Logger.Debug("mcp server started", "server", s.Name, "extension", s.Extension, "pid", p.Pid())
 	// A line (one JSON-RPC message) longer than limits.Message ends the connection.
 	return p, &sdk.IOTransport{Reader: readCloser{&limits.LineReader{R: outR, Max: limits.Message}, outR}, Writer: inW}, nil
+}
+
+// lookPath finds a stdio server's command on the PATH it runs with (Env's, when it has one):
+// host/commands leaves out of it every folder a program may write (a launcher planted in the
+// workspace or another extension's folder is never started with this server's grants), so
+// the command found on gem's own PATH may not be the one to run.
+func (s *Client) lookPath(name string) (string, error) {
+	elsewhere, err := exec.LookPath(name)
+	if s.Env == nil {
+		if err != nil {
+			return "", fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, name)
+		}
+		return elsewhere, nil
+	}
+	path := ""
+	for _, kv := range s.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if found := toolchain.LookPath(name, path); found != "" {
+		return found, nil
+	}
+	if err == nil {
+		return "", fmt.Errorf("mcp server %s of %s: command %q is at %s, in a folder left out of its PATH (one that programs may write, or that its sandbox does not let it read): install it elsewhere, or give its full path in gemini-extension.json", s.Name, s.Extension, name, elsewhere)
+	}
+	return "", fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, name)
 }
 
 // Resource is one resource or resource template a server offers.
