@@ -11,8 +11,10 @@
 // PATH; a toolchain outside the system folders (in a home folder: this user's, or root's
 // /root/.pyenv that a venv links to) is granted read of its root (the folder above its bin/
 // or shims/), except when that root is a home folder or its .local (then only the
-// executable, resolved); a script's interpreter (#!/usr/bin/env node) is resolved the same
-// way; profiles never imply a docker or podman socket (root-equivalent: shown, not granted).
+// executable, resolved), and of that root only its installation (bin, lib, include, share …:
+// installParts), never the folder around it, unless the root is an installation by what it
+// is (a version manager's version or its own folder, a venv); a script's interpreter
+// (#!/usr/bin/env node) is resolved the same way; profiles never imply a docker or podman socket (root-equivalent: shown, not granted).
 //
 // Python is a unit: a venv (pyvenv.cfg above its bin/) brings the venv and the installation
 // its pyvenv.cfg names (its standard library), linked or copied; a path a manifest names
@@ -180,16 +182,15 @@ func (n *Needs) add(command string, env Env, depth int) {
 	// be an interpreter's installation or a venv (installRoot, venvRoot).
 	onPath := !strings.ContainsRune(command, '/')
 	for _, p := range []string{path, real} {
-		if root := toolchainRoot(p, env.Home); root != "" {
-			if !onPath {
-				root = p
-			}
-			n.Read = append(n.Read, root)
+		if root := toolchainRoot(p, env.Home); root == p || (root != "" && !onPath) {
+			n.Read = append(n.Read, p)
+		} else if root != "" {
+			n.Read = append(n.Read, installation(root, env.Home)...)
 		}
 	}
 	if !onPath {
 		if root := installRoot(real, env.Home); root != "" {
-			n.Read = append(n.Read, root)
+			n.Read = append(n.Read, installation(root, env.Home)...)
 		}
 	}
 	// A venv (found on the PATH or named by path) runs on the interpreter its pyvenv.cfg
@@ -198,7 +199,7 @@ func (n *Needs) add(command string, env Env, depth int) {
 	if venv := venvRoot(path); venv != "" {
 		n.Read = append(n.Read, venv)
 		if base := venvBase(venv, env.Home); base != "" {
-			n.Read = append(n.Read, base)
+			n.Read = append(n.Read, installation(base, env.Home)...)
 		}
 	}
 	// A profile is a launcher's by identity, not by name: one found on the user's own PATH,
@@ -314,6 +315,41 @@ func toolchainRoot(p, home string) string {
 		}
 	}
 	return p
+}
+
+// installParts are what of the folder above a toolchain's bin/ or shims/ makes up its
+// installation: its programs, libraries (Python's standard library, node's modules), headers
+// and data, a venv's pyvenv.cfg, and a version manager's shims, versions and plugins. The
+// rest of that folder (~/work/tools/.env beside ~/work/tools/bin/node, ~/.cargo's
+// credentials.toml, ~/go/src) is not the toolchain's, and is not granted with it.
+var installParts = []string{"bin", "sbin", "lib", "lib32", "lib64", "libexec", "include", "share", "pyvenv.cfg", "shims", "versions", "installs", "plugins", "version"}
+
+// managerHomes are the version managers' own folders, ~-relative: each is one installation
+// (its shims run the manager's own scripts from it), granted whole.
+var managerHomes = []string{".nvm", ".pyenv", ".asdf", ".local/share/mise", ".volta", ".local/share/fnm", ".nodenv", ".rbenv", ".goenv", ".rustup", ".sdkman"}
+
+// installation is what to read of a toolchain whose root folder is root: the whole folder
+// when it is an installation by what it is (a version manager's version folder or its own
+// folder, a venv), else its installParts that exist, never the folder around them.
+func installation(root, home string) []string {
+	if version, _ := Installation(root, home); version == root {
+		return []string{root}
+	}
+	if st, err := os.Stat(filepath.Join(root, "pyvenv.cfg")); err == nil && st.Mode().IsRegular() {
+		return []string{root}
+	}
+	for _, m := range managerHomes {
+		if home != "" && root == filepath.Join(home, m) {
+			return []string{root}
+		}
+	}
+	var out []string
+	for _, part := range installParts {
+		if _, err := os.Lstat(filepath.Join(root, part)); err == nil {
+			out = append(out, filepath.Join(root, part))
+		}
+	}
+	return out
 }
 
 // installRoot is the installation an interpreter's executable (resolved) lies in, when its
