@@ -11,11 +11,12 @@
 //     Gemini CLI's current releases speak it.
 //   - `timeout` (milliseconds, default 600 000) bounds every request; the start (launch,
 //     initialize, first tool list) has its own shorter limit, DefaultStartTimeout (30 s,
-//     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others;
-//     a first start (no tool list known yet: npx or uvx may be downloading) may take 10
-//     minutes as in Gemini CLI, and any start goes on past its limit while its processes
-//     keep working (CPU, reads and writes: watchStart), so a launcher is never killed
-//     mid-install while a hang still ends at the limit. A long start is said on a terminal.
+//     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others,
+//     a first start included; a start goes on past its limit, up to 10 minutes as Gemini
+//     CLI waits for a first start, only while its launcher shows it is downloading (npx's
+//     or uvx's cache growing, uv's progress lines: watchStart), so a launcher is never
+//     killed mid-install while a server that hangs, or floods stderr without answering,
+//     still ends at the limit. A long start is said on a terminal.
 //   - A stdio server runs with the launcher's environment (host/sandbox allowlist, the
 //     extension's settings, then the server's `env`), in `cwd` or else gem's working folder,
 //     in its own process group, killed with gem. Closing it closes its stdin, SIGTERMs its
@@ -31,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/netip"
@@ -109,10 +111,12 @@ type Config struct {
 	Logger       hclog.Logger
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
-	// FirstStart: the server never started before (no tool list is known): a launcher may be
-	// downloading its package, so the start may take up to FirstStartTimeout unless
-	// StartTimeout is set.
-	FirstStart bool
+	// Progress are the starts of the stderr lines in which the server's launcher says it is
+	// downloading (toolchain.Profile.Progress: uv's "Downloading "), and Caches the folders
+	// it downloads into (its cache, or the overlay its writes to the cache land in): while
+	// either moves, a start past its limit is a download, not a hang (watchStart).
+	Progress []string
+	Caches   []string
 	// Waiting hears, every few seconds, of a start that takes long (a terminal; nil: none).
 	Waiting func(message string)
 	// OnToolsChanged runs (in its own goroutine) after the tool list changed, and after each
@@ -264,44 +268,45 @@ func (s *Client) failLocked(err error) {
 // (a Go duration) changes it.
 const DefaultStartTimeout = 30 * time.Second
 
-// FirstStartTimeout bounds a server's first start (Gemini CLI waits as long): npx or uvx
-// may be downloading and unpacking its package, and a launcher killed mid-install can
-// leave its cache broken.
-const FirstStartTimeout = 10 * time.Minute
+// DownloadStartTimeout bounds a start whose launcher keeps downloading (Gemini CLI waits as
+// long for a first start): npx or uvx may be fetching and unpacking its package, and a
+// launcher killed mid-install can leave its cache broken.
+const DownloadStartTimeout = 10 * time.Minute
 
 // startSayAfter is when a start still going on is first said to Waiting (then every 10 s).
 var startSayAfter = 5 * time.Second
 
-// startActivityGrace is how long past its limit a start that is still working (its
-// processes use CPU or read and write) may go on, measured again at each tick, up to
-// FirstStartTimeout.
-const startActivityGrace = 10 * time.Second
+// startDownloadGrace is how long past its limit a start whose launcher is downloading (its
+// progress lines, its cache growing) may go on, measured again at each tick, up to
+// DownloadStartTimeout.
+const startDownloadGrace = 10 * time.Second
 
-// StartTimeout bounds the server's start.
+// StartTimeout bounds the server's start: a first start too (its download moves the limit
+// on while it goes: watchStart).
 func (s *Client) StartTimeout() time.Duration {
 	limit := s.Config.StartTimeout
 	if limit <= 0 {
 		limit = DefaultStartTimeout
-		if s.FirstStart {
-			limit = FirstStartTimeout
-		}
 	}
 	return min(limit, s.Timeout())
 }
 
-// watchStart ends a start that passed its limit (it calls expire): the limit moves on while
-// the server's processes keep working (sandbox.Process.Activity, sampled each second: a
-// launcher still downloading is not killed mid-install), up to FirstStartTimeout; a server
-// that does nothing is ended at the limit. Every 10 s it tells Waiting how long the start
-// has taken (first after sayAfter). It returns when done closes.
-func (s *Client) watchStart(done <-chan struct{}, sayAfter time.Duration, proc func() *sandbox.Process, expire func()) {
+// watchStart ends a start that passed its limit (it calls expire). The limit moves on only
+// while the server's launcher shows it is downloading — a new progress line of its own on
+// stderr (Config.Progress: uv's "Downloading …") or its cache growing (Config.Caches: npm
+// says nothing while it fetches), sampled at each tick —, up to DownloadStartTimeout, so a
+// launcher is not killed mid-install; a server that never answers initialize, however much
+// it writes to stderr or works, is ended at the limit. Every 10 s it tells Waiting how long
+// the start has taken (first after sayAfter). It returns when done closes.
+func (s *Client) watchStart(done <-chan struct{}, sayAfter time.Duration, progress *progressLines, expire func()) {
 	t0 := time.Now()
 	limit := s.StartTimeout()
-	ceiling := min(max(limit, FirstStartTimeout), s.Timeout())
+	ceiling := min(max(limit, DownloadStartTimeout), s.Timeout())
 	deadline := t0.Add(limit)
 	tick := time.NewTicker(min(time.Second, max(limit/4, 50*time.Millisecond)))
 	defer tick.Stop()
-	var last uint64
+	var lines uint64
+	var cached int64 = -1
 	nextSay := t0.Add(sayAfter)
 	for {
 		select {
@@ -309,13 +314,20 @@ func (s *Client) watchStart(done <-chan struct{}, sayAfter time.Duration, proc f
 			return
 		case now := <-tick.C:
 			working := false
-			if p := proc(); p != nil {
-				if a := p.Activity(); a != last {
-					working, last = last != 0, a
+			if n := progress.count(); n != lines {
+				working, lines = true, n
+			}
+			// The caches are measured once the limit is near: only a start past it pays.
+			if len(s.Caches) > 0 && !now.Add(2*time.Second).Before(deadline) {
+				if size := cacheSize(s.Caches); cached >= 0 && size != cached {
+					working = true
+					cached = size
+				} else {
+					cached = size
 				}
 			}
-			if working && now.Add(startActivityGrace).After(deadline) {
-				deadline = now.Add(startActivityGrace)
+			if working && now.Add(startDownloadGrace).After(deadline) {
+				deadline = now.Add(startDownloadGrace)
 				if end := t0.Add(ceiling); deadline.After(end) {
 					deadline = end
 				}
@@ -324,7 +336,7 @@ func (s *Client) watchStart(done <-chan struct{}, sayAfter time.Duration, proc f
 				nextSay = now.Add(10 * time.Second)
 				state := "waiting"
 				if working {
-					state = "working"
+					state = "downloading"
 				}
 				s.Waiting(fmt.Sprintf("mcp server %s of %s is still starting (%s): %ds, %s", s.Name, s.Extension, s.commandLine(), int(now.Sub(t0).Seconds()), state))
 			}
@@ -349,9 +361,9 @@ func (s *Client) connect(ctx context.Context) error {
 	// the start limit (watchStart) and the caller's cancellation bound only the connection.
 	sctx, cancelSession := context.WithCancel(context.WithoutCancel(ctx))
 	var timedOut atomic.Bool
-	var started atomic.Pointer[sandbox.Process]
+	progress := &progressLines{prefixes: s.Progress}
 	watchDone := make(chan struct{})
-	go s.watchStart(watchDone, startSayAfter, started.Load, func() { timedOut.Store(true); cancelSession() }) // read here: the goroutine may outlive connect
+	go s.watchStart(watchDone, startSayAfter, progress, func() { timedOut.Store(true); cancelSession() }) // read here: the goroutine may outlive connect
 	stopParent := context.AfterFunc(ctx, cancelSession)
 	defer func() { close(watchDone); stopParent() }()
 
@@ -368,13 +380,12 @@ func (s *Client) connect(ctx context.Context) error {
 	var proc *sandbox.Process
 	switch s.Transport {
 	case Stdio:
-		p, t, err := s.startProcess()
+		p, t, err := s.startProcess(progress)
 		if err != nil {
 			cancelSession()
 			return err
 		}
 		proc, transport = p, t
-		started.Store(p)
 	case HTTP, SSE:
 		if err := s.checkEndpoint(sctx); err != nil {
 			cancelSession()
@@ -720,7 +731,9 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // SIGTERM (half each), before its group is killed.
 const stopGrace = 2 * time.Second
 
-func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
+// startProcess starts a stdio server; what it writes to stderr is kept (its Tail) and its
+// launcher's progress lines counted in progress.
+func (s *Client) startProcess(progress *progressLines) (*sandbox.Process, sdk.Transport, error) {
 	path := s.Server.Command
 	if !strings.ContainsRune(path, filepath.Separator) {
 		found, err := s.lookPath(path)
@@ -747,7 +760,9 @@ func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 		return nil, nil, err
 	}
 	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy}
-	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, Stdout: outW, StdinWriter: inW})
+	tail := &sandbox.StderrTail{}
+	progress.w = tail
+	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, Stdout: outW, Stderr: progress, StdinWriter: inW})
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -755,6 +770,7 @@ func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 		outR.Close()
 		return nil, nil, fmt.Errorf("mcp server %s of %s: %w", s.Name, s.Extension, err)
 	}
+	p.Tail = tail
 	go func() {
 		<-p.Done()
 		outR.Close() // after the process: the SDK reads to EOF first
@@ -937,4 +953,69 @@ func (s *Client) started(ctx context.Context) (*sdk.ClientSession, error) {
 		return nil, err
 	}
 	return session, nil
+}
+
+// progressLines passes a server's stderr on to w and counts the lines that start with one
+// of prefixes (its launcher's download progress), for watchStart.
+type progressLines struct {
+	w        io.Writer
+	prefixes []string
+	mu       sync.Mutex
+	partial  []byte // the line not ended yet (its first 256 bytes: enough to match)
+	n        uint64
+}
+
+func (p *progressLines) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			if p.matches(string(p.partial)) {
+				p.n++
+			}
+			p.partial = p.partial[:0]
+		} else if len(p.partial) < 256 {
+			p.partial = append(p.partial, c)
+		}
+	}
+	p.mu.Unlock()
+	return p.w.Write(b)
+}
+
+func (p *progressLines) matches(line string) bool {
+	line = strings.TrimSpace(line)
+	return line != "" && slices.ContainsFunc(p.prefixes, func(pre string) bool { return strings.HasPrefix(line, pre) })
+}
+
+// count is how many progress lines were written so far.
+func (p *progressLines) count() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n
+}
+
+// cacheSizeLimit caps the entries cacheSize visits in each folder (a user's ~/.npm written
+// directly, without namespaces, can hold hundreds of thousands).
+const cacheSizeLimit = 50000
+
+// cacheSize is the number and size of the files in folders (up to cacheSizeLimit entries
+// each): it changes while a launcher downloads into them.
+func cacheSize(folders []string) int64 {
+	var total int64
+	for _, dir := range folders {
+		seen := 0
+		filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > cacheSizeLimit {
+				return filepath.SkipAll
+			}
+			total++
+			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+				total += info.Size()
+			}
+			return nil
+		})
+	}
+	return total
 }

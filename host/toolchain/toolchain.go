@@ -53,6 +53,10 @@ type Profile struct {
 	// folders although gem points the program's XDG_* variables into its extension's data
 	// folder: uv's cache stays ~/.cache/uv, not a new one per extension.
 	Pin map[string]string
+	// Progress are how the stderr lines start in which it says it is downloading what it
+	// runs: a server's start past its limit goes on while they come (or its caches, Write,
+	// grow), never for any other output.
+	Progress []string
 }
 
 // Profiles is the table of launchers. Adding a launcher is adding an entry. Write lists
@@ -66,18 +70,20 @@ var Profiles = []Profile{
 	// under the extension's XDG_CACHE_HOME), pnpm's folders only for pnpm.
 	{Launchers: []string{"npx", "npm", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".cache/yarn"},
 		Read: []string{".npmrc", ".config/npm", ".yarnrc", ".yarnrc.yml"}, Network: true, Offline: []string{"npm_config_offline=true"},
-		Pin: map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "YARN_CACHE_FOLDER": ".cache/yarn"}},
+		Pin:      map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "YARN_CACHE_FOLDER": ".cache/yarn"},
+		Progress: []string{"npm warn exec The following package", "npm http fetch"}},
 	{Launchers: []string{"pnpm", "pnpx"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm/store", ".cache/pnpm"},
 		Read: []string{".npmrc", ".config/npm"}, Network: true, Offline: []string{"npm_config_offline=true"},
 		Pin: map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "npm_config_store_dir": ".local/share/pnpm/store", "npm_config_cache_dir": ".cache/pnpm"}},
 	{Launchers: []string{"node", "nodejs"}, Read: []string{".npmrc"}},
 	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv"}, Read: []string{".config/uv", ".local/share/uv/python"}, Network: true, Offline: []string{"UV_OFFLINE=1"},
-		Pin: map[string]string{"UV_CACHE_DIR": ".cache/uv", "UV_PYTHON_INSTALL_DIR": ".local/share/uv/python"}},
+		Pin:      map[string]string{"UV_CACHE_DIR": ".cache/uv", "UV_PYTHON_INSTALL_DIR": ".local/share/uv/python"},
+		Progress: []string{"Downloading ", "Downloaded ", "Resolved ", "Prepared ", "Installing ", "Installed ", "Building ", "Built ", "Updating ", "Updated "}},
 	{Launchers: []string{"pipx"}, Write: []string{".cache/pipx"}, Read: []string{".config/pip", ".pip"}, Network: true, Offline: []string{"PIP_NO_INDEX=1"},
 		Pin: map[string]string{"PIPX_CACHE_DIR": ".cache/pipx"}},
 	{Launchers: []string{"python", "python3", "pip", "pip3"}, Read: []string{".config/pip", ".pip"}},
 	{Launchers: []string{"bunx", "bun"}, Write: []string{".bun/install/cache", ".cache/bun"}, Read: []string{".bunfig.toml", ".npmrc"}, Network: true},
-	{Launchers: []string{"deno"}, Write: []string{".cache/deno"}, Network: true, Pin: map[string]string{"DENO_DIR": ".cache/deno"}},
+	{Launchers: []string{"deno"}, Write: []string{".cache/deno"}, Network: true, Pin: map[string]string{"DENO_DIR": ".cache/deno"}, Progress: []string{"Download "}},
 	{Launchers: []string{"docker", "podman"}, Network: true, RootEquivalent: true},
 	{Launchers: []string{"java"}},
 	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOPROXY=off"},
