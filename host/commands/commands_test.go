@@ -161,9 +161,16 @@ func TestReadablePathDropsTheProject(t *testing.T) {
 		sandbox.ForExtension(sandbox.Access{Extension: "/home/u/ext", Workspace: ws, Data: "/home/u/data", Temp: "/home/u/tmp"}),
 		sandbox.ForExtension(sandbox.Access{Extension: "/home/u/ext", Workspace: ws, WriteWorkspace: true, Data: "/home/u/data", Temp: "/home/u/tmp"}),
 	} {
-		got := readablePath(ws+"/node_modules/.bin:"+ws+"/bin:bin:/home/u/data/bin:/usr/bin:/home/u/ext/bin", &pol)
+		got := readablePath(ws+"/node_modules/.bin:"+ws+"/bin:bin:/home/u/data/bin:/usr/bin:/home/u/ext/bin", &pol, nil, nil)
 		if got != "/usr/bin:/home/u/ext/bin" {
 			t.Errorf("guard %v: PATH %q", pol.Guard, got)
+		}
+		// a folder another program may write (programWritable) is dropped too, but for the
+		// folders gem put first for this program
+		pol.Read = append(pol.Read, "/home/u/tools", "/home/u/.gem/payloads/p")
+		got = readablePath("/home/u/.gem/payloads/p/node_modules/.bin:/home/u/tools/bin:/usr/bin", &pol, []string{"/home/u/tools", "/home/u/.gem"}, []string{"/home/u/.gem/payloads/p/node_modules/.bin"})
+		if got != "/home/u/.gem/payloads/p/node_modules/.bin:/usr/bin" {
+			t.Errorf("guard %v: PATH %q, want the payload's bin and /usr/bin", pol.Guard, got)
 		}
 	}
 }

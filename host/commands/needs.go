@@ -26,10 +26,19 @@ func toolchainEnv(env registry.Env) toolchain.Env {
 // toolchains the manifest's sandbox.toolchains (and plugin's) name.
 //
 // Launchers are looked up on the user's PATH less what is not the user's own: the extension,
-// gem's home and the workspace (root, when known).
+// and every folder a program may write (programWritable: the workspace, root, when known).
 func ProgramNeeds(env registry.Env, x *registry.Extension, command, plugin string, root ...string) toolchain.Needs {
-	tenv := toolchainEnv(env)
-	tenv.Exclude = append([]string{x.Path, env.GemHome}, root...)
+	ws := ""
+	if len(root) > 0 {
+		ws = root[0]
+	}
+	tenv := searchEnv(env, ws)
+	tenv.Exclude = append(tenv.Exclude, x.Path)
+	return programNeeds(x, command, plugin, tenv)
+}
+
+// programNeeds is ProgramNeeds with launchers looked up in tenv.
+func programNeeds(x *registry.Extension, command, plugin string, tenv toolchain.Env) toolchain.Needs {
 	var n toolchain.Needs
 	if command != "" {
 		n = toolchain.For(command, tenv)
@@ -131,7 +140,7 @@ var caVars = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "R
 // with the network, the host's proxy and CA settings (read access to the CA files they
 // name); without it, the launchers' offline settings (they fail at once instead of
 // retrying); and a PATH that lists only folders the program may read.
-func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolchain.Needs) []string {
+func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolchain.Needs, tenv toolchain.Env, own ...string) []string {
 	lookup := func(k string) (string, bool) {
 		for i := len(environ) - 1; i >= 0; i-- {
 			if key, v, ok := strings.Cut(environ[i], "="); ok && key == k {
@@ -166,7 +175,7 @@ func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolc
 	out := setEnv(childEnv, add...)
 	for i, kv := range out {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			out[i] = "PATH=" + readablePath(v, pol)
+			out[i] = "PATH=" + readablePath(v, pol, tenv.Exclude, own)
 		}
 	}
 	return out
@@ -174,11 +183,13 @@ func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolc
 
 // readablePath keeps the PATH entries the policy lets the program read (system folders,
 // granted toolchains, the extension) and not write, so a lookup never lands on a denied
-// entry and falls back to a wrong interpreter, nor on a program planted by another.
-func readablePath(path string, pol *sandbox.Policy) string {
+// entry and falls back to a wrong interpreter, nor on a program planted by another: none in
+// a folder any program may write (exclude, programWritable) but the folders gem put first
+// for it (own: a payload's node_modules/.bin, a Claude Code plugin's bin/).
+func readablePath(path string, pol *sandbox.Policy, exclude, own []string) string {
 	var keep []string
 	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
+		if dir == "" || (pathIn(dir, exclude) && !slices.Contains(own, dir)) {
 			continue
 		}
 		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return pathx.Within(q, dir) })

@@ -207,9 +207,11 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	}
 	// A Claude Code plugin's bin/ is first on its own programs' PATH (its servers, hooks and
 	// commands), as Claude Code has it; never on another extension's.
+	var own []string
 	if x.Format != nil && x.Format.BinOnPath && x.Path != "" {
 		if bin := filepath.Join(x.Path, "bin"); isDir(bin) {
 			childEnv = prependPath(childEnv, bin)
+			own = append(own, bin)
 		}
 	}
 	// A server or plugin that writes beside its own code (server-memory's memory.jsonl in
@@ -228,9 +230,13 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	}
 	if s.Payload != "" {
 		policy.Read = append(policy.Read, s.Payload)
-		childEnv = prependPath(childEnv, filepath.Join(s.Payload, "node_modules", ".bin"))
+		bin := filepath.Join(s.Payload, "node_modules", ".bin")
+		childEnv = prependPath(childEnv, bin)
+		own = append(own, bin)
 	}
-	needs := ProgramNeeds(env, x, s.Command, s.Plugin, s.Root)
+	tenv := searchEnv(env, s.Root)
+	tenv.Exclude = append(tenv.Exclude, x.Path)
+	needs := programNeeds(x, s.Command, s.Plugin, tenv)
 	if x.Synthetic {
 		// The user's own settings are their consent: a server they declared gets what its
 		// command needs to run (its binary or script and toolchain, read; its launcher's
@@ -240,15 +246,13 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	}
 	// A toolchain switch (nvm use, another venv first) among those agreed to needs no new
 	// consent: the same toolchain at another version (toolchain.Switched).
-	tenv := toolchainEnv(env)
-	tenv.Exclude = []string{x.Path, env.GemHome, s.Root}
 	policy.Read = append(policy.Read, toolchain.Switched(needs.Read, policy.Read, tenv)...)
 	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}
 	toolchain.EnsureCaches(needs, policy.Write, env.Home)
 	cachesAsOverlays(env, x, s, policy)
-	return finishEnv(childEnv, s.Environ, policy, needs), policy, nil
+	return finishEnv(childEnv, s.Environ, policy, needs, tenv, own...), policy, nil
 }
 
 // cachesAsOverlays gives a program the launcher caches it may write (~/.npm, node-gyp's,

@@ -11,11 +11,12 @@
 //     Gemini CLI's current releases speak it.
 //   - `timeout` (milliseconds, default 600 000) bounds every request; the start (launch,
 //     initialize, first tool list) has its own shorter limit, DefaultStartTimeout (30 s,
-//     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others;
-//     a first start (no tool list known yet: npx or uvx may be downloading) may take 10
-//     minutes as in Gemini CLI, and any start goes on past its limit while its processes
-//     keep working (CPU, reads and writes: watchStart), so a launcher is never killed
-//     mid-install while a hang still ends at the limit. A long start is said on a terminal.
+//     GEM_MCP_START_TIMEOUT), so a server that never answers does not hold up the others,
+//     a first start included; a start goes on past its limit, up to 10 minutes as Gemini
+//     CLI waits for a first start, only while its launcher shows it is downloading (npx's
+//     or uvx's cache growing, uv's progress lines: watchStart), so a launcher is never
+//     killed mid-install while a server that hangs, or floods stderr without answering,
+//     still ends at the limit. A long start is said on a terminal.
 //   - A stdio server runs with the launcher's environment (host/sandbox allowlist, the
 //     extension's settings, then the server's `env`), in `cwd` or else gem's working folder,
 //     in its own process group, killed with gem. Closing it closes its stdin, SIGTERMs its
@@ -51,6 +52,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
@@ -108,10 +110,12 @@ type Config struct {
 	Logger       hclog.Logger
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
-	// FirstStart: the server never started before (no tool list is known): a launcher may be
-	// downloading its package, so the start may take up to FirstStartTimeout unless
-	// StartTimeout is set.
-	FirstStart bool
+	// Progress are the starts of the stderr lines in which the server's launcher says it is
+	// downloading (toolchain.Profile.Progress: uv's "Downloading "), and Caches the folders
+	// it downloads into (its cache, or the overlay its writes to the cache land in): while
+	// either moves, a start past its limit is a download, not a hang (watchStart).
+	Progress []string
+	Caches   []string
 	// Waiting hears, every few seconds, of a start that takes long (a terminal; nil: none).
 	Waiting func(message string)
 	// OnToolsChanged runs (in its own goroutine) after the tool list changed, and after each
@@ -257,84 +261,6 @@ func (s *Client) failLocked(err error) {
 	s.backoff.Failed()
 }
 
-// DefaultStartTimeout bounds a server's start (launch, initialize, first tool list) unless
-// its own "timeout" is shorter: a server that never answers must not hold up the tool list,
-// the prompt or the other servers for the 10-minute call timeout. GEM_MCP_START_TIMEOUT
-// (a Go duration) changes it.
-const DefaultStartTimeout = 30 * time.Second
-
-// FirstStartTimeout bounds a server's first start (Gemini CLI waits as long): npx or uvx
-// may be downloading and unpacking its package, and a launcher killed mid-install can
-// leave its cache broken.
-const FirstStartTimeout = 10 * time.Minute
-
-// startSayAfter is when a start still going on is first said to Waiting (then every 10 s).
-var startSayAfter = 5 * time.Second
-
-// startActivityGrace is how long past its limit a start that is still working (its
-// processes use CPU or read and write) may go on, measured again at each tick, up to
-// FirstStartTimeout.
-const startActivityGrace = 10 * time.Second
-
-// StartTimeout bounds the server's start.
-func (s *Client) StartTimeout() time.Duration {
-	limit := s.Config.StartTimeout
-	if limit <= 0 {
-		limit = DefaultStartTimeout
-		if s.FirstStart {
-			limit = FirstStartTimeout
-		}
-	}
-	return min(limit, s.Timeout())
-}
-
-// watchStart ends a start that passed its limit (it calls expire): the limit moves on while
-// the server's processes keep working (sandbox.Process.Activity, sampled each second: a
-// launcher still downloading is not killed mid-install), up to FirstStartTimeout; a server
-// that does nothing is ended at the limit. Every 10 s it tells Waiting how long the start
-// has taken (first after sayAfter). It returns when done closes.
-func (s *Client) watchStart(done <-chan struct{}, sayAfter time.Duration, proc func() *sandbox.Process, expire func()) {
-	t0 := time.Now()
-	limit := s.StartTimeout()
-	ceiling := min(max(limit, FirstStartTimeout), s.Timeout())
-	deadline := t0.Add(limit)
-	tick := time.NewTicker(min(time.Second, max(limit/4, 50*time.Millisecond)))
-	defer tick.Stop()
-	var last uint64
-	nextSay := t0.Add(sayAfter)
-	for {
-		select {
-		case <-done:
-			return
-		case now := <-tick.C:
-			working := false
-			if p := proc(); p != nil {
-				if a := p.Activity(); a != last {
-					working, last = last != 0, a
-				}
-			}
-			if working && now.Add(startActivityGrace).After(deadline) {
-				deadline = now.Add(startActivityGrace)
-				if end := t0.Add(ceiling); deadline.After(end) {
-					deadline = end
-				}
-			}
-			if s.Waiting != nil && now.After(nextSay) {
-				nextSay = now.Add(10 * time.Second)
-				state := "waiting"
-				if working {
-					state = "working"
-				}
-				s.Waiting(fmt.Sprintf("mcp server %s of %s is still starting (%s): %ds, %s", s.Name, s.Extension, s.commandLine(), int(now.Sub(t0).Seconds()), state))
-			}
-			if now.After(deadline) {
-				expire()
-				return
-			}
-		}
-	}
-}
-
 // commandLine is the server's command and arguments, or its URL, as said in progress.
 func (s *Client) commandLine() string {
 	if s.Server.Command == "" {
@@ -348,9 +274,9 @@ func (s *Client) connect(ctx context.Context) error {
 	// the start limit (watchStart) and the caller's cancellation bound only the connection.
 	sctx, cancelSession := context.WithCancel(context.WithoutCancel(ctx))
 	var timedOut atomic.Bool
-	var started atomic.Pointer[sandbox.Process]
+	progress := &progressLines{prefixes: s.Progress}
 	watchDone := make(chan struct{})
-	go s.watchStart(watchDone, startSayAfter, started.Load, func() { timedOut.Store(true); cancelSession() }) // read here: the goroutine may outlive connect
+	go s.watchStart(watchDone, startSayAfter, progress, func() { timedOut.Store(true); cancelSession() }) // read here: the goroutine may outlive connect
 	stopParent := context.AfterFunc(ctx, cancelSession)
 	defer func() { close(watchDone); stopParent() }()
 
@@ -367,13 +293,12 @@ func (s *Client) connect(ctx context.Context) error {
 	var proc *sandbox.Process
 	switch s.Transport {
 	case Stdio:
-		p, t, err := s.startProcess()
+		p, t, err := s.startProcess(progress)
 		if err != nil {
 			cancelSession()
 			return err
 		}
 		proc, transport = p, t
-		started.Store(p)
 	case HTTP, SSE:
 		if err := s.checkEndpoint(sctx); err != nil {
 			cancelSession()
@@ -719,12 +644,14 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // SIGTERM (half each), before its group is killed.
 const stopGrace = 2 * time.Second
 
-func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
+// startProcess starts a stdio server; what it writes to stderr is kept (its Tail) and its
+// launcher's progress lines counted in progress.
+func (s *Client) startProcess(progress *progressLines) (*sandbox.Process, sdk.Transport, error) {
 	path := s.Server.Command
 	if !strings.ContainsRune(path, filepath.Separator) {
-		found, err := exec.LookPath(path)
+		found, err := s.lookPath(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, path)
+			return nil, nil, err
 		}
 		path = found
 	} else if _, err := os.Stat(path); err != nil {
@@ -746,7 +673,9 @@ func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 		return nil, nil, err
 	}
 	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy}
-	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, Stdout: outW, StdinWriter: inW})
+	tail := &sandbox.StderrTail{}
+	progress.w = tail
+	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, Stdout: outW, Stderr: progress, StdinWriter: inW})
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -754,6 +683,7 @@ func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 		outR.Close()
 		return nil, nil, fmt.Errorf("mcp server %s of %s: %w", s.Name, s.Extension, err)
 	}
+	p.Tail = tail
 	go func() {
 		<-p.Done()
 		outR.Close() // after the process: the SDK reads to EOF first
@@ -761,6 +691,33 @@ func (s *Client) startProcess() (*sandbox.Process, sdk.Transport, error) {
 	s.Logger.Debug("mcp server started", "server", s.Name, "extension", s.Extension, "pid", p.Pid())
 	// A line (one JSON-RPC message) longer than limits.Message ends the connection.
 	return p, &sdk.IOTransport{Reader: readCloser{&limits.LineReader{R: outR, Max: limits.Message}, outR}, Writer: inW}, nil
+}
+
+// lookPath finds a stdio server's command on the PATH it runs with (Env's, when it has one):
+// host/commands leaves out of it every folder a program may write (a launcher planted in the
+// workspace or another extension's folder is never started with this server's grants), so
+// the command found on gem's own PATH may not be the one to run.
+func (s *Client) lookPath(name string) (string, error) {
+	elsewhere, err := exec.LookPath(name)
+	if s.Env == nil {
+		if err != nil {
+			return "", fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, name)
+		}
+		return elsewhere, nil
+	}
+	path := ""
+	for _, kv := range s.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if found := toolchain.LookPath(name, path); found != "" {
+		return found, nil
+	}
+	if err == nil {
+		return "", fmt.Errorf("mcp server %s of %s: command %q is at %s, in a folder left out of its PATH (one that programs may write, or that its sandbox does not let it read): install it elsewhere, or give its full path in gemini-extension.json", s.Name, s.Extension, name, elsewhere)
+	}
+	return "", fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, name)
 }
 
 // Resource is one resource or resource template a server offers.

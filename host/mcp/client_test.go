@@ -396,61 +396,69 @@ func TestStartTimeout(t *testing.T) {
 	}
 }
 
-// TestStartWhileWorking: past the start limit, a server whose processes keep working (a
-// launcher unpacking its package) is waited for; one that does nothing is ended at the limit.
-func TestStartWhileWorking(t *testing.T) {
+// TestStartWhileDownloading: past the start limit, a server whose launcher says it is
+// downloading (its progress lines on stderr, its cache growing) is waited for; one that
+// works, floods stderr with other lines, or does nothing is ended at the limit, a first
+// start included. Before, any CPU, read or write (a flood of stderr) moved the limit on, and
+// a first start had 10 minutes.
+func TestStartWhileDownloading(t *testing.T) {
 	startSayAfter = 500 * time.Millisecond
 	t.Cleanup(func() { startSayAfter = 5 * time.Second })
+	cache := t.TempDir()
 	for _, tt := range []struct {
 		name    string
 		args    []string
 		started bool
 	}{
-		{"working", []string{"-work", "2500ms"}, true},
-		{"idle", []string{"-delay", "2500ms"}, false},
+		{"progress lines", []string{"-progress", "2500ms"}, true},
+		{"cache grows", []string{"-grow", cache, "-growfor", "3500ms"}, true},
+		{"floods stderr", []string{"-flood", "4s"}, false},
+		{"works", []string{"-work", "4s"}, false},
+		{"idle", []string{"-delay", "4s"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := stdioServer(t, "ok", func(m *manifest.MCPServer) { m.Args = append(m.Args, tt.args...) })
 			s.Config.StartTimeout = time.Second
+			s.Config.Progress = []string{"Downloading "}
+			s.Config.Caches = []string{cache}
 			var said []string
 			var mu sync.Mutex
 			s.Config.Waiting = func(m string) { mu.Lock(); said = append(said, m); mu.Unlock() }
+			t0 := time.Now()
 			err := s.Start(context.Background())
 			if (err == nil) != tt.started {
 				t.Fatalf("start: %v", err)
 			}
-			if !tt.started && !strings.Contains(err.Error(), "no answer within 1s while starting") {
-				t.Errorf("start: %v", err)
+			if !tt.started && (!strings.Contains(err.Error(), "no answer within 1s while starting") || time.Since(t0) > 3*time.Second) {
+				t.Errorf("start ended after %s: %v", time.Since(t0), err)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			if len(said) == 0 || !strings.Contains(said[0], "mcp server test of ext is still starting ("+testServer) {
 				t.Errorf("said while starting: %q", said)
 			}
-			if tt.started && !strings.HasSuffix(said[len(said)-1], "working") {
-				t.Errorf("said while working: %q", said)
+			if tt.started && !strings.HasSuffix(said[len(said)-1], "downloading") {
+				t.Errorf("said while downloading: %q", said)
 			}
 		})
 	}
 }
 
-// TestFirstStartLimit: a first start may take FirstStartTimeout unless a limit was set, and
-// never more than the server's own timeout.
-func TestFirstStartLimit(t *testing.T) {
+// TestStartLimit: a start, a first one too, takes DefaultStartTimeout unless a limit was
+// set, and never more than the server's own timeout.
+func TestStartLimit(t *testing.T) {
 	for _, tt := range []struct {
-		first   bool
 		limit   time.Duration
 		timeout float64 // ms
 		want    time.Duration
 	}{
-		{false, 0, 0, DefaultStartTimeout},
-		{true, 0, 0, FirstStartTimeout},
-		{true, 2 * time.Second, 0, 2 * time.Second},
-		{true, 0, 60000, time.Minute},
+		{0, 0, DefaultStartTimeout},
+		{2 * time.Second, 0, 2 * time.Second},
+		{0, 20000, 20 * time.Second},
 	} {
-		s := &Client{Config: Config{FirstStart: tt.first, StartTimeout: tt.limit, Server: manifest.MCPServer{Timeout: tt.timeout}}}
+		s := &Client{Config: Config{StartTimeout: tt.limit, Server: manifest.MCPServer{Timeout: tt.timeout}}}
 		if got := s.StartTimeout(); got != tt.want {
-			t.Errorf("first %v, limit %s, timeout %vms: %s, want %s", tt.first, tt.limit, tt.timeout, got, tt.want)
+			t.Errorf("limit %s, timeout %vms: %s, want %s", tt.limit, tt.timeout, got, tt.want)
 		}
 	}
 }

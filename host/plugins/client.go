@@ -105,7 +105,7 @@ func Start(ctx context.Context, spec Config) (*Client, error) {
 		// go-plugin describes the command in meta (its environment: the magic cookie, the
 		// protocol versions, PLUGIN_UNIX_SOCKET_DIR); gem runs its own sandboxed one.
 		RunnerFunc: func(_ hclog.Logger, meta *exec.Cmd, _ string) (runner.Runner, error) {
-			cmd.Env = append(cmd.Env, meta.Env...)
+			c.runner.spec.Env = append(slices.Clone(c.runner.spec.Env), meta.Env...) // the plugin's, not the helper's
 			return c.runner, nil
 		},
 		// go-plugin lets a message be 2 GiB; a plugin must not grow gem that far.

@@ -24,12 +24,15 @@
 // consent), or `gem ext grant --workspace`; the user's own hooks, !{…} shells and settings
 // servers have it. Protected names (IsProtected) are protected at any depth, so git inside
 // a sandboxed program cannot commit to the workspace's repository. The emptied folders
-// (/tmp, /var/tmp, /dev/shm, /run, /root, /var/lib, /nix and the user's homes) show only
-// what was granted, bound back: Landlock has no rule for connect(2), so a socket in the view
-// is reachable by its path. TMPDIR is the extension's own temp folder; each extension keeps
+// (/tmp, /var/tmp, /dev/shm, /run, /root, /var/lib, /nix, the daemons' /var/snap, /var/spool,
+// /var/opt, /var/run when a folder, /srv, and the user's homes) show only what was granted,
+// bound back: Landlock has no rule for connect(2), so a socket in the view is reachable by
+// its path. TMPDIR is the extension's own temp folder; each extension keeps
 // state in $GEM_HOME/data/<name>. Launcher caches a program may write are overlays of its
 // own where it has namespaces. The helper is gem's front by identity (GEM_SANDBOX_HELPER),
-// never a file found by name. Missing layers are said once (Warn) and by gem doctor.
+// never a file found by name, and runs with gem's own sandbox switches alone: the program's
+// environment (a manifest's env: LD_PRELOAD, GEM_SANDBOX=off …) reaches it through a
+// descriptor and is applied by the program's exec only (progenv_unix.go). Missing layers are said once (Warn) and by gem doctor.
 //
 // Who refuses what (issue 47: the guard granted what Landlock refused, and judged names that
 // lied). The guard only refuses: the calls it makes for a program are made on a thread

@@ -217,8 +217,9 @@ func followProgram(s Program, p *Process, status *os.File, sigs chan os.Signal) 
 }
 
 // Command prepares the program as a long-lived child (a plugin, an MCP server): exactly
-// s.Env (never the host's environment), its own process group so it and whatever it starts
-// can be killed together (KillGroup), and killed if gem dies. The caller wires its streams.
+// s.Env (never the host's environment; what StartCommand is given then), its own process
+// group so it and whatever it starts can be killed together (KillGroup), and killed if gem
+// dies. The caller wires its streams and starts it with StartCommand.
 func Command(s Program) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	if s.Policy != nil && !Disabled() {
@@ -227,10 +228,6 @@ func Command(s Program) (*exec.Cmd, error) {
 		switch plan.Launch {
 		case LaunchHelper:
 			p := s.helperPolicy(plan)
-			data, err := json.Marshal(p)
-			if err != nil {
-				return nil, err
-			}
 			target := s.Path
 			var extra []*os.File
 			if s.Binary != nil && runtime.GOOS == "linux" {
@@ -242,17 +239,21 @@ func Command(s Program) (*exec.Cmd, error) {
 			if s.execStatus != nil {
 				extra = append(extra, s.execStatus)
 				p.StatusFD = 2 + len(extra)
-				if data, err = json.Marshal(p); err != nil {
-					return nil, err
-				}
+			}
+			// The program's environment reaches the program alone, through a descriptor the
+			// helper reads, its last: written when the program starts (start), from the
+			// Program's Env as it is then. The helper, which builds the view with the user's
+			// rights, runs with gem's own switches only (helperEnv).
+			extra = append(extra, nil)
+			p.EnvFD = 2 + len(extra)
+			data, err := json.Marshal(p)
+			if err != nil {
+				return nil, err
 			}
 			args := append([]string{HelperArg, string(data), target, s.Path}, s.Args...)
 			cmd = exec.Command(plan.Facts.Helper, args...)
 			cmd.ExtraFiles = extra
-			cmd.Env, cmd.Dir = s.Env, s.Dir
-			if cmd.Env == nil {
-				cmd.Env = []string{}
-			}
+			cmd.Env, cmd.Dir = helperEnv(), s.Dir
 			cmd.SysProcAttr = childProcAttr()
 			if plan.Namespaces {
 				namespaceAttrs(cmd.SysProcAttr, plan.NetNS != NetNSClone)

@@ -37,6 +37,15 @@ func HelperMain(args, environ []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gem sandbox helper: bad policy: %v\n", err)
 		return 126
 	}
+	if p.EnvFD > 2 {
+		// The program's environment, applied by its exec alone (progenv_unix.go).
+		env, err := readProgramEnv(p.EnvFD)
+		if err != nil {
+			fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
+			return 126
+		}
+		environ = env
+	}
 	return runHelper(p, args[1], args[2:], environ, stderr)
 }
 

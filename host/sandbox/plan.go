@@ -275,7 +275,11 @@ func mechanisms(p *Plan) {
 // /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (root's home, or another
 // user's), /var/lib and /nix (daemons' state and sockets: SystemRead names what programs
 // read there); the user's own home joins them (View.Private).
-var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix"}
+// The daemons' folders join them (Landlock lets a program read none of them, but it has no
+// rule for connect(2)): /var/snap (LXD's and other snaps' daemons), /var/spool (postfix's
+// private sockets), /var/opt (packaged services: GitLab's PostgreSQL and Puma), /var/run where
+// it is a folder and not the usual link to /run, and /srv (services' data).
+var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix", "/var/snap", "/var/spool", "/var/opt", "/var/run", "/srv"}
 
 // masked are files replaced by an empty one in every view (readable as root otherwise).
 var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-", "/etc/gshadow-"}

@@ -50,6 +50,11 @@ type Policy struct {
 	// StatusFD, when not 0, is the helper's descriptor on which it writes the errno of a
 	// failed exec of the program (4 bytes, native order); it is closed by a successful one.
 	StatusFD int `json:"statusFD,omitempty"`
+	// EnvFD, when not 0, is the helper's descriptor from which it reads the program's
+	// environment (ProgramEnv): the helper itself runs with gem's own switches only, so
+	// nothing a manifest's env sets (LD_PRELOAD, GEM_SANDBOX=off) acts before the sandbox
+	// holds.
+	EnvFD int `json:"envFD,omitempty"`
 	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
 	// builds View in them.
 	Namespaces bool  `json:"namespaces,omitempty"`

@@ -66,10 +66,17 @@ func start(cmd *exec.Cmd, s Program, streams Streams) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = streams.Stdin, out.stdout, out.stderr
+	envFile, err := passEnv(cmd, s)
+	if err != nil {
+		return nil, err
+	}
 	w := programWriter(s, cmd)
 	writers.add(w) // before it runs: a watch opened from here on sees it (writers.go)
 	err = cmd.Start()
 	out.started()
+	if envFile != nil {
+		envFile.Close() // the helper holds its own copy
+	}
 	if err != nil {
 		writers.done(w)
 		out.abandon()

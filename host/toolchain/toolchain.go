@@ -11,8 +11,10 @@
 // PATH; a toolchain outside the system folders (in a home folder: this user's, or root's
 // /root/.pyenv that a venv links to) is granted read of its root (the folder above its bin/
 // or shims/), except when that root is a home folder or its .local (then only the
-// executable, resolved); a script's interpreter (#!/usr/bin/env node) is resolved the same
-// way; profiles never imply a docker or podman socket (root-equivalent: shown, not granted).
+// executable, resolved), and of that root only its installation (bin, lib, include, share …:
+// installParts), never the folder around it, unless the root is an installation by what it
+// is (a version manager's version or its own folder, a venv); a script's interpreter
+// (#!/usr/bin/env node) is resolved the same way; profiles never imply a docker or podman socket (root-equivalent: shown, not granted).
 //
 // Python is a unit: a venv (pyvenv.cfg above its bin/) brings the venv and the installation
 // its pyvenv.cfg names (its standard library), linked or copied; a path a manifest names
@@ -51,6 +53,10 @@ type Profile struct {
 	// folders although gem points the program's XDG_* variables into its extension's data
 	// folder: uv's cache stays ~/.cache/uv, not a new one per extension.
 	Pin map[string]string
+	// Progress are how the stderr lines start in which it says it is downloading what it
+	// runs: a server's start past its limit goes on while they come (or its caches, Write,
+	// grow), never for any other output.
+	Progress []string
 }
 
 // Profiles is the table of launchers. Adding a launcher is adding an entry. Write lists
@@ -64,18 +70,20 @@ var Profiles = []Profile{
 	// under the extension's XDG_CACHE_HOME), pnpm's folders only for pnpm.
 	{Launchers: []string{"npx", "npm", "yarn"}, Write: []string{".npm", ".cache/node-gyp", ".cache/yarn"},
 		Read: []string{".npmrc", ".config/npm", ".yarnrc", ".yarnrc.yml"}, Network: true, Offline: []string{"npm_config_offline=true"},
-		Pin: map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "YARN_CACHE_FOLDER": ".cache/yarn"}},
+		Pin:      map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "YARN_CACHE_FOLDER": ".cache/yarn"},
+		Progress: []string{"npm warn exec The following package", "npm http fetch"}},
 	{Launchers: []string{"pnpm", "pnpx"}, Write: []string{".npm", ".cache/node-gyp", ".local/share/pnpm/store", ".cache/pnpm"},
 		Read: []string{".npmrc", ".config/npm"}, Network: true, Offline: []string{"npm_config_offline=true"},
 		Pin: map[string]string{"npm_package_config_node_gyp_devdir": ".cache/node-gyp", "npm_config_store_dir": ".local/share/pnpm/store", "npm_config_cache_dir": ".cache/pnpm"}},
 	{Launchers: []string{"node", "nodejs"}, Read: []string{".npmrc"}},
 	{Launchers: []string{"uvx", "uv"}, Write: []string{".cache/uv"}, Read: []string{".config/uv", ".local/share/uv/python"}, Network: true, Offline: []string{"UV_OFFLINE=1"},
-		Pin: map[string]string{"UV_CACHE_DIR": ".cache/uv", "UV_PYTHON_INSTALL_DIR": ".local/share/uv/python"}},
+		Pin:      map[string]string{"UV_CACHE_DIR": ".cache/uv", "UV_PYTHON_INSTALL_DIR": ".local/share/uv/python"},
+		Progress: []string{"Downloading ", "Downloaded ", "Resolved ", "Prepared ", "Installing ", "Installed ", "Building ", "Built ", "Updating ", "Updated "}},
 	{Launchers: []string{"pipx"}, Write: []string{".cache/pipx"}, Read: []string{".config/pip", ".pip"}, Network: true, Offline: []string{"PIP_NO_INDEX=1"},
 		Pin: map[string]string{"PIPX_CACHE_DIR": ".cache/pipx"}},
 	{Launchers: []string{"python", "python3", "pip", "pip3"}, Read: []string{".config/pip", ".pip"}},
 	{Launchers: []string{"bunx", "bun"}, Write: []string{".bun/install/cache", ".cache/bun"}, Read: []string{".bunfig.toml", ".npmrc"}, Network: true},
-	{Launchers: []string{"deno"}, Write: []string{".cache/deno"}, Network: true, Pin: map[string]string{"DENO_DIR": ".cache/deno"}},
+	{Launchers: []string{"deno"}, Write: []string{".cache/deno"}, Network: true, Pin: map[string]string{"DENO_DIR": ".cache/deno"}, Progress: []string{"Download "}},
 	{Launchers: []string{"docker", "podman"}, Network: true, RootEquivalent: true},
 	{Launchers: []string{"java"}},
 	{Launchers: []string{"go"}, Write: []string{"go/pkg/mod", ".cache/go-build"}, Read: []string{".config/go"}, Network: true, Offline: []string{"GOPROXY=off"},
@@ -180,16 +188,15 @@ func (n *Needs) add(command string, env Env, depth int) {
 	// be an interpreter's installation or a venv (installRoot, venvRoot).
 	onPath := !strings.ContainsRune(command, '/')
 	for _, p := range []string{path, real} {
-		if root := toolchainRoot(p, env.Home); root != "" {
-			if !onPath {
-				root = p
-			}
-			n.Read = append(n.Read, root)
+		if root := toolchainRoot(p, env.Home); root == p || (root != "" && !onPath) {
+			n.Read = append(n.Read, p)
+		} else if root != "" {
+			n.Read = append(n.Read, installation(root, env.Home)...)
 		}
 	}
 	if !onPath {
 		if root := installRoot(real, env.Home); root != "" {
-			n.Read = append(n.Read, root)
+			n.Read = append(n.Read, installation(root, env.Home)...)
 		}
 	}
 	// A venv (found on the PATH or named by path) runs on the interpreter its pyvenv.cfg
@@ -198,7 +205,7 @@ func (n *Needs) add(command string, env Env, depth int) {
 	if venv := venvRoot(path); venv != "" {
 		n.Read = append(n.Read, venv)
 		if base := venvBase(venv, env.Home); base != "" {
-			n.Read = append(n.Read, base)
+			n.Read = append(n.Read, installation(base, env.Home)...)
 		}
 	}
 	// A profile is a launcher's by identity, not by name: one found on the user's own PATH,
@@ -314,6 +321,41 @@ func toolchainRoot(p, home string) string {
 		}
 	}
 	return p
+}
+
+// installParts are what of the folder above a toolchain's bin/ or shims/ makes up its
+// installation: its programs, libraries (Python's standard library, node's modules), headers
+// and data, a venv's pyvenv.cfg, and a version manager's shims, versions and plugins. The
+// rest of that folder (~/work/tools/.env beside ~/work/tools/bin/node, ~/.cargo's
+// credentials.toml, ~/go/src) is not the toolchain's, and is not granted with it.
+var installParts = []string{"bin", "sbin", "lib", "lib32", "lib64", "libexec", "include", "share", "pyvenv.cfg", "shims", "versions", "installs", "plugins", "version"}
+
+// managerHomes are the version managers' own folders, ~-relative: each is one installation
+// (its shims run the manager's own scripts from it), granted whole.
+var managerHomes = []string{".nvm", ".pyenv", ".asdf", ".local/share/mise", ".volta", ".local/share/fnm", ".nodenv", ".rbenv", ".goenv", ".rustup", ".sdkman"}
+
+// installation is what to read of a toolchain whose root folder is root: the whole folder
+// when it is an installation by what it is (a version manager's version folder or its own
+// folder, a venv), else its installParts that exist, never the folder around them.
+func installation(root, home string) []string {
+	if version, _ := Installation(root, home); version == root {
+		return []string{root}
+	}
+	if st, err := os.Stat(filepath.Join(root, "pyvenv.cfg")); err == nil && st.Mode().IsRegular() {
+		return []string{root}
+	}
+	for _, m := range managerHomes {
+		if home != "" && root == filepath.Join(home, m) {
+			return []string{root}
+		}
+	}
+	var out []string
+	for _, part := range installParts {
+		if _, err := os.Lstat(filepath.Join(root, part)); err == nil {
+			out = append(out, filepath.Join(root, part))
+		}
+	}
+	return out
 }
 
 // installRoot is the installation an interpreter's executable (resolved) lies in, when its

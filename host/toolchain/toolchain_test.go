@@ -71,6 +71,26 @@ func TestFor(t *testing.T) {
 			t.Errorf("For(%s) = network %v, read %q, write %q, warnings %q\nwant network %v, read %q, write %q", c.command, n.Network, rel(n.Read), rel(n.Write), n.Warnings, c.network, c.read, c.write)
 		}
 	}
+	// A toolchain in a folder of its own: its installation (bin/, lib/), never the folder
+	// around it (~/work/tools/.env beside ~/work/tools/bin/node, ~/.cargo/credentials.toml).
+	tools := filepath.Join(home, "work/tools")
+	exe(filepath.Join(tools, "bin/node"), "\x7fELF")
+	os.MkdirAll(filepath.Join(tools, "lib/node_modules"), 0o755)
+	os.WriteFile(filepath.Join(tools, ".env"), []byte("TOKEN=secret\n"), 0o600)
+	exe(filepath.Join(home, ".cargo/bin/cargo"), "\x7fELF")
+	os.WriteFile(filepath.Join(home, ".cargo/credentials.toml"), []byte("token = \"secret\"\n"), 0o600)
+	around := Env{Home: home, Path: filepath.Join(tools, "bin") + ":" + filepath.Join(home, ".cargo/bin")}
+	for _, c := range []struct {
+		command string
+		read    []string
+	}{
+		{"node", []string{".npmrc", "work/tools/bin", "work/tools/lib"}},
+		{"cargo", []string{".cargo/bin"}},
+	} {
+		if got := rel(For(c.command, around).Read); !slices.Equal(got, c.read) {
+			t.Errorf("For(%s).Read = %q, want %q", c.command, got, c.read)
+		}
+	}
 	// Profiles go by identity, not by name: an extension's or the workspace's own "npx" (first
 	// on PATH, or named by path) gets no profile, and the user's real one is found past it.
 	ext, ws := testhome.Dir(t, "toolchain-ext-"), testhome.Dir(t, "toolchain-ws-")
@@ -197,7 +217,8 @@ func TestSwitched(t *testing.T) {
 }
 
 // TestNamedByPath: a path a manifest names brings the installation it proves to be in (a
-// Python standard library beside its bin/) and a venv's base, never an unproven folder.
+// Python standard library beside its bin/: its bin/ and lib/, not the folder around them)
+// and a venv's base, never an unproven folder.
 func TestNamedByPath(t *testing.T) {
 	home := testhome.Dir(t, "toolchain-path-")
 	exe := func(path string) {
@@ -208,6 +229,7 @@ func TestNamedByPath(t *testing.T) {
 	exe(filepath.Join(py, "bin/python3.11"))
 	os.MkdirAll(filepath.Join(py, "lib/python3.11"), 0o755)
 	os.WriteFile(filepath.Join(py, "lib/python3.11/os.py"), nil, 0o644)
+	os.WriteFile(filepath.Join(py, ".env"), []byte("TOKEN=secret\n"), 0o600)
 	venv := filepath.Join(home, "venvs/a")
 	os.MkdirAll(filepath.Join(venv, "bin"), 0o755)
 	os.Symlink(filepath.Join(py, "bin/python3.11"), filepath.Join(venv, "bin/python"))
@@ -223,8 +245,9 @@ func TestNamedByPath(t *testing.T) {
 		command string
 		want    []string
 	}{
-		{filepath.Join(venv, "bin/python"), []string{py, venv}},
-		{filepath.Join(py, "bin/python3.11"), []string{py}},
+		// the installation's bin/ and lib/, not its folder (a .env beside them)
+		{filepath.Join(venv, "bin/python"), []string{filepath.Join(py, "bin"), filepath.Join(py, "lib"), venv}},
+		{filepath.Join(py, "bin/python3.11"), []string{filepath.Join(py, "bin"), filepath.Join(py, "lib")}},
 		// an executable in a folder that is no installation: itself only
 		{filepath.Join(secrets, "bin/python3"), []string{filepath.Join(secrets, "bin/python3")}},
 		// a venv whose pyvenv.cfg names such a folder: the venv, not the folder

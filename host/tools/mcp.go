@@ -179,14 +179,31 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 			return srv.Restart(ctx, policy, childEnv)
 		}
 	}
+	var progress, caches []string
 	if pr := toolchain.ProfileOf(filepath.Base(resolved.Command)); resolved.Command != "" && pr != nil && pr.Network {
 		srv.fetches = true
+		// What says its launcher is downloading: its progress lines, its caches growing (as
+		// the program writes them: the overlays its writes land in, or the caches themselves).
+		progress = pr.Progress
+		if policy != nil {
+			for _, o := range policy.Overlays {
+				if toolchain.IsProfileCache(o.Lower, env.Home) {
+					caches = append(caches, o.Upper)
+				}
+			}
+			for _, w := range policy.Write {
+				if toolchain.IsProfileCache(w, env.Home) {
+					caches = append(caches, w)
+				}
+			}
+		}
 	}
 	c, err := mcphost.New(mcphost.Config{
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
 		LocalAllowed:   localAllowed,
 		StartTimeout:   mcpStartTimeout(env),
-		FirstStart:     srv.cached == nil,
+		Progress:       progress,
+		Caches:         caches,
 		Waiting:        opts.Services.waiting(),
 		OnToolsChanged: func(*mcphost.Client) { srv.saveCache(opts.Logger); r.index() },
 	})

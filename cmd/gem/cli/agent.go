@@ -337,9 +337,7 @@ func textEvents(s *session) agent.Events {
 	midLine := false // text of a step that a tool call follows ends its line
 	return agent.Events{
 		Text: func(d string) {
-			if s.io.IsStdoutTTY() {
-				d = termsafe.Text(d) // the model's text acts on no terminal (escapes shown)
-			}
+			d = s.modelText(d)
 			fmt.Fprint(s.stdout, d)
 			midLine = !strings.HasSuffix(d, "\n")
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/install"
 	"github.com/gemhost/gem/registry/lockfile"
@@ -47,15 +48,17 @@ func printError(w io.Writer, err error) int {
 	var x exitError
 	switch {
 	case errors.As(err, &u):
-		fmt.Fprintf(w, "gem: %s\nRun 'gem help' or add --help to the command for usage.\n", u.msg)
+		fmt.Fprintf(w, "gem: %s\nRun 'gem help' or add --help to the command for usage.\n", termsafe.Text(u.msg))
 		return 2
 	case errors.As(err, &x):
 		if x.msg != "" {
-			fmt.Fprintln(w, "gem:", x.msg)
+			fmt.Fprintln(w, "gem:", termsafe.Text(x.msg))
 		}
 		return x.code
 	default:
-		fmt.Fprintln(w, "gem:", errorText(err))
+		// Errors carry extensions' and servers' words (a tool's message, stderr lines):
+		// through the one sanitiser, as warnings.
+		fmt.Fprintln(w, "gem:", termsafe.Text(errorText(err)))
 		return 1
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/gemhost/gem/internal/logging"
+	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
@@ -82,12 +83,24 @@ func (f *Factory) Session() (*session, error) {
 	return f.sess, f.err
 }
 
+// warn says a warning on stderr, through the one sanitiser: warnings carry extensions' and
+// servers' words (names, stderr lines), which must act on no terminal.
 func (s *session) warn(format string, args ...any) {
-	fmt.Fprintf(s.stderr, "warning: "+format+"\n", args...)
+	fmt.Fprintln(s.stderr, "warning: "+termsafe.Text(fmt.Sprintf(format, args...)))
 }
 
-// problem shows a manifest problem on stderr (it says its own severity).
-func (s *session) problem(p manifest.Problem) { fmt.Fprintln(s.stderr, p.String()) }
+// problem shows a manifest problem on stderr (it says its own severity), sanitised as warn.
+func (s *session) problem(p manifest.Problem) { fmt.Fprintln(s.stderr, termsafe.Text(p.String())) }
+
+// modelText is the model's text as gem prints it on stdout: escaped by the one sanitiser on
+// a terminal (an OSC 52 in it would set the clipboard, U+202E turn what follows around),
+// unchanged into a pipe or a file, which get the model's own words.
+func (s *session) modelText(d string) string {
+	if s.io.IsStdoutTTY() {
+		return termsafe.Text(d)
+	}
+	return d
+}
 
 // readLine reads one line of stdin (the shared reader keeps what a question did not use).
 func (s *session) readLine() (string, error) {

@@ -453,18 +453,22 @@ func (s *shell) ask(input string) {
 	ctx, s.cancelTurn = context.WithCancel(ctx)
 	defer func() { s.cancelTurn(); s.cancelTurn = nil }()
 	w := s.sess.stdout
+	// The model's text and the tools' words pass through the one sanitiser (termsafe), as
+	// gem -p's do: on a terminal they act on nothing (an OSC 52 would set the clipboard).
 	s.agent.conv.Agent.Events = agent.Events{
-		Text:     func(d string) { fmt.Fprint(w, d) },
-		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", name, args) },
+		Text: func(d string) { fmt.Fprint(w, s.sess.modelText(d)) },
+		ToolCall: func(_, name string, args json.RawMessage) {
+			fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", termsafe.Cell(name), termsafe.Cell(string(args)))
+		},
 		ToolResult: func(_, name string, res *tools.Result, err error) {
 			switch {
 			case errors.Is(err, context.Canceled): // said once the turn ends
 			case err != nil:
-				fmt.Fprintf(s.sess.stderr, "← %s failed: %v\n", name, err)
+				fmt.Fprintf(s.sess.stderr, "← %s failed: %s\n", termsafe.Cell(name), termsafe.Text(err.Error()))
 			case res.Error != nil:
-				fmt.Fprintf(s.sess.stderr, "← %s: %s\n", name, res.Error.Message)
+				fmt.Fprintf(s.sess.stderr, "← %s: %s\n", termsafe.Cell(name), termsafe.Cell(res.Error.Message))
 			default:
-				fmt.Fprintf(s.sess.stderr, "← %s done\n", name)
+				fmt.Fprintf(s.sess.stderr, "← %s done\n", termsafe.Cell(name))
 			}
 		},
 	}
@@ -476,7 +480,7 @@ func (s *shell) ask(input string) {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(s.sess.stderr, "(turn cancelled)")
 	case err != nil:
-		fmt.Fprintln(s.sess.stderr, err)
+		fmt.Fprintln(s.sess.stderr, termsafe.Text(err.Error()))
 	}
 }
 
@@ -507,7 +511,7 @@ func (s *shell) skills(w io.Writer, args []string) {
 		if slices.Contains(disabled, sk.Name) {
 			state = " [disabled]"
 		}
-		fmt.Fprintf(w, "  %s (%s)%s: %s\n", sk.Name, sk.Extension, state, sk.Description)
+		fmt.Fprintf(w, "  %s (%s)%s: %s\n", termsafe.Cell(sk.Name), termsafe.Cell(sk.Extension), state, termsafe.Cell(sk.Description))
 	}
 }
 

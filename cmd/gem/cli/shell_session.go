@@ -14,6 +14,7 @@ import (
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/plural"
+	"github.com/gemhost/gem/internal/termsafe"
 )
 
 // The shell's conversation commands, as in Gemini CLI.
@@ -142,9 +143,9 @@ func (a *agentSession) listTools(w io.Writer, descriptions bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range list {
 		if descriptions {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, t.Extension, firstLine(t.Spec.Description))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", termsafe.Cell(t.Name), termsafe.Cell(t.Extension), termsafe.Cell(firstLine(t.Spec.Description)))
 		} else {
-			fmt.Fprintf(tw, "  %s\t%s\n", t.Name, t.Extension)
+			fmt.Fprintf(tw, "  %s\t%s\n", termsafe.Cell(t.Name), termsafe.Cell(t.Extension))
 		}
 	}
 	tw.Flush()
@@ -167,7 +168,7 @@ func (a *agentSession) listMCP(w io.Writer) {
 		if n := len(a.conv.MCPPromptsOf(srv.Name)); n > 0 {
 			prompts = fmt.Sprintf(", %d prompts", n)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d tools%s\t%s\n", srv.Name, srv.Extension, srv.Tools, prompts, state)
+		fmt.Fprintf(tw, "  %s\t%s\t%d tools%s\t%s\n", termsafe.Cell(srv.Name), termsafe.Cell(srv.Extension), srv.Tools, prompts, termsafe.Cell(state))
 	}
 	tw.Flush()
 }
@@ -185,7 +186,7 @@ func (a *agentSession) memory(w io.Writer, args []string) error {
 			return nil
 		}
 		for _, f := range a.conv.Files {
-			fmt.Fprintf(w, "--- %s ---\n%s\n", f.Path, strings.TrimRight(f.Text, "\n"))
+			fmt.Fprintf(w, "--- %s ---\n%s\n", termsafe.Cell(f.Path), termsafe.Text(strings.TrimRight(f.Text, "\n")))
 		}
 	case "add":
 		fact := strings.Join(args[1:], " ")

@@ -258,7 +258,7 @@ func (s *session) askWorkspace(n tools.WorkspaceNeed) bool {
 		x.Name, n.Program, n.Tool, x.Name, x.Name))
 	choices := []prompt.Choice{{Key: "y", Label: "allow", Also: []string{"yes"}}, {Key: "n", Label: "not now", Also: []string{"no"}}}
 	if i, _ := s.ttyPrompter("", "").Choose(context.Background(), q, choices, 1); i != 0 {
-		s.warn("%s", termsafe.Text(fmt.Sprintf("%s may not change your project; to allow it later: gem ext grant %s --workspace", x.Name, x.Name)))
+		s.warn("%s may not change your project; to allow it later: gem ext grant %s --workspace", x.Name, x.Name)
 		return false
 	}
 	g, _, err := registry.GrantFor(s.env, x)

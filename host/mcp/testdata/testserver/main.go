@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,8 +90,23 @@ func main() {
 	sseAddr := flag.String("sse", "", "serve SSE at http://ADDR/sse")
 	delay := flag.Duration("delay", 0, "wait this long before serving (a server slow to boot, as node or uvx are)")
 	work := flag.Duration("work", 0, "work (use the CPU) this long before serving, as a launcher unpacking its package does")
+	progress := flag.Duration("progress", 0, "say it downloads (uv's progress lines on stderr) this long before serving")
+	flood := flag.Duration("flood", 0, "write other lines to stderr as fast as it can this long before serving")
+	grow := flag.String("grow", "", "download into this folder (a file every 200 ms) for -growfor before serving, saying nothing")
+	growFor := flag.Duration("growfor", 0, "how long -grow goes on")
 	flag.Parse()
 	time.Sleep(*delay)
+	for i, end := 0, time.Now().Add(*progress); time.Now().Before(end); i++ {
+		fmt.Fprintf(os.Stderr, "Downloading package-%d (%d KiB)\n", i, 100+i)
+		time.Sleep(200 * time.Millisecond)
+	}
+	for i, end := 0, time.Now().Add(*flood); time.Now().Before(end); i++ {
+		fmt.Fprintf(os.Stderr, "debug: still warming up the cache, step %d of many\n", i)
+	}
+	for i, end := 0, time.Now().Add(*growFor); *grow != "" && time.Now().Before(end); i++ {
+		os.WriteFile(filepath.Join(*grow, fmt.Sprintf("blob-%d", i)), make([]byte, 4096), 0o644)
+		time.Sleep(200 * time.Millisecond)
+	}
 	for end := time.Now().Add(*work); time.Now().Before(end); {
 		busy := 0
 		for i := range 1_000_000 {

@@ -1,0 +1,73 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/toolchain"
+	"github.com/gemhost/gem/internal/pathx"
+	"github.com/gemhost/gem/registry"
+)
+
+// programWritable lists the folders some program gem starts may write, or whose files
+// extension authors chose: the workspace (root), gem's home (data folders, overlays,
+// payloads), the temporary folder, every extension's folder, what any extension's agreed
+// manifest (sandbox.write) or the user's grants let it write, and the launchers' caches. A
+// PATH entry inside one is never where a launcher is looked up, nor on any program's PATH:
+// a program without the network could plant an npx there that another extension's server,
+// granted the network at consent, would then start.
+func programWritable(env registry.Env, root string) []string {
+	out := []string{root, env.GemHome, os.TempDir()}
+	if env.Home != "" {
+		for _, pr := range toolchain.Profiles {
+			for _, w := range pr.Write {
+				out = append(out, filepath.Join(env.Home, w))
+			}
+		}
+	}
+	if grants, err := registry.Grants(env); err == nil {
+		for _, g := range grants {
+			for _, w := range g.Write {
+				out = append(out, env.ExpandHome(w))
+			}
+		}
+	}
+	for _, x := range registry.Discover(env, registry.Providers).All {
+		out = append(out, x.Path)
+		g := x.ConsentGrant(env)
+		out = append(out, g.Write...)
+		for _, r := range g.Roots {
+			if strings.HasSuffix(r.Field, "sandbox.write") {
+				out = append(out, r.Real)
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(p string) bool { return p == "" || !filepath.IsAbs(p) })
+}
+
+// pathIn reports whether dir lies in one of folders.
+func pathIn(dir string, folders []string) bool {
+	return slices.ContainsFunc(folders, func(f string) bool { return pathx.Within(f, dir) })
+}
+
+// systemDir reports whether dir lies in the system folders every program reads (none of
+// them writable by a program): no PATH entry there needs programWritable.
+func systemDir(dir string) bool { return pathIn(dir, sandbox.SystemRead) }
+
+// searchEnv is where one program's launchers are looked up, and what its PATH keeps: the
+// user's home and PATH, without the folders programs may write (programWritable, computed
+// only when the PATH has an entry outside the system folders).
+func searchEnv(env registry.Env, root string) toolchain.Env {
+	tenv := toolchainEnv(env)
+	tenv.Exclude = []string{root, env.GemHome}
+	for _, dir := range filepath.SplitList(tenv.Path) {
+		if dir != "" && filepath.IsAbs(dir) && !systemDir(dir) {
+			tenv.Exclude = programWritable(env, root)
+			break
+		}
+	}
+	return tenv
+}
