@@ -50,6 +50,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/internal/limits"
@@ -105,7 +106,9 @@ type Config struct {
 	// extension's behalf, reaches public addresses only: checked when resolved and when
 	// dialed, so an extension cannot make gem call a local service with its headers.
 	LocalAllowed bool
-	Logger       hclog.Logger
+	// Auth keeps the OAuth sign-ins of remote servers (nil: gem signs in to none).
+	Auth   *mcpauth.Store
+	Logger hclog.Logger
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
 	// FirstStart: the server never started before (no tool list is known): a launcher may be
@@ -386,9 +389,19 @@ func (s *Client) connect(ctx context.Context) error {
 		if endpoint == "" {
 			endpoint = s.Server.URL
 		}
-		transport = &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: s.httpClient(), MaxRetries: 2}
+		st := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: s.httpClient(), MaxRetries: 2}
+		transport = st
+		if err := s.authorize(st); err != nil {
+			cancelSession()
+			return err
+		}
 	case SSE:
-		transport = &sdk.SSEClientTransport{Endpoint: s.Server.URL, HTTPClient: s.httpClient()}
+		st := &sdk.SSEClientTransport{Endpoint: s.Server.URL, HTTPClient: s.httpClient()}
+		transport = st
+		if err := s.authorize(st); err != nil {
+			cancelSession()
+			return err
+		}
 	}
 	session, err := client.Connect(sctx, transport, nil)
 	if err == nil {
@@ -419,6 +432,9 @@ func (s *Client) connect(ctx context.Context) error {
 // describe wraps a failure with what explains it: the timeout, the exit, the stderr tail.
 func (s *Client) describe(what string, timedOut bool, err error, proc *sandbox.Process) error {
 	prefix := fmt.Sprintf("mcp server %s of %s %s", s.Name, s.Extension, what)
+	if needs := (*mcpauth.NeedsSignInError)(nil); errors.As(err, &needs) && !timedOut {
+		return needs
+	}
 	if timedOut && what == "did not start" && s.StartTimeout() < s.Timeout() {
 		err = fmt.Errorf("no answer within %s while starting (gem's start limit; GEM_MCP_START_TIMEOUT changes it)", s.StartTimeout())
 	} else if timedOut {
@@ -634,15 +650,19 @@ func (s *Client) httpClient() *http.Client {
 	if len(s.Server.Headers) > 0 {
 		c.Transport = headerTransport{headers: s.Server.Headers, base: base}
 	}
-	if !s.LocalAllowed {
-		// A redirect goes to a host checked like the endpoint (a proxy would follow it
-		// anywhere).
-		c.CheckRedirect = func(r *http.Request, via []*http.Request) error {
-			if len(via) >= 10 {
-				return errors.New("more than 10 redirects")
-			}
-			return s.checkHost(r.Context(), r.URL.Hostname())
+	// A redirect stays on the server's origin (it would take the headers and the token
+	// along), and goes to a host checked like the endpoint (a proxy would follow it anywhere).
+	c.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("more than 10 redirects")
 		}
+		if err := sameOrigin(s.Name, via[0].URL, r.URL); err != nil {
+			return err
+		}
+		if s.LocalAllowed {
+			return nil
+		}
+		return s.checkHost(r.Context(), r.URL.Hostname())
 	}
 	return c
 }
