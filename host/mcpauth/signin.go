@@ -57,7 +57,9 @@ type SignInError struct {
 	Err    error
 }
 
-func (e *SignInError) Error() string { return fmt.Sprintf("signing in to mcp server %s: %v", e.Server, e.Err) }
+func (e *SignInError) Error() string {
+	return fmt.Sprintf("signing in to mcp server %s: %v", e.Server, e.Err)
+}
 func (e *SignInError) Unwrap() error { return e.Err }
 
 // SignIn signs gem in to srv (the browser flow) and keeps the token in store.

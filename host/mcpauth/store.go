@@ -15,16 +15,16 @@ import (
 
 // Record is what a sign-in leaves: the client gem signed in as, the endpoints, the token.
 type Record struct {
-	Server       string          `json:"server"`
-	Resource     string          `json:"resource"` // the server's URL: the token goes there only
-	ClientID     string          `json:"client_id"`
-	ClientSecret string          `json:"client_secret,omitempty"`
-	AuthURL      string          `json:"auth_url"`
-	TokenURL     string          `json:"token_url"`
+	Server       string           `json:"server"`
+	Resource     string           `json:"resource"` // the server's URL: the token goes there only
+	ClientID     string           `json:"client_id"`
+	ClientSecret string           `json:"client_secret,omitempty"`
+	AuthURL      string           `json:"auth_url"`
+	TokenURL     string           `json:"token_url"`
 	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
-	Scopes       []string        `json:"scopes,omitempty"`
-	Token        *oauth2.Token   `json:"token"`
-	SignedIn     time.Time       `json:"signed_in"`
+	Scopes       []string         `json:"scopes,omitempty"`
+	Token        *oauth2.Token    `json:"token"`
+	SignedIn     time.Time        `json:"signed_in"`
 }
 
 // config is the oauth2 configuration that refreshes the record's token.
