@@ -15,26 +15,36 @@ import (
 
 // AddressError is an OAuth request (metadata, registration, token, the sign-in page) to an
 // address of this machine or the local network, for a server that is not there itself:
-// refused before connecting.
+// refused before connecting. Link-local addresses (a cloud's metadata service) are refused
+// for every server.
 type AddressError struct {
 	URL, Host string
+	LinkLocal bool
 }
 
 func (e *AddressError) Error() string {
+	if e.LinkLocal {
+		return fmt.Sprintf("refused to reach %s: %s is a link-local address (a cloud's metadata service), never an authorization server", e.URL, e.Host)
+	}
 	return fmt.Sprintf("refused to reach %s: %s is an address of this machine or the local network, and the MCP server is not", e.URL, e.Host)
 }
 
+func addressError(url, host string, a netip.Addr) *AddressError {
+	return &AddressError{URL: url, Host: host, LinkLocal: a.Unmap().IsLinkLocalUnicast()}
+}
+
 // mayReach reports whether gem may send a server's OAuth requests to a: public addresses
-// always, the others only for a server that is local itself.
+// always, the others only for a server that is local itself, link-local ones (a cloud's
+// metadata service) never.
 func mayReach(local bool, a netip.Addr) bool {
+	if a.Unmap().IsLinkLocalUnicast() {
+		return false
+	}
 	return local || netaddr.Public(a, nil)
 }
 
 // checkURL refuses raw when its host is, or resolves to, an address gem may not reach.
 func checkURL(ctx context.Context, local bool, raw string) error {
-	if local {
-		return nil
-	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return err
@@ -45,7 +55,7 @@ func checkURL(ctx context.Context, local bool, raw string) error {
 	}
 	for _, a := range addrs {
 		if !mayReach(local, a) {
-			return &AddressError{URL: raw, Host: u.Hostname()}
+			return addressError(raw, u.Hostname(), a)
 		}
 	}
 	return nil
@@ -57,16 +67,13 @@ func checkURL(ctx context.Context, local bool, raw string) error {
 func guardedClient(local bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		if local {
-			return nil
-		}
 		host, _, _ := net.SplitHostPort(address)
 		a, err := netip.ParseAddr(host)
 		if err != nil || !mayReach(local, a) {
 			if t.Proxy != nil && proxied(t) {
 				return nil // the user's proxy (each URL was checked before)
 			}
-			return &AddressError{URL: address, Host: host}
+			return addressError(address, host, a)
 		}
 		return nil
 	}}

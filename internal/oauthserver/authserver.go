@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +35,7 @@ type AuthServer struct {
 
 	mu        sync.Mutex
 	redirects map[string][]string // a client's first redirect URI → all it registered
+	lastErr   error
 
 	Registrations atomic.Int32 // dynamic registrations
 	Codes         atomic.Int32 // authorization codes exchanged
@@ -63,7 +63,9 @@ func NewAuthServer(ttl time.Duration) (*AuthServer, error) {
 	a.server.SetAllowedGrantType(oauth2.AuthorizationCode, oauth2.Refreshing)
 	a.server.SetClientInfoHandler(server.ClientFormHandler)
 	a.server.SetInternalErrorHandler(func(err error) *errors.Response {
-		fmt.Fprintln(os.Stderr, "oauthserver:", err)
+		a.mu.Lock()
+		a.lastErr = err
+		a.mu.Unlock()
 		return nil
 	})
 	// The consent: the scripted user agrees at once.
@@ -164,5 +166,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // String describes the server's counters, for test failures.
 func (a *AuthServer) String() string {
-	return fmt.Sprintf("registrations %d, codes %d, refreshes %d", a.Registrations.Load(), a.Codes.Load(), a.Refreshes.Load())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return fmt.Sprintf("registrations %d, codes %d, refreshes %d, last internal error %v", a.Registrations.Load(), a.Codes.Load(), a.Refreshes.Load(), a.lastErr)
 }

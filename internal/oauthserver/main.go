@@ -38,52 +38,57 @@ func Browse(ctx context.Context, pageURL string, tamper bool) (string, error) {
 }
 
 // BrowserMain is the scripted browser as a program ($BROWSER): it browses its argument,
-// prints the last page, and appends the URL it was given to $GEM_TEST_BROWSER_LOG when
-// set. GEM_TEST_BROWSER_MODE=tamper-state forges the state of the redirect back.
-func BrowserMain(args []string) int {
+// prints the last page, and appends the URL it was given to log when set (the test
+// binary's main passes $GEM_TEST_BROWSER_LOG); with tamper it forges the state of the
+// redirect back.
+func BrowserMain(args []string, log string, tamper bool, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: fake-browser URL")
+		fmt.Fprintln(stderr, "usage: fake-browser URL")
 		return 2
 	}
-	if log := os.Getenv("GEM_TEST_BROWSER_LOG"); log != "" {
+	if log != "" {
 		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 		if err == nil {
 			fmt.Fprintln(f, args[0])
 			f.Close()
 		}
 	}
-	page, err := Browse(context.Background(), args[0], os.Getenv("GEM_TEST_BROWSER_MODE") == "tamper-state")
+	page, err := Browse(context.Background(), args[0], tamper)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fake-browser:", err)
+		fmt.Fprintln(stderr, "fake-browser:", err)
 		return 1
 	}
-	fmt.Println(page)
+	fmt.Fprintln(stdout, page)
 	return 0
 }
 
 // Main runs an authorization server and an MCP server it protects until killed, and
 // prints the MCP server's URL (its /admin/revoke refuses the tokens issued so far, its
 // /admin/seen lists the Authorization headers it received).
-func Main(args []string) int {
+func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("oauth-mcp", flag.ContinueOnError)
 	ttl := fs.Duration("ttl", time.Hour, "how long access tokens live")
 	redirect := fs.String("redirect-to", "", "attack: redirect every MCP request there")
 	metadata := fs.String("metadata-url", "", "attack: the resource metadata URL the 401 names")
 	authServer := fs.String("auth-server", "", "attack: the authorization server the metadata names")
+	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	as, err := NewAuthServer(*ttl)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	r, err := NewResource(as, Attack{RedirectTo: *redirect, MetadataURL: *metadata, AuthServer: *authServer})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	fmt.Println(r.URL)
+	fmt.Fprintln(stdout, r.URL)
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
 	select {}
 }
 
