@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/commands/hashing"
@@ -615,3 +616,17 @@ type StoppedError = agent.StoppedError
 // LastResult is the result of the session's last turn (nil before the first): what Send
 // returns, for a turn run with SendStream.
 func (s *Session) LastResult() *Result { return s.last }
+
+// SignIn signs the agent in to its remote MCP server named server, when the server uses
+// OAuth (`gem mcp auth`): open shows the user the authorization page (a browser; the
+// page returns to gem on 127.0.0.1). The token is kept sealed where gem keeps it, for
+// this server at its URL only, and used by later agents and by gem itself; sessions never
+// open a browser, and a server that needs a sign-in fails its calls until there is one.
+func (a *Agent) SignIn(ctx context.Context, server string, open func(ctx context.Context, pageURL string) error) error {
+	mc, err := a.catalog.MCPServerByName(server)
+	if err != nil {
+		return err
+	}
+	_, err = mc.SignIn(ctx, mcpauth.SignInOptions{Open: open, ClientIDURL: a.env.Getenv("GEM_MCP_CLIENT_ID_URL")})
+	return err
+}
