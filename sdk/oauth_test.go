@@ -34,7 +34,7 @@ func TestMCPServerBehindOAuth(t *testing.T) {
 	ctx := context.Background()
 	open := func() *sdk.Agent {
 		a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings,
-			Approve: func(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveOnce, nil },
+			Approve:    func(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveOnce, nil },
 			MCPServers: map[string]sdk.MCPServerConfig{"issues": {HTTPURL: r.URL}}})
 		if err != nil {
 			t.Fatal(err)

@@ -16,10 +16,10 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/agent"
-	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/commands/hashing"
+	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/config"
