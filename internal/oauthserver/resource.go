@@ -37,7 +37,8 @@ type Resource struct {
 	redirectTo string
 }
 
-// NewResource starts an MCP server with one tool, whoami, behind as's tokens.
+// NewResource starts an MCP server with one tool, whoami, behind as's tokens (nil: it
+// refuses every token).
 func NewResource(as *AuthServer, attack Attack) (*Resource, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,7 +46,10 @@ func NewResource(as *AuthServer, attack Attack) (*Resource, error) {
 	}
 	base := "http://" + ln.Addr().String()
 	r := &Resource{URL: base + "/mcp", as: as}
-	authServer := as.URL
+	authServer := "http://127.0.0.1:1" // none: every token is refused (as == nil)
+	if as != nil {
+		authServer = as.URL
+	}
 	if attack.AuthServer != "" {
 		authServer = attack.AuthServer
 	}
