@@ -31,11 +31,15 @@ func oauthPair(t *testing.T, ttl time.Duration) (*oauthserver.AuthServer, *oauth
 	return as, r
 }
 
-// remoteClient is server "remote" of extension "ext" at url, with env's sign-ins.
+// remoteClient is server "remote" of extension "ext" at url (streamable HTTP, or SSE for a
+// URL ending in /sse), with env's sign-ins.
 func remoteClient(t *testing.T, env registry.Env, url string) *Client {
 	t.Helper()
-	c, err := New(Config{Name: "remote", Extension: "ext", Server: manifest.MCPServer{Name: "remote", HTTPURL: url},
-		LocalAllowed: true, Auth: &mcpauth.Store{Env: env}})
+	ms := manifest.MCPServer{Name: "remote", HTTPURL: url}
+	if strings.HasSuffix(url, "/sse") {
+		ms = manifest.MCPServer{Name: "remote", URL: url}
+	}
+	c, err := New(Config{Name: "remote", Extension: "ext", Server: ms, LocalAllowed: true, Auth: &mcpauth.Store{Env: env}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +120,29 @@ func TestOAuthSignInCallAndRefresh(t *testing.T) {
 	}
 	if _, err := whoami(t, remoteClient(t, env, r.URL)); !errors.As(err, new(*mcpauth.NeedsSignInError)) {
 		t.Fatalf("after the sign-out: got %v, want NeedsSignInError", err)
+	}
+}
+
+// TestOAuthOverSSE: the same over the SSE transport (which has no OAuth handler of its own):
+// a sign-in, a call with the token, a 401 mid-session answered by one refresh.
+func TestOAuthOverSSE(t *testing.T) {
+	env := registrytest.Env(t, nil)
+	as, r := oauthPair(t, time.Hour)
+	url := strings.TrimSuffix(r.URL, "/mcp") + "/sse"
+	c := remoteClient(t, env, url)
+	if _, err := whoami(t, c); !errors.As(err, new(*mcpauth.NeedsSignInError)) {
+		t.Fatalf("before a sign-in: got %v, want NeedsSignInError", err)
+	}
+	opened := 0
+	if _, err := c.SignIn(context.Background(), mcpauth.SignInOptions{Open: browser(false, &opened)}); err != nil {
+		t.Fatalf("sign-in: %v (%s)", err, as)
+	}
+	if got, err := whoami(t, c); err != nil || !strings.HasPrefix(got, "signed in as") {
+		t.Fatalf("after the sign-in: %q, %v", got, err)
+	}
+	r.Revoke()
+	if got, err := whoami(t, c); err != nil || !strings.HasPrefix(got, "signed in as") || as.Refreshes.Load() != 1 {
+		t.Fatalf("after a 401 mid-session: %q, %v (%s)", got, err, as)
 	}
 }
 

@@ -53,17 +53,23 @@ func NewResource(as *AuthServer, attack Attack) (*Resource, error) {
 	if attack.AuthServer != "" {
 		authServer = attack.AuthServer
 	}
-	metadataURL := base + "/.well-known/oauth-protected-resource/mcp"
-	if attack.MetadataURL != "" {
-		metadataURL = attack.MetadataURL
-	}
 	mux := http.NewServeMux()
-	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource: r.URL, AuthorizationServers: []string{authServer}, ScopesSupported: []string{"mcp"},
-	}))
-	protect := auth.RequireBearerToken(r.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadataURL, Scopes: []string{"mcp"}})
+	// The same server over streamable HTTP (/mcp) and SSE (/sse), each its own resource.
+	for path, h := range map[string]http.Handler{
+		"/mcp": mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newMCPServer() }, nil),
+		"/sse": mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return newMCPServer() }, nil),
+	} {
+		metadataURL := base + "/.well-known/oauth-protected-resource" + path
+		if attack.MetadataURL != "" {
+			metadataURL = attack.MetadataURL
+		}
+		mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource: base + path, AuthorizationServers: []string{authServer}, ScopesSupported: []string{"mcp"},
+		}))
+		protect := auth.RequireBearerToken(r.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadataURL, Scopes: []string{"mcp"}})
+		mux.Handle(path, r.record(protect(h)))
+	}
 	r.redirectTo = attack.RedirectTo
-	mux.Handle("/mcp", r.record(protect(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newMCPServer() }, nil))))
 	mux.HandleFunc("/admin/revoke", func(w http.ResponseWriter, _ *http.Request) {
 		r.Revoke()
 		fmt.Fprintln(w, "revoked")
@@ -150,9 +156,10 @@ type whoamiArgs struct {
 func newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "oauth-test", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Says who the token belongs to"}, func(ctx context.Context, req *mcp.CallToolRequest, a whoamiArgs) (*mcp.CallToolResult, any, error) {
-		user := "nobody"
-		if ti := req.Extra.TokenInfo; ti != nil {
-			user = ti.UserID
+		// Over SSE the token is checked on each HTTP request but the call does not carry it.
+		user := "a token's owner"
+		if req.Extra != nil && req.Extra.TokenInfo != nil {
+			user = req.Extra.TokenInfo.UserID
 		}
 		text := "signed in as " + user
 		if a.Greeting != "" {
