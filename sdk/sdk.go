@@ -19,6 +19,7 @@ import (
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/commands/hashing"
+	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/config"
@@ -587,3 +588,17 @@ func (s *Session) LastResult() *Result { return s.last }
 // ErrNoAPIKey: the agent's model is Gemini's on the environment's configuration (no
 // Options.Model, or Gemini(name, nil)) and neither GEMINI_API_KEY nor GOOGLE_API_KEY is set.
 var ErrNoAPIKey = agent.ErrNoAPIKey
+
+// SignIn signs the agent in to its remote MCP server named server, when the server uses
+// OAuth (`gem mcp auth`): open shows the user the authorization page (a browser; the
+// page returns to gem on 127.0.0.1). The token is kept sealed where gem keeps it, for
+// this server at its URL only, and used by later agents and by gem itself; sessions never
+// open a browser, and a server that needs a sign-in fails its calls until there is one.
+func (a *Agent) SignIn(ctx context.Context, server string, open func(ctx context.Context, pageURL string) error) error {
+	mc, err := a.catalog.MCPServerByName(server)
+	if err != nil {
+		return err
+	}
+	_, err = mc.SignIn(ctx, mcpauth.SignInOptions{Open: open, ClientIDURL: a.env.Getenv("GEM_MCP_CLIENT_ID_URL")})
+	return err
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/gemhost/gem/cmd/gem/cli"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/iostreams"
+	"github.com/gemhost/gem/internal/oauthserver"
 	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/manifest"
 )
@@ -24,6 +25,10 @@ func TestMain(m *testing.M) {
 		"gem": func() { os.Exit(Main(processIO(), os.Args)) },
 		// The front under another name (sandbox_helper.txtar: installed as gemx).
 		"gemx": func() { os.Exit(Main(processIO(), os.Args)) },
+		// The scripted browser gem mcp auth opens ($BROWSER).
+		"fake-browser": func() {
+			os.Exit(oauthserver.BrowserMain(os.Args[1:], os.Getenv("GEM_TEST_BROWSER_LOG"), os.Getenv("GEM_TEST_BROWSER_MODE") == "tamper-state", os.Stdout, os.Stderr))
+		},
 		"gem-engine": func() {
 			os.Exit(cli.Main(iostreams.FromFiles(os.Stdin, os.Stdout, os.Stderr, os.Getenv), os.Args))
 		},

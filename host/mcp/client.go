@@ -24,6 +24,10 @@
 //   - A server that died is restarted by the next request, after a backoff of 500 ms doubling
 //     per consecutive failure up to 8 s; a successful call resets it.
 //   - An empty `includeTools` means "not set" (the manifest cannot tell [] from absent).
+//   - A remote server that uses OAuth gets the token of its sign-in (host/mcpauth, `gem mcp
+//     auth`): unless its manifest sends its own Authorization header (a token from a
+//     setting) or sets `oauth.enabled: false`. A remote server's requests stay on its origin:
+//     a redirect elsewhere is refused (it would take the headers and the token along).
 package mcp
 
 import (
@@ -32,10 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"net/netip"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,14 +43,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
-
-	"github.com/gemhost/gem/internal/netaddr"
 
 	"github.com/hashicorp/go-hclog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/buildinfo"
@@ -107,7 +105,9 @@ type Config struct {
 	// extension's behalf, reaches public addresses only: checked when resolved and when
 	// dialed, so an extension cannot make gem call a local service with its headers.
 	LocalAllowed bool
-	Logger       hclog.Logger
+	// Auth keeps the OAuth sign-ins of remote servers (nil: gem signs in to none).
+	Auth   *mcpauth.Store
+	Logger hclog.Logger
 	// StartTimeout bounds the start (DefaultStartTimeout when 0).
 	StartTimeout time.Duration
 	// Progress are the starts of the stderr lines in which the server's launcher says it is
@@ -311,9 +311,19 @@ func (s *Client) connect(ctx context.Context) error {
 		if endpoint == "" {
 			endpoint = s.Server.URL
 		}
-		transport = &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: s.httpClient(), MaxRetries: 2}
+		st := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: s.httpClient(), MaxRetries: 2}
+		transport = st
+		if err := s.authorize(st); err != nil {
+			cancelSession()
+			return err
+		}
 	case SSE:
-		transport = &sdk.SSEClientTransport{Endpoint: s.Server.URL, HTTPClient: s.httpClient()}
+		st := &sdk.SSEClientTransport{Endpoint: s.Server.URL, HTTPClient: s.httpClient()}
+		transport = st
+		if err := s.authorize(st); err != nil {
+			cancelSession()
+			return err
+		}
 	}
 	session, err := client.Connect(sctx, transport, nil)
 	if err == nil {
@@ -344,6 +354,9 @@ func (s *Client) connect(ctx context.Context) error {
 // describe wraps a failure with what explains it: the timeout, the exit, the stderr tail.
 func (s *Client) describe(what string, timedOut bool, err error, proc *sandbox.Process) error {
 	prefix := fmt.Sprintf("mcp server %s of %s %s", s.Name, s.Extension, what)
+	if needs := (*mcpauth.NeedsSignInError)(nil); errors.As(err, &needs) && !timedOut {
+		return needs
+	}
 	if timedOut && what == "did not start" && s.StartTimeout() < s.Timeout() {
 		err = fmt.Errorf("no answer within %s while starting (gem's start limit; GEM_MCP_START_TIMEOUT changes it)", s.StartTimeout())
 	} else if timedOut {
@@ -535,109 +548,6 @@ func (s *Client) stopLocked() {
 	if s.state == Ready || s.state == Starting {
 		s.state = Stopped
 	}
-}
-
-// httpClient sends the declared headers with every request.
-func (s *Client) httpClient() *http.Client {
-	var base http.RoundTripper = http.DefaultTransport
-	if !s.LocalAllowed {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		dialer := &net.Dialer{Timeout: 30 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-			host, _, _ := net.SplitHostPort(address)
-			if a, err := netip.ParseAddr(host); err != nil || !netaddr.Public(a, nil) {
-				if t.Proxy != nil && s.viaProxy() {
-					return nil // the user's proxy (the endpoint itself was checked first)
-				}
-				return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: host}
-			}
-			return nil
-		}}
-		t.DialContext = dialer.DialContext
-		base = t
-	}
-	c := &http.Client{Transport: base}
-	if len(s.Server.Headers) > 0 {
-		c.Transport = headerTransport{headers: s.Server.Headers, base: base}
-	}
-	if !s.LocalAllowed {
-		// A redirect goes to a host checked like the endpoint (a proxy would follow it
-		// anywhere).
-		c.CheckRedirect = func(r *http.Request, via []*http.Request) error {
-			if len(via) >= 10 {
-				return errors.New("more than 10 redirects")
-			}
-			return s.checkHost(r.Context(), r.URL.Hostname())
-		}
-	}
-	return c
-}
-
-// endpoint is a remote server's URL.
-func (s *Client) endpoint() string {
-	if s.Server.HTTPURL != "" {
-		return s.Server.HTTPURL
-	}
-	return s.Server.URL
-}
-
-// viaProxy reports whether the user's proxy settings send the endpoint through a proxy.
-func (s *Client) viaProxy() bool {
-	u, err := url.Parse(s.endpoint())
-	if err != nil {
-		return false
-	}
-	p, err := http.ProxyFromEnvironment(&http.Request{URL: u})
-	return err == nil && p != nil
-}
-
-// LocalEndpointError is a remote server on a loopback or private address, of an extension
-// without the network capability.
-type LocalEndpointError struct {
-	Server, Extension, Host string
-}
-
-func (e *LocalEndpointError) Error() string {
-	return fmt.Sprintf("mcp server %s of %s is at %s, a local or private address: reaching it needs the network capability, which %s does not have", e.Server, e.Extension, e.Host, e.Extension)
-}
-
-// checkEndpoint refuses a remote server whose host is (or resolves to) a non-public address
-// when the extension may not reach those.
-func (s *Client) checkEndpoint(ctx context.Context) error {
-	if s.LocalAllowed {
-		return nil
-	}
-	u, err := url.Parse(s.endpoint())
-	if err != nil || u.Hostname() == "" {
-		return nil // no host to reach: the transport says what is wrong with the URL
-	}
-	return s.checkHost(ctx, u.Hostname())
-}
-
-// checkHost refuses host when it is, or resolves to, an address that is not public.
-func (s *Client) checkHost(ctx context.Context, host string) error {
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return fmt.Errorf("mcp server %s of %s: cannot resolve %s: %w", s.Name, s.Extension, host, err)
-	}
-	for _, a := range addrs {
-		if !netaddr.Public(a, nil) {
-			return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: host}
-		}
-	}
-	return nil
-}
-
-type headerTransport struct {
-	headers []manifest.KV
-	base    http.RoundTripper
-}
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for _, kv := range h.headers {
-		r.Header.Set(kv.Key, kv.Value)
-	}
-	return h.base.RoundTrip(r)
 }
 
 // stopGrace is how long a stdio server has to exit after its stdin closes and then after

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gemhost/gem/host/commands"
 	mcphost "github.com/gemhost/gem/host/mcp"
+	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/host/toolchain/launcher"
@@ -201,6 +202,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	c, err := mcphost.New(mcphost.Config{
 		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
 		LocalAllowed:   localAllowed,
+		Auth:           &mcpauth.Store{Env: env},
 		StartTimeout:   mcpStartTimeout(env),
 		Progress:       progress,
 		Caches:         caches,

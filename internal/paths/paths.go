@@ -134,6 +134,12 @@ func (e Layout) SecretsDir() string { return filepath.Join(e.GemHome, "secrets")
 // SecretsFile holds extension name's sensitive settings, sealed.
 func (e Layout) SecretsFile(name string) string { return filepath.Join(e.SecretsDir(), name+".enc") }
 
+// MCPTokensFile holds the OAuth tokens of extension name's remote MCP servers, sealed
+// (host/mcpauth).
+func (e Layout) MCPTokensFile(name string) string {
+	return filepath.Join(e.SecretsDir(), "mcp-oauth", name+".enc")
+}
+
 // OutputFolder is the folder in an extension's data folder where its programs keep what the
 // model may read later (GEM_EXTENSION_OUTPUT): core read tools read it, nothing else of the
 // data folder.

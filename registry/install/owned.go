@@ -55,6 +55,7 @@ var owned = []ownedPart{
 	{what: "previous version's receipt", key: byName, path: func(env registry.Env, name, _ string) string { return env.BackupReceiptFile(name) }},
 	{what: "data folder", key: byName, data: true, shown: true, path: func(env registry.Env, name, _ string) string { return env.DataDir(name) }},
 	{what: "overlays", key: byName, data: true, shown: true, path: func(env registry.Env, name, _ string) string { return env.OverlayDir(name) }},
+	{what: "MCP sign-ins", key: byName, data: true, shown: true, path: func(env registry.Env, name, _ string) string { return env.MCPTokensFile(name) }},
 	{what: "sensitive settings", key: byName, data: true, shown: true,
 		path: func(env registry.Env, name, _ string) string { return env.SecretsFile(name) },
 		remove: func(in *Installer, p *registry.Receipt) (bool, error) {

@@ -132,6 +132,9 @@ func TestUninstallRemovesOwned(t *testing.T) {
 	if err := secrets.Write(env, "demo", map[string]string{"TOKEN": "t"}); err != nil {
 		t.Fatal(err)
 	}
+	if err := secrets.Seal(env, env.MCPTokensFile("demo"), "mcp-oauth\x00demo", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
 	if err := registry.SetGrant(env, "demo", registry.Grant{Network: true, For: registry.TargetOf(user)}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-// Package secrets owns sensitive extension settings: sealed with AES-256-GCM in
-// $GEM_HOME/secrets/<extension>.enc (no OS keychain on a headless Linux). The key is random,
-// in $GEM_HOME/secrets/key (0600), mixed with the machine id, so the files alone are useless
-// elsewhere. Only gem-engine links it; the light front hands commands whose extension has
-// secrets to the engine.
+// Package secrets owns what gem keeps sealed: sensitive extension settings and the OAuth
+// tokens of remote MCP servers, with AES-256-GCM in $GEM_HOME/secrets (no OS keychain on a
+// headless Linux). The key is random, in $GEM_HOME/secrets/key (0600), mixed with the machine
+// id, so the files alone are useless elsewhere; each file is sealed with what it is for (its
+// extension's name, and a label), so one file copied over another does not open. Only
+// gem-engine links it; the light front hands commands whose extension has secrets to the
+// engine.
 package secrets
 
 import (
@@ -40,14 +42,15 @@ func secretKey(env registry.Env, create bool) ([]byte, error) {
 	return sum[:], nil
 }
 
-// Read returns the sensitive settings of extension name.
-func Read(env registry.Env, name string) (map[string]string, error) {
-	if !registry.PlainName(name) {
-		return nil, fmt.Errorf("no secrets for %q: not a plain extension name", name)
-	}
-	data, err := os.ReadFile(env.SecretsFile(name))
+// ErrDamaged is a sealed file that does not open: damaged, or copied from another machine or
+// from another file.
+var ErrDamaged = errors.New("cannot decrypt (damaged, or copied from another machine)")
+
+// Open returns the contents of the sealed file path, sealed with aad; nil when there is none.
+func Open(env registry.Env, path, aad string) ([]byte, error) {
+	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return map[string]string{}, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
@@ -61,23 +64,18 @@ func Read(env registry.Env, name string) (map[string]string, error) {
 		return nil, err
 	}
 	if len(data) < gcm.NonceSize() {
-		return nil, errors.New("the secrets file of " + name + " is damaged: set its sensitive settings again")
+		return nil, ErrDamaged
 	}
-	plain, err := gcm.Open(nil, data[:gcm.NonceSize()], data[gcm.NonceSize():], []byte(name))
+	plain, err := gcm.Open(nil, data[:gcm.NonceSize()], data[gcm.NonceSize():], []byte(aad))
 	if err != nil {
-		return nil, fmt.Errorf("cannot decrypt the secrets of %s (copied from another machine?): set its sensitive settings again", name)
+		return nil, ErrDamaged
 	}
-	m := map[string]string{}
-	return m, json.Unmarshal(plain, &m)
+	return plain, nil
 }
 
-// Write stores the sensitive settings of extension name.
-func Write(env registry.Env, name string, m map[string]string) error {
-	if !registry.PlainName(name) {
-		return fmt.Errorf("no secrets for %q: not a plain extension name", name)
-	}
-	path := env.SecretsFile(name)
-	if len(m) == 0 {
+// Seal writes plain sealed with aad to path (0600, atomically); nil plain removes the file.
+func Seal(env registry.Env, path, aad string, plain []byte) error {
+	if plain == nil {
 		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 			return err
 		}
@@ -91,10 +89,43 @@ func Write(env registry.Env, name string, m map[string]string) error {
 	if err != nil {
 		return err
 	}
-	plain, _ := json.Marshal(m)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
 	nonce := make([]byte, gcm.NonceSize())
 	rand.Read(nonce)
-	return fsx.WriteFileAtomic(path, gcm.Seal(nonce, nonce, plain, []byte(name)), 0o600)
+	return fsx.WriteFileAtomic(path, gcm.Seal(nonce, nonce, plain, []byte(aad)), 0o600)
+}
+
+// Read returns the sensitive settings of extension name.
+func Read(env registry.Env, name string) (map[string]string, error) {
+	if !registry.PlainName(name) {
+		return nil, fmt.Errorf("no secrets for %q: not a plain extension name", name)
+	}
+	plain, err := Open(env, env.SecretsFile(name), name)
+	if errors.Is(err, ErrDamaged) {
+		return nil, fmt.Errorf("cannot decrypt the secrets of %s: the file is damaged, or was copied from another machine: set its sensitive settings again", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	if plain == nil {
+		return m, nil
+	}
+	return m, json.Unmarshal(plain, &m)
+}
+
+// Write stores the sensitive settings of extension name.
+func Write(env registry.Env, name string, m map[string]string) error {
+	if !registry.PlainName(name) {
+		return fmt.Errorf("no secrets for %q: not a plain extension name", name)
+	}
+	var plain []byte
+	if len(m) > 0 {
+		plain, _ = json.Marshal(m)
+	}
+	return Seal(env, env.SecretsFile(name), name, plain)
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {

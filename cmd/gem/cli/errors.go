@@ -8,6 +8,7 @@ import (
 
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/mcpauth"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/plugins"
@@ -230,6 +231,11 @@ var hintRules = []hintRule{
 	say[*install.NoSourceError]("reinstall it with gem ext install <source> --force"),
 	say[*install.NetworkError]("check the address; if it is right, this machine may be offline or need a proxy: HTTPS_PROXY"),
 	say[*plugins.TimeoutError]("raise the limit with --timeout"),
+	when(func(e *mcpauth.NeedsSignInError) string { return "sign in with gem mcp auth " + e.Server }),
+	say[mcpauth.StateError]("start again with gem mcp auth <server>; nothing was kept"),
+	when(func(e *mcpauth.NoSignInError) string {
+		return "gem mcp tools " + e.Server + " lists its tools as they are"
+	}),
 	func(err error) string {
 		if errors.Is(err, install.ErrConsentNeeded) {
 			return "run gem ext update <name>"

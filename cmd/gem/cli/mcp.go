@@ -27,7 +27,7 @@ import (
 
 func mcpCommand(f *Factory) *cli.Command {
 	return group("mcp", "the MCP servers extensions declare, and gem as an MCP server", nil,
-		aliased(mcpListCommand(f), "ls"), mcpToolsCommand(f), mcpResourcesCommand(f), mcpReadCommand(f), mcpServeCommand(f),
+		aliased(mcpListCommand(f), "ls"), mcpToolsCommand(f), mcpResourcesCommand(f), mcpReadCommand(f), mcpAuthCommand(f), mcpServeCommand(f),
 		mcpSearchCommand(f), mcpInstallCommand(f))
 }
 
