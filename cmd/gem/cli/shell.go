@@ -191,7 +191,7 @@ func (s *shell) exec(input string, line *liner.State) bool {
 		}
 		if s.agent != nil {
 			s.agent.newSession()
-			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.conv.Session.ID)
+			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.conv.ID())
 		}
 	case "skills":
 		s.skills(w, args)
@@ -453,7 +453,7 @@ func (s *shell) ask(input string) {
 	ctx, s.cancelTurn = context.WithCancel(ctx)
 	defer func() { s.cancelTurn(); s.cancelTurn = nil }()
 	w := s.sess.stdout
-	s.agent.conv.Agent.Events = agent.Events{
+	s.agent.conv.SetEvents(agent.Events{
 		Text:     func(d string) { fmt.Fprint(w, d) },
 		ToolCall: func(_, name string, args json.RawMessage) { fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", name, args) },
 		ToolResult: func(_, name string, res *tools.Result, err error) {
@@ -467,7 +467,7 @@ func (s *shell) ask(input string) {
 				fmt.Fprintf(s.sess.stderr, "← %s done\n", name)
 			}
 		},
-	}
+	})
 	text, _, err := s.agent.turn(ctx, input)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		fmt.Fprintln(w)
@@ -520,7 +520,7 @@ func (s *shell) activateSkill(args []string) {
 	if !s.openAgent() {
 		return
 	}
-	if sk, ok := s.agent.conv.Agent.ActivateSkill(s.agent.conv.Session, args[0]); ok {
+	if sk, ok := s.agent.conv.ActivateSkill(args[0]); ok {
 		fmt.Fprintf(s.sess.stderr, "Skill %s is active: its instructions join the model's from the next prompt on.\n", sk.Name)
 		return
 	}
