@@ -7,7 +7,9 @@
 // under $GEM_HOME/sessions and can be resumed; chats are saved by tag (chats.go). Token
 // counts come from the API's usage metadata; the history is compressed near the model's
 // input limit (compress.go). Skills (context.go) and subagents (subagents.go) are Gemini
-// CLI's, found where it finds them.
+// CLI's, found where it finds them; a skill's tools/ programs are tools while it is active
+// (skilltools.go). The turn loop is loop.go; sessions session.go; model requests
+// generate.go; turns waiting for approvals pending.go.
 //
 // Open (conversation.go) is the one composition of the model side: given a tool catalog and
 // a client (NewClient) it loads hooks, prompt commands, context, skills and subagents,
@@ -79,6 +81,7 @@ type Agent struct {
 	Depth       int
 	only        *Subagent // a subagent's own tool subset
 	temperature *float32
+	launch      *skillLauncher // runs skills' tools (Open sets it; nil: none offered)
 }
 
 // model is the model of the agent's requests.

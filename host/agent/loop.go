@@ -95,9 +95,6 @@ func (a *Agent) turn(ctx context.Context, s *Session, prompt string, extra []str
 	content.Parts = append(content.Parts, attached...)
 	s.History = append(s.History, content)
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
-	if decls := a.declarations(); len(decls) > 0 {
-		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-	}
 	return a.loop(ctx, s, config, st)
 }
 
@@ -116,6 +113,11 @@ func (a *Agent) loop(ctx context.Context, s *Session, config *genai.GenerateCont
 		}
 		if system := a.systemInstruction(ctx, s); system != "" {
 			config.SystemInstruction = genai.NewContentFromText(system, genai.RoleUser)
+		}
+		// made for each request: a skill activated in the last step brings its tools
+		config.Tools = nil
+		if decls := a.declarations(s); len(decls) > 0 {
+			config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 		}
 		content, err := a.request(ctx, s, config, step, st)
 		if content != nil && len(content.Parts) > 0 {
@@ -251,8 +253,11 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	}
 	skill := call.Name == "activate_skill" && len(a.Skills) > 0
 	owner := ""
+	skillTool, skillOwner, isSkillTool := a.skillToolFunc(s, call.Name)
 	if t, ok := a.Tools.Lookup(call.Name); ok && !skill {
 		owner = t.Extension
+	} else if isSkillTool {
+		owner = skillOwner
 	}
 	before := a.Hooks.RunTool(ctx, "BeforeTool", hookInput(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)), owner)
 	if before.Blocked != nil || before.Stopped {
@@ -290,6 +295,8 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: run}, args, opts)
 	} else if f, ok := a.fn(call.Name); ok {
 		res, err = a.Tools.CallFunc(ctx, f, args, opts)
+	} else if isSkillTool {
+		res, err = a.Tools.CallFunc(ctx, skillTool, args, opts)
 	} else if sa := a.subagent(call.Name); sa != nil {
 		run := func(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
 			return a.runSubagent(ctx, s, sa, args, st)

@@ -108,8 +108,5 @@ func (a *Agent) resume(ctx context.Context, s *Session, calls []*genai.FunctionC
 		return "", err
 	}
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false), Temperature: a.temperature}
-	if decls := a.declarations(); len(decls) > 0 {
-		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-	}
 	return a.loop(ctx, s, config, st)
 }
