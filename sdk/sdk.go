@@ -257,7 +257,7 @@ func (a *Agent) sessionByID(id string) *Session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.sessions {
-		if s.conv.Session.ID == id {
+		if s.conv.ID() == id {
 			return s
 		}
 	}
@@ -366,7 +366,7 @@ func (s *Session) Close() {
 }
 
 // Pending are the calls the session's last turn waits on (saved with the session).
-func (s *Session) Pending() []PendingApproval { return pendingOf(s.conv.Session.Pending) }
+func (s *Session) Pending() []PendingApproval { return pendingOf(s.conv.Pending()) }
 
 func pendingOf(p *agent.PendingTurn) []PendingApproval {
 	if p == nil {
@@ -410,18 +410,16 @@ func (s *Session) Save() error { return s.conv.Save() }
 // session, or one saved before gem kept it). Resuming a session does not change the agent's
 // mode (it is the agent's, shared by its sessions): a program that wants the session's
 // back calls Agent.SetApprovalMode with it, as gem acp does.
-func (s *Session) SavedApprovalMode() string { return s.conv.Session.ApprovalMode }
+func (s *Session) SavedApprovalMode() string { return s.conv.SavedApprovalMode() }
 
 // Model is the model the session's next request goes to.
-func (s *Session) Model() string { return s.conv.Agent.Model }
+func (s *Session) Model() string { return s.conv.Model() }
 
 // SetModel sends the session's requests to model from the next one on.
-func (s *Session) SetModel(model string) {
-	s.conv.Agent.Model, s.conv.Session.Model = model, model
-}
+func (s *Session) SetModel(model string) { s.conv.SetModel(model) }
 
 // ID is the session's id (ResumeSession and gem --resume take it).
-func (s *Session) ID() string { return s.conv.Session.ID }
+func (s *Session) ID() string { return s.conv.ID() }
 
 // instructions are the program's instructions for the next request of s, made with the
 // turn's ctx.
@@ -498,12 +496,12 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 			case <-ctx.Done():
 			}
 		}
-		s.conv.Agent.Events = AgentEvents(s.agent.KindOf, func(ev Event) {
+		s.conv.SetEvents(AgentEvents(s.agent.KindOf, func(ev Event) {
 			if ev.Type == EventToolResult {
 				res.ToolCalls = append(res.ToolCalls, *ev.ToolCall)
 			}
 			send(ev)
-		})
+		}))
 		warn := func(err error) {
 			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
 		}
@@ -513,7 +511,7 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 		go func() {
 			text, st, err := turn(ctx)
 			if _, waits := errors.AsType[*agent.PendingError](err); waits {
-				res.Pending, err = pendingOf(s.conv.Session.Pending), nil
+				res.Pending, err = pendingOf(s.conv.Pending()), nil
 			}
 			res.Text = text
 			res.Usage = usageOf(st, time.Since(start))
@@ -553,7 +551,7 @@ func (s *Session) warned(err error) {
 // arguments validated, the policy's decision (Approve), the audit — and returns what the
 // model would get; the call is not added to the conversation. args is the arguments' JSON.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*ToolCall, error) {
-	resp, err := s.conv.Agent.Call(ctx, s.conv.Session, name, args)
+	resp, err := s.conv.Call(ctx, name, args)
 	if resp == nil {
 		return nil, err
 	}

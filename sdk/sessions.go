@@ -72,7 +72,7 @@ func (s *Session) Commands(ctx context.Context) []Command {
 		}
 		add(Command{Name: p.Command, Description: p.Description, Source: "mcp", Server: p.Server, Hint: strings.Join(args, " ")})
 	}
-	for _, sk := range s.conv.Agent.Skills {
+	for _, sk := range s.conv.Skills() {
 		add(Command{Name: sk.Name, Description: sk.Description, Source: "skill", Extension: sk.Extension})
 	}
 	return out
@@ -115,5 +115,5 @@ type Image = agent.Image
 // Attach adds images to the next Send: the model sees them with the prompt, and they stay
 // in the session's history. One refused (an *AttachError) refuses them all.
 func (s *Session) Attach(images ...Image) error {
-	return s.conv.Session.Attach(images...)
+	return s.conv.Attach(images...)
 }

@@ -107,6 +107,10 @@ type Skill struct {
 	Description string
 	Path        string
 	Text        string // SKILL.md as read (inside the extension folder)
+	// Tools are the executables of the skill's tools/ folder, the model's tools while the
+	// skill is active (skilltools.go); Open reads them.
+	Tools []SkillTool
+	x     *registry.Extension // the extension it comes from; nil for the user's, a workspace's, a program's
 }
 
 // Skills lists the skills gem offers, by name, as Gemini CLI finds them: the workspace's
@@ -119,6 +123,7 @@ func Skills(env registry.Env, d *registry.Discovery) []Skill {
 	byName := map[string]Skill{}
 	for _, r := range sourceRoots(env, d, "skills") {
 		for _, sk := range skillsUnder(r.dir, r.source) {
+			sk.x = r.x
 			byName[sk.Name] = sk
 		}
 	}
@@ -175,7 +180,10 @@ func SkillsIn(dir, source string) ([]Skill, error) {
 }
 
 // sourceRoot is a folder of skills or agents and whose it is.
-type sourceRoot struct{ dir, source string }
+type sourceRoot struct {
+	dir, source string
+	x           *registry.Extension // nil for the user's and the workspace's
+}
 
 // sourceRoots are the folders named folder that Gemini CLI looks in, lowest precedence
 // first: enabled extensions' <extension>/<folder>, the user's ~/.gemini/<folder>, and a
@@ -184,12 +192,12 @@ func sourceRoots(env registry.Env, d *registry.Discovery, folder string) []sourc
 	var out []sourceRoot
 	for _, x := range d.Effective() {
 		if x.Active() {
-			out = append(out, sourceRoot{filepath.Join(x.Path, folder), x.Name})
+			out = append(out, sourceRoot{filepath.Join(x.Path, folder), x.Name, x})
 		}
 	}
-	out = append(out, sourceRoot{filepath.Join(env.GeminiDir(), folder), "user"})
+	out = append(out, sourceRoot{dir: filepath.Join(env.GeminiDir(), folder), source: "user"})
 	if ws := commands.Workspace(env); env.FolderTrusted(ws) {
-		out = append(out, sourceRoot{filepath.Join(paths.Workspace(ws).GeminiDir(), folder), "workspace"})
+		out = append(out, sourceRoot{dir: filepath.Join(paths.Workspace(ws).GeminiDir(), folder), source: "workspace"})
 	}
 	return out
 }

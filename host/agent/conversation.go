@@ -153,6 +153,7 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 		System: SystemInstruction(files, skills) + planNote(cfg.Plan), Skills: skills,
 		CompressAt: st.CompressionThreshold, Subagents: subagents,
 		Funcs: cfg.Funcs, Instructions: cfg.Instructions,
+		launch: &skillLauncher{env: env, environ: cfg.Environ, readSecrets: cfg.ReadSecrets},
 	}
 	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one, to
 	// see compression at work).
@@ -185,7 +186,8 @@ func loadContext(env registry.Env, d *registry.Discovery, st *settings.Settings,
 		skills = slices.DeleteFunc(skills, func(o Skill) bool { return o.Name == sk.Name })
 		skills = append(skills, sk)
 	}
-	return files, skills, errs
+	skills, toolErrs := withSkillTools(skills)
+	return files, skills, append(errs, toolErrs...)
 }
 
 // settleSubagents drops the agents whose name a tool has already, and reports agents that

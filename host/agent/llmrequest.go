@@ -11,8 +11,9 @@ import (
 )
 
 // declarations are the tools offered to the model: the catalog's (a subagent's: those its
-// list allows), activate_skill when there are skills, the subagents (not to a subagent).
-func (a *Agent) declarations() []*genai.FunctionDeclaration {
+// list allows), activate_skill when there are skills, the tools of the skills active in s,
+// the subagents (not to a subagent).
+func (a *Agent) declarations(s *Session) []*genai.FunctionDeclaration {
 	decls := genaiconv.Declarations(a.Tools)
 	if a.only != nil {
 		decls = slices.DeleteFunc(decls, func(d *genai.FunctionDeclaration) bool { return !a.only.allows(d.Name) })
@@ -24,6 +25,10 @@ func (a *Agent) declarations() []*genai.FunctionDeclaration {
 	}
 	if len(a.Skills) > 0 {
 		decls = append(decls, declOf(activateSkillSpec))
+	}
+	skillTools, _ := a.activeSkillTools(s)
+	for _, t := range skillTools {
+		decls = append(decls, declOf(t.Spec))
 	}
 	if a.Depth == 0 {
 		for _, sa := range a.Subagents {

@@ -35,10 +35,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -50,9 +46,7 @@ import (
 
 	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/sandbox"
-	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/buildinfo"
-	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -259,14 +253,6 @@ func (s *Client) Restart(ctx context.Context, policy *sandbox.Policy, env []stri
 func (s *Client) failLocked(err error) {
 	s.state, s.err = Failed, err
 	s.backoff.Failed()
-}
-
-// commandLine is the server's command and arguments, or its URL, as said in progress.
-func (s *Client) commandLine() string {
-	if s.Server.Command == "" {
-		return s.Endpoint()
-	}
-	return strings.TrimSpace(s.Server.Command + " " + strings.Join(s.Server.Args, " "))
 }
 
 func (s *Client) connect(ctx context.Context) error {
@@ -548,219 +534,6 @@ func (s *Client) stopLocked() {
 	if s.state == Ready || s.state == Starting {
 		s.state = Stopped
 	}
-}
-
-// stopGrace is how long a stdio server has to exit after its stdin closes and then after
-// SIGTERM (half each), before its group is killed.
-const stopGrace = 2 * time.Second
-
-// startProcess starts a stdio server; what it writes to stderr is kept (its Tail) and its
-// launcher's progress lines counted in progress.
-func (s *Client) startProcess(progress *progressLines) (*sandbox.Process, sdk.Transport, error) {
-	path := s.Server.Command
-	if !strings.ContainsRune(path, filepath.Separator) {
-		found, err := s.lookPath(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		path = found
-	} else if _, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("mcp server %s of %s: command %s: %w (is the extension built for this platform?)", s.Name, s.Extension, path, err)
-	}
-	dir := s.Server.Cwd
-	if dir == "" {
-		dir = s.Dir
-	}
-	// Pipes of our own (not cmd.StdoutPipe): Wait must not close what the SDK still reads.
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, nil, err
-	}
-	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy}
-	tail := &sandbox.StderrTail{}
-	progress.w = tail
-	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, Stdout: outW, Stderr: progress, StdinWriter: inW})
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, nil, fmt.Errorf("mcp server %s of %s: %w", s.Name, s.Extension, err)
-	}
-	p.Tail = tail
-	go func() {
-		<-p.Done()
-		outR.Close() // after the process: the SDK reads to EOF first
-	}()
-	s.Logger.Debug("mcp server started", "server", s.Name, "extension", s.Extension, "pid", p.Pid())
-	// A line (one JSON-RPC message) longer than limits.Message ends the connection.
-	return p, &sdk.IOTransport{Reader: readCloser{&limits.LineReader{R: outR, Max: limits.Message}, outR}, Writer: inW}, nil
-}
-
-// lookPath finds a stdio server's command on the PATH it runs with (Env's, when it has one):
-// host/commands leaves out of it every folder a program may write (a launcher planted in the
-// workspace or another extension's folder is never started with this server's grants), so
-// the command found on gem's own PATH may not be the one to run.
-func (s *Client) lookPath(name string) (string, error) {
-	elsewhere, err := exec.LookPath(name)
-	if s.Env == nil {
-		if err != nil {
-			return "", fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, name)
-		}
-		return elsewhere, nil
-	}
-	path := ""
-	for _, kv := range s.Env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	if found := toolchain.LookPath(name, path); found != "" {
-		return found, nil
-	}
-	if err == nil {
-		return "", fmt.Errorf("mcp server %s of %s: command %q is at %s, in a folder left out of its PATH (one that programs may write, or that its sandbox does not let it read): install it elsewhere, or give its full path in gemini-extension.json", s.Name, s.Extension, name, elsewhere)
-	}
-	return "", fmt.Errorf("mcp server %s of %s: command %q is not on PATH: install it, or give its full path in gemini-extension.json", s.Name, s.Extension, name)
-}
-
-// Resource is one resource or resource template a server offers.
-type Resource struct {
-	URI         string `json:"uri"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	MIMEType    string `json:"mimeType,omitempty"`
-	Template    bool   `json:"template,omitempty"`
-}
-
-// Resources lists the server's resources and resource templates (all pages).
-func (s *Client) Resources(ctx context.Context) ([]Resource, error) {
-	session, err := s.started(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Resource
-	if caps := session.InitializeResult().Capabilities; caps == nil || caps.Resources == nil {
-		return out, nil
-	}
-	for r, err := range session.Resources(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("mcp server %s: listing resources: %w", s.Name, err)
-		}
-		out = append(out, Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType})
-	}
-	for t, err := range session.ResourceTemplates(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("mcp server %s: listing resource templates: %w", s.Name, err)
-		}
-		out = append(out, Resource{URI: t.URITemplate, Name: t.Name, Description: t.Description, MIMEType: t.MIMEType, Template: true})
-	}
-	return out, nil
-}
-
-// ReadResource returns the text of a resource (binary contents are described, not printed).
-func (s *Client) ReadResource(ctx context.Context, uri string) (string, error) {
-	session, err := s.started(ctx)
-	if err != nil {
-		return "", err
-	}
-	cctx, cancel := context.WithTimeout(ctx, s.Timeout())
-	defer cancel()
-	res, err := session.ReadResource(cctx, &sdk.ReadResourceParams{URI: uri})
-	if err != nil {
-		return "", fmt.Errorf("mcp server %s: reading %s: %w", s.Name, uri, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Contents {
-		if c.Text != "" {
-			b.WriteString(c.Text)
-		} else if len(c.Blob) > 0 {
-			fmt.Fprintf(&b, "[%s, %d bytes]\n", c.MIMEType, len(c.Blob))
-		}
-	}
-	return b.String(), nil
-}
-
-// readCloser reads from r and closes c.
-type readCloser struct {
-	r io.Reader
-	c io.Closer
-}
-
-func (rc readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
-func (rc readCloser) Close() error               { return rc.c.Close() }
-
-// Prompt is one of a server's prompts (templates the user runs as slash commands).
-type Prompt struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description,omitempty"`
-	Arguments   []PromptArgument `json:"arguments,omitempty"`
-}
-
-// PromptArgument is one argument of a prompt.
-type PromptArgument struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-}
-
-// Prompts lists the server's prompts (all pages); none when it has no prompts capability.
-func (s *Client) Prompts(ctx context.Context) ([]Prompt, error) {
-	session, err := s.started(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Prompt
-	if caps := session.InitializeResult().Capabilities; caps == nil || caps.Prompts == nil {
-		return out, nil
-	}
-	for p, err := range session.Prompts(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("mcp server %s: listing prompts: %w", s.Name, err)
-		}
-		pr := Prompt{Name: p.Name, Description: p.Description}
-		for _, a := range p.Arguments {
-			pr.Arguments = append(pr.Arguments, PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
-		}
-		out = append(out, pr)
-	}
-	return out, nil
-}
-
-// GetPrompt fills in a prompt with args and returns its messages' text, joined.
-func (s *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
-	session, err := s.started(ctx)
-	if err != nil {
-		return "", err
-	}
-	cctx, cancel := context.WithTimeout(ctx, s.Timeout())
-	defer cancel()
-	res, err := session.GetPrompt(cctx, &sdk.GetPromptParams{Name: name, Arguments: args})
-	if err != nil {
-		return "", fmt.Errorf("mcp server %s: prompt %s: %w", s.Name, name, err)
-	}
-	var parts []string
-	size := 0
-	for _, m := range res.Messages {
-		if size > limits.Message {
-			return "", fmt.Errorf("mcp server %s: prompt %s is over %d MiB: ask its author to shorten it", s.Name, name, limits.Message>>20)
-		}
-		switch c := m.Content.(type) {
-		case *sdk.TextContent:
-			parts, size = append(parts, c.Text), size+len(c.Text)
-		case *sdk.EmbeddedResource:
-			if c.Resource != nil && c.Resource.Text != "" {
-				parts, size = append(parts, c.Resource.Text), size+len(c.Resource.Text)
-			}
-		}
-	}
-	return strings.Join(parts, "\n\n"), nil
 }
 
 // started starts the server if need be and returns its session.

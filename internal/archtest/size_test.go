@@ -1,10 +1,15 @@
 package archtest
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +45,51 @@ func TestCLIFunctionsAreShort(t *testing.T) {
 	}
 	if funcs < 100 {
 		t.Fatalf("only %d functions found: the check is broken", funcs)
+	}
+}
+
+// maxFileLines is the longest a hand-written Go file may be: a longer one holds several
+// concerns, each of which reads better as a file of its own.
+const maxFileLines = 700
+
+// generated is the marker of a generated Go file (go.dev/s/generatedcode).
+var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+
+// TestFilesAreShort: no hand-written Go file of the repository (tests and test programs
+// included, generated files aside) is longer than maxFileLines.
+func TestFilesAreShort(t *testing.T) {
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if generated.Match(data) {
+			return nil
+		}
+		files++
+		if n := bytes.Count(data, []byte("\n")); n > maxFileLines {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s is %d lines, over %d: split it by concern, one file each", rel, n, maxFileLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 300 {
+		t.Fatalf("only %d Go files found: the check is broken", files)
 	}
 }

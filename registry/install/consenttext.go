@@ -108,6 +108,9 @@ func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant)
 		}
 		lines = append(lines, "skills: "+strings.Join(names, ", "))
 	}
+	if programs := skillPrograms(x.Path); len(programs) > 0 {
+		lines = append(lines, "skill tools: "+strings.Join(programs, ", ")+" (programs the model runs while their skill is active)")
+	}
 	prompts := 0
 	filepath.WalkDir(filepath.Join(x.Path, "commands"), func(p string, de os.DirEntry, err error) error {
 		if err == nil && !de.IsDir() && strings.HasSuffix(p, ".toml") {
@@ -226,4 +229,18 @@ func hostVarLine(uses []manifest.VarUse) string {
 		parts[i] = u.Name + " into " + strings.Join(u.Fields, ", ")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// skillPrograms are the executables of the extension's skills' tools/ folders
+// (skills/<name>/tools/<file>), as <name>/tools/<file>.
+func skillPrograms(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "skills", "*", "tools", "*"))
+	var out []string
+	for _, f := range files {
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 && !strings.HasPrefix(fi.Name(), ".") {
+			rel, _ := filepath.Rel(filepath.Join(dir, "skills"), f)
+			out = append(out, rel)
+		}
+	}
+	return out
 }

@@ -100,14 +100,12 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 	if err != nil {
 		return "", agent.Stats{}, err
 	}
-	if a.conv.Agent.Events.Compressed == nil {
-		a.conv.Agent.Events.Compressed = func(trigger string, before, after int) {
-			if trigger != "auto" {
-				return // /compress says it itself
-			}
-			fmt.Fprintf(a.s.stderr, "(the conversation neared the model's input limit: %d messages compressed to %d)\n", before, after)
+	a.conv.OnCompressed(func(trigger string, before, after int) {
+		if trigger != "auto" {
+			return // /compress says it itself
 		}
-	}
+		fmt.Fprintf(a.s.stderr, "(the conversation neared the model's input limit: %d messages compressed to %d)\n", before, after)
+	})
 	text, st, err := a.conv.Send(ctx, prompt)
 	if a.conv.Plan && err == nil && strings.TrimSpace(text) != "" {
 		if file, perr := a.conv.KeepPlan(input, text); perr != nil {
@@ -156,7 +154,7 @@ func runPrompt(f *Factory, o agentOptions) error {
 		}
 		po := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true), start: time.Now(),
 			tools: &toolTally{started: map[string]time.Time{}, byName: map[string]*toolCount{}}}
-		a.conv.Agent.Events = po.events(a, prompt)
+		a.conv.SetEvents(po.events(a, prompt))
 		text, st, err := a.turn(ctx, prompt)
 		return po.finish(a, text, st, err)
 	})
@@ -311,7 +309,7 @@ func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
 		ev = textEvents(p.s)
 	case "stream-json":
 		now := time.Now()
-		p.emit(sdk.Event{Type: sdk.EventInit, Time: now, SessionID: a.conv.Session.ID, Model: a.conv.Agent.Model})
+		p.emit(sdk.Event{Type: sdk.EventInit, Time: now, SessionID: a.conv.ID(), Model: a.conv.Model()})
 		p.emit(sdk.Event{Type: sdk.EventMessage, Time: now, Role: "user", Text: prompt})
 		ev = sdk.AgentEvents(nil, p.emit)
 		ev.Thought = nil // Gemini CLI's stream-json has no thoughts
@@ -371,7 +369,7 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 		}
 		return err
 	case "json":
-		out := map[string]any{"session_id": a.conv.Session.ID, "response": text, "stats": p.sessionMetrics(st)}
+		out := map[string]any{"session_id": a.conv.ID(), "response": text, "stats": p.sessionMetrics(st)}
 		if err != nil {
 			out["error"] = promptErrorJSON(err)
 		}

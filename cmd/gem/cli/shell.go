@@ -191,7 +191,7 @@ func (s *shell) exec(input string, line *liner.State) bool {
 		}
 		if s.agent != nil {
 			s.agent.newSession()
-			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.conv.Session.ID)
+			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.conv.ID())
 		}
 	case "skills":
 		s.skills(w, args)
@@ -455,7 +455,7 @@ func (s *shell) ask(input string) {
 	w := s.sess.stdout
 	// The model's text and the tools' words pass through the one sanitiser (termsafe), as
 	// gem -p's do: on a terminal they act on nothing (an OSC 52 would set the clipboard).
-	s.agent.conv.Agent.Events = agent.Events{
+	s.agent.conv.SetEvents(agent.Events{
 		Text: func(d string) { fmt.Fprint(w, s.sess.modelText(d)) },
 		ToolCall: func(_, name string, args json.RawMessage) {
 			fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", termsafe.Cell(name), termsafe.Cell(string(args)))
@@ -471,7 +471,7 @@ func (s *shell) ask(input string) {
 				fmt.Fprintf(s.sess.stderr, "← %s done\n", termsafe.Cell(name))
 			}
 		},
-	}
+	})
 	text, _, err := s.agent.turn(ctx, input)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		fmt.Fprintln(w)
@@ -524,7 +524,7 @@ func (s *shell) activateSkill(args []string) {
 	if !s.openAgent() {
 		return
 	}
-	if sk, ok := s.agent.conv.Agent.ActivateSkill(s.agent.conv.Session, args[0]); ok {
+	if sk, ok := s.agent.conv.ActivateSkill(args[0]); ok {
 		fmt.Fprintf(s.sess.stderr, "Skill %s is active: its instructions join the model's from the next prompt on.\n", sk.Name)
 		return
 	}

@@ -44,9 +44,9 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 		err = a.chat(w, args)
 	case "model":
 		if len(args) == 0 {
-			fmt.Fprintf(w, "Model: %s\n", a.conv.Agent.Model)
+			fmt.Fprintf(w, "Model: %s\n", a.conv.Model())
 		} else {
-			a.conv.Agent.Model, a.conv.Session.Model = args[0], args[0]
+			a.conv.SetModel(args[0])
 			fmt.Fprintf(w, "Model: %s (from the next prompt on)\n", args[0])
 		}
 	case "tools":
@@ -62,9 +62,9 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 	case "compress":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		before := len(a.conv.Session.History)
-		if err = a.conv.Agent.Compress(ctx, a.conv.Session, "manual"); err == nil {
-			fmt.Fprintf(w, "Compressed the conversation: %d messages to %d.\n", before, len(a.conv.Session.History))
+		var before, after int
+		if before, after, err = a.conv.Compress(ctx); err == nil {
+			fmt.Fprintf(w, "Compressed the conversation: %d messages to %d.\n", before, after)
 			err = a.conv.Save()
 		}
 	}
@@ -103,7 +103,7 @@ func (a *agentSession) chat(w io.Writer, args []string) error {
 		}
 		return tw.Flush()
 	case "save":
-		if len(a.conv.Session.History) == 0 {
+		if a.conv.Messages() == 0 {
 			return errors.New("nothing to save yet: the conversation is empty")
 		}
 		replaced, err := chats.Save(args[1], a.conv.Session)
@@ -120,7 +120,7 @@ func (a *agentSession) chat(w io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		a.conv.Session.History, a.conv.Session.LastPromptTokens = ch.History, 0
+		a.conv.RestoreHistory(ch.History)
 		fmt.Fprintf(w, "Resumed %q: %d messages.\n", args[1], len(ch.History))
 		return a.conv.Save()
 	case "delete":
@@ -211,15 +211,12 @@ func (a *agentSession) refreshContext() { a.conv.ReloadContext() }
 func (a *agentSession) stats(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tinput\toutput\tcached\tthoughts\ttotal\trequests\ttool calls")
-	l, u := a.conv.Last, a.conv.Session.Usage
+	l := a.conv.Last
+	u, last := a.conv.Usage()
 	fmt.Fprintf(tw, "last turn\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.Tokens.Prompt, l.Tokens.Output, l.Tokens.Cached, l.Tokens.Thoughts, l.Tokens.Total, l.Requests, l.ToolCalls)
 	fmt.Fprintf(tw, "conversation\t%d\t%d\t%d\t%d\t%d\t\t\n", u.Prompt, u.Output, u.Cached, u.Thoughts, u.Total)
 	tw.Flush()
-	limit := a.conv.Agent.TokenLimit
-	if limit <= 0 {
-		limit = agent.TokenLimitOf(a.conv.Agent.Model)
-	}
-	fmt.Fprintf(w, "The last request used %d of the model's %d input tokens.\n", a.conv.Session.LastPromptTokens, limit)
+	fmt.Fprintf(w, "The last request used %d of the model's %d input tokens.\n", last, a.conv.TokenLimit())
 }
 
 func init() {
@@ -229,12 +226,12 @@ func init() {
 }
 
 func (a *agentSession) listAgents(w io.Writer) {
-	if len(a.conv.Agent.Subagents) == 0 {
+	if len(a.conv.Subagents()) == 0 {
 		fmt.Fprintln(w, "No subagents: agents/<name>.md in ~/.gemini, a trusted project's .gemini or an extension adds one.")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, sa := range a.conv.Agent.Subagents {
+	for _, sa := range a.conv.Subagents() {
 		tools := "every tool"
 		if len(sa.Tools) > 0 {
 			tools = strings.Join(sa.Tools, ", ")
