@@ -38,7 +38,7 @@ const (
 	ruleDeny                      // protected: nothing
 	ruleGitWrite                  // data git writes as it works: anything but a link or device, a folder renamed whole
 	ruleGitFolder                 // a folder that holds closed names too: made or removed, never renamed or written
-	ruleGitSample                 // a hook's sample (git init's templates): made and written, never made executable or renamed
+	ruleGitSample                 // a hook's sample (git init's templates): made and written, never made executable, renamed or removed
 	ruleGitProbe                  // git init's probe of the file system (.git/tXXXXXX): a file or a link, made and removed
 	ruleGitConfig                 // a repository's config: only put in place by a checked rename (CheckGitFile); its mode changed
 	ruleGitTodo                   // a rebase's todo: only put in place by a checked rename (no exec line); removed
@@ -274,7 +274,7 @@ var ruleAllows = map[ruleKind]uint{
 	ruleOpen:      all(changeContent, changeMakeFile, changeMakeDir, changeMakeOther, changeRemove, changeRenameFile, changeRenameDir, changeMode),
 	ruleGitWrite:  all(changeContent, changeMakeFile, changeMakeDir, changeRemove, changeRenameFile, changeRenameDir, changeMode),
 	ruleGitFolder: all(changeMakeDir, changeRemove),
-	ruleGitSample: all(changeContent, changeMakeFile, changeRemove),
+	ruleGitSample: all(changeContent, changeMakeFile),
 	ruleGitProbe:  all(changeMakeFile, changeMakeOther, changeRemove),
 	ruleGitConfig: all(changeMode),
 	ruleGitTodo:   all(changeRemove),

@@ -91,7 +91,7 @@ func TestWorkspaceRule(t *testing.T) {
 		{".git/modules/lib", folder, ""},
 		{".git/worktrees/wt", folder, ""},
 		// git init: its samples and its probe
-		{".git/hooks/pre-commit.sample", []change{content, file, remove}, ""},
+		{".git/hooks/pre-commit.sample", []change{content, file}, ""},
 		{".git/tAb12Cd", []change{file, link, remove}, ""},
 		// only through a checked rename
 		{".git/config", []change{mode}, "config"},
