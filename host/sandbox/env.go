@@ -19,10 +19,13 @@
 //     abstract sockets scoped;
 //   - the guard (guard_linux.go), for a program that may write the workspace: the
 //     workspace's protected names (IsProtected: any .git, agent, editor and direnv
-//     configuration, context files, .env*, shell rc files, at any depth, existing or not)
-//     are closed by construction: a seccomp supervisor in the helper checks and makes every
-//     call that creates, renames, links, removes or opens a name for writing (why this
-//     mechanism, and what it costs, is written there);
+//     configuration, context files, .env*, shell rc files, at any depth, existing or not,
+//     by every name a case-folding file system gives them) are closed by construction: a
+//     seccomp supervisor in the helper checks and makes every call that creates, renames,
+//     links, removes or opens a name for writing (why this mechanism, and what it costs, is
+//     written there) — but for the git capability (gitdir.go): inside a repository's .git
+//     folder what git writes as it works is open, what git obeys stays closed, one table
+//     deciding (WorkspaceRule), the view making the closed entries read-only mounts too;
 //   - the socket judge (socket_linux.go), for every program without namespaces, and for a
 //     guarded one with them: the same supervisor makes each connect(2) itself and lets a
 //     unix socket be reached only beneath the program's own write roots (a machine's /tmp
@@ -52,8 +55,9 @@
 // argument (inferred at consent), or `gem ext grant --workspace`; the user's own hooks,
 // !{…} shells and settings servers have it (the user wrote them). Protected names are
 // protected at any depth (Gemini CLI reads GEMINI.md in subfolders; editors scan subfolders
-// for repositories), so git inside a sandboxed program cannot commit to the workspace's
-// repository; renaming a folder that holds a nested .git is allowed (it plants nothing). A
+// for repositories); git inside a sandboxed program commits to the workspace's repositories
+// (the git capability comes with the workspace capability: gitdir.go); renaming a folder
+// that holds a nested .git is allowed (it plants nothing). A
 // path the policy grants under an emptied folder is bound back (so a workspace or an
 // extension under /tmp keeps working); TMPDIR stays the extension's own temp folder (bound
 // into its private /tmp); each extension gets $GEM_HOME/data/<name> (GEM_EXTENSION_DATA) to
