@@ -40,7 +40,7 @@ func workspaceGit(root string, environ []string) (hooks, identity []string) {
 	}
 	values := gitConfig(root, environ)
 	for _, k := range gitIdentityVars {
-		if v, ok := lookup(k); ok {
+		if v, ok := lookup(k); ok && v != "" {
 			identity = append(identity, k+"="+v)
 		} else if v := values["user."+strings.ToLower(k[strings.LastIndexByte(k, '_')+1:])]; v != "" {
 			identity = append(identity, k+"="+v)
@@ -82,7 +82,11 @@ func hooksFolders(value, root, home string) []string {
 		p = filepath.Join(home, rest)
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(workTreeTop(root), p)
+		top := workTreeTop(root)
+		if real, err := filepath.EvalSymlinks(top); err == nil {
+			top = real // a hooks folder not made yet is still named by its real path
+		}
+		p = filepath.Join(top, p)
 	}
 	p = filepath.Clean(p)
 	if real, err := filepath.EvalSymlinks(p); err == nil {
