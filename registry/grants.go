@@ -181,8 +181,10 @@ func (g Grant) Lines(home string) []string {
 	return out
 }
 
-// WorkspaceLine is how the workspace capability reads in consent texts and grants.
-const WorkspaceLine = "change files in your project"
+// WorkspaceLine is how the workspace capability reads in consent texts and grants: it
+// includes the git capability (host/sandbox/gitdir.go), commits but never git's config or
+// hooks.
+const WorkspaceLine = "change files in your project and commit to git"
 
 // Tilde writes p under home as ~/….
 func Tilde(home, p string) string {

@@ -139,7 +139,8 @@ var caVars = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "R
 // finishEnv completes a program's environment and policy for its network and toolchains:
 // with the network, the host's proxy and CA settings (read access to the CA files they
 // name); without it, the launchers' offline settings (they fail at once instead of
-// retrying); and a PATH that lists only folders the program may read.
+// retrying); a PATH that lists only folders the program may read; and, with the workspace
+// capability, what the git capability needs (workspaceGit).
 func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolchain.Needs, tenv toolchain.Env, own ...string) []string {
 	lookup := func(k string) (string, bool) {
 		for i := len(environ) - 1; i >= 0; i-- {
@@ -171,6 +172,12 @@ func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolc
 		} else {
 			add = append(add, kv)
 		}
+	}
+	if pol.Guard && pol.Workspace != "" && !sandbox.Disabled() {
+		// The git capability (git.go): the hooks folder frozen, commits made as the user.
+		hooks, identity := workspaceGit(pol.Workspace, environ)
+		pol.Frozen = append(pol.Frozen, hooks...)
+		add = append(add, identity...)
 	}
 	out := setEnv(childEnv, add...)
 	for i, kv := range out {

@@ -22,8 +22,11 @@
 // Chosen where the spec is silent: the workspace capability is the manifest's
 // sandbox.write naming ${workspacePath}, an MCP server handed ${workspacePath} (inferred at
 // consent), or `gem ext grant --workspace`; the user's own hooks, !{…} shells and settings
-// servers have it. Protected names (IsProtected) are protected at any depth, so git inside
-// a sandboxed program cannot commit to the workspace's repository. The emptied folders
+// servers have it. Protected names (IsProtected) are protected at any depth and by every
+// name a case-folding file system gives them, but for the git capability, which comes with
+// the workspace capability (gitdir.go): inside a repository's .git what git writes as it
+// works is open, what git obeys later (config, hooks, attributes, alternates…) stays closed,
+// one table deciding (WorkspaceRule); the view makes the closed entries read-only mounts too. The emptied folders
 // (/tmp, /var/tmp, /dev/shm, /run, /root, /var/lib, /nix, the daemons' /var/snap, /var/spool,
 // /var/opt, /var/run when a folder, /srv, and the user's homes) show only what was granted,
 // bound back: Landlock has no rule for connect(2), so a socket in the view is reachable by

@@ -333,9 +333,11 @@ func realPath(fd int) string {
 //     change is no Landlock right; the guard is its only judge where the view is not
 //     read-only) — with the workspace's own mode excepted;
 //
-// and never the workspace or a folder above it as a name, nor a protected component inside
-// the workspace, nor a frozen folder. Names that are not paths (pipe:[…], socket:[…]: the
-// program's own descriptors) may be written and have their modes changed.
+// and never the workspace or a folder above it as a name, nor inside the workspace what
+// WorkspaceRule does not allow (a protected name; inside a repository's .git folder what
+// git obeys), nor a frozen folder (compared as a case-folding file system would). Names
+// that are not paths (pipe:[…], socket:[…]: the program's own descriptors) may be written
+// and have their modes changed.
 func (g *guard) may(real string, k change) unix.Errno {
 	if guardChecksOff {
 		return 0
@@ -344,29 +346,30 @@ func (g *guard) may(real string, k change) unix.Errno {
 		return unix.EACCES // where it leads is not known: not allowed
 	}
 	if !strings.HasPrefix(real, "/") {
-		if k == changeName {
+		if k.names() {
 			return unix.EACCES
 		}
 		return 0
 	}
 	real = filepath.Clean(real)
 	if g.workspace != "" {
-		if pathx.Within(real, g.workspace) && (real != g.workspace || k == changeName) {
+		if pathx.Within(real, g.workspace) && (real != g.workspace || k.names()) {
 			return unix.EACCES
 		}
-		if pathx.Within(g.workspace, real) && IsProtected(real[len(g.workspace):]) {
+		if pathx.Within(g.workspace, real) && !WorkspaceRule(real[len(g.workspace):]).Allows(k) {
 			return unix.EACCES
 		}
 	}
+	folded := foldPath(real)
 	for _, f := range g.frozen {
-		if pathx.Within(f, real) || (k == changeName && pathx.Within(real, f)) {
+		if pathx.Within(f, folded) || (k.names() && pathx.Within(folded, f)) {
 			return unix.EACCES // a frozen folder, or a folder above one renamed or removed
 		}
 	}
 	switch {
 	case k == changeContent && !within(g.write, real, true):
 		return unix.EACCES
-	case k == changeName && !within(g.dirs, real, false):
+	case k.names() && !within(g.dirs, real, false):
 		return unix.EACCES
 	case k == changeMode && !within(g.dirs, real, false) && real != g.workspace:
 		return unix.EACCES
@@ -374,19 +377,19 @@ func (g *guard) may(real string, k change) unix.Errno {
 	return 0
 }
 
+// foldPath is p with each component folded (foldName).
+func foldPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		parts[i] = foldName(c)
+	}
+	return strings.Join(parts, "/")
+}
+
 // guardChecksOff lets every call through the guard's checks: set only by this package's
 // tests, in the helper, to show that the kernel still refuses the actor what Landlock
 // refuses the program (a slip in may grants nothing more).
 var guardChecksOff bool
-
-// change is what a call does to a path.
-type change int
-
-const (
-	changeContent change = iota // opened for writing, truncated
-	changeName                  // made, removed, renamed, linked
-	changeMode                  // chmod
-)
 
 // within: real is beneath one of roots (or one of them, with orAt).
 func within(roots []string, real string, orAt bool) bool {

@@ -173,7 +173,7 @@ func newGuard(listener, ruleset int, p Policy) *guard {
 		}
 	}
 	for _, f := range p.Frozen {
-		g.frozen = append(g.frozen, realOr(f))
+		g.frozen = append(g.frozen, foldPath(realOr(f)))
 	}
 	return g
 }

@@ -36,7 +36,7 @@ func (c *call) open(op guardOp) (int, func(), unix.Errno) {
 		if strings.HasSuffix(p, "/") {
 			return -1, nil, unix.EISDIR
 		}
-		if e := c.g.may(nameIn(dir, name), changeName); e != 0 {
+		if e := c.g.may(nameIn(dir, name), changeMakeFile); e != 0 {
 			return -1, nil, e
 		}
 		mode := uint32(op.mode) & 0o7777 &^ c.mask
@@ -130,7 +130,11 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if exists(dir, name) {
 			return 0, unix.EEXIST // what the kernel says first (mkdir -p of the workspace itself)
 		}
-		if e := c.g.may(nameIn(dir, name), changeName); e != 0 {
+		k := changeMakeOther
+		if op.nr == unix.SYS_MKDIRAT {
+			k = changeMakeDir
+		}
+		if e := c.g.may(nameIn(dir, name), k); e != 0 {
 			return 0, e
 		}
 		var err error
@@ -153,7 +157,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if errno != 0 {
 			return 0, errno
 		}
-		if e := c.g.may(nameIn(dir, name), changeName); e != 0 {
+		if e := c.g.may(nameIn(dir, name), changeRemove); e != 0 {
 			return 0, e
 		}
 		return 0, errnoOf(unix.Unlinkat(dir, name, int(op.flags)))
@@ -166,12 +170,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if errno != 0 {
 			return 0, errno
 		}
-		for _, real := range []string{nameIn(odir, oname), nameIn(ndir, nname)} {
-			if e := c.g.may(real, changeName); e != 0 {
-				return 0, e
-			}
-		}
-		return 0, errnoOf(unix.Renameat2(odir, oname, ndir, nname, uint(op.flags)))
+		return c.rename(odir, oname, ndir, nname, op.flags)
 	case unix.SYS_LINKAT:
 		old, errno := c.linkSource(op)
 		if errno != 0 {
@@ -189,7 +188,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		if exists(ndir, nname) {
 			return 0, unix.EEXIST
 		}
-		if e := c.g.may(nameIn(ndir, nname), changeName); e != 0 {
+		if e := c.g.may(nameIn(ndir, nname), changeMakeFile); e != 0 {
 			return 0, e
 		}
 		return 0, errnoOf(unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(old), ndir, nname, unix.AT_SYMLINK_FOLLOW))

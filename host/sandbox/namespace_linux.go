@@ -105,15 +105,70 @@ func viewOf(p Policy, plan Plan) *View {
 		// Defence in depth beside the guard (guard_linux.go), which decides every write: the
 		// protected entries at the workspace's top level are read-only mounts too.
 		v.Protect = append(v.Protect, p.Frozen...)
+		// The repository's .git folder is git's to write (gitdir.go): only what git obeys in
+		// it is a read-only mount, where the guard judges the rest.
 		entries, _ := os.ReadDir(p.Workspace)
 		for _, e := range entries {
-			if isProtectedName(e.Name()) {
-				v.Protect = append(v.Protect, filepath.Join(p.Workspace, e.Name()))
+			path := filepath.Join(p.Workspace, e.Name())
+			switch {
+			case e.Name() == ".git" && e.IsDir() && guardUsable():
+				v.Protect = append(v.Protect, gitClosed(path)...)
+			case isProtectedName(e.Name()):
+				v.Protect = append(v.Protect, path)
 			}
 		}
 	}
 	v.Overlays = p.Overlays
 	return v
+}
+
+// gitClosedNames are the entries of a repository's folder that git obeys (GitRule closes
+// them) and that the view makes read-only where they exist; in a submodule's or worktree's
+// repository (modules/…, worktrees/…) the same names at any depth gitClosedDepth allows.
+var gitClosedNames = []string{"config", "config.worktree", "commondir", "gitdir", "hooks", "info/attributes",
+	"objects/info/alternates", "objects/info/http-alternates", "rebase-merge/strategy", "sequencer/opts"}
+
+const gitClosedDepth = 4
+
+// gitClosed lists what exists of gitClosedNames in the repository's folder gitDir.
+func gitClosed(gitDir string) []string {
+	var out []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		for _, name := range gitClosedNames {
+			if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+				out = append(out, filepath.Join(dir, name))
+			}
+		}
+		if depth == gitClosedDepth {
+			return
+		}
+		for _, nested := range []string{"modules", "worktrees"} {
+			entries, _ := os.ReadDir(filepath.Join(dir, nested))
+			for _, e := range entries {
+				if e.IsDir() {
+					walkNested(filepath.Join(dir, nested, e.Name()), depth+1, walk)
+				}
+			}
+		}
+	}
+	walk(gitDir, 0)
+	return out
+}
+
+// walkNested walks a submodule's repository, or the folders of a name with slashes on the
+// way to one (modules/a/b: a folder without HEAD holds more).
+func walkNested(dir string, depth int, walk func(string, int)) {
+	if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err == nil || depth >= gitClosedDepth {
+		walk(dir, depth)
+		return
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			walkNested(filepath.Join(dir, e.Name()), depth+1, walk)
+		}
+	}
 }
 
 // privateHomes are the user's homes as the view hides them: $HOME, and the account's home

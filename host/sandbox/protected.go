@@ -2,13 +2,15 @@ package sandbox
 
 import (
 	"strings"
+	"unicode"
 )
 
 // protectedComponents are the names no program may create, rename, replace, link, remove or
 // write, at any depth of a workspace, whether they exist yet or not: what git, gem, Gemini
 // CLI, Claude Code, other agents, editors and direnv read and obey. A path is protected when
-// any of its components is one of these (compared case-insensitively, trailing dots and
-// spaces ignored: the same name on a case-folding file system), or starts with ".env".
+// any of its components is one of these (compared as a case-folding file system would:
+// foldName), or starts with ".env". A repository's .git folder is the one exception the
+// workspace capability makes: git works in it, as the table of gitdir.go decides.
 var protectedComponents = map[string]bool{
 	// git: a repository (a .git folder, or a .git file pointing at one) anywhere in the tree
 	// is obeyed by the user's git and by editors that scan subfolders (core.fsmonitor,
@@ -34,13 +36,15 @@ var ProtectedNames = []string{
 // ProtectedComponent returns the first component of rel (a slash- or separator-separated
 // path relative to a workspace) that is protected, and whether there is one.
 func ProtectedComponent(rel string) (string, bool) {
-	for c := range strings.FieldsFuncSeq(rel, func(r rune) bool { return r == '/' || r == '\\' }) {
+	for c := range strings.FieldsFuncSeq(rel, isSeparator) {
 		if isProtectedName(c) {
 			return c, true
 		}
 	}
 	return "", false
 }
+
+func isSeparator(r rune) bool { return r == '/' || r == '\\' }
 
 // IsProtected reports whether rel (relative to a workspace) is or lies beneath a protected
 // name.
@@ -50,9 +54,43 @@ func IsProtected(rel string) bool {
 }
 
 func isProtectedName(c string) bool {
-	n := strings.ToLower(strings.TrimRight(c, ". "))
+	n := foldName(c)
 	if n == "" {
 		return false
 	}
 	return protectedComponents[n] || strings.HasPrefix(n, ".env")
+}
+
+// foldName is the name c as a case-insensitive file system compares names (ext4 and f2fs
+// with casefold, NTFS, APFS, HFS+): Unicode simple case folding to lower case (ſ is s, the
+// Kelvin sign K is k: AGENTſ.md is AGENTS.md there), without the code points such file
+// systems ignore (HFS+, and Linux's casefold before 6.12: zero-width joiners, direction
+// marks, the byte-order mark — git's own list for .git), and without trailing dots and
+// spaces (NTFS). It is applied on every file system: a name that would be a protected one
+// on some file system is refused on all (no one names a file AGENTſ.md but to get past a
+// check).
+func foldName(c string) string {
+	var b strings.Builder
+	for _, r := range c {
+		if ignorable(r) {
+			continue
+		}
+		b.WriteRune(foldRune(r))
+	}
+	return strings.TrimRight(b.String(), ". ")
+}
+
+// foldRune is the smallest rune of r's simple case-folding orbit, in lower case: the same
+// rune for every member (s, S, ſ → s; k, K, K → k).
+func foldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return unicode.ToLower(least)
+}
+
+// ignorable are the code points HFS+ leaves out of names (git's is_hfs_dotgit list).
+func ignorable(r rune) bool {
+	return (r >= 0x200c && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x206a && r <= 0x206f) || r == 0xfeff
 }

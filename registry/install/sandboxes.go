@@ -46,7 +46,7 @@ func sandboxes(m *manifest.Manifest, roots []registry.Root, home string) []strin
 		var write []string
 		for _, w := range s.Write {
 			if manifest.NamesWorkspace(w) {
-				out = append(out, who+" asks to "+registry.WorkspaceLine+" (never .git, agent or editor settings)")
+				out = append(out, who+" asks to "+registry.WorkspaceLine+" (never git's config or hooks, agent or editor settings)")
 				continue
 			}
 			write = append(write, shown(blk.Prefix+"sandbox.write", w))

@@ -16,7 +16,7 @@ import (
 type extGrantOptions struct {
 	Name      string   `arg:"<name>" help:"an extension name"`
 	Network   bool     `flag:"network" usage:"allow TCP (and UDP)"`
-	Workspace bool     `flag:"workspace" usage:"allow changing files in the project it runs in (never .git, agent or editor settings)"`
+	Workspace bool     `flag:"workspace" usage:"allow changing files in the project it runs in and committing to git (never git's config or hooks, agent or editor settings)"`
 	Read      []string `flag:"read" usage:"allow reading a folder (repeat the flag)"`
 	Write     []string `flag:"write" usage:"allow writing a folder (repeat the flag)"`
 	Revoke    bool     `flag:"revoke" usage:"remove everything granted"`
@@ -28,7 +28,7 @@ func extGrantCommand(f *Factory) *cli.Command {
 		"gem ext grant context7 --network --write ~/.npm", "gem ext grant hello --workspace", "gem ext grant context7", "gem ext grant context7 --revoke")
 	cmd.Description = "Most extensions written for Gemini CLI declare no sandbox; their MCP servers (npx, uvx)\n" +
 		"often need the network and a cache folder; a program that edits your project needs\n" +
-		"--workspace (its protected names, .git and agent settings, stay closed). Without flags it shows the grant; --revoke\n" +
+		"--workspace, which commits to git too (git's config and hooks and agent settings stay closed). Without flags it shows the grant; --revoke\n" +
 		"removes it. Grants live in $GEM_HOME/grants.json.\n\n" + cmd.Description
 	return cmd
 }

@@ -254,7 +254,7 @@ func (s *session) askWorkspace(n tools.WorkspaceNeed) bool {
 		return false
 	}
 	// Every name in it is the extension's or its server's: the whole text is sanitised.
-	q := termsafe.Text(fmt.Sprintf("%s runs commands (its %s has the tool %s), but it may not change files in your project,\nso a command that writes there (a build, npm install) fails. Let %s's programs change files in\nyour projects? (.git, agent and editor settings stay closed; gem ext grant %s --revoke takes it back)",
+	q := termsafe.Text(fmt.Sprintf("%s runs commands (its %s has the tool %s), but it may not change files in your project,\nso a command that writes there (a build, npm install) fails. Let %s's programs change files in\nyour projects and commit to git? (git's config and hooks, agent and editor settings stay closed; gem ext grant %s --revoke takes it back)",
 		x.Name, n.Program, n.Tool, x.Name, x.Name))
 	choices := []prompt.Choice{{Key: "y", Label: "allow", Also: []string{"yes"}}, {Key: "n", Label: "not now", Also: []string{"no"}}}
 	if i, _ := s.ttyPrompter("", "").Choose(context.Background(), q, choices, 1); i != 0 {
