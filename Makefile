@@ -72,7 +72,9 @@ demo: build samples
 docs:
 	go generate ./cmd/gem/cli
 
+# bubblewrap: scripts/bench.sh compares gem run with it (Gemini CLI's and Codex's sandbox).
 bench: build
+	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || echo "warning: bubblewrap missing; bench.sh leaves out its line"
 	go test -run '^$$' -bench . -benchtime 200x ./registry/
 	scripts/bench.sh
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh: wall-clock figures of gem's commands as ratios against a baseline measured in
 # the same run (the machine is shared and noisy). Needs bin/gem (make build); installs
-# hyperfine from Debian's packages when it is missing.
+# hyperfine from Debian's packages when it is missing (and make bench, bubblewrap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x bin/gem ] || make build >/dev/null
@@ -102,16 +102,52 @@ echo "   now runs as gem's child through the helper, in namespaces of its own)"
   "$work/trampoline $hello world" "$gem run hello world" >/dev/null)
 median "$work/run-tramp.json"
 ratio "$work/run-tramp.json" "gem run/trampoline" 2x
-echo "   the same, interleaved (one run of each per round: drift stays out of the ratio); the third"
-echo "   line is the kernel's floor for gem run's boundary: the trampoline in the namespaces gem"
-echo "   gives a program (user, mount, PID, IPC, network), made by unshare(1) with nothing else;"
-echo "   the fourth is the floor of any boundary set up by a Go program (Go cannot unshare a user"
-echo "   namespace once it runs threads, nor fork without an exec, so the helper is a Go start of"
-echo "   its own): one more Go start (a second trampoline) inside the same namespaces"
+echo "   the same, interleaved (one run of each per round: drift stays out of the ratio), with"
+echo "   floors and a reference in the same rounds, and gem run's ratio to each:"
+echo "   - floor: the kernel's floor for gem run's boundary, the trampoline in the namespaces"
+echo "     gem gives a program (user, mount, PID, IPC, network), made by unshare(1) alone"
+echo "   - go-floor: the floor of a boundary set up by a Go program (Go cannot unshare a user"
+echo "     namespace once it runs threads, nor fork without an exec, so the helper is a Go"
+echo "     start of its own): one more Go start (a second trampoline) in the same namespaces"
+echo "   - bwrap: Debian's bubblewrap (the mechanism of Gemini CLI's and Codex's sandboxes) with"
+echo "     the namespaces and mounts gem's view makes for hello (the same program): targets"
+echo "     gem run <= 1.0x bwrap and <= 1.3x the floor"
+echo "   - go+bwrap: bwrap started by the trampoline, the floor of a Go front that hands the"
+echo "     boundary to bwrap"
 (cd "$OLDPWD" && go build -o "$work/interleave" ./scripts/interleave)
-floor=()
-if unshare -Urmpfin true 2>/dev/null; then floor=("unshare -Urmpfin $work/trampoline $hello world" "unshare -Urmpfin $work/trampoline $work/trampoline $hello world"); fi
-(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$work/interleave" -runs 150 "$work/trampoline $hello world" "$gem run hello world" "${floor[@]}")
+# gem's namespaces: user (but as root), mount, PID, IPC, network; the same flags for unshare.
+ns=(--unshare-pid --unshare-ipc --unshare-net)
+uflags=-mpfin
+if [ "$(id -u)" != 0 ]; then ns+=(--unshare-user); uflags=-Urmpfin; fi
+# gem's view for hello (host/sandbox/namespace_linux.go): everything read-only; /tmp, /var/tmp,
+# /dev/shm, /run, /root, /var/lib, /nix and the home emptied (private tmpfs), with what the
+# program was granted there bound back (the workspace and the extension read-only, its data
+# and temporary folders writable, /var/lib's system folders read-only); the password files
+# hidden; a /proc of its own; /dev the machine's, read-only.
+ext=$rhome/.gemini/extensions/hello data=$rhome/.gem/data/hello tmpd=${TMPDIR:-/tmp}/gem-$(id -u)/hello
+view=(--ro-bind / /)
+for d in /tmp /var/tmp /dev/shm /run /root /var/lib /nix; do
+  [ -d "$d" ] && [ ! -L "$d" ] && view+=(--tmpfs "$d")
+done
+for d in /var/lib/ca-certificates /var/lib/dbus /var/lib/gems /nix/store /nix/var/nix/profiles; do
+  [ -e "$d" ] && view+=(--ro-bind "$d" "$d")
+done
+view+=(--ro-bind "$work/proj" "$work/proj" --tmpfs "$rhome" --ro-bind "$ext" "$ext" --bind "$data" "$data" --bind "$tmpd" "$tmpd")
+for f in /etc/shadow /etc/gshadow /etc/sudoers /etc/shadow- /etc/gshadow-; do
+  [ -f "$f" ] && view+=(--ro-bind /dev/null "$f")
+done
+[ -d /etc/sudoers.d ] && view+=(--tmpfs /etc/sudoers.d)
+view+=(--proc /proc --chdir "$work/proj")
+names=trampoline,gem,floor,go-floor
+lines=("$work/trampoline $hello world" "$gem run hello world"
+  "unshare $uflags $work/trampoline $hello world" "unshare $uflags $work/trampoline $work/trampoline $hello world")
+if bwrap "${ns[@]}" "${view[@]}" "$hello" world >/dev/null 2>&1; then
+  names+=,bwrap,go+bwrap
+  lines+=("bwrap ${ns[*]} ${view[*]} $hello world" "$work/trampoline bwrap ${ns[*]} ${view[*]} $hello world")
+else
+  echo "   (bwrap missing or refused here: make bench installs it)"
+fi
+(cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$work/interleave" -runs 150 -names "$names" -subject 2 "${lines[@]}")
 echo "-- without the namespace layer (GEM_SANDBOX_NAMESPACES=off, as where AppArmor forbids them):"
 echo "   gem run goes through the helper, which stays beside the program as the judge of its"
 echo "   connects (target <= 2x the trampoline, interleaved)"
@@ -180,9 +216,10 @@ GEM_SANDBOX_HELPER="$PWD/bin/gem" go test -run '^$' -bench 'SandboxStart' -bench
 
 echo
 echo "== the workspace guard: file-heavy jobs in a workspace a program may write (10,000-file"
-echo "   unpack; the same plus git init and git add with GIT_DIR in its data folder; npm install"
-echo "   of a 500-file package), with the guard vs no sandbox vs the sandbox without the guard,"
-echo "   interleaved, medians of 5 (target <= 1.2x)"
+echo "   unpack; the same plus git init and git add with GIT_DIR in its data folder; a git clone"
+echo "   of that tree's repository, its git folder in the data folder; npm install of a 500-file"
+echo "   package), with the guard vs no sandbox vs the sandbox without the guard, interleaved,"
+echo "   medians of 5 (targets: guard/plain <= 2x on the unpack, <= 1.2x on the clone and npm)"
 go test -run '^$' -bench 'BenchmarkGuard' -benchtime 5x ./host/sandbox/ | grep -E '^Benchmark'
 
 echo

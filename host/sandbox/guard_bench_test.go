@@ -15,7 +15,8 @@ import (
 // in the sandbox without the guard (Landlock and namespaces alone), interleaved in one run:
 // medians and the ratios to the plain run. Jobs: unpacking a 10,000-file tree (tar), then a
 // git init and git add of it (GIT_DIR in the program's data folder: .git in the workspace is
-// closed to programs), and npm installing a local package of 500 files (when npm is here).
+// closed to programs), a git clone of that tree's repository (its git folder in the data
+// folder too), and npm installing a local package of 500 files (when npm is here).
 // The workspace lives outside /tmp (under the user's cache folder). roundtrip-10k is the floor:
 // 10,000 calls the supervisor only lets through, what one notification costs here.
 // Each round starts with the next mode and the folders are removed after the runs: ext4 makes
@@ -42,6 +43,13 @@ func BenchmarkGuard(b *testing.B) {
 	jobs := []struct{ name, script string }{
 		{"untar-10k", "tar -xf " + tarball},
 		{"git-add-10k", "tar -xf " + tarball + " && GIT_DIR=$DATA/repo git init -q && GIT_DIR=$DATA/repo GIT_WORK_TREE=. git add -A"},
+	}
+	if repo := benchRepo(b, src, tree); repo != "" {
+		// A clone of the tree's repository (made once, a local one: no network in the
+		// figure): its objects fetched as a pack (--no-local, as from a server) into the
+		// program's data folder, then its 10,000 files checked out in the workspace.
+		jobs = append(jobs, struct{ name, script string }{"git-clone-10k",
+			"git clone -q --no-local --bare " + repo + " $DATA/repo && git --git-dir=$DATA/repo --work-tree=. reset -q --hard"})
 	}
 	// The system's python (a version manager's shim on PATH would be found outside the sandbox
 	// only, and timed with its own start).
@@ -158,6 +166,23 @@ for i in range(10000): os.umask(0o22)"`})
 			}
 		})
 	}
+}
+
+// benchRepo commits tree to a repository of its own in src (its git folder beside the tree)
+// and returns that folder; "" without git.
+func benchRepo(b *testing.B, src, tree string) string {
+	if _, err := exec.LookPath("git"); err != nil {
+		return ""
+	}
+	repo := filepath.Join(src, "tree.git")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "tree"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), "GIT_DIR="+repo, "GIT_WORK_TREE="+tree)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return repo
 }
 
 // overlayUsable reports whether this machine mounts an overlay in a user namespace.
