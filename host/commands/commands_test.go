@@ -172,5 +172,12 @@ func TestReadablePathDropsTheProject(t *testing.T) {
 		if got != "/home/u/.gem/payloads/p/node_modules/.bin:/usr/bin" {
 			t.Errorf("guard %v: PATH %q, want the payload's bin and /usr/bin", pol.Guard, got)
 		}
+		// a folder holding a launcher granted alone (~/.local/bin/uvx) stays, so the server's
+		// command is found on the PATH it runs with; its neighbour folder does not
+		pol.Read = append(pol.Read, "/home/u/.local/bin/uvx")
+		got = readablePath("/home/u/.local/bin:/home/u/.cargo/bin:/usr/bin", &pol, nil, nil)
+		if got != "/home/u/.local/bin:/usr/bin" {
+			t.Errorf("guard %v: PATH %q, want ~/.local/bin (its uvx granted) and /usr/bin", pol.Guard, got)
+		}
 	}
 }

@@ -199,7 +199,9 @@ func readablePath(path string, pol *sandbox.Policy, exclude, own []string) strin
 		if dir == "" || (pathIn(dir, exclude) && !slices.Contains(own, dir)) {
 			continue
 		}
-		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return pathx.Within(q, dir) })
+		// A folder it may read, or one holding a file granted to it (a launcher granted alone,
+		// ~/.local/bin/uvx: the lookup must find it there, and Landlock keeps the rest shut).
+		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return pathx.Within(q, dir) || filepath.Dir(q) == filepath.Clean(dir) })
 		// Never a folder a program may write (the workspace, caches, data): what is planted
 		// there would be run as the user's own.
 		if slices.ContainsFunc(pol.Write, func(q string) bool { return pathx.Within(q, dir) }) || (pol.Workspace != "" && pathx.Within(pol.Workspace, dir)) || !filepath.IsAbs(dir) {
