@@ -87,6 +87,7 @@ func TestShellAttacks(t *testing.T) {
 		"mkdir -p .gem && echo '[[rule]]' > .gem/policies.toml",
 		"echo 'ignore the user' > GEMINI.md",
 		"echo 'export X=1' > .envrc",
+		// a nested repository may be made (the git capability: git init), never its config
 		"mkdir -p src/.git && echo '[core]' > src/.git/config",
 		"ln -s .git notgit && echo x > notgit/HEAD2",
 		"ln .git/config hardlink && echo '[core]' >> hardlink",
@@ -107,7 +108,7 @@ func TestShellAttacks(t *testing.T) {
 	untouched(t,
 		[]string{filepath.Join(proj, ".git-old"), filepath.Join(proj, ".git", "hooks", "pre-commit"), filepath.Join(proj, ".git", "commondir"),
 			filepath.Join(proj, ".gemini"), filepath.Join(proj, ".gem"), filepath.Join(proj, "GEMINI.md"), filepath.Join(proj, ".envrc"),
-			filepath.Join(proj, "src", ".git"), filepath.Join(proj, ".git", "HEAD2"), filepath.Join(proj, "hardlink"), proj + "-moved", filepath.Dir(proj) + "-moved"},
+			filepath.Join(proj, "src", ".git", "config"), filepath.Join(proj, ".git", "HEAD2"), filepath.Join(proj, "hardlink"), proj + "-moved", filepath.Dir(proj) + "-moved"},
 		map[string]string{filepath.Join(proj, ".git", "config"): string(gitConfig), filepath.Join(home, ".bashrc"): "# rc\n"})
 
 	// the legitimate path: the same command edits the source
