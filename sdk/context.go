@@ -20,6 +20,7 @@ import (
 
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/limits"
@@ -449,7 +450,7 @@ func (sh shell) Exec(ctx context.Context, cmd string, opts ShellOptions) (*Shell
 	}
 	var mu sync.Mutex
 	all, stdout, stderr := &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}
-	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdout: lockedWriter{&mu, all, stdout}, Stderr: lockedWriter{&mu, all, stderr}}, 500*time.Millisecond)
+	code, err := launch.User.Run(ctx, spec, sandbox.Streams{Stdout: lockedWriter{&mu, all, stdout}, Stderr: lockedWriter{&mu, all, stderr}})
 	res := &ShellResult{ExitCode: code, Output: all.String(), Stdout: stdout.String(), Stderr: stderr.String()}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		res.ExitCode, res.TimedOut = -1, true
@@ -484,7 +485,7 @@ func (sh shell) Start(ctx context.Context, cmd string, opts ShellOptions) (*Proc
 		outW.Close()
 		return nil, err
 	}
-	p, err := sandbox.StartProcess(spec, sandbox.Streams{Stdin: inR, StdinWriter: inW, Stdout: outW, Stderr: errW})
+	p, err := launch.User.Start(spec, sandbox.Streams{Stdin: inR, StdinWriter: inW, Stdout: outW, Stderr: errW})
 	inR.Close()
 	outW.Close()
 	errW.Close()

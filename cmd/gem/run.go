@@ -10,6 +10,7 @@ import (
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/registry"
 )
@@ -24,7 +25,7 @@ func run(std stdio, args []string) (int, bool) {
 	}
 	// The sandbox helper starts now, while the command is found and checked (its start is
 	// most of what gem run costs over a bare exec); it is ended if it runs nothing.
-	ra.Helper = sandbox.Prestart(std.in, std.out, std.err)
+	ra.Helper = launch.Prestart(std.in, std.out, std.err)
 	defer ra.Helper.Discard()
 	env, err := registry.EnvFromOS()
 	if err != nil {

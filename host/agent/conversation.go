@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fsx"
@@ -414,7 +415,7 @@ func (c *Conversation) shellInjection(ctx context.Context, pc *PromptCommand, co
 	}
 	out := &limits.Buffer{Max: limits.ShellOutput}
 	spec := sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: childEnv, Dir: root, Name: "!{" + command + "}", Policy: pol}
-	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdout: out, Stderr: out}, 500*time.Millisecond)
+	code, err := launch.User.Run(ctx, spec, sandbox.Streams{Stdout: out, Stderr: out})
 	if err != nil {
 		return "", 0, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/manifest"
@@ -592,7 +593,7 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload []byte) hookResult
 	if hk.Func != nil {
 		code, err = runFunc(ctx, hk.Func, payload, stdout, stderr)
 	} else {
-		code, err = sandbox.RunContext(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
+		code, err = launch.User.Run(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr})
 	}
 	var r hookResult
 	switch {

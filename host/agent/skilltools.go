@@ -11,9 +11,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fsx"
@@ -181,7 +181,7 @@ func (l *skillLauncher) run(ctx context.Context, sk Skill, t SkillTool, args jso
 		return nil, fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	stdout, stderr := &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}
-	code, err := sandbox.RunContext(ctx, spec, sandbox.Streams{Stdin: bytes.NewReader(args), Stdout: stdout, Stderr: stderr}, 500*time.Millisecond)
+	code, err := launch.Extension.Run(ctx, spec, sandbox.Streams{Stdin: bytes.NewReader(args), Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gemhost/gem/internal/prompt"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
@@ -81,7 +82,7 @@ func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, ask prompt.P
 			return ErrDeclined
 		}
 	}
-	return sandbox.ExecInPlace(p.Spec)
+	return launch.Extension.Exec(p.Spec)
 }
 
 // NeedsEngine reports whether running name must go through gem-engine (the front cannot

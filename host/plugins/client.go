@@ -36,6 +36,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/pluginsdk/pluginhost"
@@ -87,7 +88,7 @@ func Start(ctx context.Context, spec Config) (*Client, error) {
 		pol = &cp
 	}
 	sspec := sandbox.Program{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: pol}
-	cmd, err := sandbox.Command(sspec)
+	cmd, err := launch.Extension.Command(sspec)
 	if err != nil {
 		os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/hashicorp/go-plugin/runner"
 )
@@ -44,7 +45,7 @@ func newCmdRunner(cmd *exec.Cmd, spec sandbox.Program) (*cmdRunner, error) {
 }
 
 func (r *cmdRunner) Start(context.Context) error {
-	p, err := sandbox.StartCommand(r.cmd, r.spec)
+	p, err := launch.Extension.StartCommand(r.cmd, r.spec)
 	r.stderrChild.Close()
 	r.proc = p
 	return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/pathx"
@@ -72,8 +73,8 @@ func (c *coreBackend) searchRipgrep(ctx context.Context, a searchArgs, base stri
 	out := &bytes.Buffer{}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	code, err := sandbox.RunContext(ctx, sandbox.Program{Path: c.rg, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: c.dir, Name: "ripgrep", Policy: &pol},
-		sandbox.Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: &bytes.Buffer{}}, 200*time.Millisecond)
+	code, err := launch.Tool.Run(ctx, sandbox.Program{Path: c.rg, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: c.dir, Name: "ripgrep", Policy: &pol},
+		sandbox.Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: &bytes.Buffer{}})
 	switch {
 	case err != nil || ctx.Err() != nil:
 		return nil, false

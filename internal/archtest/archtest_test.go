@@ -1,7 +1,7 @@
 // Package archtest holds tests of rules that span the tree: dependencies point down
 // (deps_test.go), libraries carry no advice in the command line's terms, and only the programs' main files and the config reader touch
 // the process's streams, exit and environment; the scripts keep the user's Go caches
-// (scripts_test.go); README and docs/ stay short, linked and true to the tree (docs_test.go).
+// (scripts_test.go); every program starts through host/launch (launch_test.go); README and docs/ stay short, linked and true to the tree (docs_test.go).
 package archtest
 
 import (

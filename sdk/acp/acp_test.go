@@ -19,6 +19,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/acptest"
 	"github.com/gemhost/gem/internal/fakegemini"
@@ -474,7 +475,7 @@ func TestEditorBuffersNotWhileAProgramMayWrite(t *testing.T) {
 		chunks(call("read_file", `{"file_path":"notes.txt"}`)), chunks(text("Read.")))
 	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("saved text\n"), 0o644)
 	c.buffers = map[string]string{filepath.Join(proj, "notes.txt"): "unsaved text\n"}
-	p, err := sandbox.StartProcess(sandbox.Program{Path: "/bin/sleep", Args: []string{"60"}, Env: []string{}, Dir: proj, Name: "writer",
+	p, err := launch.Extension.Start(sandbox.Program{Path: "/bin/sleep", Args: []string{"60"}, Env: []string{}, Dir: proj, Name: "writer",
 		Policy: &sandbox.Policy{Write: []string{proj}, Workspace: proj}}, sandbox.Streams{})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/secrets"
@@ -230,7 +230,7 @@ func (s *shell) run(name string, args []string, line *liner.State) {
 			return
 		}
 	}
-	code, err := sandbox.Run(p.Spec, s.sess.io.In, s.sess.stdout, s.sess.stderr)
+	code, err := launch.Extension.Foreground(p.Spec, s.sess.io.In, s.sess.stdout, s.sess.stderr)
 	if err != nil {
 		fmt.Fprintln(s.sess.stderr, err)
 		return
