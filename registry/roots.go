@@ -326,7 +326,7 @@ func admitRoots(extension string, roots []Root, named, readOnly []string) ([]Roo
 		if r.Kind != RootSecret {
 			continue
 		}
-		if !namedIn(r.Real, named) && (writesRoot(r.Field) || !namedIn(r.Real, readOnly)) {
+		if !grantedByName(r, named, readOnly) {
 			return nil, &SecretRootError{Extension: extension, Root: r}
 		}
 		out[i].Named = true
@@ -338,14 +338,22 @@ func admitRoots(extension string, roots []Root, named, readOnly []string) ([]Roo
 // plugins.<id>.sandbox.write).
 func writesRoot(field string) bool { return strings.HasSuffix(field, "sandbox.write") }
 
+// grantedByName reports whether root r is inside a path named for reading and writing
+// (named) or, for a sandbox.read root, inside one named for reading only (readOnly).
+func grantedByName(r Root, named, readOnly []string) bool {
+	return namedIn(r.Real, named) || (!writesRoot(r.Field) && namedIn(r.Real, readOnly))
+}
+
 func namedIn(real string, named []string) bool {
 	return slices.ContainsFunc(named, func(n string) bool { return n != "" && pathx.Within(RealPath(n), real) })
 }
 
 // CheckRoot checks a root resolved at a start against those recorded at consent and the
-// paths the user granted by name since (gem ext grant): a *RootChangedError when it is not
-// what was agreed to, a *SecretRootError when it leads to a secret not granted by name.
-func CheckRoot(extension string, now Root, agreed []Root, named []string) error {
+// paths the user granted by name since (gem ext grant: read, for reading only; write): a
+// *RootChangedError when it is not what was agreed to, a *SecretRootError when it leads to a
+// secret not granted by name for its access (a path granted for reading admits no
+// sandbox.write root).
+func CheckRoot(extension string, now Root, agreed []Root, read, write []string) error {
 	i := slices.IndexFunc(agreed, func(a Root) bool { return a.Field == now.Field && a.Asked == now.Asked })
 	if i >= 0 && !FollowsWorkspace(now.Asked) {
 		a := agreed[i]
@@ -356,7 +364,7 @@ func CheckRoot(extension string, now Root, agreed []Root, named []string) error 
 			return nil
 		}
 	}
-	if now.Kind == RootSecret && !namedIn(now.Real, named) {
+	if now.Kind == RootSecret && !grantedByName(now, write, read) {
 		return &SecretRootError{Extension: extension, Root: now, Start: true}
 	}
 	return nil

@@ -101,23 +101,27 @@ func TestCheckRoot(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		now   registry.Root
-		named []string
+		named []string // granted for reading and writing
+		read  []string // granted for reading only
 		want  string
 	}{
-		{"as agreed", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:10", Kind: registry.RootOwn}, nil, ""},
-		{"now a link elsewhere", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, changed},
-		{"another folder there", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:11", Kind: registry.RootOwn}, nil, changed},
-		{"gone since", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", Kind: registry.RootOwn}, nil, changed},
-		{"made since, same real path", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/x/later", ID: "1:40", Kind: registry.RootOwn}, nil, ""},
-		{"made since as a link", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, changed},
-		{"named at consent", registry.Root{Field: "sandbox.read", Asked: "~/.ssh", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, ""},
-		{"another project", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/p2/out", ID: "1:50", Kind: registry.RootWorkspace}, nil, ""},
-		{"workspace path to a secret", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/h/.ssh", Kind: registry.RootSecret}, nil, secret},
-		{"never agreed, a secret", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, secret},
-		{"never agreed, granted by name", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws/config", Kind: registry.RootSecret}, []string{"/h/.aws"}, ""},
+		{"as agreed", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:10", Kind: registry.RootOwn}, nil, nil, ""},
+		{"now a link elsewhere", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, nil, changed},
+		{"another folder there", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:11", Kind: registry.RootOwn}, nil, nil, changed},
+		{"gone since", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", Kind: registry.RootOwn}, nil, nil, changed},
+		{"made since, same real path", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/x/later", ID: "1:40", Kind: registry.RootOwn}, nil, nil, ""},
+		{"made since as a link", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, nil, changed},
+		{"named at consent", registry.Root{Field: "sandbox.read", Asked: "~/.ssh", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, nil, ""},
+		{"another project", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/p2/out", ID: "1:50", Kind: registry.RootWorkspace}, nil, nil, ""},
+		{"workspace path to a secret", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/h/.ssh", Kind: registry.RootSecret}, nil, nil, secret},
+		{"never agreed, a secret", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, nil, secret},
+		{"never agreed, granted by name", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws/config", Kind: registry.RootSecret}, []string{"/h/.aws"}, nil, ""},
+		{"read, granted for reading", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, []string{"/h/.aws"}, ""},
+		{"write, granted for reading only", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/../.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, []string{"/h/.aws"}, secret},
+		{"write, granted for writing", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/../.aws", Real: "/h/.aws", Kind: registry.RootSecret}, []string{"/h/.aws"}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := registry.CheckRoot("x", tc.now, agreed, tc.named)
+			err := registry.CheckRoot("x", tc.now, agreed, tc.read, tc.named)
 			var ce *registry.RootChangedError
 			var se *registry.SecretRootError
 			switch {

@@ -358,7 +358,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 			user = g
 		}
 	}
-	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, named: append(slices.Clone(user.Read), user.Write...)}
+	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, read: user.Read, write: user.Write}
 	var read, write []string
 	network, workspace := agreed.Network || user.Network, agreed.Workspace || user.Workspace
 	for _, b := range permissionBlocks(env, x, plugin) {

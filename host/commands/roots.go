@@ -15,8 +15,9 @@ type startRoots struct {
 	x      *registry.Extension
 	exp    manifest.Expander
 	agreed []registry.Root
-	named  []string // the paths of the user's grant (gem ext grant)
-	places *registry.Places
+	// The paths of the user's grant (gem ext grant): for reading only, and for writing.
+	read, write []string
+	places      *registry.Places
 }
 
 // check resolves the path asked for field and returns its real path (a path in the
@@ -34,7 +35,7 @@ func (s *startRoots) check(field, asked string) (string, error) {
 	if s.x.Synthetic {
 		return given, nil
 	}
-	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.named); err != nil {
+	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.read, s.write); err != nil {
 		return "", err
 	}
 	return given, nil
