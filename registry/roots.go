@@ -31,9 +31,10 @@ type Root struct {
 	Real  string   `json:"real"`
 	ID    string   `json:"id,omitempty"`
 	Kind  RootKind `json:"kind"`
-	// Secret is the secret of the home Real is or holds (Kind RootSecret).
+	// Secret is the secret of the home Real is, is in or holds (Kind RootSecret), or the
+	// file that runs code later (Kind RootStartup).
 	Secret string `json:"secret,omitempty"`
-	// Named: the user granted this secret by name when agreeing (--allow).
+	// Named: the user granted this secret (or startup file) by name when agreeing (--allow).
 	Named bool `json:"named,omitempty"`
 }
 
@@ -44,16 +45,43 @@ const (
 	RootOwn       RootKind = "own"       // the extension's folder or its data folder
 	RootWorkspace RootKind = "workspace" // the project gem runs in
 	RootSecret    RootKind = "secret"    // is, is in, or holds a secret of the home
+	RootStartup   RootKind = "startup"   // is, is in, or holds what runs code later (HomeStartup)
 	RootElsewhere RootKind = "elsewhere" // anything else
 )
 
 // HomeSecrets are the home's folders and files that hold credentials, relative to the home:
-// never granted through a manifest's path, only by name. Gemini CLI's ~/.gemini (its OAuth
-// credentials, settings with servers' tokens, other extensions), gem's home and every other
-// extension's folder are secrets too (Places).
+// never granted through a manifest's path, only by name, for reading or writing. Gemini
+// CLI's ~/.gemini (its OAuth credentials, settings with servers' tokens, other extensions),
+// gem's home and every other extension's folder are secrets too (Places).
 var HomeSecrets = []string{
-	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
-	".netrc", ".git-credentials", ".npmrc", ".pypirc", ".password-store", ".local/share/keyrings",
+	// keys, clouds, clusters, containers
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".oci",
+	".config/doctl", ".vault-token", ".terraform.d", ".config/op", ".op", ".config/rclone",
+	// forges, registries and package managers' tokens
+	".config/gh", ".config/hub", ".netrc", ".git-credentials", ".config/git/credentials",
+	".npmrc", ".yarnrc.yml", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
+	".gem/credentials", ".m2/settings.xml", ".gradle/gradle.properties", ".nuget/NuGet",
+	// databases
+	".pgpass", ".my.cnf",
+	// other agents' logins and settings (tokens, MCP servers' keys)
+	".claude", ".claude.json", ".codex", ".cursor", ".config/github-copilot", ".aider",
+	// password stores, keyrings, browsers' profiles (cookies, saved passwords)
+	".password-store", ".local/share/keyrings", ".mozilla", ".config/google-chrome",
+	".config/chromium", ".config/BraveSoftware",
+}
+
+// HomeStartup are the home's files and folders that run code later, outside any sandbox
+// (shell startup files, folders on PATH, autostart and user services, git's and package
+// managers' settings that name programs), relative to the home: read through a manifest's
+// path like any other, written only when the user names them (a secret of HomeSecrets is
+// closed to both already). The home itself is never written (host/commands.HoldsHome).
+var HomeStartup = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+	".zshenv", ".zlogin", ".zlogout", ".config/fish", ".xprofile", ".xsessionrc", ".xinitrc",
+	".pam_environment", ".config/environment.d", ".config/autostart", ".config/systemd/user",
+	".local/bin", "bin", ".cargo/bin", ".cargo/config", ".cargo/config.toml", ".gitconfig",
+	".config/git", ".yarnrc", ".config/pip", ".pip", ".pydistutils.cfg", ".vimrc", ".vim",
+	".config/nvim", ".emacs", ".emacs.d", ".config/Code/User", ".local/share/applications",
 }
 
 // Places are the folders a root is classified by, real paths.
@@ -61,34 +89,50 @@ type Places struct {
 	Own       []string // the extension's folder and data folder
 	Workspace string
 	Secrets   []string
+	Startup   []string // what runs code later (HomeStartup)
 }
 
 // Classify says where the real path real leads (a pure function of places): its own folders
-// when inside one and holding no secret, else a secret when it is, is in, or holds one, else
-// the workspace or elsewhere. It returns the secret concerned for RootSecret.
+// when inside one and holding no secret or startup file, else a secret when it is, is in, or
+// holds one, else startup when it is, is in or holds such a file, else the workspace or
+// elsewhere. It returns the secret (or startup file) concerned.
 func Classify(real string, p Places) (RootKind, string) {
-	holds := ""
-	for _, s := range p.Secrets {
-		if pathx.Within(real, s) {
-			holds = s
-			break
+	holds := func(list []string) string {
+		i := slices.IndexFunc(list, func(s string) bool { return pathx.Within(real, s) })
+		if i < 0 {
+			return ""
 		}
+		return list[i]
 	}
-	if holds == "" && slices.ContainsFunc(p.Own, func(o string) bool { return pathx.Within(o, real) }) {
+	in := func(list []string) string {
+		i := slices.IndexFunc(list, func(s string) bool { return pathx.Within(s, real) })
+		if i < 0 {
+			return ""
+		}
+		return list[i]
+	}
+	secret, startup := holds(p.Secrets), holds(p.Startup)
+	if secret == "" && startup == "" && slices.ContainsFunc(p.Own, func(o string) bool { return pathx.Within(o, real) }) {
 		return RootOwn, ""
 	}
-	if holds != "" {
-		return RootSecret, holds
-	}
-	for _, s := range p.Secrets {
-		if pathx.Within(s, real) {
-			return RootSecret, s
+	for _, c := range []struct {
+		kind  RootKind
+		which string
+	}{{RootSecret, secret}, {RootSecret, in(p.Secrets)}, {RootStartup, startup}, {RootStartup, in(p.Startup)}} {
+		if c.which != "" {
+			return c.kind, c.which
 		}
 	}
 	if p.Workspace != "" && pathx.Within(p.Workspace, real) {
 		return RootWorkspace, ""
 	}
 	return RootElsewhere, ""
+}
+
+// NeedsName reports whether r is given only when the user names it: a secret of the home, or
+// a write to what runs code later.
+func (r Root) NeedsName() bool {
+	return r.Kind == RootSecret || (r.Kind == RootStartup && writesRoot(r.Field))
 }
 
 // RealPath resolves p as the kernel will: the links and ".." of its existing part, in order,
@@ -176,6 +220,9 @@ func PlacesOf(env Env, name string, own ...string) Places {
 	if env.Home != "" {
 		for _, s := range HomeSecrets {
 			add(filepath.Join(env.Home, s))
+		}
+		for _, s := range HomeStartup {
+			p.Startup = append(p.Startup, RealPath(filepath.Join(env.Home, s)))
 		}
 	}
 	add(env.GeminiDir())
@@ -323,7 +370,7 @@ func AdmitRoots(extension string, roots []Root, named []string) ([]Root, error) 
 func admitRoots(extension string, roots []Root, named, readOnly []string) ([]Root, error) {
 	out := slices.Clone(roots)
 	for i, r := range out {
-		if r.Kind != RootSecret {
+		if !r.NeedsName() {
 			continue
 		}
 		if !grantedByName(r, named, readOnly) {
@@ -364,14 +411,22 @@ func CheckRoot(extension string, now Root, agreed []Root, read, write []string) 
 			return nil
 		}
 	}
-	if now.Kind == RootSecret && !grantedByName(now, write, read) {
+	if now.NeedsName() && !grantedByName(now, write, read) {
 		return &SecretRootError{Extension: extension, Root: now, Start: true}
 	}
 	return nil
 }
 
-// SecretRootError is a manifest's path that leads to a secret of the home (or holds one), not
-// granted by name: refused at consent, and at a start.
+// What says what a root that needs a name is (NeedsName).
+func (r Root) What() string {
+	if r.Kind == RootStartup {
+		return "a file of your home that runs code later"
+	}
+	return "a secret of your home"
+}
+
+// SecretRootError is a manifest's path that leads to a secret of the home (or holds one), or
+// writes what runs code later, not granted by name: refused at consent, and at a start.
 type SecretRootError struct {
 	Extension string
 	Root      Root
@@ -383,7 +438,7 @@ func (e *SecretRootError) Error() string {
 	if e.Root.Secret != "" && e.Root.Secret != e.Root.Real {
 		what += " (which holds or is in " + e.Root.Secret + ")"
 	}
-	return fmt.Sprintf("extension %s: %s asks for %s, a secret of your home, as %q: gem grants it only by name", e.Extension, e.Root.Field, what, e.Root.Asked)
+	return fmt.Sprintf("extension %s: %s asks for %s, %s, as %q: gem grants it only by name", e.Extension, e.Root.Field, what, e.Root.What(), e.Root.Asked)
 }
 
 // RootChangedError is a manifest's path that at a start is not what the user agreed to: it

@@ -16,7 +16,8 @@ func TestClassify(t *testing.T) {
 	p := registry.Places{
 		Own:       []string{"/h/.gemini/extensions/x", "/h/.gem/data/x"},
 		Workspace: "/h/proj",
-		Secrets:   []string{"/h/.ssh", "/h/.gemini", "/h/.gem", "/h/exts/other"},
+		Secrets:   []string{"/h/.ssh", "/h/.gemini", "/h/.gem", "/h/exts/other", "/h/.config/git/credentials"},
+		Startup:   []string{"/h/.bashrc", "/h/.local/bin", "/h/.config/git"},
 	}
 	for _, tc := range []struct {
 		real   string
@@ -34,6 +35,11 @@ func TestClassify(t *testing.T) {
 		{"/h/.gem/data", registry.RootSecret, "/h/.gem"},
 		{"/h/exts/other/bin", registry.RootSecret, "/h/exts/other"},
 		{"/h/exts", registry.RootSecret, "/h/exts/other"},
+		{"/h/.bashrc", registry.RootStartup, "/h/.bashrc"},
+		{"/h/.local/bin/tool", registry.RootStartup, "/h/.local/bin"},
+		{"/h/.local", registry.RootStartup, "/h/.local/bin"},                  // holds it
+		{"/h/.config/git", registry.RootSecret, "/h/.config/git/credentials"}, // a secret wins
+		{"/h/.config/git/config", registry.RootStartup, "/h/.config/git"},
 		{"/h/proj/build", registry.RootWorkspace, ""},
 		{"/h/.cache/tool", registry.RootElsewhere, ""},
 		{"/opt/data", registry.RootElsewhere, ""},
@@ -116,6 +122,10 @@ func TestCheckRoot(t *testing.T) {
 		{"workspace path to a secret", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/h/.ssh", Kind: registry.RootSecret}, nil, nil, secret},
 		{"never agreed, a secret", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, nil, secret},
 		{"never agreed, granted by name", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws/config", Kind: registry.RootSecret}, []string{"/h/.aws"}, nil, ""},
+		{"startup file, read", registry.Root{Field: "sandbox.read", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, nil, nil, ""},
+		{"startup file, written", registry.Root{Field: "sandbox.write", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, nil, nil, secret},
+		{"startup file, written, named for reading", registry.Root{Field: "sandbox.write", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, nil, []string{"/h/.bashrc"}, secret},
+		{"startup file, written, named", registry.Root{Field: "sandbox.write", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, []string{"/h"}, nil, ""},
 		{"read, granted for reading", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, []string{"/h/.aws"}, ""},
 		{"write, granted for reading only", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/../.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, []string{"/h/.aws"}, secret},
 		{"write, granted for writing", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/../.aws", Real: "/h/.aws", Kind: registry.RootSecret}, []string{"/h/.aws"}, nil, ""},

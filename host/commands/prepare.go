@@ -420,10 +420,11 @@ func (e *LinkedProtectedError) Error() string {
 }
 
 // HoldsHome reports whether the folder dir is the user's home folder or holds it: write access
-// to it would let a program change what runs later outside any sandbox (shell startup files,
-// ~/.gitconfig, ~/.ssh, folders on PATH, ~/.npmrc), more names than any list can close. gem
-// grants folders inside the home only (the project is written through the workspace
-// capability, its protected names guarded).
+// to it would let a program create what runs later outside any sandbox, more names than any
+// list can close. gem grants folders inside the home only (the project is written through
+// the workspace capability, its protected names guarded); inside it, a manifest's path to a
+// secret or to what runs code later (registry.HomeSecrets, registry.HomeStartup: the one
+// list) is given only when the user names it.
 func HoldsHome(env registry.Env, dir string) bool {
 	return dir != "" && env.Home != "" && filepath.IsAbs(dir) && pathx.Within(dir, env.Home)
 }
