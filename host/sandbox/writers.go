@@ -13,7 +13,9 @@ import (
 // Quiet after. A program counts from just before its start until it and its process group
 // end; one without a PID namespace of its own (whose descendants could outlive its group)
 // counts until gem ends. Unsandboxed (GEM_SANDBOX=off, no helper, no Landlock), it may
-// write everything. Programs of other processes are not known here.
+// write everything. Programs of other processes are not known here: where programs get no
+// PID namespace (MayOutlive), what an earlier gem started may still be writing, so no
+// watch opens at all.
 
 // writer is one started program and what it may write.
 type writer struct {
@@ -98,9 +100,23 @@ type Watch struct {
 
 // WatchWrites opens a watch on dir (as given and with links resolved), or returns nil when
 // a program gem started may be changing dir's entries now (renaming one, or putting a link
-// in its place). Quiet closes it.
+// in its place), or when programs here may outlive the gem that started them (MayOutlive):
+// one an earlier gem process started could be, unseen. Quiet closes it.
 func WatchWrites(dir string) *Watch {
+	if MayOutlive() {
+		return nil
+	}
 	return writers.watch(dir)
+}
+
+// MayOutlive reports whether a sandboxed program gem starts on this machine may outlive the
+// gem process that started it: without a PID namespace of its own (namespaces off, as
+// AppArmor makes them for users on Ubuntu 24.04, or GEM_SANDBOX_NAMESPACES=off; the sandbox
+// off; no helper) a descendant that left its session (setsid) runs on after gem ends, and a
+// later gem process cannot know it.
+func MayOutlive() bool {
+	ns, _ := Namespaces()
+	return !ns || Disabled() || helperPath() == ""
 }
 
 func (ws *writerSet) watch(dir string) *Watch {
