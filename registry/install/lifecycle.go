@@ -47,7 +47,7 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 	}
 	res.Install = *meta
 	if opt.Strict && opt.Locked == nil {
-		if _, opt.Locked, err = in.lockedEntry(x.Level, x.Name); err != nil {
+		if _, opt.Locked, _, err = in.lockedEntry(x.Level, x.Name); err != nil {
 			return nil, err
 		}
 	}

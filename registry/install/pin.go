@@ -155,30 +155,35 @@ func FindLocked(f *lockfile.File, source string) (string, *lockfile.Entry, bool)
 }
 
 // lockedEntry resolves --locked without an entry given: the name and entry of the scope's
-// gem.lock that installs key (a name or a source).
-func (in *Installer) lockedEntry(scope registry.Level, key string) (string, *lockfile.Entry, error) {
+// gem.lock that installs key (a name or a source), and the lock.
+func (in *Installer) lockedEntry(scope registry.Level, key string) (string, *lockfile.Entry, *lockfile.File, error) {
 	path := in.LockPath(scope)
 	f, err := lockfile.Read(path)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	name, e, ok := FindLocked(f, key)
 	if !ok {
-		return "", nil, &NotLockedError{Source: key, Lock: path, Scope: scope}
+		return "", nil, nil, &NotLockedError{Source: key, Lock: path, Scope: scope}
 	}
-	return name, e, nil
+	return name, e, f, nil
 }
 
 // lockedSource is the entry of install --locked: key named a source, which the lock pins;
-// or the extension's name, and then the lock names the source, fetched as sync fetches it
-// (a project's lock only in a trusted folder, and only a source it may name: lockEntry).
-func (in *Installer) lockedSource(scope registry.Level, key string) (*lockfile.Entry, error) {
-	name, e, err := in.lockedEntry(scope, key)
+// or the extension's name, and then a project's lock names the source, fetched as sync
+// fetches it: only in a trusted folder, only a source it may name (checkedEntries), and once
+// the user agreed to the fetch (the question names the source; --consent answers it).
+func (in *Installer) lockedSource(ctx context.Context, scope registry.Level, key string) (*lockfile.Entry, error) {
+	name, e, f, err := in.lockedEntry(scope, key)
 	if err != nil || scope != registry.LevelProject || name != key {
 		return e, err
 	}
-	if err := in.checkLockTrust(); err != nil {
+	entries, err := in.checkedEntries(scope, f, []string{name}, false)
+	if err != nil {
 		return nil, err
 	}
-	return in.lockEntry(scope, name, e)
+	if err := in.agreeToFetch(ctx, in.LockPath(scope), []string{name}, entries); err != nil {
+		return nil, err
+	}
+	return entries[name], nil
 }

@@ -188,18 +188,9 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		err   error
 	}
 	var jobs []*job
-	if opt.Scope == registry.LevelProject && !opt.Named {
-		if err := in.checkLockTrust(); err != nil {
-			return nil, err
-		}
-	}
-	entries := map[string]*lockfile.Entry{}
-	for _, name := range lock.Names() {
-		e, err := in.lockEntry(opt.Scope, name, lock.Extensions[name])
-		if err != nil {
-			return nil, err
-		}
-		entries[name] = e
+	entries, err := in.checkedEntries(opt.Scope, lock, nil, opt.Named)
+	if err != nil {
+		return nil, err
 	}
 	for _, name := range lock.Names() {
 		e := entries[name]
