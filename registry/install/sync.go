@@ -44,9 +44,11 @@ type LockReport struct {
 // WriteLock writes the scope's gem.lock from what is installed there: each extension's pin
 // as its receipt records it (computed from the installed folder when the receipt predates
 // pins), merged with what the lock held (another platform's hashes stay). Extensions no
-// longer installed leave the lock. A different hash at the same pin is a
-// *lockfile.MismatchError and nothing is written.
-func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*LockReport, error) {
+// longer installed leave the lock, but only with prune when that is every one it locks (a
+// cloned project's lock before gem ext sync installed anything) or the project's folder is
+// not trusted (its lock is someone else's): a *LockRemovalError, and nothing is written. A
+// different hash at the same pin is a *lockfile.MismatchError and nothing is written.
+func (in *Installer) WriteLock(ctx context.Context, scope registry.Level, prune bool) (*LockReport, error) {
 	l, err := in.lock()
 	if err != nil {
 		return nil, err
@@ -91,6 +93,9 @@ func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*Lock
 			rep.Removed = append(rep.Removed, name)
 		}
 	}
+	if err := in.checkRemoval(scope, path, rep.Removed, len(next.Extensions) == 0, prune); err != nil {
+		return nil, err
+	}
 	if len(next.Extensions) == 0 && len(old.Extensions) == 0 {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return rep, nil
@@ -98,6 +103,37 @@ func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*Lock
 	}
 	rep.Written = true
 	return rep, next.Write(path)
+}
+
+// checkRemoval refuses, without prune, removing every entry of the lock at path (all: no
+// entry is left) or any entry of an untrusted project's lock.
+func (in *Installer) checkRemoval(scope registry.Level, path string, removed []string, all, prune bool) error {
+	if prune || len(removed) == 0 {
+		return nil
+	}
+	if dir := filepath.Dir(path); scope == registry.LevelProject && !in.Env.FolderTrusted(dir) {
+		return &LockRemovalError{Lock: path, Removed: removed, Untrusted: dir}
+	}
+	if all {
+		return &LockRemovalError{Lock: path, Removed: removed}
+	}
+	return nil
+}
+
+// LockRemovalError is gem lock removing, without prune, every extension a lock locks, or any
+// in an untrusted folder (Untrusted): nothing is written.
+type LockRemovalError struct {
+	Lock      string
+	Removed   []string // the entries it would remove: not installed here
+	Untrusted string   // the untrusted folder, when that is why
+}
+
+func (e *LockRemovalError) Error() string {
+	what := strings.Join(e.Removed, ", ")
+	if e.Untrusted != "" {
+		return fmt.Sprintf("%s is not trusted, so gem lock does not remove from its %s what is not installed here: %s", e.Untrusted, e.Lock, what)
+	}
+	return fmt.Sprintf("gem lock would remove every extension %s locks, none being installed here: %s", e.Lock, what)
 }
 
 func sameEntry(a, b *lockfile.Entry) bool {

@@ -184,6 +184,7 @@ var hintRules = []hintRule{
 		}
 		return "nothing was changed; if you trust the lock, install that folder yourself with gem ext install <folder>, or put the extension inside the project"
 	}),
+	say[*install.LockRemovalError]("nothing was written; gem ext sync installs what it locks, or gem lock --prune removes them from it"),
 	say[*install.UntrustedLockError]("nothing was fetched; read gem.lock, and if you trust this project: gem trust, then run this again"),
 	say[*oci.LayoutError]("gem ext bundle -o file.tar writes a bundle, an OCI image layout with its gem.lock"),
 	say[*oci.NotFoundError]("check the tag; gem ext push … oci://registry/repository:tag pushes one"),

@@ -16,6 +16,7 @@ import (
 
 type lockOptions struct {
 	Scope string `flag:"scope" usage:"user (the user's extensions, $GEM_HOME/gem.lock) or project (the project's, ./gem.lock)"`
+	Prune bool   `flag:"prune" usage:"remove what is not installed even when that is every entry, or the folder is not trusted"`
 	jsonOutput
 }
 
@@ -24,6 +25,7 @@ func (o *lockOptions) setDefaults() { o.Scope = "project" }
 func lockCommand(f *Factory) *cli.Command {
 	return verb(f, "lock", "write gem.lock: the source, commit, archive and file hashes of each installed extension, and the packages its MCP servers fetch", lockWrite,
 		"gem lock (the project's extensions into ./gem.lock; commit it)", "gem lock --scope user",
+		"gem lock --prune (also when none of what ./gem.lock locks is installed here)",
 		"gem ext sync (install exactly what gem.lock pins, on another machine)")
 }
 
@@ -32,7 +34,7 @@ func lockWrite(ctx context.Context, s *session, o lockOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := newInstaller(s, false).WriteLock(ctx, scope)
+	rep, err := newInstaller(s, false).WriteLock(ctx, scope, o.Prune)
 	if err != nil {
 		return err
 	}
