@@ -150,6 +150,12 @@ var hintRules = []hintRule{
 		return "nothing was changed: the source no longer gives what gem.lock pins, a moved tag, a changed file or package; if that is intended, gem ext update " + e.Name + " then gem lock records it"
 	}),
 	when(func(e *install.NotLockedError) string {
+		if e.Elsewhere != "" {
+			return fmt.Sprintf("to install it as that lock pins it: gem ext install %s --locked%s", e.Source, scopeFlag(e.Elsewhere, registry.LevelUser))
+		}
+		if e.Missing {
+			return fmt.Sprintf("install it without --locked: gem ext install %s%s, then gem lock%s writes %s", e.Source, scopeFlag(e.Scope, registry.LevelUser), scopeFlag(e.Scope, registry.LevelProject), e.Lock)
+		}
 		return fmt.Sprintf("install it without --locked: gem ext install %s%s, then gem lock%s records it in %s", e.Source, scopeFlag(e.Scope, registry.LevelUser), scopeFlag(e.Scope, registry.LevelProject), e.Lock)
 	}),
 	when(notBundledHint),
