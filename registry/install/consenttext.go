@@ -19,8 +19,18 @@ import (
 // programs need beyond the default sandbox (launcher profiles, toolchains), granted with
 // the consent.
 func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env, needs registry.Grant) string {
-	return fmt.Sprintf("%s extension %s from %s\n", verb, nameVersion(x), source) + consentLines(x, env, needs) +
-		fmt.Sprintf("It will be installed in %s.\n", dest) +
+	return consentText(x, verb, source, env, needs, fmt.Sprintf("It will be installed in %s.\n", dest))
+}
+
+// LinkConsentText is the consent text of gem ext link: the extension runs from its folder
+// source, where it is; dest only records the link.
+func LinkConsentText(x *registry.Extension, source, dest string, env registry.Env, needs registry.Grant) string {
+	return consentText(x, "Linking", source, env, needs,
+		fmt.Sprintf("It will run from %s, where it is: nothing is copied (gem records the link in %s).\n", source, dest))
+}
+
+func consentText(x *registry.Extension, verb, source string, env registry.Env, needs registry.Grant, where string) string {
+	return fmt.Sprintf("%s extension %s from %s\n", verb, nameVersion(x), source) + consentLines(x, env, needs) + where +
 		"Extensions run code on your machine with the permissions above; install only extensions you trust.\n"
 }
 

@@ -306,7 +306,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if err := in.admit(x.Name, &needs, dest, nil, opt.Allow); err != nil {
 		return nil, err
 	}
-	text := ConsentText(x, "Linking", abs, dest, in.Env, needs)
+	text := LinkConsentText(x, abs, dest, in.Env, needs)
 	if err := in.consent(context.Background(), text); err != nil {
 		return nil, err
 	}
