@@ -135,49 +135,13 @@ func (r Root) NeedsName() bool {
 	return r.Kind == RootSecret || (r.Kind == RootStartup && writesRoot(r.Field))
 }
 
-// RealPath resolves p as the kernel will: the links and ".." of its existing part, in order,
-// then the rest cleaned. A relative p (a variable left unexpanded) is returned cleaned.
-func RealPath(p string) string { return realPathIn(p, "", "") }
-
-// realPathIn is RealPath reading the folder dest (real) and what is below it at onDisk: an
+// realPathIn is pathx.Real reading the folder dest (real) and what is below it at onDisk: an
 // extension staged at onDisk, resolved as it will be once renamed to dest.
 func realPathIn(p, dest, onDisk string) string {
 	if !filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
-	disk := onDiskOf(dest, onDisk)
-	todo := strings.Split(p, "/")
-	cur, links := "/", 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, c)
-		fi, err := os.Lstat(disk(next))
-		if err != nil {
-			// Nothing there (yet): the rest is taken as written.
-			return filepath.Join(append([]string{next}, todo...)...)
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		target, err := os.Readlink(disk(next))
-		if links++; err != nil || links > 40 {
-			return filepath.Join(append([]string{next}, todo...)...) // the kernel refuses it too
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		todo = append(strings.Split(target, "/"), todo...)
-	}
-	return cur
+	return pathx.RealOnDisk(p, onDiskOf(dest, onDisk))
 }
 
 // onDiskOf maps a path in dest to where it is now, at onDisk.
@@ -206,15 +170,15 @@ func FileStamp(path string) string {
 
 // PlacesOf are the places the roots of extension name, in folders own, are classified by.
 func PlacesOf(env Env, name string, own ...string) Places {
-	p := Places{Workspace: RealPath(env.Cwd)}
+	p := Places{Workspace: pathx.Real(env.Cwd)}
 	for _, o := range append(own, env.DataDir(name)) {
-		if o != "" && !slices.Contains(p.Own, RealPath(o)) {
-			p.Own = append(p.Own, RealPath(o))
+		if o != "" && !slices.Contains(p.Own, pathx.Real(o)) {
+			p.Own = append(p.Own, pathx.Real(o))
 		}
 	}
 	add := func(s string) {
 		if s != "" && filepath.IsAbs(s) {
-			p.Secrets = append(p.Secrets, RealPath(s))
+			p.Secrets = append(p.Secrets, pathx.Real(s))
 		}
 	}
 	if env.Home != "" {
@@ -222,13 +186,13 @@ func PlacesOf(env Env, name string, own ...string) Places {
 			add(filepath.Join(env.Home, s))
 		}
 		for _, s := range HomeStartup {
-			p.Startup = append(p.Startup, RealPath(filepath.Join(env.Home, s)))
+			p.Startup = append(p.Startup, pathx.Real(filepath.Join(env.Home, s)))
 		}
 	}
 	add(env.GeminiDir())
 	add(env.GemHome)
 	for _, o := range Discover(env, Providers).All {
-		if o.Path != "" && !slices.Contains(p.Own, RealPath(o.Path)) {
+		if o.Path != "" && !slices.Contains(p.Own, pathx.Real(o.Path)) {
 			add(o.Path)
 			add(o.Dir)
 		}
@@ -259,14 +223,14 @@ func ManifestRoots(env Env, x *Extension, onDisk, dest string) []Root {
 	vars := manifest.ReferencedVars(readText(x))
 	dir, path := x.Dir, x.Path
 	if dest != "" {
-		dest = RealPath(dest)
+		dest = pathx.Real(dest)
 		rel, err := filepath.Rel(x.Dir, x.Path)
 		if err != nil || !pathx.Within(x.Dir, x.Path) {
 			rel = "."
 		}
 		dir, path = dest, filepath.Join(dest, rel)
 		if onDisk != "" {
-			onDisk = RealPath(onDisk)
+			onDisk = pathx.Real(onDisk)
 		}
 	} else {
 		onDisk = ""
@@ -392,7 +356,7 @@ func grantedByName(r Root, named, readOnly []string) bool {
 }
 
 func namedIn(real string, named []string) bool {
-	return slices.ContainsFunc(named, func(n string) bool { return n != "" && pathx.Within(RealPath(n), real) })
+	return slices.ContainsFunc(named, func(n string) bool { return n != "" && pathx.Within(pathx.Real(n), real) })
 }
 
 // CheckRoot checks a root resolved at a start against those recorded at consent and the

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/registrytest"
 )
@@ -49,40 +48,6 @@ func TestClassify(t *testing.T) {
 		if kind != tc.kind || secret != tc.secret {
 			t.Errorf("Classify(%q) = %s, %q; want %s, %q", tc.real, kind, secret, tc.kind, tc.secret)
 		}
-	}
-}
-
-// TestRealPath: a path is resolved as the kernel walks it: links in order, ".." after a link
-// from where the link leads, the part that does not exist taken as written.
-func TestRealPath(t *testing.T) {
-	dir := testhome.Dir(t, "roots-")
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(os.MkdirAll(filepath.Join(dir, "a/b/c"), 0o755))
-	must(os.MkdirAll(filepath.Join(dir, "secret"), 0o755))
-	must(os.Symlink(filepath.Join(dir, "secret"), filepath.Join(dir, "a/abs")))
-	must(os.Symlink("b/c", filepath.Join(dir, "a/rel")))
-	must(os.Symlink("loop", filepath.Join(dir, "a/loop")))
-	for _, tc := range []struct{ in, want string }{
-		{"a/b/c", "a/b/c"},
-		{"a/b/../b/c", "a/b/c"},
-		{"a/abs", "secret"},
-		{"a/abs/x/y", "secret/x/y"}, // below a link, not there yet
-		{"a/rel/..", "a/b"},         // ".." from where the link leads
-		{"a/b/c/../../../secret", "secret"},
-		{"a/none/../b", "a/b"},
-		{"a/loop/x", "a/loop/x"}, // a loop: the kernel refuses it too
-	} {
-		if got := registry.RealPath(dir + "/" + tc.in); got != filepath.Join(realDir(t, dir), tc.want) {
-			t.Errorf("RealPath(%s) = %s, want %s", tc.in, got, filepath.Join(dir, tc.want))
-		}
-	}
-	if got := registry.RealPath("${UNSET}/x"); got != "${UNSET}/x" {
-		t.Errorf("RealPath of a relative path = %q", got)
 	}
 }
 

@@ -48,7 +48,7 @@ func programWriter(s Program, cmd *exec.Cmd) *writer {
 			continue
 		}
 		w.roots = append(w.roots, filepath.Clean(r))
-		if real, err := filepath.EvalSymlinks(r); err == nil && real != filepath.Clean(r) {
+		if real := pathx.Real(r); real != filepath.Clean(r) {
 			w.roots = append(w.roots, real)
 		}
 	}
@@ -121,7 +121,7 @@ func MayOutlive() bool {
 
 func (ws *writerSet) watch(dir string) *Watch {
 	dirs := []string{filepath.Clean(dir)}
-	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dirs[0] {
+	if real := pathx.Real(dir); real != dirs[0] {
 		dirs = append(dirs, real)
 	}
 	ws.mu.Lock()
