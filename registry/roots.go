@@ -235,7 +235,7 @@ func ManifestRoots(env Env, x *Extension, onDisk, dest string) []Root {
 	} else {
 		onDisk = ""
 	}
-	exp := x.expander(env, manifest.HostPlatforms(env.Getenv)[0], path, func(name string) bool { return slices.Contains(vars, name) })
+	exp := x.expander(env, manifest.HostPlatforms(env.Getenv)[0], path, m, func(name string) bool { return slices.Contains(vars, name) })
 	places := PlacesOf(env, x.Name, path, dir)
 	var out []Root
 	for _, b := range SandboxBlocks(m) {
