@@ -40,3 +40,25 @@ func (s *startRoots) check(field, asked string) (string, error) {
 	}
 	return given, nil
 }
+
+// blocks checks the paths of the sandbox blocks (the agreed manifest's, the plugin's) and
+// returns their real paths to read and write, and whether one asks for the network.
+func (s *startRoots) blocks(blocks []registry.SandboxBlock) (read, write []string, network bool, err error) {
+	for _, b := range blocks {
+		network = network || b.Sandbox.Network
+		for _, list := range []struct {
+			field string
+			paths []string
+			to    *[]string
+		}{{"sandbox.read", b.Sandbox.Read, &read}, {"sandbox.write", b.Sandbox.Write, &write}} {
+			for _, p := range list.paths {
+				real, err := s.check(b.Prefix+list.field, p)
+				if err != nil {
+					return nil, nil, false, err
+				}
+				*list.to = append(*list.to, real)
+			}
+		}
+	}
+	return read, write, network, nil
+}

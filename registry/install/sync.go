@@ -212,25 +212,61 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		return nil, err
 	}
 	defer l.Release()
-	scope := opt.Scope
-	in.cleanStaleAll(scope) // before the fetches, which stage side by side
-	platform := Platform(in.Env.Getenv)
-	var results []*Result
-	type job struct {
-		name  string
-		entry *lockfile.Entry
-		opt   Options
-		prep  *prepared
-		err   error
-	}
-	var jobs []*job
+	in.cleanStaleAll(opt.Scope) // before the fetches, which stage side by side
 	entries, err := in.checkedEntries(opt.Scope, lock, nil, opt.Named)
 	if err != nil {
 		return nil, err
 	}
+	results, jobs := in.syncPlan(lock, entries, opt)
+	if len(jobs) > 0 && !opt.Named {
+		var fetch []string
+		for _, j := range jobs {
+			fetch = append(fetch, j.name)
+		}
+		if err := in.agreeToFetch(ctx, in.LockPath(opt.Scope), fetch, entries); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		for _, j := range jobs {
+			if j.prep != nil {
+				j.prep.drop()
+			}
+		}
+	}()
+	if err := in.fetchJobs(ctx, jobs, opt.Jobs); err != nil {
+		return results, err
+	}
+	for _, j := range jobs {
+		res, err := in.place(ctx, j.prep, j.opt)
+		if err != nil {
+			return results, fmt.Errorf("%s: %w", j.name, err)
+		}
+		results = append(results, res)
+	}
+	rest, err := in.notLocked(lock, opt)
+	return append(results, rest...), err
+}
+
+// syncJob is a locked extension Sync fetches: its entry, how it installs, and once fetched
+// what was prepared (or why not).
+type syncJob struct {
+	name  string
+	entry *lockfile.Entry
+	opt   Options
+	prep  *prepared
+	err   error
+}
+
+// syncPlan splits the lock's entries (checked) into those installed at their pin, which
+// are up to date, and the jobs that fetch the others.
+func (in *Installer) syncPlan(lock *lockfile.File, entries map[string]*lockfile.Entry, opt SyncOptions) ([]*Result, []*syncJob) {
+	platform := Platform(in.Env.Getenv)
+	var results []*Result
+	var jobs []*syncJob
 	for _, name := range lock.Names() {
 		e := entries[name]
-		dest := in.installedDir(scope, name)
+		dest := in.installedDir(opt.Scope, name)
 		if rec, err := registry.ReadReceipt(in.Env, dest); dest != "" && err == nil && rec != nil && rec.Pin != nil && lockfile.SamePin(rec.Pin, e) {
 			if err := lockfile.Check(name, e, rec.Pin, platform, opt.Strict); err == nil {
 				results = append(results, &Result{Name: name, Version: rec.Version, Path: dest, Install: *rec.Install, Status: StatusUpToDate, Pin: rec.Pin})
@@ -243,18 +279,14 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		if dest != "" {
 			o.Force = true // another version is installed: the locked one replaces it
 		}
-		jobs = append(jobs, &job{name: name, entry: e, opt: o})
+		jobs = append(jobs, &syncJob{name: name, entry: e, opt: o})
 	}
-	if len(jobs) > 0 && !opt.Named {
-		var fetch []string
-		for _, j := range jobs {
-			fetch = append(fetch, j.name)
-		}
-		if err := in.agreeToFetch(ctx, in.LockPath(opt.Scope), fetch, entries); err != nil {
-			return nil, err
-		}
-	}
-	n := opt.Jobs
+	return results, jobs
+}
+
+// fetchJobs fetches and prepares every job, n at once (default 4): a *SyncError naming each
+// that failed.
+func (in *Installer) fetchJobs(ctx context.Context, jobs []*syncJob, n int) error {
 	if n <= 0 {
 		n = 4
 	}
@@ -273,13 +305,6 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		})
 	}
 	wg.Wait()
-	defer func() {
-		for _, j := range jobs {
-			if j.prep != nil {
-				j.prep.drop()
-			}
-		}
-	}()
 	var errs []error
 	for _, j := range jobs {
 		if j.err != nil {
@@ -287,16 +312,16 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		}
 	}
 	if len(errs) > 0 {
-		return results, &SyncError{Errs: errs}
+		return &SyncError{Errs: errs}
 	}
-	for _, j := range jobs {
-		res, err := in.place(ctx, j.prep, j.opt)
-		if err != nil {
-			return results, fmt.Errorf("%s: %w", j.name, err)
-		}
-		results = append(results, res)
-	}
-	for _, x := range in.installedIn(scope) {
+	return nil
+}
+
+// notLocked reports what is installed in the scope and not locked, uninstalling it with
+// opt.Prune.
+func (in *Installer) notLocked(lock *lockfile.File, opt SyncOptions) ([]*Result, error) {
+	var results []*Result
+	for _, x := range in.installedIn(opt.Scope) {
 		if lock.Extensions[x.Name] != nil {
 			continue
 		}
