@@ -111,12 +111,13 @@ func WatchWrites(dir string) *Watch {
 
 // MayOutlive reports whether a sandboxed program gem starts on this machine may outlive the
 // gem process that started it: without a PID namespace of its own (namespaces off, as
-// AppArmor makes them for users on Ubuntu 24.04, or GEM_SANDBOX_NAMESPACES=off; the sandbox
-// off; no helper) a descendant that left its session (setsid) runs on after gem ends, and a
-// later gem process cannot know it.
+// AppArmor makes them for users on Ubuntu 24.04, or GEM_SANDBOX_NAMESPACES=off) a
+// descendant that left its session (setsid) runs on after gem ends, and a later gem process
+// cannot know it. (A program that runs unsandboxed — GEM_SANDBOX=off, no helper — reads the
+// user's files itself: racing an editor's read gains it nothing.)
 func MayOutlive() bool {
 	ns, _ := Namespaces()
-	return !ns || Disabled() || helperPath() == ""
+	return !ns
 }
 
 func (ws *writerSet) watch(dir string) *Watch {

@@ -57,7 +57,7 @@
 //     (what it started may outlive it); only this process's programs are known (one a gem
 //     -p beside the editor started is not). Where programs get no PID namespace at all
 //     (user namespaces off, as AppArmor makes them for users on Ubuntu 24.04;
-//     GEM_SANDBOX_NAMESPACES=off; the sandbox off: host/sandbox MayOutlive), the editor is
+//     GEM_SANDBOX_NAMESPACES=off: host/sandbox MayOutlive), the editor is
 //     never asked: a program an earlier or a concurrent gem started may have left its
 //     session (setsid) and still write the workspace, unseen here, and the shell tool alone
 //     makes that possible in every project; the model reads what is saved, as in
