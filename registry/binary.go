@@ -58,13 +58,20 @@ func (e *BinaryError) Unwrap() error { return e.Reason }
 // Expander returns the variable expander for x on the given platform: first pass with x's
 // path and the workspace, second pass with x's settings (.env) then the environment.
 func (x *Extension) Expander(env Env, p manifest.Platform) manifest.Expander {
-	return x.expander(env, p, x.Path, func(name string) bool { return x.AgreedHostVar(env, name) })
+	// The settings are the agreed manifest's (a setting the manifest on disk dropped since
+	// is still the setting's alone); never agreed to, the current one's (it names no host
+	// variable then: only the default allowlist is read).
+	settings := x.PermissionManifest(env)
+	if settings == nil {
+		settings = x.Manifest()
+	}
+	return x.expander(env, p, x.Path, settings, func(name string) bool { return x.AgreedHostVar(env, name) })
 }
 
-// expander is Expander with ${extensionPath} path and the host variables named (beyond the
-// default allowlist) those agreed says: the agreed manifest's at a start, the one being
-// agreed to at consent.
-func (x *Extension) expander(env Env, p manifest.Platform, path string, agreed func(string) bool) manifest.Expander {
+// expander is Expander with ${extensionPath} path, the settings of m and the host variables
+// named (beyond the default allowlist) those agreed says: the agreed manifest's at a start,
+// the one being agreed to at consent.
+func (x *Extension) expander(env Env, p manifest.Platform, path string, m *manifest.Manifest, agreed func(string) bool) manifest.Expander {
 	sep := string(filepath.Separator)
 	return manifest.Expander{
 		Vars: manifest.Vars{ExtensionPath: path, WorkspacePath: env.Cwd, ExtensionData: env.DataDir(x.Name), PathSeparator: sep, Platform: p},
@@ -74,7 +81,7 @@ func (x *Extension) expander(env Env, p manifest.Platform, path string, agreed f
 			// ${GEMINI_API_KEY} must not pull gem's key into an argument or a log). A
 			// setting's variable is the setting's alone: a registry entry's {GITHUB_TOKEN}
 			// input, unset, must not be answered by the user's GITHUB_TOKEN.
-			if env.Getenv == nil || declaresSetting(x.Manifest(), name) || !(manifest.InheritedByDefault(name) || agreed(name)) {
+			if env.Getenv == nil || declaresSetting(m, name) || !(manifest.InheritedByDefault(name) || agreed(name)) {
 				return "", false
 			}
 			v := env.Getenv(name)

@@ -31,9 +31,10 @@ type Root struct {
 	Real  string   `json:"real"`
 	ID    string   `json:"id,omitempty"`
 	Kind  RootKind `json:"kind"`
-	// Secret is the secret of the home Real is or holds (Kind RootSecret).
+	// Secret is the secret of the home Real is, is in or holds (Kind RootSecret), or the
+	// file that runs code later (Kind RootStartup).
 	Secret string `json:"secret,omitempty"`
-	// Named: the user granted this secret by name when agreeing (--allow).
+	// Named: the user granted this secret (or startup file) by name when agreeing (--allow).
 	Named bool `json:"named,omitempty"`
 }
 
@@ -44,16 +45,43 @@ const (
 	RootOwn       RootKind = "own"       // the extension's folder or its data folder
 	RootWorkspace RootKind = "workspace" // the project gem runs in
 	RootSecret    RootKind = "secret"    // is, is in, or holds a secret of the home
+	RootStartup   RootKind = "startup"   // is, is in, or holds what runs code later (HomeStartup)
 	RootElsewhere RootKind = "elsewhere" // anything else
 )
 
 // HomeSecrets are the home's folders and files that hold credentials, relative to the home:
-// never granted through a manifest's path, only by name. Gemini CLI's ~/.gemini (its OAuth
-// credentials, settings with servers' tokens, other extensions), gem's home and every other
-// extension's folder are secrets too (Places).
+// never granted through a manifest's path, only by name, for reading or writing. Gemini
+// CLI's ~/.gemini (its OAuth credentials, settings with servers' tokens, other extensions),
+// gem's home and every other extension's folder are secrets too (Places).
 var HomeSecrets = []string{
-	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
-	".netrc", ".git-credentials", ".npmrc", ".pypirc", ".password-store", ".local/share/keyrings",
+	// keys, clouds, clusters, containers
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".oci",
+	".config/doctl", ".vault-token", ".terraform.d", ".config/op", ".op", ".config/rclone",
+	// forges, registries and package managers' tokens
+	".config/gh", ".config/hub", ".netrc", ".git-credentials", ".config/git/credentials",
+	".npmrc", ".yarnrc.yml", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
+	".gem/credentials", ".m2/settings.xml", ".gradle/gradle.properties", ".nuget/NuGet",
+	// databases
+	".pgpass", ".my.cnf",
+	// other agents' logins and settings (tokens, MCP servers' keys)
+	".claude", ".claude.json", ".codex", ".cursor", ".config/github-copilot", ".aider",
+	// password stores, keyrings, browsers' profiles (cookies, saved passwords)
+	".password-store", ".local/share/keyrings", ".mozilla", ".config/google-chrome",
+	".config/chromium", ".config/BraveSoftware",
+}
+
+// HomeStartup are the home's files and folders that run code later, outside any sandbox
+// (shell startup files, folders on PATH, autostart and user services, git's and package
+// managers' settings that name programs), relative to the home: read through a manifest's
+// path like any other, written only when the user names them (a secret of HomeSecrets is
+// closed to both already). The home itself is never written (host/commands.HoldsHome).
+var HomeStartup = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+	".zshenv", ".zlogin", ".zlogout", ".config/fish", ".xprofile", ".xsessionrc", ".xinitrc",
+	".pam_environment", ".config/environment.d", ".config/autostart", ".config/systemd/user",
+	".local/bin", "bin", ".cargo/bin", ".cargo/config", ".cargo/config.toml", ".gitconfig",
+	".config/git", ".yarnrc", ".config/pip", ".pip", ".pydistutils.cfg", ".vimrc", ".vim",
+	".config/nvim", ".emacs", ".emacs.d", ".config/Code/User", ".local/share/applications",
 }
 
 // Places are the folders a root is classified by, real paths.
@@ -61,28 +89,38 @@ type Places struct {
 	Own       []string // the extension's folder and data folder
 	Workspace string
 	Secrets   []string
+	Startup   []string // what runs code later (HomeStartup)
 }
 
 // Classify says where the real path real leads (a pure function of places): its own folders
-// when inside one and holding no secret, else a secret when it is, is in, or holds one, else
-// the workspace or elsewhere. It returns the secret concerned for RootSecret.
+// when inside one and holding no secret or startup file, else a secret when it is, is in, or
+// holds one, else startup when it is, is in or holds such a file, else the workspace or
+// elsewhere. It returns the secret (or startup file) concerned.
 func Classify(real string, p Places) (RootKind, string) {
-	holds := ""
-	for _, s := range p.Secrets {
-		if pathx.Within(real, s) {
-			holds = s
-			break
+	holds := func(list []string) string {
+		i := slices.IndexFunc(list, func(s string) bool { return pathx.Within(real, s) })
+		if i < 0 {
+			return ""
 		}
+		return list[i]
 	}
-	if holds == "" && slices.ContainsFunc(p.Own, func(o string) bool { return pathx.Within(o, real) }) {
+	in := func(list []string) string {
+		i := slices.IndexFunc(list, func(s string) bool { return pathx.Within(s, real) })
+		if i < 0 {
+			return ""
+		}
+		return list[i]
+	}
+	secret, startup := holds(p.Secrets), holds(p.Startup)
+	if secret == "" && startup == "" && slices.ContainsFunc(p.Own, func(o string) bool { return pathx.Within(o, real) }) {
 		return RootOwn, ""
 	}
-	if holds != "" {
-		return RootSecret, holds
-	}
-	for _, s := range p.Secrets {
-		if pathx.Within(s, real) {
-			return RootSecret, s
+	for _, c := range []struct {
+		kind  RootKind
+		which string
+	}{{RootSecret, secret}, {RootSecret, in(p.Secrets)}, {RootStartup, startup}, {RootStartup, in(p.Startup)}} {
+		if c.which != "" {
+			return c.kind, c.which
 		}
 	}
 	if p.Workspace != "" && pathx.Within(p.Workspace, real) {
@@ -91,49 +129,19 @@ func Classify(real string, p Places) (RootKind, string) {
 	return RootElsewhere, ""
 }
 
-// RealPath resolves p as the kernel will: the links and ".." of its existing part, in order,
-// then the rest cleaned. A relative p (a variable left unexpanded) is returned cleaned.
-func RealPath(p string) string { return realPathIn(p, "", "") }
+// NeedsName reports whether r is given only when the user names it: a secret of the home, or
+// a write to what runs code later.
+func (r Root) NeedsName() bool {
+	return r.Kind == RootSecret || (r.Kind == RootStartup && writesRoot(r.Field))
+}
 
-// realPathIn is RealPath reading the folder dest (real) and what is below it at onDisk: an
+// realPathIn is pathx.Real reading the folder dest (real) and what is below it at onDisk: an
 // extension staged at onDisk, resolved as it will be once renamed to dest.
 func realPathIn(p, dest, onDisk string) string {
 	if !filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
-	disk := onDiskOf(dest, onDisk)
-	todo := strings.Split(p, "/")
-	cur, links := "/", 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, c)
-		fi, err := os.Lstat(disk(next))
-		if err != nil {
-			// Nothing there (yet): the rest is taken as written.
-			return filepath.Join(append([]string{next}, todo...)...)
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		target, err := os.Readlink(disk(next))
-		if links++; err != nil || links > 40 {
-			return filepath.Join(append([]string{next}, todo...)...) // the kernel refuses it too
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		todo = append(strings.Split(target, "/"), todo...)
-	}
-	return cur
+	return pathx.RealOnDisk(p, onDiskOf(dest, onDisk))
 }
 
 // onDiskOf maps a path in dest to where it is now, at onDisk.
@@ -162,26 +170,29 @@ func FileStamp(path string) string {
 
 // PlacesOf are the places the roots of extension name, in folders own, are classified by.
 func PlacesOf(env Env, name string, own ...string) Places {
-	p := Places{Workspace: RealPath(env.Cwd)}
+	p := Places{Workspace: pathx.Real(env.Cwd)}
 	for _, o := range append(own, env.DataDir(name)) {
-		if o != "" && !slices.Contains(p.Own, RealPath(o)) {
-			p.Own = append(p.Own, RealPath(o))
+		if o != "" && !slices.Contains(p.Own, pathx.Real(o)) {
+			p.Own = append(p.Own, pathx.Real(o))
 		}
 	}
 	add := func(s string) {
 		if s != "" && filepath.IsAbs(s) {
-			p.Secrets = append(p.Secrets, RealPath(s))
+			p.Secrets = append(p.Secrets, pathx.Real(s))
 		}
 	}
 	if env.Home != "" {
 		for _, s := range HomeSecrets {
 			add(filepath.Join(env.Home, s))
 		}
+		for _, s := range HomeStartup {
+			p.Startup = append(p.Startup, pathx.Real(filepath.Join(env.Home, s)))
+		}
 	}
 	add(env.GeminiDir())
 	add(env.GemHome)
 	for _, o := range Discover(env, Providers).All {
-		if o.Path != "" && !slices.Contains(p.Own, RealPath(o.Path)) {
+		if o.Path != "" && !slices.Contains(p.Own, pathx.Real(o.Path)) {
 			add(o.Path)
 			add(o.Dir)
 		}
@@ -212,19 +223,19 @@ func ManifestRoots(env Env, x *Extension, onDisk, dest string) []Root {
 	vars := manifest.ReferencedVars(readText(x))
 	dir, path := x.Dir, x.Path
 	if dest != "" {
-		dest = RealPath(dest)
+		dest = pathx.Real(dest)
 		rel, err := filepath.Rel(x.Dir, x.Path)
 		if err != nil || !pathx.Within(x.Dir, x.Path) {
 			rel = "."
 		}
 		dir, path = dest, filepath.Join(dest, rel)
 		if onDisk != "" {
-			onDisk = RealPath(onDisk)
+			onDisk = pathx.Real(onDisk)
 		}
 	} else {
 		onDisk = ""
 	}
-	exp := x.expander(env, manifest.HostPlatforms(env.Getenv)[0], path, func(name string) bool { return slices.Contains(vars, name) })
+	exp := x.expander(env, manifest.HostPlatforms(env.Getenv)[0], path, m, func(name string) bool { return slices.Contains(vars, name) })
 	places := PlacesOf(env, x.Name, path, dir)
 	var out []Root
 	for _, b := range SandboxBlocks(m) {
@@ -323,10 +334,10 @@ func AdmitRoots(extension string, roots []Root, named []string) ([]Root, error) 
 func admitRoots(extension string, roots []Root, named, readOnly []string) ([]Root, error) {
 	out := slices.Clone(roots)
 	for i, r := range out {
-		if r.Kind != RootSecret {
+		if !r.NeedsName() {
 			continue
 		}
-		if !namedIn(r.Real, named) && (writesRoot(r.Field) || !namedIn(r.Real, readOnly)) {
+		if !grantedByName(r, named, readOnly) {
 			return nil, &SecretRootError{Extension: extension, Root: r}
 		}
 		out[i].Named = true
@@ -338,14 +349,22 @@ func admitRoots(extension string, roots []Root, named, readOnly []string) ([]Roo
 // plugins.<id>.sandbox.write).
 func writesRoot(field string) bool { return strings.HasSuffix(field, "sandbox.write") }
 
+// grantedByName reports whether root r is inside a path named for reading and writing
+// (named) or, for a sandbox.read root, inside one named for reading only (readOnly).
+func grantedByName(r Root, named, readOnly []string) bool {
+	return namedIn(r.Real, named) || (!writesRoot(r.Field) && namedIn(r.Real, readOnly))
+}
+
 func namedIn(real string, named []string) bool {
-	return slices.ContainsFunc(named, func(n string) bool { return n != "" && pathx.Within(RealPath(n), real) })
+	return slices.ContainsFunc(named, func(n string) bool { return n != "" && pathx.Within(pathx.Real(n), real) })
 }
 
 // CheckRoot checks a root resolved at a start against those recorded at consent and the
-// paths the user granted by name since (gem ext grant): a *RootChangedError when it is not
-// what was agreed to, a *SecretRootError when it leads to a secret not granted by name.
-func CheckRoot(extension string, now Root, agreed []Root, named []string) error {
+// paths the user granted by name since (gem ext grant: read, for reading only; write): a
+// *RootChangedError when it is not what was agreed to, a *SecretRootError when it leads to a
+// secret not granted by name for its access (a path granted for reading admits no
+// sandbox.write root).
+func CheckRoot(extension string, now Root, agreed []Root, read, write []string) error {
 	i := slices.IndexFunc(agreed, func(a Root) bool { return a.Field == now.Field && a.Asked == now.Asked })
 	if i >= 0 && !FollowsWorkspace(now.Asked) {
 		a := agreed[i]
@@ -356,14 +375,22 @@ func CheckRoot(extension string, now Root, agreed []Root, named []string) error 
 			return nil
 		}
 	}
-	if now.Kind == RootSecret && !namedIn(now.Real, named) {
+	if now.NeedsName() && !grantedByName(now, write, read) {
 		return &SecretRootError{Extension: extension, Root: now, Start: true}
 	}
 	return nil
 }
 
-// SecretRootError is a manifest's path that leads to a secret of the home (or holds one), not
-// granted by name: refused at consent, and at a start.
+// What says what a root that needs a name is (NeedsName).
+func (r Root) What() string {
+	if r.Kind == RootStartup {
+		return "a file of your home that runs code later"
+	}
+	return "a secret of your home"
+}
+
+// SecretRootError is a manifest's path that leads to a secret of the home (or holds one), or
+// writes what runs code later, not granted by name: refused at consent, and at a start.
 type SecretRootError struct {
 	Extension string
 	Root      Root
@@ -375,7 +402,7 @@ func (e *SecretRootError) Error() string {
 	if e.Root.Secret != "" && e.Root.Secret != e.Root.Real {
 		what += " (which holds or is in " + e.Root.Secret + ")"
 	}
-	return fmt.Sprintf("extension %s: %s asks for %s, a secret of your home, as %q: gem grants it only by name", e.Extension, e.Root.Field, what, e.Root.Asked)
+	return fmt.Sprintf("extension %s: %s asks for %s, %s, as %q: gem grants it only by name", e.Extension, e.Root.Field, what, e.Root.What(), e.Root.Asked)
 }
 
 // RootChangedError is a manifest's path that at a start is not what the user agreed to: it

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/registrytest"
 )
@@ -16,7 +15,8 @@ func TestClassify(t *testing.T) {
 	p := registry.Places{
 		Own:       []string{"/h/.gemini/extensions/x", "/h/.gem/data/x"},
 		Workspace: "/h/proj",
-		Secrets:   []string{"/h/.ssh", "/h/.gemini", "/h/.gem", "/h/exts/other"},
+		Secrets:   []string{"/h/.ssh", "/h/.gemini", "/h/.gem", "/h/exts/other", "/h/.config/git/credentials"},
+		Startup:   []string{"/h/.bashrc", "/h/.local/bin", "/h/.config/git"},
 	}
 	for _, tc := range []struct {
 		real   string
@@ -34,6 +34,11 @@ func TestClassify(t *testing.T) {
 		{"/h/.gem/data", registry.RootSecret, "/h/.gem"},
 		{"/h/exts/other/bin", registry.RootSecret, "/h/exts/other"},
 		{"/h/exts", registry.RootSecret, "/h/exts/other"},
+		{"/h/.bashrc", registry.RootStartup, "/h/.bashrc"},
+		{"/h/.local/bin/tool", registry.RootStartup, "/h/.local/bin"},
+		{"/h/.local", registry.RootStartup, "/h/.local/bin"},                  // holds it
+		{"/h/.config/git", registry.RootSecret, "/h/.config/git/credentials"}, // a secret wins
+		{"/h/.config/git/config", registry.RootStartup, "/h/.config/git"},
 		{"/h/proj/build", registry.RootWorkspace, ""},
 		{"/h/.cache/tool", registry.RootElsewhere, ""},
 		{"/opt/data", registry.RootElsewhere, ""},
@@ -43,40 +48,6 @@ func TestClassify(t *testing.T) {
 		if kind != tc.kind || secret != tc.secret {
 			t.Errorf("Classify(%q) = %s, %q; want %s, %q", tc.real, kind, secret, tc.kind, tc.secret)
 		}
-	}
-}
-
-// TestRealPath: a path is resolved as the kernel walks it: links in order, ".." after a link
-// from where the link leads, the part that does not exist taken as written.
-func TestRealPath(t *testing.T) {
-	dir := testhome.Dir(t, "roots-")
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(os.MkdirAll(filepath.Join(dir, "a/b/c"), 0o755))
-	must(os.MkdirAll(filepath.Join(dir, "secret"), 0o755))
-	must(os.Symlink(filepath.Join(dir, "secret"), filepath.Join(dir, "a/abs")))
-	must(os.Symlink("b/c", filepath.Join(dir, "a/rel")))
-	must(os.Symlink("loop", filepath.Join(dir, "a/loop")))
-	for _, tc := range []struct{ in, want string }{
-		{"a/b/c", "a/b/c"},
-		{"a/b/../b/c", "a/b/c"},
-		{"a/abs", "secret"},
-		{"a/abs/x/y", "secret/x/y"}, // below a link, not there yet
-		{"a/rel/..", "a/b"},         // ".." from where the link leads
-		{"a/b/c/../../../secret", "secret"},
-		{"a/none/../b", "a/b"},
-		{"a/loop/x", "a/loop/x"}, // a loop: the kernel refuses it too
-	} {
-		if got := registry.RealPath(dir + "/" + tc.in); got != filepath.Join(realDir(t, dir), tc.want) {
-			t.Errorf("RealPath(%s) = %s, want %s", tc.in, got, filepath.Join(dir, tc.want))
-		}
-	}
-	if got := registry.RealPath("${UNSET}/x"); got != "${UNSET}/x" {
-		t.Errorf("RealPath of a relative path = %q", got)
 	}
 }
 
@@ -101,23 +72,31 @@ func TestCheckRoot(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		now   registry.Root
-		named []string
+		named []string // granted for reading and writing
+		read  []string // granted for reading only
 		want  string
 	}{
-		{"as agreed", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:10", Kind: registry.RootOwn}, nil, ""},
-		{"now a link elsewhere", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, changed},
-		{"another folder there", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:11", Kind: registry.RootOwn}, nil, changed},
-		{"gone since", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", Kind: registry.RootOwn}, nil, changed},
-		{"made since, same real path", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/x/later", ID: "1:40", Kind: registry.RootOwn}, nil, ""},
-		{"made since as a link", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, changed},
-		{"named at consent", registry.Root{Field: "sandbox.read", Asked: "~/.ssh", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, ""},
-		{"another project", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/p2/out", ID: "1:50", Kind: registry.RootWorkspace}, nil, ""},
-		{"workspace path to a secret", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/h/.ssh", Kind: registry.RootSecret}, nil, secret},
-		{"never agreed, a secret", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, secret},
-		{"never agreed, granted by name", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws/config", Kind: registry.RootSecret}, []string{"/h/.aws"}, ""},
+		{"as agreed", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:10", Kind: registry.RootOwn}, nil, nil, ""},
+		{"now a link elsewhere", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, nil, changed},
+		{"another folder there", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", ID: "1:11", Kind: registry.RootOwn}, nil, nil, changed},
+		{"gone since", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/cache", Real: "/x/cache", Kind: registry.RootOwn}, nil, nil, changed},
+		{"made since, same real path", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/x/later", ID: "1:40", Kind: registry.RootOwn}, nil, nil, ""},
+		{"made since as a link", registry.Root{Field: "sandbox.write", Asked: "${extensionPath}/later", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, nil, changed},
+		{"named at consent", registry.Root{Field: "sandbox.read", Asked: "~/.ssh", Real: "/h/.ssh", ID: "1:20", Kind: registry.RootSecret}, nil, nil, ""},
+		{"another project", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/p2/out", ID: "1:50", Kind: registry.RootWorkspace}, nil, nil, ""},
+		{"workspace path to a secret", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/out", Real: "/h/.ssh", Kind: registry.RootSecret}, nil, nil, secret},
+		{"never agreed, a secret", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, nil, secret},
+		{"never agreed, granted by name", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws/config", Kind: registry.RootSecret}, []string{"/h/.aws"}, nil, ""},
+		{"startup file, read", registry.Root{Field: "sandbox.read", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, nil, nil, ""},
+		{"startup file, written", registry.Root{Field: "sandbox.write", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, nil, nil, secret},
+		{"startup file, written, named for reading", registry.Root{Field: "sandbox.write", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, nil, []string{"/h/.bashrc"}, secret},
+		{"startup file, written, named", registry.Root{Field: "sandbox.write", Asked: "~/.bashrc", Real: "/h/.bashrc", Kind: registry.RootStartup}, []string{"/h"}, nil, ""},
+		{"read, granted for reading", registry.Root{Field: "sandbox.read", Asked: "$HOME/.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, []string{"/h/.aws"}, ""},
+		{"write, granted for reading only", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/../.aws", Real: "/h/.aws", Kind: registry.RootSecret}, nil, []string{"/h/.aws"}, secret},
+		{"write, granted for writing", registry.Root{Field: "sandbox.write", Asked: "${workspacePath}/../.aws", Real: "/h/.aws", Kind: registry.RootSecret}, []string{"/h/.aws"}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := registry.CheckRoot("x", tc.now, agreed, tc.named)
+			err := registry.CheckRoot("x", tc.now, agreed, tc.read, tc.named)
 			var ce *registry.RootChangedError
 			var se *registry.SecretRootError
 			switch {

@@ -67,7 +67,7 @@ func init() {
 		cmd := exec.CommandContext(ctx, findInPath(ts, "gem"), "acp")
 		cmd.Dir = dir
 		cmd.Env = scriptEnv(ts)
-		for _, k := range []string{"GEM_GEMINI_BASE_URL", "GEMINI_API_KEY"} {
+		for _, k := range []string{"GEM_GEMINI_BASE_URL", "GEMINI_API_KEY", "GEM_SANDBOX_NAMESPACES"} {
 			cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 		}
 		cmd.Stderr = ts.Stderr()

@@ -352,36 +352,17 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	// What its programs needed when the user agreed (launcher profiles, toolchains), and
 	// what the paths its manifest asks for resolved to then.
 	agreed := x.ConsentGrant(env)
-	var user registry.Grant
-	if x.Level == registry.LevelUser {
-		g, ok, err := registry.GrantFor(env, x)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			user = g
-		}
+	user, err := userGrant(env, x)
+	if err != nil {
+		return nil, err
 	}
-	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, named: append(slices.Clone(user.Read), user.Write...)}
-	var read, write []string
-	network, workspace := agreed.Network || user.Network, agreed.Workspace || user.Workspace
-	for _, b := range permissionBlocks(env, x, plugin) {
-		network = network || b.Sandbox.Network
-		for _, r := range b.Sandbox.Read {
-			real, err := roots.check(b.Prefix+"sandbox.read", r)
-			if err != nil {
-				return nil, err
-			}
-			read = append(read, real)
-		}
-		for _, w := range b.Sandbox.Write {
-			real, err := roots.check(b.Prefix+"sandbox.write", w)
-			if err != nil {
-				return nil, err
-			}
-			write = append(write, real)
-		}
+	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, read: user.Read, write: user.Write}
+	read, write, network, err := roots.blocks(permissionBlocks(env, x, plugin))
+	if err != nil {
+		return nil, err
 	}
+	network = network || agreed.Network || user.Network
+	workspace := agreed.Workspace || user.Workspace
 	read = append(read, agreed.Read...)
 	write = append(write, agreed.Write...)
 	for _, r := range user.Read {
@@ -414,6 +395,19 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	return &pol, nil
 }
 
+// userGrant is what the user granted x (gem ext grant): user-level extensions only (grants
+// are kept by name, and a project extension must not inherit an installed one's).
+func userGrant(env registry.Env, x *registry.Extension) (registry.Grant, error) {
+	if x.Level != registry.LevelUser {
+		return registry.Grant{}, nil
+	}
+	g, ok, err := registry.GrantFor(env, x)
+	if err != nil || !ok {
+		return registry.Grant{}, err
+	}
+	return g, nil
+}
+
 // LinkedProtectedError is a program that may write the folder holding a protected folder
 // that is a link (~/.gemini kept in a dotfiles folder): it could replace the link with a
 // folder of its own, so it is not started.
@@ -424,10 +418,11 @@ func (e *LinkedProtectedError) Error() string {
 }
 
 // HoldsHome reports whether the folder dir is the user's home folder or holds it: write access
-// to it would let a program change what runs later outside any sandbox (shell startup files,
-// ~/.gitconfig, ~/.ssh, folders on PATH, ~/.npmrc), more names than any list can close. gem
-// grants folders inside the home only (the project is written through the workspace
-// capability, its protected names guarded).
+// to it would let a program create what runs later outside any sandbox, more names than any
+// list can close. gem grants folders inside the home only (the project is written through
+// the workspace capability, its protected names guarded); inside it, a manifest's path to a
+// secret or to what runs code later (registry.HomeSecrets, registry.HomeStartup: the one
+// list) is given only when the user names it.
 func HoldsHome(env registry.Env, dir string) bool {
 	return dir != "" && env.Home != "" && filepath.IsAbs(dir) && pathx.Within(dir, env.Home)
 }

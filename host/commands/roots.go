@@ -15,8 +15,9 @@ type startRoots struct {
 	x      *registry.Extension
 	exp    manifest.Expander
 	agreed []registry.Root
-	named  []string // the paths of the user's grant (gem ext grant)
-	places *registry.Places
+	// The paths of the user's grant (gem ext grant): for reading only, and for writing.
+	read, write []string
+	places      *registry.Places
 }
 
 // check resolves the path asked for field and returns its real path (a path in the
@@ -34,8 +35,30 @@ func (s *startRoots) check(field, asked string) (string, error) {
 	if s.x.Synthetic {
 		return given, nil
 	}
-	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.named); err != nil {
+	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.read, s.write); err != nil {
 		return "", err
 	}
 	return given, nil
+}
+
+// blocks checks the paths of the sandbox blocks (the agreed manifest's, the plugin's) and
+// returns their real paths to read and write, and whether one asks for the network.
+func (s *startRoots) blocks(blocks []registry.SandboxBlock) (read, write []string, network bool, err error) {
+	for _, b := range blocks {
+		network = network || b.Sandbox.Network
+		for _, list := range []struct {
+			field string
+			paths []string
+			to    *[]string
+		}{{"sandbox.read", b.Sandbox.Read, &read}, {"sandbox.write", b.Sandbox.Write, &write}} {
+			for _, p := range list.paths {
+				real, err := s.check(b.Prefix+list.field, p)
+				if err != nil {
+					return nil, nil, false, err
+				}
+				*list.to = append(*list.to, real)
+			}
+		}
+	}
+	return read, write, network, nil
 }

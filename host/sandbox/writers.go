@@ -13,7 +13,9 @@ import (
 // Quiet after. A program counts from just before its start until it and its process group
 // end; one without a PID namespace of its own (whose descendants could outlive its group)
 // counts until gem ends. Unsandboxed (GEM_SANDBOX=off, no helper, no Landlock), it may
-// write everything. Programs of other processes are not known here.
+// write everything. Programs of other processes are not known here: where programs get no
+// PID namespace (MayOutlive), what an earlier gem started may still be writing, so no
+// watch opens at all.
 
 // writer is one started program and what it may write.
 type writer struct {
@@ -46,7 +48,7 @@ func programWriter(s Program, cmd *exec.Cmd) *writer {
 			continue
 		}
 		w.roots = append(w.roots, filepath.Clean(r))
-		if real, err := filepath.EvalSymlinks(r); err == nil && real != filepath.Clean(r) {
+		if real := pathx.Real(r); real != filepath.Clean(r) {
 			w.roots = append(w.roots, real)
 		}
 	}
@@ -98,14 +100,29 @@ type Watch struct {
 
 // WatchWrites opens a watch on dir (as given and with links resolved), or returns nil when
 // a program gem started may be changing dir's entries now (renaming one, or putting a link
-// in its place). Quiet closes it.
+// in its place), or when programs here may outlive the gem that started them (MayOutlive):
+// one an earlier gem process started could be, unseen. Quiet closes it.
 func WatchWrites(dir string) *Watch {
+	if MayOutlive() {
+		return nil
+	}
 	return writers.watch(dir)
+}
+
+// MayOutlive reports whether a sandboxed program gem starts on this machine may outlive the
+// gem process that started it: without a PID namespace of its own (namespaces off, as
+// AppArmor makes them for users on Ubuntu 24.04, or GEM_SANDBOX_NAMESPACES=off) a
+// descendant that left its session (setsid) runs on after gem ends, and a later gem process
+// cannot know it. (A program that runs unsandboxed — GEM_SANDBOX=off, no helper — reads the
+// user's files itself: racing an editor's read gains it nothing.)
+func MayOutlive() bool {
+	ns, _ := Namespaces()
+	return !ns
 }
 
 func (ws *writerSet) watch(dir string) *Watch {
 	dirs := []string{filepath.Clean(dir)}
-	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dirs[0] {
+	if real := pathx.Real(dir); real != dirs[0] {
 		dirs = append(dirs, real)
 	}
 	ws.mu.Lock()

@@ -13,7 +13,8 @@ import (
 // after its read cannot see a program that swaps the file for a link to a secret and back
 // in between: the editor is asked only about a file reached through no link whose folder
 // no program gem started may change from before the question to after the answer
-// (sandbox.WatchWrites); while one may, the model reads the file as gem reads it.
+// (sandbox.WatchWrites; never where programs may outlive the gem that started them,
+// sandbox.MayOutlive); while one may, the model reads the file as gem reads it.
 func (c *coreBackend) editorText(rel string) (string, bool) {
 	if c.buffers == nil || !c.linkFree(rel) {
 		return "", false

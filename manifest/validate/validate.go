@@ -285,9 +285,31 @@ func (v *validator) sandbox(field string, s *manifest.Sandbox) {
 			fp := field + "." + list.name + "[" + strconv.Itoa(i) + "]"
 			if p == "" {
 				v.err(fp, "", "must not be empty")
-			} else if p == "/" || p == "~" || p == "$HOME" || p == "${HOME}" {
+			} else if want := absoluteOnceExpanded(p); want != "" {
+				v.err(fp, p, want)
+			} else if p == "/" || p == "$HOME" || p == "${HOME}" {
 				v.warn(fp, p, "grants "+list.name+" access to a whole tree; name the folder the extension needs")
 			}
 		}
 	}
 }
+
+// absoluteOnceExpanded says what a sandbox path must be when it is not absolute once its
+// variables are expanded ("" when it is): one that starts with "/", a path variable
+// (${extensionPath}, ${workspacePath}, ${extensionData}, ${/}) or an environment variable
+// ($HOME, ${XDG_CACHE_HOME}: a folder) is; a relative path or ~ would name no folder the
+// sandbox can grant, and would be granted nothing.
+func absoluteOnceExpanded(p string) string {
+	vars := manifest.Vars{ExtensionPath: "/x", WorkspacePath: "/w", ExtensionData: "/d", Platform: manifest.Platform{OS: "linux", Arch: "x64"}}
+	e := manifest.ExpandEnvVars(vars.ExpandPathVars(p), func(string) (string, bool) { return "/env", true })
+	if strings.HasPrefix(e, "/") || strings.HasPrefix(e, `\\`) || windowsDrive.MatchString(e) {
+		return ""
+	}
+	if strings.HasPrefix(p, "~") {
+		return "must be an absolute path: gem does not expand ~; write $HOME instead (\"$HOME" + strings.TrimPrefix(p, "~") + "\")"
+	}
+	return "must be an absolute path once its variables are expanded: start it with ${extensionPath}, ${extensionData}, ${workspacePath}, $HOME or /"
+}
+
+// windowsDrive is an absolute Windows path's start (C:\ or C:/).
+var windowsDrive = regexp.MustCompile(`^[A-Za-z]:[\\/]`)

@@ -31,6 +31,10 @@ func TestManifest(t *testing.T) {
 		{"engines", `{"name":"a","version":"1.0.0","engines":{"gem":"~>"}}`, []string{"error engines.gem"}},
 		{"context escape", `{"name":"a","version":"1.0.0","contextFileName":"../x.md"}`, []string{"error contextFileName"}},
 		{"sandbox", `{"name":"a","version":"1.0.0","sandbox":{"env":["1X"],"write":["/"]}}`, []string{"error sandbox.env[0]", "warning sandbox.write[0]"}},
+		{"sandbox paths absolute once expanded", `{"name":"a","version":"1.0.0","sandbox":{"read":["${extensionPath}/../../.ssh","$HOME/.cache/a","${XDG_CACHE_HOME:-/tmp}/a","/opt/a","${/}srv","C:\\data"],"write":["${extensionData}/db","${workspacePath}/out"]}}`, nil},
+		{"sandbox paths relative", `{"name":"a","version":"1.0.0","sandbox":{"read":["../../.ssh","~/.cache/a","~","${platform}/x"],"write":["cache"]}}`,
+			[]string{"error sandbox.read[0]", "error sandbox.read[1]", "error sandbox.read[2]", "error sandbox.read[3]", "error sandbox.write[0]"}},
+		{"plugin sandbox path relative", `{"name":"a","version":"1.0.0","plugins":{"p":{"binary":"p","sandbox":{"write":["out"]}}}}`, []string{"error plugins.p.sandbox.write[0]"}},
 		{"wrong type reported once", `{"name":"a","version":2}`, []string{"error version"}},
 	}
 	for _, tt := range tests {

@@ -37,7 +37,7 @@ func (in *Installer) BundleLock(ctx context.Context, names []string, scope regis
 	if len(names) == 0 {
 		for _, l := range locks {
 			if l.file != nil && len(l.file.Extensions) > 0 {
-				return in.checkedLock(l)
+				return in.checkedLock(ctx, l)
 			}
 		}
 		return nil, &EmptyLockError{Locks: lockPaths(locks), Missing: missingLocks(locks)}
@@ -96,9 +96,9 @@ func (in *Installer) bundleEntry(ctx context.Context, d *registry.Discovery, nam
 		if l.file == nil {
 			continue
 		}
-		if key, e, ok := FindLocked(l.file, name); ok {
-			e, err := in.checkedEntry(l.scope, key, e)
-			return key, e, err
+		if key, _, ok := FindLocked(l.file, name); ok {
+			entries, err := in.checkedEntries(l.scope, l.file, []string{key}, false)
+			return key, entries[key], err
 		}
 	}
 	nb := &NotBundledError{Name: name, Locks: lockPaths(locks), Scope: scope, Output: out}
@@ -176,28 +176,20 @@ func (e *EmptyLockError) Error() string {
 	return "nothing to bundle: " + strings.Join(says, ", and ")
 }
 
-// checkedLock is l with every entry as a fetch of its scope's lock may use it (checkedEntry).
-func (in *Installer) checkedLock(l lockIn) (*lockfile.File, error) {
+// checkedLock is l with every entry as a fetch of its scope's lock may use it
+// (checkedEntries). Without names the lock, not the user, says what to fetch: a project's
+// lock is fetched only once the user agreed, as gem ext sync asks (agreeToFetch).
+func (in *Installer) checkedLock(ctx context.Context, l lockIn) (*lockfile.File, error) {
+	entries, err := in.checkedEntries(l.scope, l.file, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	if l.scope == registry.LevelProject {
+		if err := in.agreeToFetch(ctx, l.path, l.file.Names(), entries); err != nil {
+			return nil, err
+		}
+	}
 	out := *l.file
-	out.Extensions = map[string]*lockfile.Entry{}
-	for name, e := range l.file.Extensions {
-		c, err := in.checkedEntry(l.scope, name, e)
-		if err != nil {
-			return nil, err
-		}
-		out.Extensions[name] = c
-	}
+	out.Extensions = entries
 	return &out, nil
-}
-
-// checkedEntry is e as a bundle may fetch it: a bundle is a fetch the user asked for by name,
-// but a project's lock is still fetched only in a trusted folder, and only what it may name
-// (lockEntry): a bundle leaves the machine.
-func (in *Installer) checkedEntry(scope registry.Level, name string, e *lockfile.Entry) (*lockfile.Entry, error) {
-	if scope == registry.LevelProject {
-		if err := in.checkLockTrust(); err != nil {
-			return nil, err
-		}
-	}
-	return in.lockEntry(scope, name, e)
 }

@@ -19,8 +19,18 @@ import (
 // programs need beyond the default sandbox (launcher profiles, toolchains), granted with
 // the consent.
 func ConsentText(x *registry.Extension, verb, source, dest string, env registry.Env, needs registry.Grant) string {
-	return fmt.Sprintf("%s extension %s from %s\n", verb, nameVersion(x), source) + consentLines(x, env, needs) +
-		fmt.Sprintf("It will be installed in %s.\n", dest) +
+	return consentText(x, verb, source, env, needs, fmt.Sprintf("It will be installed in %s.\n", dest))
+}
+
+// LinkConsentText is the consent text of gem ext link: the extension runs from its folder
+// source, where it is; dest only records the link.
+func LinkConsentText(x *registry.Extension, source, dest string, env registry.Env, needs registry.Grant) string {
+	return consentText(x, "Linking", source, env, needs,
+		fmt.Sprintf("It will run from %s, where it is: nothing is copied (gem records the link in %s).\n", source, dest))
+}
+
+func consentText(x *registry.Extension, verb, source string, env registry.Env, needs registry.Grant, where string) string {
+	return fmt.Sprintf("%s extension %s from %s\n", verb, nameVersion(x), source) + consentLines(x, env, needs) + where +
 		"Extensions run code on your machine with the permissions above; install only extensions you trust.\n"
 }
 
@@ -55,7 +65,35 @@ func nameVersion(x *registry.Extension) string {
 // are given.
 func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant) string {
 	m := x.Manifest()
+	lines := slices.Concat(programLines(m), contentLines(x, m))
+	_, hooksErr := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json"))
+	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
+		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project, but for what the lines below give or ask for")
+	}
+	lines = append(lines, sandboxes(m, needs.Roots, env.Home)...)
+	if l := needs.Lines(env.Home); len(l) > 0 {
+		lines = append(lines, "to run its programs (their launchers and toolchains) it is given: "+strings.Join(l, ", "))
+	}
+	for _, n := range needs.Notes {
+		lines = append(lines, "NOT given: "+n)
+	}
+	if text, err := x.ManifestText(); err == nil {
+		if uses := registry.HostVarUses(string(text)); len(uses) > 0 {
+			lines = append(lines, "reads these variables of your environment: "+hostVarLine(uses))
+		}
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "nothing that runs: no commands, plugins or MCP servers")
+	}
 	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("  * " + l + "\n")
+	}
+	return b.String()
+}
+
+// programLines are the consent lines of what m runs: commands, plugins, MCP servers.
+func programLines(m *manifest.Manifest) []string {
 	var lines []string
 	for _, c := range m.Commands {
 		lines = append(lines, fmt.Sprintf("executable command /%s runs %s", c.Name, c.Binary))
@@ -86,6 +124,13 @@ func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant)
 			lines = append(lines, fmt.Sprintf("MCP server %q (tcp) at %s", s.Name, s.TCP))
 		}
 	}
+	return lines
+}
+
+// contentLines are the consent lines of what x's folder gives the model and the agent:
+// context files, excluded tools, hooks, skills, prompt commands.
+func contentLines(x *registry.Extension, m *manifest.Manifest) []string {
+	var lines []string
 	var ctxFiles []string
 	for _, c := range m.ContextFiles() {
 		if _, err := os.Stat(filepath.Join(x.Path, c)); err == nil {
@@ -121,29 +166,7 @@ func consentLines(x *registry.Extension, env registry.Env, needs registry.Grant)
 	if prompts > 0 {
 		lines = append(lines, fmt.Sprintf("prompt commands: %d in commands/", prompts))
 	}
-	_, hooksErr := os.Stat(filepath.Join(x.Path, "hooks", "hooks.json"))
-	if runs := len(m.Commands) > 0 || len(m.Plugins) > 0 || hasStdioServer(m) || hooksErr == nil; runs {
-		lines = append(lines, "its programs run sandboxed: they read the system, the extension and your project, write their own data folder and /tmp, and have no network and do not change your project, but for what the lines below give or ask for")
-	}
-	lines = append(lines, sandboxes(m, needs.Roots, env.Home)...)
-	if l := needs.Lines(env.Home); len(l) > 0 {
-		lines = append(lines, "to run its programs (their launchers and toolchains) it is given: "+strings.Join(l, ", "))
-	}
-	for _, n := range needs.Notes {
-		lines = append(lines, "NOT given: "+n)
-	}
-	if text, err := x.ManifestText(); err == nil {
-		if uses := registry.HostVarUses(string(text)); len(uses) > 0 {
-			lines = append(lines, "reads these variables of your environment: "+hostVarLine(uses))
-		}
-	}
-	if len(lines) == 0 {
-		lines = append(lines, "nothing that runs: no commands, plugins or MCP servers")
-	}
-	for _, l := range lines {
-		b.WriteString("  * " + l + "\n")
-	}
-	return b.String()
+	return lines
 }
 
 func hasStdioServer(m *manifest.Manifest) bool {

@@ -103,7 +103,8 @@
 //     else the user's, else pinned as it is installed (what gem lock would record; the
 //     bundle's own lock records it, and no lock of the user's is written: bundling reads
 //     the project, never changes it); no name bundles the project's lock if it locks
-//     anything, else the user's; --scope looks in that lock alone. A user who installed an
+//     anything, else the user's (the project's only once the user agreed to the fetch, as
+//     sync asks); --scope looks in that lock alone. A user who installed an
 //     extension and ran gem lock (which writes the project's lock by default) still gets
 //     the extension bundled; errors name every lock looked in and the command that fixes it.
 //   - Payloads in bundles and mirrors (payloads.go; Installer.Carrier, the engine's

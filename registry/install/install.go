@@ -272,7 +272,7 @@ func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 func (in *Installer) Install(ctx context.Context, source string, opt Options) (res *Result, err error) {
 	defer func() { err = redactPassword(err, source) }()
 	if opt.Strict && opt.Locked == nil {
-		e, err := in.lockedSource(opt.Scope, source)
+		e, err := in.lockedSource(ctx, opt.Scope, source)
 		if err != nil {
 			return nil, err
 		}

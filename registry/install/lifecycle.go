@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/lockfile"
 )
@@ -36,81 +37,30 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		return nil, err
 	}
 	defer l.Release()
-	meta := x.Install()
 	res := &Result{Name: x.Name, Version: x.Version, Path: x.Dir}
-	switch {
-	case meta == nil:
-		return nil, &NoSourceError{Name: name, File: filepath.Join(x.Dir, registry.InstallMetadataFile)}
-	case meta.Type == "link":
-		res.Status, res.Install = StatusUpToDate, *meta
-		return res, nil // a link follows its source
-	}
-	res.Install = *meta
-	if opt.Strict && opt.Locked == nil {
-		if _, opt.Locked, err = in.lockedEntry(x.Level, x.Name); err != nil {
-			return nil, err
-		}
-	}
-	src, err := in.Sources.Installed(*meta)
+	meta, src, done, err := in.updateCheck(ctx, name, x, &opt, res)
 	if err != nil {
-		return nil, fmt.Errorf("extension %q: %w", x.Name, err)
+		return nil, err
 	}
-	newer, latest := true, ""
-	if opt.Locked == nil { // a lock says what to fetch: it is compared once fetched
-		if newer, latest, err = src.Newer(ctx, x, *meta); err != nil {
-			return nil, err
-		}
-	}
-	if !newer {
-		res.Status = StatusUpToDate
-		return res, nil
-	}
-	if opt.DryRun && latest != "" {
-		res.Status, res.Version, res.Previous = StatusWouldUpdate, latest, x.Version
+	if done {
 		return res, nil
 	}
 	// A git head or an archive says no version before it is fetched: fetch it, then compare.
-	root := filepath.Dir(x.Dir)
-	staging, err := stage(root)
+	staging, err := stage(filepath.Dir(x.Dir))
 	if err != nil {
 		return nil, err
 	}
 	defer dropStaging(staging)
-	fopt := opt
-	fopt.Ref = meta.Ref
-	if opt.Locked != nil {
-		fopt.Ref = LockedOptions(opt.Locked, opt.Strict).Ref
-	}
-	fopt.PreRelease = meta.AllowPreRelease != nil && *meta.AllowPreRelease
-	f, nx, problems, err := in.fetchChecked(ctx, src, fopt, staging, "update-fetched")
-	if err != nil {
-		return nil, err
-	}
-	if nx.Name != registry.BaseName(x.Name) {
-		return nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
-	}
-	nx.Name = x.Name // installed under its qualified name, it stays under it
-	pin, err := in.pinOf(ctx, f, nx, opt.Locked)
+	fopt, f, nx, problems, err := in.fetchUpdate(ctx, src, x, *meta, opt, staging)
 	if err != nil {
 		return nil, err
 	}
 	rec, _ := registry.ReadReceipt(in.Env, x.Dir)
-	var previous *lockfile.Signer
-	if rec != nil && rec.Pin != nil {
-		previous = rec.Pin.Signer
-	}
-	sig, err := in.signed(f, fopt, previous, pin)
+	pin, sig, err := in.updatePin(ctx, f, nx, fopt, opt, rec)
 	if err != nil {
 		return nil, err
 	}
-	if err := in.checkLock(nx.Name, opt, pin); err != nil {
-		return nil, err
-	}
-	newMeta := *meta
-	newMeta.ReleaseTag, newMeta.Version = f.Meta.ReleaseTag, ""
-	if nx.VersionRecorded && nx.Version != registry.Unversioned {
-		newMeta.Version = nx.Version
-	}
+	newMeta := updatedMeta(*meta, f, nx)
 	if err := writeMetadata(f.Dir, newMeta); err != nil {
 		return nil, err
 	}
@@ -122,39 +72,148 @@ func (in *Installer) Update(ctx context.Context, name string, opt Options) (*Res
 		res.Status, res.Version, res.Previous = StatusWouldUpdate, nx.Version, x.Version
 		return res, nil
 	}
-	needs := in.needsAt(nx, x.Dir)
-	if err := in.admit(nx.Name, &needs, x.Dir, x, opt.Allow); err != nil {
-		return nil, err
-	}
-	text := withPayloads(withSigning(ConsentText(nx, "Updating", meta.Source, x.Dir, in.Env, needs), sig), pin.Payloads)
-	if rec == nil || rec.ConsentText == "" {
-		if err := in.consent(ctx, text); err != nil {
-			return nil, err
-		}
-	} else if added, removed := consentDiff(rec.ConsentText, text); len(added)+len(removed) > 0 {
-		if err := in.consent(ctx, text+changedSince(added, removed)); err != nil {
-			return nil, err
-		}
-	}
-	in.crashPoint("update-staged")
-	p, err := in.pending(nx, f.Dir, x.Dir, x.Level, newMeta, text, needs)
+	decorate := func(t string) string { return withPayloads(withSigning(t, sig), pin.Payloads) }
+	text, needs, err := in.updateConsent(ctx, nx, x, meta.Source, rec, decorate, opt.Allow)
 	if err != nil {
 		return nil, err
 	}
-	p.Replaced = f.Dir
+	in.crashPoint("update-staged")
+	if err := in.swapIn(nx, f.Dir, x, newMeta, text, needs, pin); err != nil {
+		return nil, err
+	}
+	res.Previous, res.Version, res.Install, res.Status, res.Problems, res.Pin = x.Version, nx.Version, newMeta, StatusUpdated, problems, pin
+	return res, nil
+}
+
+// fetchUpdate fetches x's source (src, recorded as meta) into staging, at the lock's ref
+// when opt.Locked says one, and checks it still names x's extension: the options it was
+// fetched with, what was fetched and the extension there (named as x is installed).
+func (in *Installer) fetchUpdate(ctx context.Context, src Source, x *registry.Extension, meta registry.InstallMetadata, opt Options, staging string) (Options, *Fetched, *registry.Extension, manifest.Problems, error) {
+	fopt := opt
+	fopt.Ref = meta.Ref
+	if opt.Locked != nil {
+		fopt.Ref = LockedOptions(opt.Locked, opt.Strict).Ref
+	}
+	fopt.PreRelease = meta.AllowPreRelease != nil && *meta.AllowPreRelease
+	f, nx, problems, err := in.fetchChecked(ctx, src, fopt, staging, "update-fetched")
+	if err != nil {
+		return fopt, nil, nil, nil, err
+	}
+	if nx.Name != registry.BaseName(x.Name) {
+		return fopt, nil, nil, nil, fmt.Errorf("the source of %q now names its extension %q: uninstall %s and install the source again", x.Name, nx.Name, x.Name)
+	}
+	nx.Name = x.Name // installed under its qualified name, it stays under it
+	return fopt, f, nx, problems, nil
+}
+
+// updateCheck reads x's install metadata (a *NoSourceError without; name as asked),
+// resolves its source and asks it for something newer: done, with res's status, when there
+// is nothing to fetch (a link, which follows its folder; up to date; a dry run that knows
+// the version). With opt.Strict, opt.Locked becomes the entry of the lock of x's scope: a
+// lock says what to fetch, compared once fetched.
+func (in *Installer) updateCheck(ctx context.Context, name string, x *registry.Extension, opt *Options, res *Result) (*registry.InstallMetadata, Source, bool, error) {
+	meta := x.Install()
+	switch {
+	case meta == nil:
+		return nil, nil, false, &NoSourceError{Name: name, File: filepath.Join(x.Dir, registry.InstallMetadataFile)}
+	case meta.Type == "link":
+		res.Status, res.Install = StatusUpToDate, *meta
+		return meta, nil, true, nil
+	}
+	res.Install = *meta
+	if opt.Strict && opt.Locked == nil {
+		_, e, _, err := in.lockedEntry(x.Level, x.Name)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		opt.Locked = e
+	}
+	src, err := in.Sources.Installed(*meta)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("extension %q: %w", x.Name, err)
+	}
+	newer, latest := true, ""
+	if opt.Locked == nil {
+		if newer, latest, err = src.Newer(ctx, x, *meta); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	switch {
+	case !newer:
+		res.Status = StatusUpToDate
+		return meta, src, true, nil
+	case opt.DryRun && latest != "":
+		res.Status, res.Version, res.Previous = StatusWouldUpdate, latest, x.Version
+		return meta, src, true, nil
+	}
+	return meta, src, false, nil
+}
+
+// updatedMeta is the install metadata of an update fetched as f (nx there): meta with the
+// release tag fetched and the version the new manifest records.
+func updatedMeta(meta registry.InstallMetadata, f *Fetched, nx *registry.Extension) registry.InstallMetadata {
+	meta.ReleaseTag, meta.Version = f.Meta.ReleaseTag, ""
+	if nx.VersionRecorded && nx.Version != registry.Unversioned {
+		meta.Version = nx.Version
+	}
+	return meta
+}
+
+// updatePin is the pin of the update fetched as f (nx there, fetched with fopt): its
+// signature checked against the signer of the version the receipt rec records, and the pin
+// checked against opt's lock.
+func (in *Installer) updatePin(ctx context.Context, f *Fetched, nx *registry.Extension, fopt, opt Options, rec *registry.Receipt) (*lockfile.Entry, *signing, error) {
+	pin, err := in.pinOf(ctx, f, nx, opt.Locked)
+	if err != nil {
+		return nil, nil, err
+	}
+	var previous *lockfile.Signer
+	if rec != nil && rec.Pin != nil {
+		previous = rec.Pin.Signer
+	}
+	sig, err := in.signed(f, fopt, previous, pin)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pin, sig, in.checkLock(nx.Name, opt, pin)
+}
+
+// swapIn puts the new version nx, staged at staged, in the place of x, with its receipt
+// (meta, the consent text agreed to, needs, pin): both swapped at once, or nothing changes.
+func (in *Installer) swapIn(nx *registry.Extension, staged string, x *registry.Extension, meta registry.InstallMetadata, text string, needs registry.Grant, pin *lockfile.Entry) error {
+	p, err := in.pending(nx, staged, x.Dir, x.Level, meta, text, needs)
+	if err != nil {
+		return err
+	}
+	p.Replaced = staged
 	p.Pin = pin
 	_, err = in.commit(p, "update-", func() error {
-		if err := exchange(f.Dir, x.Dir); err != nil {
+		if err := exchange(staged, x.Dir); err != nil {
 			return fmt.Errorf("cannot swap in the new version of %s: %w (the installed version is unchanged)", x.Name, err)
 		}
 		in.crashPoint("update-swapped")
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	return err
+}
+
+// updateConsent is the consent of updating x to nx (from source): what its programs need,
+// admitted (secrets only by name), the consent text (with what decorate adds: signing,
+// payloads), asked always when the receipt rec records none, else only when what it brings
+// changed (the difference shown).
+func (in *Installer) updateConsent(ctx context.Context, nx, x *registry.Extension, source string, rec *registry.Receipt, decorate func(string) string, allow []string) (string, registry.Grant, error) {
+	needs := in.needsAt(nx, x.Dir)
+	if err := in.admit(nx.Name, &needs, x.Dir, x, allow); err != nil {
+		return "", needs, err
 	}
-	res.Previous, res.Version, res.Install, res.Status, res.Problems, res.Pin = x.Version, nx.Version, newMeta, StatusUpdated, problems, pin
-	return res, nil
+	text := decorate(ConsentText(nx, "Updating", source, x.Dir, in.Env, needs))
+	if rec == nil || rec.ConsentText == "" {
+		return text, needs, in.consent(ctx, text)
+	}
+	if added, removed := consentDiff(rec.ConsentText, text); len(added)+len(removed) > 0 {
+		return text, needs, in.consent(ctx, text+changedSince(added, removed))
+	}
+	return text, needs, nil
 }
 
 // changedSince says what the consent lines added and removed are, after the consent text.
@@ -306,7 +365,7 @@ func (in *Installer) Link(path string, opt Options) (*Result, error) {
 	if err := in.admit(x.Name, &needs, dest, nil, opt.Allow); err != nil {
 		return nil, err
 	}
-	text := ConsentText(x, "Linking", abs, dest, in.Env, needs)
+	text := LinkConsentText(x, abs, dest, in.Env, needs)
 	if err := in.consent(context.Background(), text); err != nil {
 		return nil, err
 	}

@@ -94,6 +94,31 @@ func (e *LocalSourceError) Error() string {
 	return fmt.Sprintf("%s: the project's gem.lock names %s, which is outside the project (%s): a project's lock may name local folders and archives inside it only", e.Name, e.Source, e.Project)
 }
 
+// checkedEntries are the entries of f, scope's lock, that a fetch uses (names; nil: every
+// one), as it may use them: a project's lock only in a trusted folder (*UntrustedLockError;
+// not for a bundle's own lock being installed: bundled), each only a source that lock may
+// name (lockEntry). The one check before a lock's sources are fetched (sync, install
+// --locked, bundle); the question comes after it (agreeToFetch).
+func (in *Installer) checkedEntries(scope registry.Level, f *lockfile.File, names []string, bundled bool) (map[string]*lockfile.Entry, error) {
+	if scope == registry.LevelProject && !bundled {
+		if err := in.checkLockTrust(); err != nil {
+			return nil, err
+		}
+	}
+	if names == nil {
+		names = f.Names()
+	}
+	out := map[string]*lockfile.Entry{}
+	for _, name := range names {
+		e, err := in.lockEntry(scope, name, f.Extensions[name])
+		if err != nil {
+			return nil, err
+		}
+		out[name] = e
+	}
+	return out, nil
+}
+
 // lockEntry is e as a fetch of scope's lock may use it: for a project's lock, refused
 // unless it is remote or inside the project (and not in the user's own folders), its local
 // path spelled as the folder it really is.

@@ -79,7 +79,7 @@ func TestBundlePayloads(t *testing.T) {
 	if _, err := in.Install(ctx, src, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.WriteLock(ctx, registry.LevelUser); err != nil {
+	if _, err := in.WriteLock(ctx, registry.LevelUser, false); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := in.ReadLock(registry.LevelUser)

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -124,14 +125,26 @@ func LockedOptions(e *lockfile.Entry, strict bool) Options {
 }
 
 // NotLockedError is an extension --locked cannot install: the lock of Scope, at Lock, does not
-// name it.
+// name it, or there is none (Missing). Elsewhere is the other scope whose lock (at
+// ElsewherePath) records it: --locked reads the scope's lock alone (the user's by default),
+// never another one in its place.
 type NotLockedError struct {
-	Source, Lock string
-	Scope        registry.Level
+	Source, Lock  string
+	Scope         registry.Level
+	Missing       bool
+	Elsewhere     registry.Level
+	ElsewherePath string
 }
 
 func (e *NotLockedError) Error() string {
-	return fmt.Sprintf("%s is not in %s", e.Source, e.Lock)
+	msg := fmt.Sprintf("%s is not in %s", e.Source, e.Lock)
+	if e.Missing {
+		msg = fmt.Sprintf("%s cannot be installed as locked: there is no %s (the %s's lock)", e.Source, e.Lock, e.Scope)
+	}
+	if e.Elsewhere != "" {
+		msg += fmt.Sprintf(", but the %s's %s records it", e.Elsewhere, e.ElsewherePath)
+	}
+	return msg
 }
 
 // FindLocked returns the name and entry of the lock that installs source (its name, or the source
@@ -155,30 +168,49 @@ func FindLocked(f *lockfile.File, source string) (string, *lockfile.Entry, bool)
 }
 
 // lockedEntry resolves --locked without an entry given: the name and entry of the scope's
-// gem.lock that installs key (a name or a source).
-func (in *Installer) lockedEntry(scope registry.Level, key string) (string, *lockfile.Entry, error) {
+// gem.lock that installs key (a name or a source), and the lock.
+func (in *Installer) lockedEntry(scope registry.Level, key string) (string, *lockfile.Entry, *lockfile.File, error) {
 	path := in.LockPath(scope)
 	f, err := lockfile.Read(path)
-	if err != nil {
-		return "", nil, err
+	missing := errors.Is(err, os.ErrNotExist)
+	if err != nil && !missing {
+		return "", nil, nil, err
 	}
-	name, e, ok := FindLocked(f, key)
+	name, e, ok := "", (*lockfile.Entry)(nil), false
+	if !missing {
+		name, e, ok = FindLocked(f, key)
+	}
 	if !ok {
-		return "", nil, &NotLockedError{Source: key, Lock: path, Scope: scope}
+		nl := &NotLockedError{Source: key, Lock: path, Scope: scope, Missing: missing}
+		other := registry.LevelProject
+		if scope == registry.LevelProject {
+			other = registry.LevelUser
+		}
+		if of, err := lockfile.Read(in.LockPath(other)); err == nil {
+			if _, _, ok := FindLocked(of, key); ok {
+				nl.Elsewhere, nl.ElsewherePath = other, in.LockPath(other)
+			}
+		}
+		return "", nil, nil, nl
 	}
-	return name, e, nil
+	return name, e, f, nil
 }
 
 // lockedSource is the entry of install --locked: key named a source, which the lock pins;
-// or the extension's name, and then the lock names the source, fetched as sync fetches it
-// (a project's lock only in a trusted folder, and only a source it may name: lockEntry).
-func (in *Installer) lockedSource(scope registry.Level, key string) (*lockfile.Entry, error) {
-	name, e, err := in.lockedEntry(scope, key)
+// or the extension's name, and then a project's lock names the source, fetched as sync
+// fetches it: only in a trusted folder, only a source it may name (checkedEntries), and once
+// the user agreed to the fetch (the question names the source; --consent answers it).
+func (in *Installer) lockedSource(ctx context.Context, scope registry.Level, key string) (*lockfile.Entry, error) {
+	name, e, f, err := in.lockedEntry(scope, key)
 	if err != nil || scope != registry.LevelProject || name != key {
 		return e, err
 	}
-	if err := in.checkLockTrust(); err != nil {
+	entries, err := in.checkedEntries(scope, f, []string{name}, false)
+	if err != nil {
 		return nil, err
 	}
-	return in.lockEntry(scope, name, e)
+	if err := in.agreeToFetch(ctx, in.LockPath(scope), []string{name}, entries); err != nil {
+		return nil, err
+	}
+	return entries[name], nil
 }

@@ -24,7 +24,7 @@ func sandboxes(m *manifest.Manifest, roots []registry.Root, home string) []strin
 			s += " (asked as " + asked + ")"
 		}
 		if r.Named {
-			s += " (a secret of your home, granted by name)"
+			s += " (" + r.What() + ", granted by name)"
 		}
 		return s
 	}

@@ -44,9 +44,11 @@ type LockReport struct {
 // WriteLock writes the scope's gem.lock from what is installed there: each extension's pin
 // as its receipt records it (computed from the installed folder when the receipt predates
 // pins), merged with what the lock held (another platform's hashes stay). Extensions no
-// longer installed leave the lock. A different hash at the same pin is a
-// *lockfile.MismatchError and nothing is written.
-func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*LockReport, error) {
+// longer installed leave the lock, but only with prune when that is every one it locks (a
+// cloned project's lock before gem ext sync installed anything) or the project's folder is
+// not trusted (its lock is someone else's): a *LockRemovalError, and nothing is written. A
+// different hash at the same pin is a *lockfile.MismatchError and nothing is written.
+func (in *Installer) WriteLock(ctx context.Context, scope registry.Level, prune bool) (*LockReport, error) {
 	l, err := in.lock()
 	if err != nil {
 		return nil, err
@@ -91,6 +93,9 @@ func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*Lock
 			rep.Removed = append(rep.Removed, name)
 		}
 	}
+	if err := in.checkRemoval(scope, path, rep.Removed, len(next.Extensions) == 0, prune); err != nil {
+		return nil, err
+	}
 	if len(next.Extensions) == 0 && len(old.Extensions) == 0 {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return rep, nil
@@ -98,6 +103,37 @@ func (in *Installer) WriteLock(ctx context.Context, scope registry.Level) (*Lock
 	}
 	rep.Written = true
 	return rep, next.Write(path)
+}
+
+// checkRemoval refuses, without prune, removing every entry of the lock at path (all: no
+// entry is left) or any entry of an untrusted project's lock.
+func (in *Installer) checkRemoval(scope registry.Level, path string, removed []string, all, prune bool) error {
+	if prune || len(removed) == 0 {
+		return nil
+	}
+	if dir := filepath.Dir(path); scope == registry.LevelProject && !in.Env.FolderTrusted(dir) {
+		return &LockRemovalError{Lock: path, Removed: removed, Untrusted: dir}
+	}
+	if all {
+		return &LockRemovalError{Lock: path, Removed: removed}
+	}
+	return nil
+}
+
+// LockRemovalError is gem lock removing, without prune, every extension a lock locks, or any
+// in an untrusted folder (Untrusted): nothing is written.
+type LockRemovalError struct {
+	Lock      string
+	Removed   []string // the entries it would remove: not installed here
+	Untrusted string   // the untrusted folder, when that is why
+}
+
+func (e *LockRemovalError) Error() string {
+	what := strings.Join(e.Removed, ", ")
+	if e.Untrusted != "" {
+		return fmt.Sprintf("%s is not trusted, so gem lock does not remove from its %s what is not installed here: %s", e.Untrusted, e.Lock, what)
+	}
+	return fmt.Sprintf("gem lock would remove every extension %s locks, none being installed here: %s", e.Lock, what)
 }
 
 func sameEntry(a, b *lockfile.Entry) bool {
@@ -176,34 +212,61 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		return nil, err
 	}
 	defer l.Release()
-	scope := opt.Scope
-	in.cleanStaleAll(scope) // before the fetches, which stage side by side
+	in.cleanStaleAll(opt.Scope) // before the fetches, which stage side by side
+	entries, err := in.checkedEntries(opt.Scope, lock, nil, opt.Named)
+	if err != nil {
+		return nil, err
+	}
+	results, jobs := in.syncPlan(lock, entries, opt)
+	if len(jobs) > 0 && !opt.Named {
+		var fetch []string
+		for _, j := range jobs {
+			fetch = append(fetch, j.name)
+		}
+		if err := in.agreeToFetch(ctx, in.LockPath(opt.Scope), fetch, entries); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		for _, j := range jobs {
+			if j.prep != nil {
+				j.prep.drop()
+			}
+		}
+	}()
+	if err := in.fetchJobs(ctx, jobs, opt.Jobs); err != nil {
+		return results, err
+	}
+	for _, j := range jobs {
+		res, err := in.place(ctx, j.prep, j.opt)
+		if err != nil {
+			return results, fmt.Errorf("%s: %w", j.name, err)
+		}
+		results = append(results, res)
+	}
+	rest, err := in.notLocked(lock, opt)
+	return append(results, rest...), err
+}
+
+// syncJob is a locked extension Sync fetches: its entry, how it installs, and once fetched
+// what was prepared (or why not).
+type syncJob struct {
+	name  string
+	entry *lockfile.Entry
+	opt   Options
+	prep  *prepared
+	err   error
+}
+
+// syncPlan splits the lock's entries (checked) into those installed at their pin, which
+// are up to date, and the jobs that fetch the others.
+func (in *Installer) syncPlan(lock *lockfile.File, entries map[string]*lockfile.Entry, opt SyncOptions) ([]*Result, []*syncJob) {
 	platform := Platform(in.Env.Getenv)
 	var results []*Result
-	type job struct {
-		name  string
-		entry *lockfile.Entry
-		opt   Options
-		prep  *prepared
-		err   error
-	}
-	var jobs []*job
-	if opt.Scope == registry.LevelProject && !opt.Named {
-		if err := in.checkLockTrust(); err != nil {
-			return nil, err
-		}
-	}
-	entries := map[string]*lockfile.Entry{}
-	for _, name := range lock.Names() {
-		e, err := in.lockEntry(opt.Scope, name, lock.Extensions[name])
-		if err != nil {
-			return nil, err
-		}
-		entries[name] = e
-	}
+	var jobs []*syncJob
 	for _, name := range lock.Names() {
 		e := entries[name]
-		dest := in.installedDir(scope, name)
+		dest := in.installedDir(opt.Scope, name)
 		if rec, err := registry.ReadReceipt(in.Env, dest); dest != "" && err == nil && rec != nil && rec.Pin != nil && lockfile.SamePin(rec.Pin, e) {
 			if err := lockfile.Check(name, e, rec.Pin, platform, opt.Strict); err == nil {
 				results = append(results, &Result{Name: name, Version: rec.Version, Path: dest, Install: *rec.Install, Status: StatusUpToDate, Pin: rec.Pin})
@@ -216,18 +279,14 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		if dest != "" {
 			o.Force = true // another version is installed: the locked one replaces it
 		}
-		jobs = append(jobs, &job{name: name, entry: e, opt: o})
+		jobs = append(jobs, &syncJob{name: name, entry: e, opt: o})
 	}
-	if len(jobs) > 0 && !opt.Named {
-		var fetch []string
-		for _, j := range jobs {
-			fetch = append(fetch, j.name)
-		}
-		if err := in.agreeToFetch(ctx, in.LockPath(opt.Scope), fetch, entries); err != nil {
-			return nil, err
-		}
-	}
-	n := opt.Jobs
+	return results, jobs
+}
+
+// fetchJobs fetches and prepares every job, n at once (default 4): a *SyncError naming each
+// that failed.
+func (in *Installer) fetchJobs(ctx context.Context, jobs []*syncJob, n int) error {
 	if n <= 0 {
 		n = 4
 	}
@@ -246,13 +305,6 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		})
 	}
 	wg.Wait()
-	defer func() {
-		for _, j := range jobs {
-			if j.prep != nil {
-				j.prep.drop()
-			}
-		}
-	}()
 	var errs []error
 	for _, j := range jobs {
 		if j.err != nil {
@@ -260,16 +312,16 @@ func (in *Installer) Sync(ctx context.Context, lock *lockfile.File, opt SyncOpti
 		}
 	}
 	if len(errs) > 0 {
-		return results, &SyncError{Errs: errs}
+		return &SyncError{Errs: errs}
 	}
-	for _, j := range jobs {
-		res, err := in.place(ctx, j.prep, j.opt)
-		if err != nil {
-			return results, fmt.Errorf("%s: %w", j.name, err)
-		}
-		results = append(results, res)
-	}
-	for _, x := range in.installedIn(scope) {
+	return nil
+}
+
+// notLocked reports what is installed in the scope and not locked, uninstalling it with
+// opt.Prune.
+func (in *Installer) notLocked(lock *lockfile.File, opt SyncOptions) ([]*Result, error) {
+	var results []*Result
+	for _, x := range in.installedIn(opt.Scope) {
 		if lock.Extensions[x.Name] != nil {
 			continue
 		}

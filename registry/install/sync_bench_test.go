@@ -61,7 +61,7 @@ func BenchmarkSyncLock(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if _, err := first.WriteLock(ctx, registry.LevelUser); err != nil {
+	if _, err := first.WriteLock(ctx, registry.LevelUser, false); err != nil {
 		b.Fatal(err)
 	}
 	lock, err := first.ReadLock(registry.LevelUser)

@@ -64,7 +64,13 @@
 //     workspace capability, the user's settings servers, a shell command), the model reads
 //     what is saved. A program without a PID namespace of its own counts until gem ends
 //     (what it started may outlive it); only this process's programs are known (one a gem
-//     -p beside the editor started is not). fs/write_text_file is not used: gem writes
+//     -p beside the editor started is not). Where programs get no PID namespace at all
+//     (user namespaces off, as AppArmor makes them for users on Ubuntu 24.04;
+//     GEM_SANDBOX_NAMESPACES=off: host/sandbox MayOutlive), the editor is
+//     never asked: a program an earlier or a concurrent gem started may have left its
+//     session (setsid) and still write the workspace, unseen here, and the shell tool alone
+//     makes that possible in every project; the model reads what is saved, as in
+//     Gemini CLI without an editor. fs/write_text_file is not used: gem writes
 //     through its own checks (protected paths, atomic replace), which a client's write
 //     would bypass; editors reload a changed file. terminal/* is not used (as Gemini CLI
 //     does not): commands run in gem's sandbox.

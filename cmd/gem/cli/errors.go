@@ -154,6 +154,12 @@ var hintRules = []hintRule{
 		return "nothing was changed: the source no longer gives what gem.lock pins, a moved tag, a changed file or package; if that is intended, gem ext update " + e.Name + " then gem lock records it"
 	}),
 	when(func(e *install.NotLockedError) string {
+		if e.Elsewhere != "" {
+			return fmt.Sprintf("to install it as that lock pins it: gem ext install %s --locked%s", e.Source, scopeFlag(e.Elsewhere, registry.LevelUser))
+		}
+		if e.Missing {
+			return fmt.Sprintf("install it without --locked: gem ext install %s%s, then gem lock%s writes %s", e.Source, scopeFlag(e.Scope, registry.LevelUser), scopeFlag(e.Scope, registry.LevelProject), e.Lock)
+		}
 		return fmt.Sprintf("install it without --locked: gem ext install %s%s, then gem lock%s records it in %s", e.Source, scopeFlag(e.Scope, registry.LevelUser), scopeFlag(e.Scope, registry.LevelProject), e.Lock)
 	}),
 	when(notBundledHint),
@@ -188,6 +194,7 @@ var hintRules = []hintRule{
 		}
 		return "nothing was changed; if you trust the lock, install that folder yourself with gem ext install <folder>, or put the extension inside the project"
 	}),
+	say[*install.LockRemovalError]("nothing was written; gem ext sync installs what it locks, or gem lock --prune removes them from it"),
 	say[*install.UntrustedLockError]("nothing was fetched; read gem.lock, and if you trust this project: gem trust, then run this again"),
 	say[*oci.LayoutError]("gem ext bundle -o file.tar writes a bundle, an OCI image layout with its gem.lock"),
 	say[*oci.NotFoundError]("check the tag; gem ext push … oci://registry/repository:tag pushes one"),

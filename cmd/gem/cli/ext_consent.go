@@ -16,7 +16,7 @@ import (
 type extConsentOptions struct {
 	Target  string   `arg:"<name|folder>" help:"an extension name or folder"`
 	Consent bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
-	Allow   []string `flag:"allow" usage:"grant by name a path its manifest asks for that leads to a secret of your home (~/.ssh, ~/.aws, another extension's folder), refused otherwise (repeat the flag)"`
+	Allow   []string `flag:"allow" usage:"grant by name a path its manifest asks for that leads to a secret of your home (~/.ssh, ~/.aws, another extension's folder) or writes what runs code later (~/.bashrc, ~/.local/bin), refused otherwise (repeat the flag)"`
 	jsonOutput
 }
 

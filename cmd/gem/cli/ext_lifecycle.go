@@ -135,7 +135,7 @@ type extInstallOptions struct {
 	AutoUpdate   bool   `flag:"auto-update" usage:"record that this extension updates automatically"`
 	PreRelease   bool   `flag:"pre-release" usage:"allow GitHub pre-releases"`
 	Prefetch     bool   `flag:"prefetch" usage:"start its npx/uvx servers now, so they download what they run before the first request (asked on a terminal)"`
-	Locked       bool   `flag:"locked" usage:"install exactly what the scope's gem.lock pins for this source, failing on any difference"`
+	Locked       bool   `flag:"locked" usage:"install exactly what the scope's gem.lock pins for this source (the user's; ./gem.lock with --scope project), failing on any difference"`
 	Path         string `flag:"path" usage:"a subfolder of the git repository to install (a monorepo; also owner/repo//path@ref)"`
 	Qualified    bool   `flag:"qualified" usage:"install a marketplace's plugin as plugin@marketplace, beside an installed extension of its name"`
 	signerFlags
@@ -148,7 +148,8 @@ func extInstallCommand(f *Factory) *cli.Command {
 		"gem ext install https://github.com/owner/repo", "gem ext install owner/repo --ref v1.2.0", "gem ext install ./my-ext.tar.gz --consent",
 		"gem ext install formatter@acme-tools (a plugin of a marketplace: gem marketplace add)",
 		"gem ext install formatter@other-tools --qualified (beside another formatter: named formatter@other-tools)",
-		"gem ext install ./my-ext --consent --prefetch", "gem ext install owner/repo --locked (as ./gem.lock pins it)",
+		"gem ext install ./my-ext --consent --prefetch", "gem ext install owner/repo --locked (as the user's gem.lock pins it)",
+		"gem ext install owner/repo --locked --scope project (as ./gem.lock pins it)",
 		"gem ext install acme/extensions//tools/lint@v2 (one folder of a monorepo)",
 		"gem ext install owner/repo --cert-identity-regex '^https://github.com/owner/repo/' (its release must be signed by the repository's workflows)")
 }

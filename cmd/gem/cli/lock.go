@@ -16,6 +16,7 @@ import (
 
 type lockOptions struct {
 	Scope string `flag:"scope" usage:"user (the user's extensions, $GEM_HOME/gem.lock) or project (the project's, ./gem.lock)"`
+	Prune bool   `flag:"prune" usage:"remove what is not installed even when that is every entry, or the folder is not trusted"`
 	jsonOutput
 }
 
@@ -24,6 +25,7 @@ func (o *lockOptions) setDefaults() { o.Scope = "project" }
 func lockCommand(f *Factory) *cli.Command {
 	return verb(f, "lock", "write gem.lock: the source, commit, archive and file hashes of each installed extension, and the packages its MCP servers fetch", lockWrite,
 		"gem lock (the project's extensions into ./gem.lock; commit it)", "gem lock --scope user",
+		"gem lock --prune (also when none of what ./gem.lock locks is installed here)",
 		"gem ext sync (install exactly what gem.lock pins, on another machine)")
 }
 
@@ -32,7 +34,7 @@ func lockWrite(ctx context.Context, s *session, o lockOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := newInstaller(s, false).WriteLock(ctx, scope)
+	rep, err := newInstaller(s, false).WriteLock(ctx, scope, o.Prune)
 	if err != nil {
 		return err
 	}
@@ -157,12 +159,14 @@ type extBundleOptions struct {
 	Names  []string `arg:"[name]..."`
 	Output string   `flag:"output,o" usage:"the bundle to write: a .tar, or a folder (an OCI image layout either way)"`
 	Scope  string   `flag:"scope" usage:"only this gem.lock: project (./gem.lock) or user ($GEM_HOME/gem.lock) (default: a name is looked up in the project's, then the user's, then as installed)"`
+	// Consent: without names, the project's gem.lock says what to fetch, as for gem ext sync.
+	Consent bool `flag:"consent" usage:"agree to fetching what the project's gem.lock names without being asked (for scripts; without names)"`
 	jsonOutput
 }
 
 func extBundleCommand(f *Factory) *cli.Command {
 	return verb(f, "bundle", "write what gem.lock pins into one file, to install on a machine without access to the sources (or to serve as a mirror)", extBundle,
-		"gem ext bundle -o tools.tar (every extension of ./gem.lock, else of the user's gem.lock, fetched and checked against it)",
+		"gem ext bundle -o tools.tar (every extension of ./gem.lock, else of the user's gem.lock, fetched and checked against it; ./gem.lock's sources once you agree, or with --consent)",
 		"gem ext bundle formatter linter -o two.tar (each as the project's or the user's gem.lock pins it, else as installed)",
 		"gem ext bundle -o user.tar --scope user",
 		"gem ext install tools.tar --consent (on the machine without access)",
@@ -180,7 +184,7 @@ func extBundle(ctx context.Context, s *session, o extBundleOptions) error {
 			return err
 		}
 	}
-	in := newInstaller(s, false)
+	in := newInstaller(s, o.Consent)
 	lock, err := in.BundleLock(ctx, o.Names, scope, o.Output)
 	if err != nil {
 		return err
