@@ -87,7 +87,7 @@ func promptText(c *genai.Content) string {
 
 // openCheckpoints is the checkpoint store of the catalog's workspace when on is set (nil
 // otherwise); without git it is off, with a warning.
-func openCheckpoints(on bool, dir func(workspace string) string, workspace string, warn func(error)) *checkpoint.Store {
+func openCheckpoints(on bool, dir func(workspace string) string, workspace string, environ []string, warn func(error)) *checkpoint.Store {
 	if !on || workspace == "" {
 		return nil
 	}
@@ -95,7 +95,7 @@ func openCheckpoints(on bool, dir func(workspace string) string, workspace strin
 		warn(errors.New("checkpointing is on in the settings but git is not on PATH: no checkpoint is taken; install git"))
 		return nil
 	}
-	return checkpoint.Open(dir(workspace), workspace)
+	return checkpoint.Open(dir(workspace), workspace, environ)
 }
 
 // Checkpoints are the workspace's checkpoints, oldest first (none when checkpointing is off).

@@ -65,13 +65,18 @@ func (e *GitError) Unwrap() error { return e.Err }
 
 // Store is the checkpoints of one workspace.
 type Store struct {
-	dir  string // paths.Layout.CheckpointDir of the workspace
-	work string // the workspace
+	dir     string   // paths.Layout.CheckpointDir of the workspace
+	work    string   // the workspace
+	environ []string // git's environment, its GIT_* variables dropped
 }
 
-// Open is the store kept in dir (paths.Layout.CheckpointDir) of workspace work; nothing is
-// made before the first Save.
-func Open(dir, work string) *Store { return &Store{dir: dir, work: work} }
+// Open is the store kept in dir (paths.Layout.CheckpointDir) of workspace work; git runs
+// with environ (the caller's environment, GIT_* dropped). Nothing is made before the first
+// Save.
+func Open(dir, work string, environ []string) *Store {
+	environ = slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
+	return &Store{dir: dir, work: work, environ: environ}
+}
 
 func (s *Store) gitDir() string  { return filepath.Join(s.dir, "git") }
 func (s *Store) metaDir() string { return filepath.Join(s.dir, "checkpoints") }
@@ -87,7 +92,7 @@ var gitConfig = []string{
 func (s *Store) git(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append(slices.Clone(gitConfig), args...)...)
 	cmd.Dir = s.work
-	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") }),
+	cmd.Env = append(slices.Clip(s.environ),
 		"GIT_DIR="+s.gitDir(), "GIT_WORK_TREE="+s.work, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 	var out bytes.Buffer
@@ -118,7 +123,7 @@ func (s *Store) Save(ctx context.Context, c Checkpoint) (Checkpoint, error) {
 	if err := s.init(ctx); err != nil {
 		return c, err
 	}
-	if _, err := s.git(ctx, "add", "--all", "--", "."); err != nil {
+	if _, err := s.git(ctx, "add", "-A", "--", "."); err != nil {
 		return c, err
 	}
 	c.Created = time.Now().UTC()
@@ -198,9 +203,9 @@ func (s *Store) Restore(ctx context.Context, id string) (Checkpoint, error) {
 		return c, err
 	}
 	for _, args := range [][]string{
-		{"read-tree", c.Commit},                // the index is the snapshot
-		{"checkout-index", "--all", "--force"}, // its files written
-		{"clean", "--force", "-d", "--quiet"},  // what it has not removed (ignored files kept)
+		{"read-tree", c.Commit},        // the index is the snapshot
+		{"checkout-index", "-a", "-f"}, // its files written
+		{"clean", "-f", "-d", "-q"},    // what it has not removed (ignored files kept)
 	} {
 		if _, err := s.git(ctx, args...); err != nil {
 			return c, err

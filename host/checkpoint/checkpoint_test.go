@@ -62,7 +62,7 @@ func TestCheckpointRestore(t *testing.T) {
 	write(t, filepath.Join(work, "secret.env"), "KEY=1\n")
 
 	ctx := context.Background()
-	s := Open(state, work)
+	s := Open(state, work, os.Environ())
 	c, err := s.Save(ctx, Checkpoint{Tool: "write_file", File: filepath.Join(work, "a.txt"), History: []byte(`[{"role":"user"}]`), Prompt: "edit a"})
 	if err != nil {
 		t.Fatal(err)
