@@ -60,3 +60,43 @@ func TestCheckpointRestore(t *testing.T) {
 		t.Error("Restore of an unknown checkpoint succeeded")
 	}
 }
+
+// TestCheckpointFailsEditRefused: when the checkpoint cannot be taken (its folder is a file),
+// the edit is not made and the model is told why.
+func TestCheckpointFailsEditRefused(t *testing.T) {
+	_, getenv := fakeModel(t, chunks(call("write_file", `{"file_path":"notes.txt","content":"changed"}`)), chunks(text("Oh.")))
+	ctx := context.Background()
+	home := getenv("HOME")
+	proj := filepath.Join(home, "proj")
+	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("hello"), 0o644)
+	os.MkdirAll(filepath.Join(home, ".gem"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gem", "history"), nil, 0o644) // a file: no checkpoint folder under it
+	a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Checkpointing: true,
+		Approve: func(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveOnce, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, err := a.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Send(ctx, "edit the notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(proj, "notes.txt")); string(data) != "hello" {
+		t.Errorf("the edit was made without its checkpoint: %q", data)
+	}
+	if len(res.ToolCalls) != 1 || !strings.Contains(res.ToolCalls[0].Output+errText(res.ToolCalls[0].Err), "the checkpoint before this edit failed") {
+		t.Errorf("tool calls %+v", res.ToolCalls)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
