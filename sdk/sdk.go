@@ -78,6 +78,10 @@ type Options struct {
 	// workspace, no link out, a regular file): only its text comes from Buffers. Writes
 	// always go to disk through gem's own tools.
 	Buffers func(path string) (string, bool)
+	// Checkpointing snapshots the workspace before each edit of a core tool (write_file,
+	// replace), for Session.Restore: as the settings' general.checkpointing.enabled does,
+	// which LoadSettings reads too.
+	Checkpointing bool
 }
 
 // MCPServerConfig is an MCP server as settings.json's mcpServers declare one: a Command
@@ -152,6 +156,7 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		a.sets = &settings.Settings{}
 	}
 	a.sets.AddServers(servers, "the program (Options.MCPServers)")
+	a.sets.Checkpointing = a.sets.Checkpointing || o.Checkpointing
 	if a.opts.Model == nil {
 		a.opts.Model = Gemini("", nil)
 	}

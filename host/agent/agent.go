@@ -26,6 +26,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/gemhost/gem/host/checkpoint"
 	"time"
 
 	"github.com/gemhost/gem/host/tools"
@@ -67,6 +68,10 @@ type Agent struct {
 	Instructions func(ctx context.Context, s *Session) string
 	MaxSteps     int
 	Events       Events
+	// Checkpoints, when set, snapshot the workspace before a core tool edits it
+	// (checkpoints.go).
+	Checkpoints  *checkpoint.Store
+	checkpointOf *Session // a subagent's: the user's conversation, kept with its checkpoints
 	// CallOptions are passed to every tool call (host services).
 	CallOptions tools.CallOptions
 	// TokenLimit is the model's input limit (0: TokenLimitOf(Model)); the history is

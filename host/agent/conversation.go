@@ -156,6 +156,7 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 		Funcs: cfg.Funcs, Instructions: cfg.Instructions,
 		launch: &skillLauncher{env: env, environ: cfg.Environ, readSecrets: cfg.ReadSecrets},
 	}
+	c.Agent.Checkpoints = openCheckpoints(st.Checkpointing, env.CheckpointDir, reg.CoreWorkspace(), cfg.Environ, warn)
 	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one, to
 	// see compression at work).
 	if env.Getenv != nil {

@@ -275,6 +275,13 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	if before.ToolInput != nil { // rewritten: validated and decided again by the catalog
 		args, _ = json.Marshal(before.ToolInput)
 	}
+	if err := a.checkpointFor(ctx, s, call.Name, args); err != nil {
+		st.Failed++
+		if a.Events.ToolResult != nil {
+			a.Events.ToolResult(call.ID, call.Name, nil, err)
+		}
+		return genaiconv.Response(call.ID, call.Name, nil, err), nil
+	}
 	// Every tool goes through the catalog: validation, the policy's decision, the audit.
 	ctx = context.WithValue(ctx, sessionKey{}, s)
 	// what the policy asks about this call is first told to this session's Notification hooks

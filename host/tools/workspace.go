@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -155,4 +156,25 @@ func (c *coreBackend) fsError(rel string, err error) error {
 		return &PathError{path: c.abs(rel)}
 	}
 	return err
+}
+
+// EditTools are the core tools that change the workspace's files, as Gemini CLI's
+// checkpointing names them: a checkpoint is taken before one runs (host/checkpoint).
+// save_memory writes the user's GEMINI.md, outside the workspace; the shell tool is an
+// extension's: neither is checkpointed, as in Gemini CLI.
+var EditTools = []string{"write_file", "replace"}
+
+// CoreWorkspace is the folder the core file tools work in ("": they are not offered).
+func (r *Catalog) CoreWorkspace() string {
+	if r.core == nil {
+		return ""
+	}
+	return r.core.dir
+}
+
+// EditsWorkspace reports whether the tool the model calls name is a core tool that edits the
+// workspace's files (EditTools).
+func (r *Catalog) EditsWorkspace(name string) bool {
+	t, ok := r.Lookup(name)
+	return ok && t.backend == r.core && r.core != nil && slices.Contains(EditTools, t.Declared)
 }

@@ -28,6 +28,8 @@
 //	settings.json          gem's own user settings (SettingsFile)
 //	sessions/              saved model sessions (SessionsDir)
 //	plans/                 plan-mode turns' plans, <session>.md (PlansDir)
+//	history/<key>/         a workspace's checkpoints (CheckpointDir): git/ the shadow
+//	                       repository of its files, checkpoints/<id>.json each checkpoint
 //	history                the shell's history (HistoryFile)
 //	trust-asked            folders gem asked about trusting (TrustAskedFile)
 //	workspace-asked        programs gem asked about changing the project (WorkspaceAskedFile)
@@ -224,6 +226,12 @@ func (e Layout) SettingsFile() string { return filepath.Join(e.GemHome, "setting
 
 // PlansDir holds the plans of plan-mode turns, one file per session.
 func (e Layout) PlansDir() string { return filepath.Join(e.GemHome, "plans") }
+
+// CheckpointDir holds the checkpoints of workspace dir (host/checkpoint): a shadow git
+// repository of its files and, beside it, each checkpoint's conversation and tool call.
+func (e Layout) CheckpointDir(dir string) string {
+	return filepath.Join(e.GemHome, "history", fsx.PathKey(filepath.Clean(dir)))
+}
 
 // SessionsDir holds saved model sessions.
 func (e Layout) SessionsDir() string { return filepath.Join(e.GemHome, "sessions") }

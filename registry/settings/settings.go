@@ -19,7 +19,9 @@
 // itself, to block what was installed from git), security.requireSignatures (on when any file
 // turns it on), security.trustedSigners (every file's entries) and security.sigstoreTrustedRoot
 // (a path, relative to its file) — the last two widen what is trusted, so a workspace's file
-// cannot set them —, extensions.mirrors (every file's but a workspace's), experimental.enableAgents (false: no subagents), model.compressionThreshold (or the older
+// cannot set them —, extensions.mirrors (every file's but a workspace's), experimental.enableAgents (false: no subagents), general.checkpointing.enabled
+// (or the older checkpointing.enabled: snapshots before core tools edit the workspace),
+// model.compressionThreshold (or the older
 // model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
@@ -80,6 +82,9 @@ type Settings struct {
 	// oci://registry/repository), each for the sources its include and exclude globs choose;
 	// every file's entries, a workspace's ignored (a mirror learns what is installed).
 	Mirrors []Mirror `json:"mirrors,omitempty"`
+	// Checkpointing is general.checkpointing.enabled (or the older checkpointing.enabled):
+	// the workspace is snapshotted before a core tool edits it (host/checkpoint, /restore).
+	Checkpointing bool `json:"checkpointing,omitempty"`
 	// AgentsOff is experimental.enableAgents false: no subagent is offered.
 	AgentsOff bool `json:"agentsOff,omitempty"`
 	// DisabledSkills are skills.disabled: skills, by name, not offered (every file's).
@@ -193,6 +198,11 @@ type File struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
+// checkpointing is general.checkpointing (and the older top-level checkpointing).
+type checkpointing struct {
+	Enabled *bool `json:"enabled"`
+}
+
 // file is what gem reads of one settings file.
 type file struct {
 	Model struct {
@@ -235,7 +245,11 @@ type file struct {
 	Experimental struct {
 		EnableAgents *bool `json:"enableAgents"`
 	} `json:"experimental"`
-	Extensions struct {
+	General struct {
+		Checkpointing checkpointing `json:"checkpointing"`
+	} `json:"general"`
+	Checkpointing checkpointing `json:"checkpointing"` // Gemini CLI's older place
+	Extensions    struct {
 		Mirrors *[]struct {
 			Location string   `json:"location"`
 			Include  []string `json:"include"`
@@ -369,6 +383,15 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 		}
 	}
 	s.mergeHooks(from, f)
+	for _, c := range []struct { // the older key first: the newer wins in one file
+		key string
+		v   *bool
+	}{{"checkpointing.enabled", f.Checkpointing.Enabled}, {"general.checkpointing.enabled", f.General.Checkpointing.Enabled}} {
+		if c.v != nil {
+			s.Checkpointing = *c.v
+			set(c.key)
+		}
+	}
 	if v := f.Security.DisableYoloMode; v != nil {
 		s.NoYolo = *v
 		set("security.disableYoloMode")

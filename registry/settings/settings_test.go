@@ -105,6 +105,16 @@ func TestLoad(t *testing.T) {
 				t.Errorf("%v %v", s.ContextFiles, s.Warnings)
 			}
 		}},
+		{"checkpointing: general's, and the older top-level key", `{"checkpointing": {"enabled": true}}`, `{"general": {"checkpointing": {"enabled": false}}}`, true, func(t *testing.T, s *Settings) {
+			if s.Checkpointing || s.Origin["general.checkpointing.enabled"] == "" {
+				t.Errorf("the project's general.checkpointing.enabled false did not win: %+v", s)
+			}
+		}},
+		{"checkpointing.enabled", `{"checkpointing": {"enabled": true}}`, "", false, func(t *testing.T, s *Settings) {
+			if !s.Checkpointing {
+				t.Errorf("%+v", s)
+			}
+		}},
 		{"not JSON", `{"model": `, "", false, func(t *testing.T, s *Settings) {
 			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "is not valid JSON") {
 				t.Errorf("%v", s.Warnings)

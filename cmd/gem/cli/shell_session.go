@@ -27,6 +27,7 @@ var sessionBuiltins = map[string]string{
 	"stats":    "token counts of the last turn and of the conversation",
 	"compress": "replace the conversation by a summary of it, to save tokens",
 	"agents":   "list the subagents the model may hand tasks to",
+	"restore":  "list the checkpoints, or bring the files and the conversation back to one: /restore [<id>] (general.checkpointing.enabled)",
 }
 
 // sessionCommand runs a conversation command; false when name is none.
@@ -59,6 +60,8 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 		a.stats(w)
 	case "agents":
 		a.listAgents(w)
+	case "restore":
+		err = a.restore(w, args)
 	case "compress":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
