@@ -7,7 +7,10 @@
 // JSON with comments and trailing commas (github.com/tailscale/hujson); unknown keys are
 // ignored, and a key of the wrong type is a warning naming the file and the key.
 //
-// The keys gem reads: model.name (the default model), tools.exclude (tools hidden, or with
+// The keys gem reads: model.name (the default model; model may also be a plain string),
+// general.defaultApprovalMode (or tools.approvalMode, approvalMode: the mode when no flag
+// names one), mcp.enabled (admin.mcp.enabled, mcpEnabled: false, no MCP server starts),
+// general.checkpointing.enabled (exposed; checkpoints are made elsewhere), tools.exclude (tools hidden, or with
 // arguments refused, as excludeTools), tools.core (the core tools offered), tools.allowed
 // (calls that need no confirmation: allow rules), context.fileName (context file names),
 // mcpServers (the user's own servers; .trust: their tools are not asked about; an entry with no
@@ -23,6 +26,11 @@
 // model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
+//
+// Environment variables come last, as in Gemini CLI: GEMINI_MODEL overrides model.name
+// (Origin names "$GEMINI_MODEL"), and $VAR, ${VAR} and ${VAR:-default} in a file's string
+// values are replaced as Gemini CLI's resolveEnvVarsInString does (an empty variable counts
+// as unset; mcpServers and hooks are left to expand their own, when they run).
 package settings
 
 import (
