@@ -61,21 +61,7 @@ func printSettingsValues(w io.Writer, st *settings.Settings) {
 		fmt.Fprintln(w)
 	}
 	row("model.name", st.Model)
-	for _, key := range []string{"general.defaultApprovalMode", "tools.approvalMode", "approvalMode"} {
-		if st.Origin[key] != "" {
-			row(key, st.ApprovalMode)
-			break
-		}
-	}
-	for _, key := range []string{"admin.mcp.enabled", "mcp.enabled", "mcpEnabled"} {
-		if st.Origin[key] != "" {
-			row(key, map[bool]string{true: "false (no MCP server starts)", false: "true"}[st.MCPOff])
-			break
-		}
-	}
-	if st.Origin["general.checkpointing.enabled"] != "" {
-		row("general.checkpointing.enabled", fmt.Sprint(st.Checkpointing))
-	}
+	printGeneralRows(row, st)
 	row("tools.exclude", strings.Join(st.ExcludeTools, ", "))
 	row("tools.core", strings.Join(st.CoreTools, ", "))
 	row("tools.allowed", strings.Join(st.AllowedTools, ", "))
@@ -109,5 +95,26 @@ func printSettingsValues(w io.Writer, st *settings.Settings) {
 	}
 	if st.Model == "" && st.ApprovalMode == "" && !st.MCPOff && !st.Checkpointing && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
 		fmt.Fprintln(w, "  none set: gem's defaults apply")
+	}
+}
+
+// printGeneralRows shows the approval mode, MCP and checkpointing keys: each under the key
+// that set it (of the older and newer names Gemini CLI reads).
+func printGeneralRows(row func(key, value string), st *settings.Settings) {
+	rows := []struct {
+		keys  []string
+		value string
+	}{
+		{[]string{"general.defaultApprovalMode", "tools.approvalMode", "approvalMode"}, st.ApprovalMode},
+		{[]string{"admin.mcp.enabled", "mcp.enabled", "mcpEnabled"}, map[bool]string{true: "false (no MCP server starts)", false: "true"}[st.MCPOff]},
+		{[]string{"general.checkpointing.enabled"}, fmt.Sprint(st.Checkpointing)},
+	}
+	for _, r := range rows {
+		for _, key := range r.keys {
+			if st.Origin[key] != "" {
+				row(key, r.value)
+				break
+			}
+		}
 	}
 }
