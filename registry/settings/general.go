@@ -47,7 +47,7 @@ func (s *Settings) mergeGeneral(path string, f file) {
 			continue
 		}
 		s.ApprovalMode = *v.from
-		s.Origin[v.key] = path
+		s.setOne(v.key, path, "approvalMode", "tools.approvalMode", "general.defaultApprovalMode")
 	}
 	for _, v := range []struct {
 		key  string
@@ -55,13 +55,22 @@ func (s *Settings) mergeGeneral(path string, f file) {
 	}{{"mcpEnabled", f.MCPEnabled}, {"mcp.enabled", f.MCP.Enabled}, {"admin.mcp.enabled", f.Admin.MCP.Enabled}} {
 		if v.from != nil {
 			s.MCPOff = !*v.from
-			s.Origin[v.key] = path
+			s.setOne(v.key, path, "mcpEnabled", "mcp.enabled", "admin.mcp.enabled")
 		}
 	}
 	if v := f.General.Checkpointing.Enabled; v != nil {
 		s.Checkpointing = *v
 		s.Origin["general.checkpointing.enabled"] = path
 	}
+}
+
+// setOne records that key, one of the names of one setting, was set by path: the other
+// names' origins are dropped, so Origin names the key whose value is in effect.
+func (s *Settings) setOne(key, path string, names ...string) {
+	for _, n := range names {
+		delete(s.Origin, n)
+	}
+	s.Origin[key] = path
 }
 
 // envOverrides are the environment variables that override a settings key, as Gemini CLI

@@ -50,6 +50,8 @@ func TestLayering(t *testing.T) {
 			func(s *Settings) bool { return s.MCPOff }},
 		{"admin.mcp.enabled false in the system file", `{"mcp": {"enabled": true}}`, "", `{"admin": {"mcp": {"enabled": false}}}`, nil, "admin.mcp.enabled", "system",
 			func(s *Settings) bool { return s.MCPOff }},
+		{"a later file's mcp.enabled wins over an earlier admin.mcp.enabled", `{"admin": {"mcp": {"enabled": false}}}`, "", `{"mcp": {"enabled": true}}`, nil, "admin.mcp.enabled", "",
+			func(s *Settings) bool { return !s.MCPOff && s.Origin["mcp.enabled"] != "" }},
 		{"checkpointing", `{"general": {"checkpointing": {"enabled": true}}}`, "", "", nil, "general.checkpointing.enabled", "user",
 			func(s *Settings) bool { return s.Checkpointing }},
 	}
