@@ -89,6 +89,9 @@ func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings
 		sets = &settings.Settings{}
 	}
 	mode := policy.ModeDefault
+	if approvalMode == "" {
+		approvalMode = sets.ApprovalMode // general.defaultApprovalMode: the flag wins
+	}
 	if approvalMode != "" {
 		m, err := policy.ParseMode(approvalMode)
 		if err != nil {

@@ -30,7 +30,9 @@
 // without running it (a command named by a variable or substitution, eval of a variable) is
 // asked, never allowed by a rule. The workspace's allow rules apply only in a trusted folder.
 //
-// "Always" answers are kept for the session (Session) or saved as a user rule (Save).
+// "Always" answers are kept for the session (Session) or saved as a user rule (Save); for an
+// MCP tool, "always" covers that tool, and "every tool of server <s>" (AnswerAlwaysServer,
+// Gemini CLI's ProceedAlwaysServer) the server's tools, for the session only: not saved.
 package policy
 
 import (
@@ -207,6 +209,9 @@ const (
 	AnswerNo     Answer = "no"     // refuse this call
 	AnswerAlways Answer = "always" // this tool (and command) for the rest of the session
 	AnswerSave   Answer = "save"   // always, saved as a rule in the user's policy file
+	// AnswerAlwaysServer: every tool of the call's MCP server for the rest of the session
+	// (Gemini CLI's ProceedAlwaysServer; not saved, as in Gemini CLI).
+	AnswerAlwaysServer Answer = "always_server"
 )
 
 // Verdict is a decision and the rule that made it.
@@ -460,6 +465,15 @@ func (e *Engine) Remember(c Call, save bool) error {
 	}
 	e.Add(r)
 	return nil
+}
+
+// RememberServer keeps an "always for this server" answer for the session: every tool of
+// the MCP server (its sanitized name, as in mcp_<server>_<tool>) is allowed.
+func (e *Engine) RememberServer(server string) {
+	if server == "" {
+		return
+	}
+	e.Add(&Rule{ToolName: "mcp_" + server + "_*", Decision: Allow, Priority: 900, Source: "this session (every tool of server " + server + ")", Tier: TierSession})
 }
 
 func appendRule(file string, r *Rule) error {

@@ -403,3 +403,27 @@ func TestParseModeSpellings(t *testing.T) {
 		t.Errorf("bad mode: %v", err)
 	}
 }
+
+// TestRememberServer: "every tool of server notes" allows the server's tools for the session,
+// not another server's (notes_admin, whose name starts the same), nor a core tool.
+func TestRememberServer(t *testing.T) {
+	e := &Engine{Mode: ModeDefault}
+	mcp := func(server, tool string) Call {
+		return Call{Tool: "mcp_" + server + "_" + tool, Extension: "ext", Kind: "execute", Args: json.RawMessage(`{}`), MCPServer: server, MCPTool: tool}
+	}
+	e.RememberServer("notes")
+	for _, tt := range []struct {
+		c    Call
+		want Decision
+	}{
+		{mcp("notes", "add_note"), Allow},
+		{mcp("notes", "delete_note"), Allow},
+		{mcp("notes_admin", "drop"), AskUser},
+		{mcp("other", "x"), AskUser},
+		{call("run_shell_command", "execute", `{"command":"ls"}`), AskUser},
+	} {
+		if v := e.Decide(tt.c); v.Decision != tt.want {
+			t.Errorf("%s: %s (%v), want %s", tt.c.Tool, v.Decision, v.Rule, tt.want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 			svc = &Services{Prompt: opts.Prompt}
 		}
 		asked := AskedCall{Tool: t.Name, Extension: t.Extension, Args: args, Question: question}
-		answer, err := svc.ask(context.WithValue(ctx, askedKey{}, asked), question, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})
+		answer, err := svc.ask(context.WithValue(ctx, askedKey{}, asked), question, c.MCPServer, map[string]any{"tool_name": t.Name, "tool_input": args, "extension": t.Extension})
 		entry.Answer = string(answer)
 		if _, later := errors.AsType[*DeferredError](err); later {
 			entry.Outcome = "deferred"
@@ -65,6 +65,8 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 			if err := r.policy.Remember(c, answer == policy.AnswerSave); err != nil {
 				r.logger.Warn("remembering an answer", "error", err)
 			}
+		case policy.AnswerAlwaysServer:
+			r.policy.RememberServer(c.MCPServer)
 		case policy.AnswerYes:
 		default:
 			entry.Outcome = "refused"

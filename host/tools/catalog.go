@@ -190,6 +190,9 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 			}
 		}
 		for i, ms := range m.MCPServers {
+			if opts.Settings != nil && opts.Settings.MCPOff {
+				break // mcp.enabled false: no MCP server at all
+			}
 			if owner, taken := serverOwner[ms.Name]; taken {
 				errs = append(errs, fmt.Errorf("mcp server %q of %s is skipped: %s declares a server of the same name first (rename one, or disable an extension)", ms.Name, x.Name, owner))
 				continue

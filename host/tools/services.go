@@ -78,12 +78,23 @@ func WithNotify(ctx context.Context, notify Notifier) context.Context {
 	return context.WithValue(ctx, notifyKey{}, notify)
 }
 
-// policyChoices are the answers to a policy question, in policy.Answer's terms.
-var policyChoices = []prompt.Choice{{Key: "y", Label: "yes once"}, {Key: "a", Label: "always this session"}, {Key: "s", Label: "save always"}, {Key: "n", Label: "no"}}
-var policyAnswers = []policy.Answer{policy.AnswerYes, policy.AnswerAlways, policy.AnswerSave, policy.AnswerNo}
+// policyChoices are the answers to a policy question about a call, in policy.Answer's terms:
+// yes once, always (this tool, and command), save always, then — for an MCP tool (server is
+// its server) — every tool of its server for the session, and no last. The first three keep
+// their places: programs answering approvals pick them by index (sdk's approver).
+func policyChoices(server string) ([]prompt.Choice, []policy.Answer) {
+	choices := []prompt.Choice{{Key: "y", Label: "yes once"}, {Key: "a", Label: "always this session"}, {Key: "s", Label: "save always"}}
+	answers := []policy.Answer{policy.AnswerYes, policy.AnswerAlways, policy.AnswerSave}
+	if server != "" {
+		choices[1].Label = "always this tool, this session"
+		choices = append(choices, prompt.Choice{Key: "e", Label: "every tool of server " + server + ", this session"})
+		answers = append(answers, policy.AnswerAlwaysServer)
+	}
+	return append(choices, prompt.Choice{Key: "n", Label: "no"}), append(answers, policy.AnswerNo)
+}
 
-// ask puts a policy question about a call.
-func (s *Services) ask(ctx context.Context, question string, details map[string]any) (policy.Answer, error) {
+// ask puts a policy question about a call (of a tool of the MCP server server, or "").
+func (s *Services) ask(ctx context.Context, question, server string, details map[string]any) (policy.Answer, error) {
 	if s == nil || s.Prompt == nil {
 		return policy.AnswerNo, nil
 	}
@@ -92,14 +103,15 @@ func (s *Services) ask(ctx context.Context, question string, details map[string]
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, err := s.Prompt.Choose(ctx, question, policyChoices, len(policyChoices)-1)
+	choices, answers := policyChoices(server)
+	i, err := s.Prompt.Choose(ctx, question, choices, len(choices)-1)
 	if _, notAsked := errors.AsType[*prompt.NotAskedError](err); notAsked {
 		return policy.AnswerNo, nil // shown, and refused
 	}
-	if err != nil || i < 0 || i >= len(policyAnswers) {
+	if err != nil || i < 0 || i >= len(answers) {
 		return policy.AnswerNo, err
 	}
-	return policyAnswers[i], nil
+	return answers[i], nil
 }
 
 // For returns pluginsdk.HostServices bound to one plugin.

@@ -7,7 +7,10 @@
 // JSON with comments and trailing commas (github.com/tailscale/hujson); unknown keys are
 // ignored, and a key of the wrong type is a warning naming the file and the key.
 //
-// The keys gem reads: model.name (the default model), tools.exclude (tools hidden, or with
+// The keys gem reads: model.name (the default model; model may also be a plain string),
+// general.defaultApprovalMode (or tools.approvalMode, approvalMode: the mode when no flag
+// names one), mcp.enabled (admin.mcp.enabled, mcpEnabled: false, no MCP server starts),
+// general.checkpointing.enabled (exposed; checkpoints are made elsewhere), tools.exclude (tools hidden, or with
 // arguments refused, as excludeTools), tools.core (the core tools offered), tools.allowed
 // (calls that need no confirmation: allow rules), context.fileName (context file names),
 // mcpServers (the user's own servers; .trust: their tools are not asked about; an entry with no
@@ -25,6 +28,11 @@
 // model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
+//
+// Environment variables come last, as in Gemini CLI: GEMINI_MODEL overrides model.name
+// (Origin names "$GEMINI_MODEL"), and $VAR, ${VAR} and ${VAR:-default} in a file's string
+// values are replaced as Gemini CLI's resolveEnvVarsInString does (an empty variable counts
+// as unset; mcpServers and hooks are left to expand their own, when they run).
 package settings
 
 import (
@@ -90,7 +98,16 @@ type Settings struct {
 	// DisabledSkills are skills.disabled: skills, by name, not offered (every file's).
 	DisabledSkills []string `json:"disabledSkills,omitempty"`
 	// DisabledHooks are hooksConfig.disabled: hooks, by name or command, that do not run.
-	DisabledHooks []string          `json:"disabledHooks,omitempty"`
+	DisabledHooks []string `json:"disabledHooks,omitempty"`
+	// ApprovalMode is general.defaultApprovalMode (or the older tools.approvalMode and
+	// approvalMode): the mode a session starts in when no --approval-mode is given.
+	ApprovalMode string `json:"approvalMode,omitempty"`
+	// MCPOff is mcp.enabled (admin.mcp.enabled, mcpEnabled) false: no MCP server starts,
+	// neither the user's nor an extension's.
+	MCPOff bool `json:"mcpOff,omitempty"`
+	// Checkpointing is general.checkpointing.enabled (read here; checkpoints are made
+	// elsewhere).
+	Checkpointing bool              `json:"checkpointing,omitempty"`
 	Files         []File            `json:"files"`              // read, in order of precedence (last wins)
 	Origin        map[string]string `json:"origin"`             // key → the file that set it
 	Warnings      []string          `json:"warnings,omitempty"` // wrong types, unreadable files
@@ -205,17 +222,26 @@ type checkpointing struct {
 
 // file is what gem reads of one settings file.
 type file struct {
-	Model struct {
-		Name                 *string  `json:"name"`
-		CompressionThreshold *float64 `json:"compressionThreshold"`
-		ChatCompression      struct {
-			ContextPercentageThreshold *float64 `json:"contextPercentageThreshold"`
-		} `json:"chatCompression"`
-	} `json:"model"`
+	Model   modelKey `json:"model"`
+	General struct {
+		DefaultApprovalMode *string `json:"defaultApprovalMode"`
+		Checkpointing       struct {
+			Enabled *bool `json:"enabled"`
+		} `json:"checkpointing"`
+	} `json:"general"`
+	MCP struct {
+		Enabled *bool `json:"enabled"`
+	} `json:"mcp"`
+	Admin struct {
+		MCP struct {
+			Enabled *bool `json:"enabled"`
+		} `json:"mcp"`
+	} `json:"admin"`
 	Tools struct {
-		Exclude *[]string `json:"exclude"`
-		Core    *[]string `json:"core"`
-		Allowed *[]string `json:"allowed"`
+		ApprovalMode *string   `json:"approvalMode"` // older place of general.defaultApprovalMode
+		Exclude      *[]string `json:"exclude"`
+		Core         *[]string `json:"core"`
+		Allowed      *[]string `json:"allowed"`
 	} `json:"tools"`
 	Context struct {
 		FileName json.RawMessage `json:"fileName"`
@@ -260,6 +286,8 @@ type file struct {
 	ExcludeTools    *[]string       `json:"excludeTools"`
 	CoreTools       *[]string       `json:"coreTools"`
 	ContextFileName json.RawMessage `json:"contextFileName"`
+	ApprovalMode    *string         `json:"approvalMode"`
+	MCPEnabled      *bool           `json:"mcpEnabled"`
 }
 
 // Paths are the settings files in precedence order (last wins), with their scope.
@@ -292,8 +320,9 @@ func Load(env registry.Env, workspace string) *Settings {
 			continue
 		}
 		s.Files = append(s.Files, f)
-		s.merge(f, data, servers)
+		s.merge(f, data, servers, env.Getenv)
 	}
+	s.applyEnv(env.Getenv)
 	for name, on := range servers {
 		if on {
 			s.TrustedServers = append(s.TrustedServers, name)
@@ -304,13 +333,14 @@ func Load(env registry.Env, workspace string) *Settings {
 	return s
 }
 
-func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
+func (s *Settings) merge(from File, data []byte, servers map[string]bool, getenv func(string) string) {
 	path := from.Path
 	std, err := hujson.Standardize(data)
 	if err != nil {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not valid JSON (%v): its settings are ignored; fix it", path, err))
 		return
 	}
+	std = expandDocument(std, getenv)
 	// Key by key: a key of the wrong type is skipped (and said, with what it must be); the
 	// file's other settings, its MCP servers and hooks, still apply.
 	var f file
@@ -333,6 +363,7 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool) {
 		f = file{}
 	}
 	set := func(key string) { s.Origin[key] = path }
+	s.mergeGeneral(path, f)
 	if f.Model.Name != nil {
 		s.Model = *f.Model.Name
 		set("model.name")

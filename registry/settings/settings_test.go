@@ -180,7 +180,7 @@ func FuzzMerge(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := &Settings{Origin: map[string]string{}}
-		s.merge(File{Scope: "user", Path: "settings.json"}, data, map[string]bool{})
+		s.merge(File{Scope: "user", Path: "settings.json"}, data, map[string]bool{}, func(string) string { return "x" })
 		for _, h := range s.Hooks {
 			if h.Events == nil {
 				t.Fatal("hooks without events")

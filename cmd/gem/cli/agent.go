@@ -70,7 +70,11 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 		Warn: func(err error) { s.warn("%s", errorText(err)) },
 		Say:  func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) },
 	}
-	if m, err := policy.ParseMode(o.ApprovalMode); err == nil && m == policy.ModePlan {
+	mode := o.ApprovalMode
+	if mode == "" {
+		mode = s.settings().ApprovalMode
+	}
+	if m, err := policy.ParseMode(mode); err == nil && m == policy.ModePlan {
 		cfg.Plan = true
 	}
 	if s.io.IsStderrTTY() {

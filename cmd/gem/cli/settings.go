@@ -21,7 +21,8 @@ func settingsCommand(f *Factory) *cli.Command {
 		"gem settings", "gem settings --json | jq .origin")
 	cmd.Description = "gem reads ~/.gemini/settings.json (then its own ~/.gem/settings.json), the workspace's\n" +
 		".gemini/settings.json in a trusted folder only, and the system file, later ones winning:\n" +
-		"model.name, model.compressionThreshold, tools.exclude, tools.core, tools.allowed,\n" +
+		"model.name (or model as a plain string; GEMINI_MODEL overrides it), general.defaultApprovalMode,\n" +
+		"mcp.enabled, general.checkpointing.enabled, model.compressionThreshold, tools.exclude, tools.core, tools.allowed,\n" +
 		"context.fileName, mcpServers (with trust), hooks and hooksConfig (hooks of every file\n" +
 		"run: the user's, a trusted workspace's, the system's).\n\n" + cmd.Description
 	return cmd
@@ -60,6 +61,7 @@ func printSettingsValues(w io.Writer, st *settings.Settings) {
 		fmt.Fprintln(w)
 	}
 	row("model.name", st.Model)
+	printGeneralRows(row, st)
 	row("tools.exclude", strings.Join(st.ExcludeTools, ", "))
 	row("tools.core", strings.Join(st.CoreTools, ", "))
 	row("tools.allowed", strings.Join(st.AllowedTools, ", "))
@@ -91,7 +93,28 @@ func printSettingsValues(w io.Writer, st *settings.Settings) {
 	if st.AgentsOff {
 		row("experimental.enableAgents", "false (no subagents)")
 	}
-	if st.Model == "" && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
+	if st.Model == "" && st.ApprovalMode == "" && !st.MCPOff && !st.Checkpointing && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
 		fmt.Fprintln(w, "  none set: gem's defaults apply")
+	}
+}
+
+// printGeneralRows shows the approval mode, MCP and checkpointing keys: each under the key
+// that set it (of the older and newer names Gemini CLI reads).
+func printGeneralRows(row func(key, value string), st *settings.Settings) {
+	rows := []struct {
+		keys  []string
+		value string
+	}{
+		{[]string{"general.defaultApprovalMode", "tools.approvalMode", "approvalMode"}, st.ApprovalMode},
+		{[]string{"admin.mcp.enabled", "mcp.enabled", "mcpEnabled"}, map[bool]string{true: "false (no MCP server starts)", false: "true"}[st.MCPOff]},
+		{[]string{"general.checkpointing.enabled"}, fmt.Sprint(st.Checkpointing)},
+	}
+	for _, r := range rows {
+		for _, key := range r.keys {
+			if st.Origin[key] != "" {
+				row(key, r.value)
+				break
+			}
+		}
 	}
 }

@@ -25,10 +25,10 @@ import (
 type callFlags struct {
 	Timeout      time.Duration `flag:"timeout" usage:"per-call time limit"`
 	Yes          bool          `flag:"yes,y" usage:"approve what the policy asks about and what tools ask to confirm"`
-	ApprovalMode string        `flag:"approval-mode" usage:"default (ask before edit, delete, move, execute), auto_edit, yolo (trusted folders only) or plan (no changes)"`
+	ApprovalMode string        `flag:"approval-mode" usage:"default (ask before edit, delete, move, execute), auto_edit, yolo (trusted folders only) or plan (no changes); unset: settings' general.defaultApprovalMode, else default"`
 }
 
-func (o *callFlags) setDefaults() { o.Timeout, o.ApprovalMode = plugins.DefaultCallTimeout, "default" }
+func (o *callFlags) setDefaults() { o.Timeout = plugins.DefaultCallTimeout }
 
 func toolsCommand(f *Factory) *cli.Command {
 	return group("tools", "list, describe and call the tools of enabled extensions (plugins and MCP servers)", nil,
