@@ -199,7 +199,7 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 		return &PendingError{Calls: waiting}
 	}
 	s.Pending = nil
-	s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: parts})
+	s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: genaiconv.MediaSiblings(a.model(), parts)})
 	return stop
 }
 

@@ -132,7 +132,7 @@ type coreSpec struct {
 	name, description string
 	kind              Kind
 	args              func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
-	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error)
+	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (Result, error)
 	aliases           map[string]string // older parameter name → current one
 }
 
@@ -145,30 +145,43 @@ func core[A any](name, description string, kind Kind, run func(*coreBackend, A) 
 // coreCtx is core for a tool that waits on the outside world (and so takes the call's
 // context).
 func coreCtx[A any](name, description string, kind Kind, run func(*coreBackend, context.Context, A) (string, error)) coreSpec {
-	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error) {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(ctx context.Context, c *coreBackend, raw json.RawMessage) (Result, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return "", nil, err
+			return Result{}, err
 		}
 		text, err := run(c, ctx, a)
-		return text, nil, err
+		return Result{Text: text}, err
+	}}
+}
+
+// coreMedia is core for a tool that reads files the model takes as they are (images, PDFs:
+// media.go): its result carries them as Media.
+func coreMedia[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, []Media, error)) coreSpec {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(_ context.Context, c *coreBackend, raw json.RawMessage) (Result, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return Result{}, err
+		}
+		text, media, err := run(c, a)
+		return Result{Text: text, Media: media}, err
 	}}
 }
 
 // coreEdit is core for a tool that changes a file: its result carries the change as
 // structured output (editStat: the unified diff and its line counts).
 func coreEdit[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, *editStat, error)) coreSpec {
-	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(_ context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error) {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(_ context.Context, c *coreBackend, raw json.RawMessage) (Result, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return "", nil, err
+			return Result{}, err
 		}
 		text, stat, err := run(c, a)
 		if err != nil || stat == nil {
-			return text, nil, err
+			return Result{Text: text}, err
 		}
 		data, _ := json.Marshal(stat)
-		return text, data, nil
+		return Result{Text: text, Structured: data}, nil
 	}}
 }
 
@@ -177,9 +190,9 @@ var LegacyToolNames = map[string]string{"search_file_content": "grep_search"}
 
 // coreSpecs are the core tools.
 var coreSpecs = []coreSpec{
-	core("read_file", "Reads a file of the workspace (text: lines start_line..end_line, the first 2000 by default; a binary file is described).", KindRead, (*coreBackend).readFile).
+	coreMedia("read_file", "Reads a file of the workspace (text: lines start_line..end_line, the first 2000 by default; images, audio, video and PDFs up to 20 MB are returned as they are for you to see; another binary file is described).", KindRead, (*coreBackend).readFile).
 		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
-	core("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, (*coreBackend).readMany).
+	coreMedia("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header (images, audio, video and PDFs are returned as they are, up to 20 MB in all).", KindRead, (*coreBackend).readMany).
 		alias(map[string]string{"paths": "include"}),
 	core("list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, (*coreBackend).listDirectory).
 		alias(map[string]string{"path": "dir_path"}),
@@ -256,7 +269,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 		if cs.name != declared {
 			continue
 		}
-		text, structured, err := cs.run(ctx, c, args)
+		res, err := cs.run(ctx, c, args)
 		if err != nil {
 			typ := ErrorExecution
 			var pe *PathError
@@ -268,7 +281,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 			}
 			return &Result{Text: err.Error(), Error: &ResultError{Type: typ, Message: err.Error()}}, nil
 		}
-		return &Result{Text: text, Structured: structured}, nil
+		return &res, nil
 	}
 	return nil, &UnknownToolError{Name: declared}
 }
