@@ -295,6 +295,8 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: run}, args, opts)
 	} else if f, ok := a.fn(call.Name); ok {
 		res, err = a.Tools.CallFunc(ctx, f, args, opts)
+	} else if call.Name == webSearchName && a.webSearch() {
+		res, err = a.Tools.CallFunc(ctx, a.webSearchFunc(), args, opts)
 	} else if isSkillTool {
 		res, err = a.Tools.CallFunc(ctx, skillTool, args, opts)
 	} else if sa := a.subagent(call.Name); sa != nil {

@@ -31,8 +31,9 @@ import (
 // link, so an approved edit cannot widen what the next session may do (a policy, a setting,
 // a hook). glob, grep_search and read_many_files's patterns leave out what the
 // workspace's .gitignore and .geminiignore files ignore (Ignorer). web_fetch (webfetch.go)
-// fetches public pages only. Their extension is "gem". Gemini CLI's shell tool is left to
-// extensions (shell-tools), and google_web_search is not offered.
+// fetches public pages only; google_web_search is the agent's (it asks the model: package
+// agent), offered with them (CoreOffers). Their extension is "gem". Gemini CLI's shell tool
+// is left to extensions (shell-tools).
 
 // Caps on what a core tool reads or returns.
 const (
@@ -227,6 +228,20 @@ type coreBackend struct {
 	beforeOpen func(rel string)                 // tests: runs between a folder's check and its opening
 	rg         string                           // ripgrep, when the user has it
 	buffers    func(path string) (string, bool) // an editor's unsaved text of a file (Options.Buffers)
+	enabled    []string                         // settings' tools.core: the core tools offered (nil: all)
+}
+
+// CoreOffers reports whether the session offers the core tool name (one the catalog lists,
+// or one the agent runs, google_web_search): the core tools are on, settings' tools.core
+// names it (or is unset) and no excludeTools hides it.
+func (r *Catalog) CoreOffers(name string) bool {
+	if r == nil || r.core == nil {
+		return false
+	}
+	if _, hidden := r.excluded[name]; hidden {
+		return false
+	}
+	return r.core.enabled == nil || slices.Contains(r.core.enabled, name)
 }
 
 // coreTools makes the core tools named in enabled (every one when enabled is nil) for the
@@ -236,7 +251,7 @@ func coreTools(dir, memoryFile string, enabled []string, web *webFetcher, rg str
 	if err != nil {
 		return nil, nil, fmt.Errorf("core tools: the workspace %s: %w", dir, err)
 	}
-	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile, web: web, ignore: NewIgnorer(root.FS()), rg: rg}
+	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile, web: web, ignore: NewIgnorer(root.FS()), rg: rg, enabled: enabled}
 	var out []*Tool
 	for _, cs := range coreSpecs {
 		if enabled != nil && !slices.Contains(enabled, cs.name) && !slices.ContainsFunc(enabled, func(n string) bool { return LegacyToolNames[n] == cs.name }) {
