@@ -26,6 +26,9 @@ func (a *Agent) declarations(s *Session) []*genai.FunctionDeclaration {
 	if len(a.Skills) > 0 {
 		decls = append(decls, declOf(activateSkillSpec))
 	}
+	if a.webSearch() {
+		decls = append(decls, declOf(webSearchSpec))
+	}
 	skillTools, _ := a.activeSkillTools(s)
 	for _, t := range skillTools {
 		decls = append(decls, declOf(t.Spec))

@@ -199,7 +199,7 @@ func (a *Agent) runCalls(ctx context.Context, s *Session, calls []*genai.Functio
 		return &PendingError{Calls: waiting}
 	}
 	s.Pending = nil
-	s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: parts})
+	s.History = append(s.History, &genai.Content{Role: genai.RoleUser, Parts: genaiconv.MediaSiblings(a.model(), parts)})
 	return stop
 }
 
@@ -302,6 +302,8 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 		res, err = a.Tools.CallFunc(ctx, tools.Func{Spec: activateSkillSpec, Extension: "gem", Run: run}, args, opts)
 	} else if f, ok := a.fn(call.Name); ok {
 		res, err = a.Tools.CallFunc(ctx, f, args, opts)
+	} else if call.Name == webSearchName && a.webSearch() {
+		res, err = a.Tools.CallFunc(ctx, a.webSearchFunc(), args, opts)
 	} else if isSkillTool {
 		res, err = a.Tools.CallFunc(ctx, skillTool, args, opts)
 	} else if sa := a.subagent(call.Name); sa != nil {

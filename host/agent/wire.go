@@ -58,8 +58,12 @@ func wireCovers(config *genai.GenerateContentConfig) bool {
 	if !reflect.ValueOf(rest).IsZero() {
 		return false
 	}
-	// Tools: function declarations with JSON Schemas (genai converts its own Schema type).
+	// Tools: function declarations with JSON Schemas (genai converts its own Schema type),
+	// or Google Search grounding as it is by default (google_web_search).
 	for _, t := range config.Tools {
+		if t != nil && reflect.DeepEqual(*t, genai.Tool{GoogleSearch: &genai.GoogleSearch{}}) {
+			continue
+		}
 		if t == nil || !onlyDeclarations(t) {
 			return false
 		}
@@ -170,10 +174,8 @@ func wireBody(contents []*genai.Content, config *genai.GenerateContentConfig) ([
 	r := wireRequest{Contents: contents}
 	if config != nil {
 		r.SystemInstruction, r.Tools, r.ToolConfig = config.SystemInstruction, config.Tools, config.ToolConfig
-		g := wireGeneration{Temperature: config.Temperature, TopP: config.TopP, TopK: config.TopK, MaxOutputTokens: config.MaxOutputTokens}
-		if g != (wireGeneration{}) {
-			r.GenerationConfig = &g
-		}
+		// genai sends generationConfig whenever there is a config, empty or not.
+		r.GenerationConfig = &wireGeneration{Temperature: config.Temperature, TopP: config.TopP, TopK: config.TopK, MaxOutputTokens: config.MaxOutputTokens}
 	}
 	if r.Contents == nil {
 		r.Contents = []*genai.Content{}

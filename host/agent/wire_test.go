@@ -122,7 +122,9 @@ func TestWireMatchesGenai(t *testing.T) {
 		{"a setting gem's encoder does not cover", &genai.GenerateContentConfig{Seed: genai.Ptr(int32(7)), Temperature: &temp}, false},
 		{"a declaration with genai's own Schema", &genai.GenerateContentConfig{Tools: []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{Name: "ls",
 			Parameters: &genai.Schema{Type: genai.TypeObject, Properties: map[string]*genai.Schema{"p": {Type: genai.TypeString}}}}}}}}, false},
-		{"a tool other than functions", &genai.GenerateContentConfig{Tools: []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}}}, false},
+		{"google search grounding (google_web_search)", &genai.GenerateContentConfig{Tools: []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}}}, true},
+		{"google search with settings", &genai.GenerateContentConfig{Tools: []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{SearchTypes: &genai.SearchTypes{}}}}}, false},
+		{"a tool other than functions", &genai.GenerateContentConfig{Tools: []*genai.Tool{{CodeExecution: &genai.ToolCodeExecution{}}}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &wireServer{reply: "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hi\"}]}}]}\r\n\r\n"}
@@ -152,6 +154,7 @@ func TestWireMatchesGenai(t *testing.T) {
 	}{
 		{"chunks, usage, citations", "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"a\"}]},\"citationMetadata\":{\"citationSources\":[{\"uri\":\"https://x\",\"startIndex\":1}]}}],\"modelVersion\":\"m\"}\r\n\r\n" +
 			"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"ls\",\"args\":{\"p\":1}}}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":2,\"totalTokenCount\":5}}\r\n\r\n", 0},
+		{"grounding metadata", "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Go 1.26 is out.\"}]},\"finishReason\":\"STOP\",\"groundingMetadata\":{\"webSearchQueries\":[\"go release\"],\"groundingChunks\":[{\"web\":{\"uri\":\"https://go.dev/doc\",\"title\":\"go.dev\"}}],\"groundingSupports\":[{\"segment\":{\"startIndex\":0,\"endIndex\":15,\"text\":\"Go 1.26 is out.\"},\"groundingChunkIndices\":[0],\"confidenceScores\":[0.9]}]}}]}\r\n\r\n", 0},
 		{"an error in the stream", "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\"}]}}]}\r\n\r\ndata: {\"error\":{\"code\":503,\"message\":\"overloaded\",\"status\":\"UNAVAILABLE\"}}\r\n\r\n", 0},
 		{"a refused request", `{"error":{"code":400,"message":"API key not valid","status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}}`, 400},
 		{"a refusal that is not JSON", "quota exceeded", 429},

@@ -21,6 +21,9 @@ type Result struct {
 	Display    string          `json:"display,omitempty"`    // for the user, when it differs
 	Structured json.RawMessage `json:"structured,omitempty"` // structured output, JSON
 	Error      *ResultError    `json:"error,omitempty"`      // the tool's own failure
+	// Media are files the model takes as they are (images, audio, PDFs: media.go), sent
+	// with Text as inline data.
+	Media []Media `json:"media,omitempty"`
 }
 
 // ResultError is a tool's own failure, with a type the model can act on.
@@ -143,8 +146,19 @@ func (r *Catalog) unknownTool(name string) *UnknownToolError {
 // UnknownTool is the error for a name no tool of the catalog has.
 func (r *Catalog) UnknownTool(name string) error { return r.unknownTool(name) }
 
-// capped cuts the result's texts to limits.ToolResult, saying so in them.
+// capped cuts the result's texts to limits.ToolResult and its media to coreMaxMedia (the
+// first that fit are kept), saying so in them.
 func (r *Result) capped() *Result {
+	size, kept := 0, r.Media[:0:0]
+	for _, m := range r.Media {
+		if size+len(m.Data) > coreMaxMedia {
+			r.Text += fmt.Sprintf("\n[gem: %s of %d bytes dropped: over the limit of %d bytes of media in one result]", m.MIMEType, len(m.Data), coreMaxMedia)
+			continue
+		}
+		size += len(m.Data)
+		kept = append(kept, m)
+	}
+	r.Media = kept
 	r.Text = limits.Truncate(r.Text, limits.ToolResult)
 	r.Display = limits.Truncate(r.Display, limits.ToolResult)
 	if len(r.Structured) > limits.ToolResult {

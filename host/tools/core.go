@@ -31,8 +31,9 @@ import (
 // link, so an approved edit cannot widen what the next session may do (a policy, a setting,
 // a hook). glob, grep_search and read_many_files's patterns leave out what the
 // workspace's .gitignore and .geminiignore files ignore (Ignorer). web_fetch (webfetch.go)
-// fetches public pages only. Their extension is "gem". Gemini CLI's shell tool is left to
-// extensions (shell-tools), and google_web_search is not offered.
+// fetches public pages only; google_web_search is the agent's (it asks the model: package
+// agent), offered with them (CoreOffers). Their extension is "gem". Gemini CLI's shell tool
+// is left to extensions (shell-tools).
 
 // Caps on what a core tool reads or returns.
 const (
@@ -132,7 +133,7 @@ type coreSpec struct {
 	name, description string
 	kind              Kind
 	args              func(*jsonschema.ForOptions) (*jsonschema.Schema, error)
-	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error)
+	run               func(ctx context.Context, c *coreBackend, raw json.RawMessage) (Result, error)
 	aliases           map[string]string // older parameter name → current one
 }
 
@@ -145,30 +146,43 @@ func core[A any](name, description string, kind Kind, run func(*coreBackend, A) 
 // coreCtx is core for a tool that waits on the outside world (and so takes the call's
 // context).
 func coreCtx[A any](name, description string, kind Kind, run func(*coreBackend, context.Context, A) (string, error)) coreSpec {
-	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(ctx context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error) {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(ctx context.Context, c *coreBackend, raw json.RawMessage) (Result, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return "", nil, err
+			return Result{}, err
 		}
 		text, err := run(c, ctx, a)
-		return text, nil, err
+		return Result{Text: text}, err
+	}}
+}
+
+// coreMedia is core for a tool that reads files the model takes as they are (images, PDFs:
+// media.go): its result carries them as Media.
+func coreMedia[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, []Media, error)) coreSpec {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(_ context.Context, c *coreBackend, raw json.RawMessage) (Result, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return Result{}, err
+		}
+		text, media, err := run(c, a)
+		return Result{Text: text, Media: media}, err
 	}}
 }
 
 // coreEdit is core for a tool that changes a file: its result carries the change as
 // structured output (editStat: the unified diff and its line counts).
 func coreEdit[A any](name, description string, kind Kind, run func(*coreBackend, A) (string, *editStat, error)) coreSpec {
-	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(_ context.Context, c *coreBackend, raw json.RawMessage) (string, json.RawMessage, error) {
+	return coreSpec{name: name, description: description, kind: kind, args: jsonschema.For[A], run: func(_ context.Context, c *coreBackend, raw json.RawMessage) (Result, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return "", nil, err
+			return Result{}, err
 		}
 		text, stat, err := run(c, a)
 		if err != nil || stat == nil {
-			return text, nil, err
+			return Result{Text: text}, err
 		}
 		data, _ := json.Marshal(stat)
-		return text, data, nil
+		return Result{Text: text, Structured: data}, nil
 	}}
 }
 
@@ -177,9 +191,9 @@ var LegacyToolNames = map[string]string{"search_file_content": "grep_search"}
 
 // coreSpecs are the core tools.
 var coreSpecs = []coreSpec{
-	core("read_file", "Reads a file of the workspace (text: lines start_line..end_line, the first 2000 by default; a binary file is described).", KindRead, (*coreBackend).readFile).
+	coreMedia("read_file", "Reads a file of the workspace (text: lines start_line..end_line, the first 2000 by default; images, audio, video and PDFs up to 20 MB are returned as they are for you to see; another binary file is described).", KindRead, (*coreBackend).readFile).
 		alias(map[string]string{"absolute_path": "file_path", "path": "file_path"}),
-	core("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header.", KindRead, (*coreBackend).readMany).
+	coreMedia("read_many_files", "Reads several files of the workspace, named or by glob, each under a '--- path ---' header (images, audio, video and PDFs are returned as they are, up to 20 MB in all).", KindRead, (*coreBackend).readMany).
 		alias(map[string]string{"paths": "include"}),
 	core("list_directory", "Lists a folder of the workspace: subfolders first ([DIR]), then files.", KindRead, (*coreBackend).listDirectory).
 		alias(map[string]string{"path": "dir_path"}),
@@ -214,6 +228,20 @@ type coreBackend struct {
 	beforeOpen func(rel string)                 // tests: runs between a folder's check and its opening
 	rg         string                           // ripgrep, when the user has it
 	buffers    func(path string) (string, bool) // an editor's unsaved text of a file (Options.Buffers)
+	enabled    []string                         // settings' tools.core: the core tools offered (nil: all)
+}
+
+// CoreOffers reports whether the session offers the core tool name (one the catalog lists,
+// or one the agent runs, google_web_search): the core tools are on, settings' tools.core
+// names it (or is unset) and no excludeTools hides it.
+func (r *Catalog) CoreOffers(name string) bool {
+	if r == nil || r.core == nil {
+		return false
+	}
+	if _, hidden := r.excluded[name]; hidden {
+		return false
+	}
+	return r.core.enabled == nil || slices.Contains(r.core.enabled, name)
 }
 
 // coreTools makes the core tools named in enabled (every one when enabled is nil) for the
@@ -223,7 +251,7 @@ func coreTools(dir, memoryFile string, enabled []string, web *webFetcher, rg str
 	if err != nil {
 		return nil, nil, fmt.Errorf("core tools: the workspace %s: %w", dir, err)
 	}
-	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile, web: web, ignore: NewIgnorer(root.FS()), rg: rg}
+	c := &coreBackend{dir: dir, root: root, memoryFile: memoryFile, web: web, ignore: NewIgnorer(root.FS()), rg: rg, enabled: enabled}
 	var out []*Tool
 	for _, cs := range coreSpecs {
 		if enabled != nil && !slices.Contains(enabled, cs.name) && !slices.ContainsFunc(enabled, func(n string) bool { return LegacyToolNames[n] == cs.name }) {
@@ -256,7 +284,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 		if cs.name != declared {
 			continue
 		}
-		text, structured, err := cs.run(ctx, c, args)
+		res, err := cs.run(ctx, c, args)
 		if err != nil {
 			typ := ErrorExecution
 			var pe *PathError
@@ -268,7 +296,7 @@ func (c *coreBackend) call(ctx context.Context, declared string, args json.RawMe
 			}
 			return &Result{Text: err.Error(), Error: &ResultError{Type: typ, Message: err.Error()}}, nil
 		}
-		return &Result{Text: text, Structured: structured}, nil
+		return &res, nil
 	}
 	return nil, &UnknownToolError{Name: declared}
 }

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -92,7 +91,7 @@ func (c *coreBackend) searchGo(re, exclude *regexp.Regexp, a searchArgs, base st
 			}
 		}
 		data, err := c.read(filepath.FromSlash(p))
-		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		if err != nil || isBinary(data) {
 			return nil
 		}
 		lines := strings.Split(string(data), "\n")

@@ -407,18 +407,22 @@ func (s *mcpServer) call(ctx context.Context, declared string, args json.RawMess
 
 func (s *mcpServer) sandbox() (string, *sandbox.Policy) { return s.Extension, s.Policy }
 
-// fromMCP converts an MCP result: text contents joined by newlines (other contents named
-// in brackets), structured content as JSON, isError as an execution error.
+// fromMCP converts an MCP result: text contents joined by newlines, images and audio as
+// Media (named in brackets in the text, so the model knows what came), other contents named
+// in brackets, structured content as JSON, isError as an execution error.
 func fromMCP(res *sdk.CallToolResult) *Result {
 	var parts []string
+	var media []Media
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
 		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes: attached]", c.MIMEType, len(c.Data)))
+			media = append(media, Media{MIMEType: c.MIMEType, Data: c.Data})
 		case *sdk.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data)))
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes: attached]", c.MIMEType, len(c.Data)))
+			media = append(media, Media{MIMEType: c.MIMEType, Data: c.Data})
 		case *sdk.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[resource %s]", c.URI))
 		case *sdk.EmbeddedResource:
@@ -429,7 +433,7 @@ func fromMCP(res *sdk.CallToolResult) *Result {
 			}
 		}
 	}
-	out := &Result{Text: strings.Join(parts, "\n")}
+	out := &Result{Text: strings.Join(parts, "\n"), Media: media}
 	if res.StructuredContent != nil {
 		if data, err := json.Marshal(res.StructuredContent); err == nil {
 			out.Structured = data

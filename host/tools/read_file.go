@@ -1,38 +1,40 @@
 package tools
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 )
 
-func (c *coreBackend) readFile(a readFileArgs) (string, error) {
+func (c *coreBackend) readFile(a readFileArgs) (string, []Media, error) {
 	if a.EndLine > 0 && a.StartLine > a.EndLine {
-		return "", fmt.Errorf("start_line %d is after end_line %d", a.StartLine, a.EndLine)
+		return "", nil, fmt.Errorf("start_line %d is after end_line %d", a.StartLine, a.EndLine)
 	}
 	var data []byte
 	abs := a.FilePath
 	if out, rel, ok, err := c.outputRoot(a.FilePath); ok {
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		data, err = readIn(out, rel, abs)
 		out.Close()
 		if err != nil {
-			return "", outputError(abs, err)
+			return "", nil, outputError(abs, err)
 		}
 	} else {
 		rel, err := c.rel(a.FilePath)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if data, err = c.read(rel); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		abs = c.abs(rel)
 	}
-	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
-		return fmt.Sprintf("[binary file %s, %d bytes]", abs, len(data)), nil
+	if mime := mediaType(abs, data); mime != "" {
+		return fmt.Sprintf("[%s %s, %d bytes: attached]", mime, abs, len(data)), []Media{{MIMEType: mime, Data: data}}, nil
+	}
+	if isBinary(data) {
+		return fmt.Sprintf("[binary file %s, %d bytes]", abs, len(data)), nil, nil
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	if lines[len(lines)-1] == "" {
@@ -58,5 +60,5 @@ func (c *coreBackend) readFile(a readFileArgs) (string, error) {
 	if from > 0 || to < len(lines) {
 		text = fmt.Sprintf("[lines %d-%d of %d; read more with start_line and end_line]\n", from+1, to, len(lines)) + text
 	}
-	return text, nil
+	return text, nil, nil
 }

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-func (c *coreBackend) readMany(a readManyArgs) (string, error) {
+func (c *coreBackend) readMany(a readManyArgs) (string, []Media, error) {
 	excludes := a.Exclude
 	if a.UseDefaultExcludes == nil || *a.UseDefaultExcludes {
 		excludes = append(excludes, "**/node_modules/**", "node_modules/**")
@@ -20,7 +19,7 @@ func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 	for _, p := range a.Include {
 		rel, err := c.rel(p)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if !strings.ContainsAny(rel, "*?[{") {
 			files = append(files, rel)
@@ -28,7 +27,7 @@ func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 		}
 		matches, err := c.globRel(rel, false, ignore)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		files = append(files, matches...)
 	}
@@ -39,6 +38,8 @@ func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 		})
 	})
 	var b strings.Builder
+	var media []Media
+	size := 0 // of media: at most coreMaxMedia in all
 	for i, rel := range files {
 		if i == coreMaxPaths {
 			fmt.Fprintf(&b, "[%d more files left out]\n", len(files)-i)
@@ -49,7 +50,13 @@ func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 		switch {
 		case err != nil:
 			fmt.Fprintf(&b, "[not read: %v]\n", err)
-		case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
+		case mediaType(rel, data) != "" && size+len(data) > coreMaxMedia:
+			fmt.Fprintf(&b, "[%s, %d bytes: left out, over the limit of %d bytes of media in one call; read it alone]\n", mediaType(rel, data), len(data), coreMaxMedia)
+		case mediaType(rel, data) != "":
+			size += len(data)
+			media = append(media, Media{MIMEType: mediaType(rel, data), Data: data})
+			fmt.Fprintf(&b, "[%s, %d bytes: attached]\n", mediaType(rel, data), len(data))
+		case isBinary(data):
 			fmt.Fprintf(&b, "[binary file, %d bytes]\n", len(data))
 		default:
 			b.Write(data)
@@ -59,9 +66,9 @@ func (c *coreBackend) readMany(a readManyArgs) (string, error) {
 		}
 	}
 	if len(files) == 0 {
-		return "no files matched", nil
+		return "no files matched", nil, nil
 	}
-	return b.String(), nil
+	return b.String(), media, nil
 }
 
 // respect: whether the ignore files apply (Gemini CLI's file_filtering_options; both

@@ -139,8 +139,12 @@ func readIn(root *os.Root, rel, abs string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (%s): gem reads only files", abs, st.Mode().Type())
 	}
-	if st.Size() > coreMaxFile {
-		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", abs, st.Size(), coreMaxFile)
+	limit := int64(coreMaxFile)
+	if mediaByName(rel) {
+		limit = coreMaxMedia // sent as inline data (media.go)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", abs, st.Size(), limit)
 	}
 	data := make([]byte, st.Size())
 	_, err = f.ReadAt(data, 0)

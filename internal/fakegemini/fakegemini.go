@@ -5,7 +5,10 @@
 // A script is a JSON object {"replies": [reply, …]}; a reply is either a list of response
 // chunks (GenerateContentResponse objects, sent as SSE events for streaming requests), or an
 // object {"status": 500, "body": {...}} for an error, {"raw": "text"} for a malformed body,
-// or {"delayMs": N, "chunks": [...]} to wait before answering (for cancellation).
+// or {"delayMs": N, "chunks": [...]} to wait before answering (for cancellation). A chunk is
+// the API's JSON as is, so a grounded answer (google_web_search's request, with
+// tools [{"googleSearch": {}}]) carries its candidate's groundingMetadata (groundingChunks,
+// groundingSupports) as the real API sends it.
 package fakegemini
 
 import (

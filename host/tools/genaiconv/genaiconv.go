@@ -2,13 +2,16 @@
 // (google.golang.org/genai): a tool becomes a FunctionDeclaration whose ParametersJsonSchema
 // is the tool's raw JSON Schema, and a result becomes a FunctionResponse whose Response map
 // has "output" (the model text, plus "structured" when the tool gave some) or "error", the
-// keys the Gemini API documents. It lives apart from package tools so that only the agent
+// keys the Gemini API documents, and the result's Media as the response's parts (inline
+// data: the API's multimodal function responses; MediaSiblings moves them beside the
+// response for models that do not take them inside). It lives apart from package tools so that only the agent
 // links the genai module.
 package genaiconv
 
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"google.golang.org/genai"
 
@@ -58,7 +61,39 @@ func Response(id, name string, res *tools.Result, callErr error) *genai.Function
 			}
 		}
 	}
-	return &genai.FunctionResponse{ID: id, Name: name, Response: resp}
+	fr := &genai.FunctionResponse{ID: id, Name: name, Response: resp}
+	if callErr == nil && res != nil {
+		for _, m := range res.Media {
+			fr.Parts = append(fr.Parts, genai.NewFunctionResponsePartFromBytes(m.Data, m.MIMEType))
+		}
+	}
+	return fr
+}
+
+// MediaSiblings is parts (a turn's function responses) for model: Gemini 3 models take
+// media inside a function response; older ones only as parts of their own, so there each
+// response's media moves out to inline data parts after the responses (Gemini CLI's
+// choice: supportsMultimodalFunctionResponse).
+func MediaSiblings(model string, parts []*genai.Part) []*genai.Part {
+	if strings.HasPrefix(strings.TrimPrefix(model, "models/"), "gemini-3") {
+		return parts
+	}
+	var out, media []*genai.Part
+	for _, p := range parts {
+		if p == nil || p.FunctionResponse == nil || len(p.FunctionResponse.Parts) == 0 {
+			out = append(out, p)
+			continue
+		}
+		fr := *p.FunctionResponse
+		for _, m := range fr.Parts {
+			if m.InlineData != nil {
+				media = append(media, &genai.Part{InlineData: &genai.Blob{MIMEType: m.InlineData.MIMEType, Data: m.InlineData.Data}})
+			}
+		}
+		fr.Parts = nil
+		out = append(out, &genai.Part{FunctionResponse: &fr})
+	}
+	return append(out, media...)
 }
 
 // Args decodes a FunctionCall's arguments back to the JSON the catalog validates.

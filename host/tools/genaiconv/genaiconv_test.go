@@ -1,6 +1,7 @@
 package genaiconv
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -73,5 +74,43 @@ func TestArgs(t *testing.T) {
 	}
 	if got, _ := Args(&genai.FunctionCall{Name: "jobs"}); string(got) != "{}" {
 		t.Fatalf("no args: %s", got)
+	}
+}
+
+// TestResponseMedia: a result's media go as the response's inline data parts, and stay
+// inside for Gemini 3 models, beside the responses for older ones.
+func TestResponseMedia(t *testing.T) {
+	res := &tools.Result{Text: "[image/png pic.png, 3 bytes: attached]", Media: []tools.Media{{MIMEType: "image/png", Data: []byte("png")}}}
+	r := Response("c1", "read_file", res, nil)
+	if len(r.Parts) != 1 || r.Parts[0].InlineData.MIMEType != "image/png" || string(r.Parts[0].InlineData.Data) != "png" {
+		t.Fatalf("%+v", r.Parts)
+	}
+	data, _ := json.Marshal(r)
+	if want := `"parts":[{"inlineData":{"mimeType":"image/png","data":"cG5n"}}]`; !bytes.Contains(data, []byte(want)) {
+		t.Errorf("wire form %s", data)
+	}
+	if r := Response("c1", "read_file", res, errors.New("x")); len(r.Parts) != 0 {
+		t.Errorf("a failed call carries media: %+v", r.Parts)
+	}
+	plain := &genai.Part{FunctionResponse: &genai.FunctionResponse{Name: "glob", Response: map[string]any{"output": "a"}}}
+	tests := []struct {
+		model  string
+		inside bool
+	}{
+		{"gemini-3-pro-preview", true},
+		{"models/gemini-3-flash", true},
+		{"gemini-2.5-flash", false},
+	}
+	for _, tt := range tests {
+		got := MediaSiblings(tt.model, []*genai.Part{{FunctionResponse: r}, plain})
+		switch {
+		case tt.inside && (len(got) != 2 || len(got[0].FunctionResponse.Parts) != 1):
+			t.Errorf("%s: %+v", tt.model, got)
+		case !tt.inside && (len(got) != 3 || len(got[0].FunctionResponse.Parts) != 0 || got[1] != plain || got[2].InlineData == nil || string(got[2].InlineData.Data) != "png"):
+			t.Errorf("%s: %+v", tt.model, got)
+		}
+	}
+	if len(r.Parts) != 1 {
+		t.Error("MediaSiblings changed the response it was given")
 	}
 }
