@@ -58,10 +58,6 @@ func (s *Settings) mergeGeneral(path string, f file) {
 			s.setOne(v.key, path, "mcpEnabled", "mcp.enabled", "admin.mcp.enabled")
 		}
 	}
-	if v := f.General.Checkpointing.Enabled; v != nil {
-		s.Checkpointing = *v
-		s.Origin["general.checkpointing.enabled"] = path
-	}
 }
 
 // setOne records that key, one of the names of one setting, was set by path: the other

@@ -104,13 +104,10 @@ type Settings struct {
 	ApprovalMode string `json:"approvalMode,omitempty"`
 	// MCPOff is mcp.enabled (admin.mcp.enabled, mcpEnabled) false: no MCP server starts,
 	// neither the user's nor an extension's.
-	MCPOff bool `json:"mcpOff,omitempty"`
-	// Checkpointing is general.checkpointing.enabled (read here; checkpoints are made
-	// elsewhere).
-	Checkpointing bool              `json:"checkpointing,omitempty"`
-	Files         []File            `json:"files"`              // read, in order of precedence (last wins)
-	Origin        map[string]string `json:"origin"`             // key → the file that set it
-	Warnings      []string          `json:"warnings,omitempty"` // wrong types, unreadable files
+	MCPOff   bool              `json:"mcpOff,omitempty"`
+	Files    []File            `json:"files"`              // read, in order of precedence (last wins)
+	Origin   map[string]string `json:"origin"`             // key → the file that set it
+	Warnings []string          `json:"warnings,omitempty"` // wrong types, unreadable files
 
 	servers map[string]json.RawMessage // mcpServers, the last file's entry for each name
 	skills  map[string][]string        // skills.disabled of each file
@@ -224,10 +221,8 @@ type checkpointing struct {
 type file struct {
 	Model   modelKey `json:"model"`
 	General struct {
-		DefaultApprovalMode *string `json:"defaultApprovalMode"`
-		Checkpointing       struct {
-			Enabled *bool `json:"enabled"`
-		} `json:"checkpointing"`
+		DefaultApprovalMode *string       `json:"defaultApprovalMode"`
+		Checkpointing       checkpointing `json:"checkpointing"`
 	} `json:"general"`
 	MCP struct {
 		Enabled *bool `json:"enabled"`
@@ -271,9 +266,6 @@ type file struct {
 	Experimental struct {
 		EnableAgents *bool `json:"enableAgents"`
 	} `json:"experimental"`
-	General struct {
-		Checkpointing checkpointing `json:"checkpointing"`
-	} `json:"general"`
 	Checkpointing checkpointing `json:"checkpointing"` // Gemini CLI's older place
 	Extensions    struct {
 		Mirrors *[]struct {
