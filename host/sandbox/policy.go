@@ -55,6 +55,9 @@ type Policy struct {
 	// nothing a manifest's env sets (LD_PRELOAD, GEM_SANDBOX=off) acts before the sandbox
 	// holds.
 	EnvFD int `json:"envFD,omitempty"`
+	// SelfFD, when not 0, is the helper's descriptor of its own image (it was executed from
+	// it), closed by the program's exec.
+	SelfFD int `json:"selfFD,omitempty"`
 	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
 	// builds View in them.
 	Namespaces bool  `json:"namespaces,omitempty"`
