@@ -364,22 +364,26 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	}
 	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, named: append(slices.Clone(user.Read), user.Write...)}
 	var read, write []string
+	writeIDs := map[string]string{} // the identities agreed to, compared again by the helper
 	network, workspace := agreed.Network || user.Network, agreed.Workspace || user.Workspace
 	for _, b := range permissionBlocks(env, x, plugin) {
 		network = network || b.Sandbox.Network
 		for _, r := range b.Sandbox.Read {
-			real, err := roots.check(b.Prefix+"sandbox.read", r)
+			real, _, err := roots.check(b.Prefix+"sandbox.read", r)
 			if err != nil {
 				return nil, err
 			}
 			read = append(read, real)
 		}
 		for _, w := range b.Sandbox.Write {
-			real, err := roots.check(b.Prefix+"sandbox.write", w)
+			real, id, err := roots.check(b.Prefix+"sandbox.write", w)
 			if err != nil {
 				return nil, err
 			}
 			write = append(write, real)
+			if id != "" {
+				writeIDs[real] = id
+			}
 		}
 	}
 	read = append(read, agreed.Read...)
@@ -396,6 +400,9 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		}
 	}
 	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, WriteWorkspace: workspace, Data: data, Temp: temp, Read: read, Write: write, Network: network})
+	if len(writeIDs) > 0 {
+		pol.WriteIDs = writeIDs
+	}
 	if pol.Guard {
 		pol.Frozen = linkedInto(env, root)
 	}

@@ -20,8 +20,10 @@ type startRoots struct {
 }
 
 // check resolves the path asked for field and returns its real path (a path in the
-// workspace as the workspace is named), or why it is refused.
-func (s *startRoots) check(field, asked string) (string, error) {
+// workspace as the workspace is named), or why it is refused; id is its identity as agreed
+// to ("dev:ino"; "" for a path in the workspace and the user's own servers), which the
+// sandbox helper compares again on the descriptor it opens (sandbox.Policy.WriteIDs).
+func (s *startRoots) check(field, asked string) (real, id string, err error) {
 	if s.places == nil {
 		p := registry.PlacesOf(s.env, s.x.Name, s.x.Path, s.x.Dir)
 		s.places = &p
@@ -32,10 +34,13 @@ func (s *startRoots) check(field, asked string) (string, error) {
 		given = s.exp.Expand(asked) // as the workspace is named (sandbox.Policy.GuardWorkspace)
 	}
 	if s.x.Synthetic {
-		return given, nil
+		return given, "", nil
 	}
 	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.named); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return given, nil
+	if registry.FollowsWorkspace(asked) {
+		return given, "", nil
+	}
+	return given, root.ID, nil
 }
