@@ -90,16 +90,24 @@ const engineName = "gem-engine"
 // engineEnv is the front's environment for gem-engine, with the sandbox helper named: the
 // front itself (GEM_SANDBOX_HELPER, unless the user set it). The engine, found beside gem,
 // through $GEM_ENGINE or on PATH, would otherwise take whatever file named gem lies beside it.
+// The helper's image itself is handed over as a descriptor (sandbox.HelperHandover): the
+// engine executes that, never the file now at the path, which a program that may write the
+// folder holding gem could have replaced.
 func engineEnv(environ []string) []string {
-	self, err := os.Executable()
-	if err != nil {
-		return environ
+	env := slices.DeleteFunc(slices.Clone(environ), func(kv string) bool {
+		return kv == "GEM_SANDBOX_HELPER=" || strings.HasPrefix(kv, "GEM_SANDBOX_HELPER_FD=")
+	})
+	if kv := sandbox.HelperHandover(); kv != "" {
+		env = append(env, kv)
 	}
-	env := slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return kv == "GEM_SANDBOX_HELPER=" })
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "GEM_SANDBOX_HELPER=") {
 			return env
 		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return env
 	}
 	return append(env, "GEM_SANDBOX_HELPER="+self)
 }

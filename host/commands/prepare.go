@@ -357,7 +357,7 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		return nil, err
 	}
 	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, read: user.Read, write: user.Write}
-	read, write, network, err := roots.blocks(permissionBlocks(env, x, plugin))
+	read, write, writeIDs, network, err := roots.blocks(permissionBlocks(env, x, plugin))
 	if err != nil {
 		return nil, err
 	}
@@ -377,6 +377,9 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		}
 	}
 	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, WriteWorkspace: workspace, Data: data, Temp: temp, Read: read, Write: write, Network: network})
+	if len(writeIDs) > 0 {
+		pol.WriteIDs = writeIDs
+	}
 	if pol.Guard {
 		pol.Frozen = linkedInto(env, root)
 	}

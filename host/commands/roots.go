@@ -21,8 +21,10 @@ type startRoots struct {
 }
 
 // check resolves the path asked for field and returns its real path (a path in the
-// workspace as the workspace is named), or why it is refused.
-func (s *startRoots) check(field, asked string) (string, error) {
+// workspace as the workspace is named), or why it is refused; id is its identity as agreed
+// to ("dev:ino"; "" for a path in the workspace and the user's own servers), which the
+// sandbox helper compares again on the descriptor it opens (sandbox.Policy.WriteIDs).
+func (s *startRoots) check(field, asked string) (real, id string, err error) {
 	if s.places == nil {
 		p := registry.PlacesOf(s.env, s.x.Name, s.x.Path, s.x.Dir)
 		s.places = &p
@@ -33,17 +35,23 @@ func (s *startRoots) check(field, asked string) (string, error) {
 		given = s.exp.Expand(asked) // as the workspace is named (sandbox.Policy.GuardWorkspace)
 	}
 	if s.x.Synthetic {
-		return given, nil
+		return given, "", nil
 	}
 	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.read, s.write); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return given, nil
+	if registry.FollowsWorkspace(asked) {
+		return given, "", nil
+	}
+	return given, root.ID, nil
 }
 
 // blocks checks the paths of the sandbox blocks (the agreed manifest's, the plugin's) and
-// returns their real paths to read and write, and whether one asks for the network.
-func (s *startRoots) blocks(blocks []registry.SandboxBlock) (read, write []string, network bool, err error) {
+// returns their real paths to read and write, the identities agreed to of the write roots
+// (compared again by the sandbox helper on the descriptor it opens), and whether one asks for
+// the network.
+func (s *startRoots) blocks(blocks []registry.SandboxBlock) (read, write []string, writeIDs map[string]string, network bool, err error) {
+	writeIDs = map[string]string{}
 	for _, b := range blocks {
 		network = network || b.Sandbox.Network
 		for _, list := range []struct {
@@ -52,13 +60,16 @@ func (s *startRoots) blocks(blocks []registry.SandboxBlock) (read, write []strin
 			to    *[]string
 		}{{"sandbox.read", b.Sandbox.Read, &read}, {"sandbox.write", b.Sandbox.Write, &write}} {
 			for _, p := range list.paths {
-				real, err := s.check(b.Prefix+list.field, p)
+				real, id, err := s.check(b.Prefix+list.field, p)
 				if err != nil {
-					return nil, nil, false, err
+					return nil, nil, nil, false, err
 				}
 				*list.to = append(*list.to, real)
+				if list.field == "sandbox.write" && id != "" {
+					writeIDs[real] = id
+				}
 			}
 		}
 	}
-	return read, write, network, nil
+	return read, write, writeIDs, network, nil
 }

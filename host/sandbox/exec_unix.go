@@ -240,6 +240,12 @@ func Command(s Program) (*exec.Cmd, error) {
 				extra = append(extra, s.execStatus)
 				p.StatusFD = 2 + len(extra)
 			}
+			// The helper itself, executed from the image opened once (helperImage), never by
+			// its path: a program that may write the folder holding it cannot swap it.
+			if img := helperImage(); img != nil {
+				extra = append(extra, img)
+				p.SelfFD = 2 + len(extra)
+			}
 			// The program's environment reaches the program alone, through a descriptor the
 			// helper reads, its last: written when the program starts (start), from the
 			// Program's Env as it is then. The helper, which builds the view with the user's
@@ -251,7 +257,7 @@ func Command(s Program) (*exec.Cmd, error) {
 				return nil, err
 			}
 			args := append([]string{HelperArg, string(data), target, s.Path}, s.Args...)
-			cmd = exec.Command(plan.Facts.Helper, args...)
+			cmd = helperCommand(plan.Facts.Helper, p.SelfFD, args...)
 			cmd.ExtraFiles = extra
 			cmd.Env, cmd.Dir = helperEnv(), s.Dir
 			cmd.SysProcAttr = childProcAttr()

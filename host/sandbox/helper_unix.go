@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -54,6 +56,9 @@ func HelperMain(args, environ []string, stderr io.Writer) int {
 func runHelper(p Policy, path string, argv, environ []string, stderr io.Writer) int {
 	if p.StatusFD > 2 {
 		syscall.CloseOnExec(p.StatusFD) // closed by the program's exec: nothing to report
+	}
+	if p.SelfFD > 2 {
+		syscall.CloseOnExec(p.SelfFD) // the helper's own image: not the program's
 	}
 	listener, ruleset, err := harden(p)
 	if err != nil {
@@ -134,6 +139,23 @@ func warnf(format string, args ...any) {
 			Warn(fmt.Sprintf(format, args...))
 		}
 	})
+}
+
+// helperCommand starts the helper (shown as path) with args: executed from its image at
+// descriptor fd of the child (helperImage, among the command's ExtraFiles), or by its path
+// when fd is 0.
+func helperCommand(path string, fd int, args ...string) *exec.Cmd {
+	if fd <= 2 {
+		return exec.Command(path, args...)
+	}
+	cmd := exec.Command(helperExecPath(fd), args...)
+	cmd.Args[0] = path
+	return cmd
+}
+
+// isHelper reports whether cmd starts the helper (helperCommand).
+func isHelper(cmd *exec.Cmd) bool {
+	return len(cmd.Args) > 1 && cmd.Args[1] == HelperArg && (cmd.Path == helperPath() || helperImage() != nil && strings.HasPrefix(cmd.Path, "/proc/self/fd/"))
 }
 
 // HelperPath is the re-exec helper gem uses ("" when there is none: subprocesses then run

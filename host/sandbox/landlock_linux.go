@@ -138,6 +138,15 @@ func apply(p Policy, beforeLandlock func() []string) (r Report, ruleset int, err
 			// socket moved into the program's own folder would be its to reach.
 			rights &^= unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_REFER
 		}
+		if id := p.WriteIDs[path]; id != "" {
+			// The root the user agreed to, opened without following links and compared with
+			// the identity recorded then: the rule holds that descriptor's folder, whatever
+			// lies at the path a moment later.
+			if err := addVerifiedRoot(ruleset, path, id, rights); err != nil {
+				return r, ruleset, err
+			}
+			continue
+		}
 		if err := addPath(ruleset, path, rights); err != nil {
 			return r, ruleset, err
 		}
@@ -179,6 +188,30 @@ func addPath(ruleset int, path string, rights uint64) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("sandbox: %s: %w", path, err)
 	}
+	return addRule(ruleset, fd, &st, path, rights)
+}
+
+// addVerifiedRoot allows rights beneath the write root path, opened without following any
+// link on the way (openat2, RESOLVE_NO_SYMLINKS) and only if it is still the file id
+// ("dev:ino", recorded when the user agreed): else a *WriteRootError.
+func addVerifiedRoot(ruleset int, path, id string, rights uint64) error {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return &WriteRootError{Path: path, Agreed: id, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("sandbox: %s: %w", path, err)
+	}
+	if now := fmt.Sprintf("%d:%d", st.Dev, st.Ino); now != id {
+		return &WriteRootError{Path: path, Agreed: id, Now: now}
+	}
+	return addRule(ruleset, fd, &st, path, rights)
+}
+
+// addRule allows rights beneath fd (path, st: what it is).
+func addRule(ruleset, fd int, st *unix.Stat_t, path string, rights uint64) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		rights &= fsFile // rights that make sense on a file
 	}

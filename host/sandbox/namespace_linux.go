@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -530,6 +531,14 @@ func harden(p Policy) (listener, ruleset int, err error) {
 		var writable []string
 		missing, writable = buildView(p.View, true)
 		p.Write = append(p.Write, writable...) // only what is an overlay now: its writes land elsewhere
+		if len(writable) > 0 && len(p.WriteIDs) > 0 {
+			// an overlay's mount is another file than the folder agreed to, by design
+			ids := maps.Clone(p.WriteIDs)
+			for _, w := range writable {
+				delete(ids, w)
+			}
+			p.WriteIDs = ids
+		}
 		// Made after the limits (a pids cgroup is written in /sys) and before Landlock, which
 		// forbids mounts.
 		writeRoots, protect, writable := slices.Clone(p.Write), p.View.Protect, append(writable, p.View.Rebind...)

@@ -55,6 +55,13 @@ type Policy struct {
 	// nothing a manifest's env sets (LD_PRELOAD, GEM_SANDBOX=off) acts before the sandbox
 	// holds.
 	EnvFD int `json:"envFD,omitempty"`
+	// WriteIDs are the identities ("dev:ino") of write roots the user agreed to, by path:
+	// the helper opens each without following links and refuses to start the program when
+	// it is another file now (WriteRootError).
+	WriteIDs map[string]string `json:"writeIDs,omitempty"`
+	// SelfFD, when not 0, is the helper's descriptor of its own image (it was executed from
+	// it), closed by the program's exec.
+	SelfFD int `json:"selfFD,omitempty"`
 	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
 	// builds View in them.
 	Namespaces bool  `json:"namespaces,omitempty"`
@@ -403,3 +410,21 @@ func CapabilitiesOf(f Facts) Report {
 	}
 	return r
 }
+
+// WriteRootError: a write root is not the file the user agreed to any more (replaced, or a
+// link now), found as the helper opened it; the program is not started.
+type WriteRootError struct {
+	Path   string
+	Agreed string // its identity when agreed to (dev:ino)
+	Now    string // its identity now ("" when it could not be opened without following a link)
+	Err    error
+}
+
+func (e *WriteRootError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("sandbox: write root %s is not the folder agreed to: %v (a link now?)", e.Path, e.Err)
+	}
+	return fmt.Sprintf("sandbox: write root %s is not the folder agreed to (was %s, now %s)", e.Path, e.Agreed, e.Now)
+}
+
+func (e *WriteRootError) Unwrap() error { return e.Err }

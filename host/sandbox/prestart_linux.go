@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -46,6 +45,7 @@ type Prestarted struct {
 	proc *Process
 	conn *os.File // gem's end of the socket
 	term *os.File // the terminal to hand to the program, when gem has it
+	self int      // the helper's descriptor of its own image (Policy.SelfFD)
 	done bool
 }
 
@@ -65,8 +65,14 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "helper socket"), os.NewFile(uintptr(fds[1]), "helper socket")
 	defer theirs.Close()
-	cmd := exec.Command(helperPath(), HelperArg, prestartArg)
-	cmd.ExtraFiles = []*os.File{theirs}
+	self := 0
+	extra := []*os.File{theirs}
+	if img := helperImage(); img != nil {
+		// executed from its image, never by its path (helperImage)
+		extra, self = append(extra, img), 4
+	}
+	cmd := helperCommand(helperPath(), self, HelperArg, prestartArg)
+	cmd.ExtraFiles = extra
 	cmd.Env = []string{}
 	cmd.SysProcAttr = childProcAttr()
 	if f.Namespaces {
@@ -83,7 +89,7 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 		ours.Close()
 		return nil
 	}
-	h := &Prestarted{proc: proc, conn: ours}
+	h := &Prestarted{proc: proc, conn: ours, self: self}
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && inForeground(f) {
 		h.term = f
 	}
@@ -113,6 +119,7 @@ func runPrestarted(s Program, h *Prestarted, plan Plan) (int, error) {
 	}
 	defer status.Close()
 	p := s.helperPolicy(plan)
+	p.SelfFD = h.self
 	msg := helperMessage{Policy: p, Path: s.Path, Argv: append([]string{s.Path}, s.Args...), Env: s.Env, Dir: s.Dir, Status: true}
 	if msg.Env == nil {
 		msg.Env = []string{}

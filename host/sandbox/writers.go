@@ -39,7 +39,7 @@ var writers = &writerSet{live: map[*writer]bool{}}
 // programWriter is what s may write, started as cmd.
 func programWriter(s Program, cmd *exec.Cmd) *writer {
 	w := &writer{}
-	if s.Policy == nil || Disabled() || cmd.Path != helperPath() || LandlockABI() < 1 {
+	if s.Policy == nil || Disabled() || !isHelper(cmd) || LandlockABI() < 1 {
 		w.all = true
 		return w
 	}

@@ -29,6 +29,7 @@ var Vars = []Var{
 	{"GEM_SANDBOX_STRICT", "`1` refuses to run what the kernel cannot confine as asked"},
 	{"GEM_SANDBOX_NAMESPACES", "`off` turns off the namespace layer only (private view, own `/proc`, network namespace)"},
 	{"GEM_SANDBOX_HELPER", "the re-exec helper (default: the running `gem` itself, which names itself here for the `gem-engine` it starts; `gem-engine` started on its own takes the `gem` beside it)"},
+	{"GEM_SANDBOX_HELPER_FD", "set by `gem` for the `gem-engine` it starts: the descriptor of its own image, which the engine runs as the helper (never the file at the helper's path); not for users"},
 	{"GEM_GITHUB_API_URL", "GitHub API base for release lookups (tests point it at a local server)"},
 	{"GEM_MCP_REGISTRY_URL", "the MCP registry gem mcp search and gem mcp install read (default the public registry)"},
 	{"GITHUB_TOKEN", "sent to the GitHub API and GitHub downloads only"},

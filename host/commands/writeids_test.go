@@ -1,0 +1,41 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gemhost/gem/internal/pathx"
+	"github.com/gemhost/gem/manifest"
+	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
+)
+
+// TestIsolationCarriesWriteRootIdentities: a manifest's write root reaches the sandbox with
+// its identity, which the helper compares again on the folder it opens; the workspace does not.
+func TestIsolationCarriesWriteRootIdentities(t *testing.T) {
+	env := registrytest.Env(t, nil)
+	notes := filepath.Join(env.Home, "notes")
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0", "sandbox": {"write": ["`+notes+`", "${workspacePath}"]}}`, nil)
+	x := registry.Discover(env, registry.Providers).Find("tool")
+	if x == nil {
+		t.Fatal("tool not discovered")
+	}
+	if err := registry.RecordConsent(env, x, registry.Grant{}); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := Isolation(env, x, env.Cwd, manifest.HostPlatforms(env.Getenv)[0], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := pathx.Real(notes)
+	if got, want := pol.WriteIDs[real], registry.FileStamp(real); got == "" || got != want {
+		t.Errorf("identity of %s: %q, want %q (all: %v)", real, got, want, pol.WriteIDs)
+	}
+	if len(pol.WriteIDs) != 1 {
+		t.Errorf("identities %v, want the notes folder's alone", pol.WriteIDs)
+	}
+}
