@@ -189,7 +189,7 @@ func (s *session) openCatalog(ctx context.Context, services *tools.Services, o c
 	}
 	reg, err := agent.OpenCatalog(ctx, cfg)
 	if mode, ok := errors.AsType[*agent.ApprovalModeError](err); ok {
-		return nil, usagef("%v", mode)
+		return nil, usagef("--approval-mode: %v", mode)
 	}
 	return reg, err
 }
