@@ -11,6 +11,10 @@ import (
 	"github.com/gemhost/gem/internal/config"
 )
 
+// DefaultModel is the model an agent uses when neither Options.Model nor the settings'
+// model.name names one.
+const DefaultModel = agent.DefaultModel
+
 // Model is the model an agent's requests go to and what answers them. Gemini (a genai
 // client configuration: the Gemini API with a key, Vertex AI with a project and location,
 // another base URL) and GeminiClient (a *genai.Client of the program's) reach Google's
