@@ -11,6 +11,31 @@ import (
 	"github.com/gemhost/gem/internal/config"
 )
 
+// DefaultModel is the model an agent uses when neither Options.Model nor the settings'
+// model.name names one.
+const DefaultModel = agent.DefaultModel
+
+// APIError is a request the Gemini API refused, or that did not reach it (Kind
+// APINetwork): a turn's error wraps it (errors.As).
+type APIError = agent.APIError
+
+// APIErrorKind is what an APIError is about.
+type APIErrorKind = agent.APIErrorKind
+
+// The kinds of API errors.
+const (
+	APIAuth    = agent.APIAuth    // the key (or credentials) refused
+	APIModel   = agent.APIModel   // no such model, or not for this key
+	APIQuota   = agent.APIQuota   // rate limited or out of quota
+	APIServer  = agent.APIServer  // the API's own failure
+	APIRequest = agent.APIRequest // the request refused otherwise
+	APINetwork = agent.APINetwork // no answer: DNS, connection, proxy, TLS
+)
+
+// ErrorType names a failed turn's error as Gemini CLI's JSON output does:
+// GeminiAPIError:<kind> for an APIError, else Error (the result event's error type too).
+func ErrorType(err error) string { return agent.ErrorType(err) }
+
 // Model is the model an agent's requests go to and what answers them. Gemini (a genai
 // client configuration: the Gemini API with a key, Vertex AI with a project and location,
 // another base URL) and GeminiClient (a *genai.Client of the program's) reach Google's

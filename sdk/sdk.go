@@ -303,14 +303,12 @@ func (a *Agent) Trusted() bool { return a.env.FolderTrusted(a.env.Cwd) }
 
 // SetApprovalMode switches the policy's mode (default, auto_edit, yolo, plan) for the calls
 // of every session of the agent from now on. Yolo is refused where the settings disable it
-// and acts as default in an untrusted folder, as at NewAgent.
+// and acts as default in an untrusted folder, as at NewAgent; a mode refused is an
+// *ApprovalModeError.
 func (a *Agent) SetApprovalMode(mode string) error {
-	m, err := policy.ParseMode(mode)
+	m, err := agent.ApprovalMode(mode, a.sets)
 	if err != nil {
 		return err
-	}
-	if m == policy.ModeYolo && a.sets.NoYolo {
-		return fmt.Errorf("yolo is disabled by security.disableYoloMode in %s", a.sets.Origin["security.disableYoloMode"])
 	}
 	if e := a.catalog.Policy(); e != nil {
 		e.SetMode(m)
@@ -576,6 +574,10 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 func (s *Session) Context() SessionContext {
 	return s.agent.contextOf(context.Background(), s.conv.Session)
 }
+
+// ApprovalModeError is an approval mode gem does not know, or one the settings disable
+// (security.disableYoloMode), from NewAgent or SetApprovalMode.
+type ApprovalModeError = agent.ApprovalModeError
 
 // ErrStepLimit ends a turn that made as many model requests as it may (errors.Is): sending
 // again lets it go on.

@@ -252,3 +252,44 @@ func TestToolMadeWrong(t *testing.T) {
 		t.Errorf("err = %v, want the clash with the core tool named", err)
 	}
 }
+
+// TestApprovalModeRule: the settings' security.disableYoloMode refuses yolo alike at
+// NewAgent and at SetApprovalMode (gem acp's set_mode), with the one typed error; an
+// unknown mode is refused so too, and an allowed one is switched to.
+func TestApprovalModeRule(t *testing.T) {
+	_, getenv := fakeModel(t)
+	home := getenv("HOME")
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"disableYoloMode":true}}`), 0o644)
+	ctx := context.Background()
+	proj := filepath.Join(home, "proj")
+	if _, err := sdk.NewAgent(ctx, sdk.Options{Cwd: proj, Getenv: getenv, ApprovalMode: "yolo"}); !isModeError(err, "disableYoloMode") {
+		t.Errorf("NewAgent in yolo: %v, want an *ApprovalModeError naming disableYoloMode", err)
+	}
+	a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: proj, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for _, tt := range []struct{ mode, wantErr string }{
+		{"yolo", "disableYoloMode"},
+		{"wild", `approval mode "wild"`},
+		{"auto_edit", ""},
+	} {
+		err := a.SetApprovalMode(tt.mode)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("SetApprovalMode(%s): %v", tt.mode, err)
+		case tt.wantErr != "" && !isModeError(err, tt.wantErr):
+			t.Errorf("SetApprovalMode(%s): %v, want an *ApprovalModeError with %q", tt.mode, err, tt.wantErr)
+		}
+	}
+	if got := a.ApprovalMode(); got != "autoEdit" {
+		t.Errorf("the mode: %s, want autoEdit", got)
+	}
+}
+
+func isModeError(err error, want string) bool {
+	_, ok := errors.AsType[*sdk.ApprovalModeError](err)
+	return ok && strings.Contains(err.Error(), want)
+}

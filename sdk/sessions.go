@@ -38,20 +38,22 @@ func (a *Agent) ListSessions() ([]SessionInfo, error) {
 	return out, nil
 }
 
-// Command is a slash command a user may type: a prompt command of the user's, the
+// Command is a slash command a user may type: one of gem's built-in conversation commands
+// (/compress, /memory, /stats…: RunCommand runs them), a prompt command of the user's, the
 // project's or an extension's commands/*.toml, a prompt of an MCP server, or a skill
-// ("/<skill> request" activates it).
+// ("/<skill> request" activates it); Expand turns the others into a prompt.
 type Command struct {
 	Name        string // without the slash
 	Description string
-	Source      string // user, project or extension (prompt commands), mcp or skill
+	Source      string // builtin, user, project or extension (prompt commands), mcp or skill
 	Extension   string // the extension that brings it, for Source extension (and skills)
 	Server      string // the MCP server, for Source mcp
-	Hint        string // what follows the name: an MCP prompt's arguments, else ""
+	Hint        string // what follows the name: a built-in's arguments, an MCP prompt's, else ""
 }
 
-// Commands are the slash commands Expand knows, in the order it looks for a name (a prompt
-// command hides an MCP prompt or a skill of its name). Listing the MCP prompts starts the
+// Commands are the slash commands, in the order a name is looked for: the built-in ones
+// (RunCommand) first, as in gem shell, then those Expand knows (a prompt command hides an
+// MCP prompt or a skill of its name). Listing the MCP prompts starts the
 // MCP servers (once; a server that fails is left out with a warning in gem's log).
 func (s *Session) Commands(ctx context.Context) []Command {
 	var out []Command
@@ -61,6 +63,9 @@ func (s *Session) Commands(ctx context.Context) []Command {
 			seen[c.Name] = true
 			out = append(out, c)
 		}
+	}
+	for _, sc := range agent.SlashCommands {
+		add(Command{Name: sc.Name, Description: sc.Description, Source: "builtin", Hint: sc.Hint})
 	}
 	for _, c := range s.conv.Commands {
 		add(Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension})
@@ -77,6 +82,18 @@ func (s *Session) Commands(ctx context.Context) []Command {
 	}
 	return out
 }
+
+// RunCommand runs the built-in command name (a Command of Source builtin, without the
+// slash) with its arguments, as gem shell runs it, and returns what it shows: text for a
+// person. A name that is no built-in command is an *UnknownCommandError.
+func (s *Session) RunCommand(ctx context.Context, name string, args []string) (string, error) {
+	var b strings.Builder
+	err := s.conv.RunCommand(ctx, &b, name, args)
+	return b.String(), err
+}
+
+// UnknownCommandError is a name RunCommand does not know.
+type UnknownCommandError = agent.UnknownCommandError
 
 // Expand turns what a user typed into the prompt to send, as gem -p does: "/name args" of a
 // prompt command becomes its expansion (its !{…} run sandboxed, under the policy), of an

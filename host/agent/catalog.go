@@ -47,9 +47,7 @@ type ApprovalModeError struct {
 	Err  error
 }
 
-func (e *ApprovalModeError) Error() string {
-	return fmt.Sprintf("--approval-mode: %v", e.Err)
-}
+func (e *ApprovalModeError) Error() string { return e.Err.Error() }
 func (e *ApprovalModeError) Unwrap() error { return e.Err }
 
 // OpenCatalog loads the tools of the enabled extensions (and the core tools with
@@ -81,6 +79,28 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
 	return reg, nil
 }
 
+// ApprovalMode is the policy's mode an approval mode names ("": the settings' general.defaultApprovalMode, else default), under the
+// settings' rule: never yolo where security.disableYoloMode is set (an untrusted folder's
+// yolo acts as default: the policy engine's rule). The one check of a mode, for
+// --approval-mode, the SDK's Options.ApprovalMode and Agent.SetApprovalMode, and gem acp's
+// modes; a mode refused is an *ApprovalModeError.
+func ApprovalMode(approvalMode string, sets *settings.Settings) (policy.Mode, error) {
+	if approvalMode == "" && sets != nil {
+		approvalMode = sets.ApprovalMode // general.defaultApprovalMode: the flag wins
+	}
+	if approvalMode == "" {
+		return policy.ModeDefault, nil
+	}
+	mode, err := policy.ParseMode(approvalMode)
+	if err != nil {
+		return "", &ApprovalModeError{Mode: approvalMode, Err: err}
+	}
+	if mode == policy.ModeYolo && sets != nil && sets.NoYolo {
+		return "", &ApprovalModeError{Mode: approvalMode, Err: fmt.Errorf("yolo is disabled by security.disableYoloMode in %s: use default or auto_edit", sets.Origin["security.disableYoloMode"])}
+	}
+	return mode, nil
+}
+
 // LoadPolicy builds the policy engine of a session: the user's, the workspace's and the
 // enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
 // and never when the settings disable it).
@@ -88,19 +108,9 @@ func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings
 	if sets == nil {
 		sets = &settings.Settings{}
 	}
-	mode := policy.ModeDefault
-	if approvalMode == "" {
-		approvalMode = sets.ApprovalMode // general.defaultApprovalMode: the flag wins
-	}
-	if approvalMode != "" {
-		m, err := policy.ParseMode(approvalMode)
-		if err != nil {
-			return nil, &ApprovalModeError{Mode: approvalMode, Err: err}
-		}
-		mode = m
-	}
-	if mode == policy.ModeYolo && sets.NoYolo {
-		return nil, &ApprovalModeError{Mode: approvalMode, Err: fmt.Errorf("yolo is disabled by security.disableYoloMode in %s: use default or auto_edit", sets.Origin["security.disableYoloMode"])}
+	mode, err := ApprovalMode(approvalMode, sets)
+	if err != nil {
+		return nil, err
 	}
 	root := commands.Workspace(env)
 	src := policy.Sources{

@@ -104,7 +104,7 @@ func TestOpenCatalog(t *testing.T) {
 		wantTool string
 	}{
 		{name: "default", wantTool: "echo"},
-		{name: "unknown mode", mode: "wild", wantErr: "--approval-mode: "},
+		{name: "unknown mode", mode: "wild", wantErr: `approval mode "wild"`},
 		{name: "yolo disabled", mode: "yolo", sets: noYolo, wantErr: "yolo is disabled by security.disableYoloMode in settings.json"},
 		{name: "yolo untrusted", mode: "yolo", wantWarn: "yolo applies only in a trusted folder", wantTool: "echo"},
 		{name: "core tools", core: w.env.Cwd, wantTool: "read_file"},

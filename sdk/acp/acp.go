@@ -261,7 +261,7 @@ func serverConfig(m acp.McpServer) (string, sdk.MCPServerConfig) {
 }
 
 // announce tells the client what the session starts with: the untrusted-folder note at
-// once, then the commands (listing the MCP servers' prompts starts them: in the
+// once, then the commands, gem's built-in ones first (listing the MCP servers' prompts starts them: in the
 // background, as Gemini CLI sends its list after the session is made).
 func (s *server) announce(ss *session) {
 	ctx := context.Background()
@@ -275,6 +275,9 @@ func (s *server) announce(ss *session) {
 		for _, c := range ss.sess.Commands(ss.ctx) {
 			hint := c.Hint
 			switch {
+			case hint == "" && c.Source == "builtin": // takes nothing: no input
+				cmds = append(cmds, acp.AvailableCommand{Name: c.Name, Description: c.Description})
+				continue
 			case hint == "" && c.Source == "skill":
 				hint = "what to do with the skill"
 			case hint == "":
@@ -427,6 +430,11 @@ func (s *server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		ss.mu.Unlock()
 		cancel()
 	}()
+	if name, args, ok := commandLine(typed); ok && attached == "" && len(images) == 0 {
+		if resp, ran := s.runCommand(ctx, ss, name, args); ran {
+			return resp, nil
+		}
+	}
 	// What the user typed is expanded as gem -p expands it (/command, @path); what the
 	// editor attached is not: a file's text naming @.env must not pull .env in.
 	text, err := ss.sess.Expand(ctx, typed)

@@ -561,13 +561,17 @@ func TestCommandsAndSkills(t *testing.T) {
 			if u.AvailableCommandsUpdate != nil {
 				names = []string{}
 				for _, cmd := range u.AvailableCommandsUpdate.AvailableCommands {
+					if cmd.Input == nil {
+						continue // a built-in that takes nothing (TestBuiltinCommands)
+					}
 					names = append(names, cmd.Name+":"+cmd.Input.Unstructured.Hint)
 				}
 			}
 		}
 		c.mu.Unlock()
 	}
-	if got := strings.Join(names, " "); got != "greet:arguments review_notes:tag=… tidy:what to do with the skill" {
+	want := "chat:save|resume|list|delete [tag] model:[model] tools:[desc] memory:show|add <fact>|refresh greet:arguments review_notes:tag=… tidy:what to do with the skill"
+	if got := strings.Join(names, " "); got != want {
 		t.Errorf("the commands: %q", got)
 	}
 	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("/tidy the desk")}}); err != nil {
@@ -581,6 +585,75 @@ func TestCommandsAndSkills(t *testing.T) {
 	}
 	if body := string(srv.Requests[1].Body); !strings.Contains(body, "Review my notes tagged work") {
 		t.Errorf("the MCP prompt's request: %s", body)
+	}
+}
+
+// TestBuiltinCommands: the session's built-in commands (gem shell's /stats, /memory,
+// /chat…) are advertised first and run for a prompt naming one: what they show is the
+// agent's message, and the model is not asked.
+func TestBuiltinCommands(t *testing.T) {
+	conn, c, proj, srv := serve(t, chunks(text("Hi.")))
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var advertised []string
+	for deadline := time.Now().Add(20 * time.Second); advertised == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		c.mu.Lock()
+		for _, u := range c.updates {
+			if u.AvailableCommandsUpdate != nil {
+				advertised = []string{}
+				for _, cmd := range u.AvailableCommandsUpdate.AvailableCommands {
+					advertised = append(advertised, cmd.Name)
+				}
+			}
+		}
+		c.mu.Unlock()
+	}
+	if got := strings.Join(advertised, " "); !strings.HasPrefix(got, "chat model tools mcp memory stats compress agents") {
+		t.Errorf("the commands advertised: %q", got)
+	}
+	say := func(prompt string) string {
+		t.Helper()
+		c.mu.Lock()
+		from := len(c.updates)
+		c.mu.Unlock()
+		resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(prompt)}})
+		if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("%s: %v, %v", prompt, resp.StopReason, err)
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		var b strings.Builder
+		for _, u := range c.updates[from:] {
+			if m := u.AgentMessageChunk; m != nil && m.Content.Text != nil {
+				b.WriteString(m.Content.Text.Text)
+			}
+		}
+		return b.String()
+	}
+	if got := say("hello"); got != "Hi." {
+		t.Errorf("the model's answer: %q", got)
+	}
+	for _, step := range []struct{ prompt, want string }{
+		{"/stats", "conversation"},
+		{`/memory add "tea is green"`, "tea is green"},
+		{"/memory show", "tea is green"},
+		{"/chat save first", `as "first"`},
+		{"/chat list", "first"},
+		{"/chat resume nosuch", "no chat saved under this tag"},
+		{"/model", "Model: "},
+	} {
+		if got := say(step.prompt); !strings.Contains(got, step.want) {
+			t.Errorf("%s: %q, want it to say %q", step.prompt, got, step.want)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(filepath.Dir(proj), ".gemini", "GEMINI.md")); !strings.Contains(string(data), "tea is green") {
+		t.Errorf("/memory add did not reach GEMINI.md: %q", data)
+	}
+	if len(srv.Requests) != 1 {
+		t.Errorf("the commands went to the model: %d requests", len(srv.Requests))
 	}
 }
 

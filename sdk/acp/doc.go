@@ -43,9 +43,12 @@
 //     and also as the "mode" config option (ready for v2's modes-as-options); the model is
 //     the "model" config option. The mode is saved with the session: load and resume
 //     restore it where it is still allowed (yolo needs a trusted folder).
-//   - available_commands_update lists the prompt commands, the MCP servers' prompts and
-//     the skills, sent just after the session is made (listing the prompts starts the
-//     servers: in the background, as Gemini CLI does).
+//   - available_commands_update lists gem's built-in conversation commands (/compress,
+//     /memory, /stats, /tools, /mcp, /chat, /model, /agents: gem shell's, from one table),
+//     the prompt commands, the MCP servers' prompts and the skills, sent just after the
+//     session is made (listing the prompts starts the servers: in the background, as Gemini
+//     CLI does). A prompt naming a built-in runs it: what it shows is the agent's message
+//     and the turn ends without asking the model.
 //   - session/load replays a saved session (gem -p's and the shell's too) as updates;
 //     session/resume continues one without replaying; list and close.
 //   - Files and the shell stay in gem's own sandboxed tools. A client that advertises

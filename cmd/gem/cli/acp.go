@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/sdk"
 	"github.com/gemhost/gem/sdk/acp"
@@ -36,7 +35,7 @@ func acpServe(ctx context.Context, s *session, o acpOptions) error {
 	logger := slog.New(slog.NewTextHandler(s.log.Named("acp").StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}), nil))
 	return acp.Serve(ctx, s.io.In, s.stdout, acp.Options{
 		Name: "gem", Version: buildinfo.Version, Logger: logger,
-		Models: []string{agent.DefaultModel},
+		Models: []string{sdk.DefaultModel},
 		Agent:  sdk.Options{Model: sdk.Gemini(o.Model, nil), ApprovalMode: o.ApprovalMode, Getenv: s.env.Getenv},
 	})
 }

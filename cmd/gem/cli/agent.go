@@ -357,7 +357,7 @@ func textEvents(s *session) agent.Events {
 			case res.Error != nil:
 				fmt.Fprintf(s.stderr, "← %s: %s: %s\n", name, res.Error.Type, termsafe.Cell(res.Error.Message))
 			default:
-				fmt.Fprintf(s.stderr, "← %s: %s\n", name, termsafe.Cell(firstLine(res.DisplayText())))
+				fmt.Fprintf(s.stderr, "← %s: %s\n", name, termsafe.Cell(agent.FirstLine(res.DisplayText())))
 			}
 		},
 	}
@@ -435,16 +435,4 @@ func listSessions(_ context.Context, s *session, o sessionsOptions) error {
 		}
 		return nil
 	})
-}
-
-// firstLine is the start of a tool's output for a progress line.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	line, rest, _ := strings.Cut(s, "\n")
-	if len(line) > 100 {
-		line = line[:100] + "…"
-	} else if rest != "" {
-		line += " …"
-	}
-	return line
 }

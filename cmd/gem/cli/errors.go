@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/mcpauth"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/gemhost/gem/registry/mcpregistry"
 	"github.com/gemhost/gem/registry/oci"
 	"github.com/gemhost/gem/registry/signature"
+	"github.com/gemhost/gem/sdk"
 )
 
 // usageError is a mistake in how gem was called (exit 2).
@@ -260,17 +260,17 @@ func didYouMean(similar, hint string) string {
 }
 
 // apiHint is what to do about a Gemini API error, by what failed.
-func apiHint(e *agent.APIError) string {
+func apiHint(e *sdk.APIError) string {
 	switch e.Kind {
-	case agent.APIAuth:
+	case sdk.APIAuth:
 		return "check GEMINI_API_KEY: the key was refused"
-	case agent.APIModel:
+	case sdk.APIModel:
 		return "check the model: --model, or model.name in settings.json"
-	case agent.APIQuota:
+	case sdk.APIQuota:
 		return "rate limited or out of quota: wait and try again"
-	case agent.APIServer:
+	case sdk.APIServer:
 		return "the API failed: try again"
-	case agent.APINetwork:
+	case sdk.APINetwork:
 		return "this machine may be offline or need a proxy, HTTPS_PROXY; GEM_GEMINI_BASE_URL changes the address"
 	}
 	return ""

@@ -3,7 +3,7 @@ package cli
 import (
 	"encoding/json"
 
-	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/sdk"
 )
 
 // gem -p -o stream-json prints the turn's sdk.Events, one JSON line each: an Event marshals
@@ -23,7 +23,7 @@ type promptError struct {
 // promptErrorJSON is a failed turn as Gemini CLI's JsonError.
 func promptErrorJSON(err error) *promptError {
 	f := errorJSON(err)
-	return &promptError{Type: agent.ErrorType(err), Message: f.Error.Message, Code: f.Error.ExitCode, Hint: f.Error.Hint}
+	return &promptError{Type: sdk.ErrorType(err), Message: f.Error.Message, Code: f.Error.ExitCode, Hint: f.Error.Hint}
 }
 
 // turnFailure is a failed turn's error in a result event: it marshals as promptError.

@@ -18,6 +18,7 @@ import (
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry/secrets"
+	"github.com/gemhost/gem/sdk"
 )
 
 // callFlags are the flags of the verbs that call tools: a time limit, --yes, and the
@@ -188,8 +189,8 @@ func (s *session) openCatalog(ctx context.Context, services *tools.Services, o c
 		cfg.AskWorkspace = s.askWorkspace
 	}
 	reg, err := agent.OpenCatalog(ctx, cfg)
-	if mode, ok := errors.AsType[*agent.ApprovalModeError](err); ok {
-		return nil, usagef("%v", mode)
+	if mode, ok := errors.AsType[*sdk.ApprovalModeError](err); ok {
+		return nil, usagef("--approval-mode: %v", mode)
 	}
 	return reg, err
 }

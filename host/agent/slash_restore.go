@@ -1,12 +1,10 @@
-package cli
+package agent
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"text/tabwriter"
 
@@ -14,15 +12,15 @@ import (
 	"github.com/gemhost/gem/internal/termsafe"
 )
 
-// restore is /restore: with no argument the workspace's checkpoints, with one the files and
+// restoreCommand is /restore: with no argument the workspace's checkpoints, with one the files and
 // the conversation brought back to it (Gemini CLI's /restore; checkpointing in the settings).
-func (a *agentSession) restore(w io.Writer, args []string) error {
+func restoreCommand(ctx context.Context, c *Conversation, w io.Writer, args []string) error {
 	if len(args) == 0 {
-		list, err := a.conv.Checkpoints()
+		list, err := c.Checkpoints()
 		if err != nil {
 			return err
 		}
-		if a.conv.Agent.Checkpoints == nil {
+		if c.Agent.Checkpoints == nil {
 			fmt.Fprintln(w, "Checkpointing is off: set general.checkpointing.enabled to true in settings.json to keep a checkpoint before each edit.")
 			return nil
 		}
@@ -31,8 +29,8 @@ func (a *agentSession) restore(w io.Writer, args []string) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for i, c := range list {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", i+1, termsafe.Cell(c.ID), c.Tool, termsafe.Cell(c.File))
+		for i, cp := range list {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", i+1, termsafe.Cell(cp.ID), cp.Tool, termsafe.Cell(cp.File))
 		}
 		tw.Flush()
 		fmt.Fprintln(w, "/restore <id or number> brings the files and the conversation back to one.")
@@ -43,7 +41,7 @@ func (a *agentSession) restore(w io.Writer, args []string) error {
 	}
 	id := args[0]
 	if n, err := strconv.Atoi(id); err == nil { // the number /restore lists it under
-		list, err := a.conv.Checkpoints()
+		list, err := c.Checkpoints()
 		if err != nil {
 			return err
 		}
@@ -52,19 +50,17 @@ func (a *agentSession) restore(w io.Writer, args []string) error {
 		}
 		id = list[n-1].ID
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	c, err := a.conv.Restore(ctx, id)
+	cp, err := c.Restore(ctx, id)
 	if _, ok := errors.AsType[*checkpoint.NotFoundError](err); ok {
 		return fmt.Errorf("%w: /restore lists them", err)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Restored the files and the conversation to %s.\n", termsafe.Cell(c.ID))
-	if c.Prompt != "" {
-		fmt.Fprintf(w, "Your prompt then: %s\n", termsafe.Cell(c.Prompt))
+	fmt.Fprintf(w, "Restored the files and the conversation to %s.\n", termsafe.Cell(cp.ID))
+	if cp.Prompt != "" {
+		fmt.Fprintf(w, "Your prompt then: %s\n", termsafe.Cell(cp.Prompt))
 	}
-	fmt.Fprintf(w, "The call then: %s %s\n", c.Tool, termsafe.Cell(string(c.Args)))
-	return a.conv.Save()
+	fmt.Fprintf(w, "The call then: %s %s\n", cp.Tool, termsafe.Cell(string(cp.Args)))
+	return c.Save()
 }
