@@ -570,7 +570,7 @@ func TestCommandsAndSkills(t *testing.T) {
 		}
 		c.mu.Unlock()
 	}
-	want := "chat:save|resume|list|delete [tag] model:[model] tools:[desc] memory:show|add <fact>|refresh greet:arguments review_notes:tag=… tidy:what to do with the skill"
+	want := "chat:save|resume|list|delete [tag] model:[model] tools:[desc] memory:show|add <fact>|refresh restore:[id] greet:arguments review_notes:tag=… tidy:what to do with the skill"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("the commands: %q", got)
 	}
