@@ -475,8 +475,10 @@ func TestEditorBuffersNotWhileAProgramMayWrite(t *testing.T) {
 		chunks(call("read_file", `{"file_path":"notes.txt"}`)), chunks(text("Read.")))
 	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("saved text\n"), 0o644)
 	c.buffers = map[string]string{filepath.Join(proj, "notes.txt"): "unsaved text\n"}
+	// A program that may change the project, with the policy gem gives one (the system read).
+	pol := sandbox.ForExtension(sandbox.Access{Extension: t.TempDir(), Workspace: proj, WriteWorkspace: true, Data: t.TempDir(), Temp: t.TempDir()})
 	p, err := launch.Extension.Start(sandbox.Program{Path: "/bin/sleep", Args: []string{"60"}, Env: []string{}, Dir: proj, Name: "writer",
-		Policy: &sandbox.Policy{Write: []string{proj}, Workspace: proj}}, sandbox.Streams{})
+		Policy: &pol}, sandbox.Streams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,6 +496,11 @@ func TestEditorBuffersNotWhileAProgramMayWrite(t *testing.T) {
 		if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("read the notes")}}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	select {
+	case <-p.Done():
+		t.Fatalf("the writer ended before the turn: %q", p.Tail.Lines(5))
+	default:
 	}
 	prompt()
 	if body := string(srv.Requests[1].Body); !strings.Contains(body, "saved text") || len(c.reads) != 0 {
