@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,7 +255,7 @@ func inPrivateDev(t *testing.T, test string) bool {
 	// replaces: a copy in the test's folder runs, and is the helper there.
 	self, _ := os.Executable()
 	bin := filepath.Join(testhome.Dir(t, "gem-privdev-"), "sandbox.test")
-	copyFile(t, self, bin)
+	testuser.CopyExecutable(t, self, bin)
 	cmd := exec.Command(bin, "-test.run", "^"+test+"$", "-test.v")
 	cmd.Env = append(os.Environ(), privateDevEnv+"=1", "GEM_SANDBOX_HELPER="+bin)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS}
@@ -301,25 +300,6 @@ func enterPrivateDev(t *testing.T) {
 	must(os.Symlink("/proc/self/fd", "/dev/fd"))
 	for _, d := range []string{"/tmp", "/var/tmp"} {
 		must(unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"))
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -67,12 +67,20 @@ func (u User) TestBinary(t *testing.T) string {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(u.Dir, filepath.Base(self))
-	in, err := os.Open(self)
+	CopyExecutable(t, self, bin)
+	return bin
+}
+
+// CopyExecutable copies the file from to to, mode 0755 (a test binary put where another user
+// or namespace can run it).
+func CopyExecutable(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	out, err := os.OpenFile(bin, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +90,6 @@ func (u User) TestBinary(t *testing.T) string {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return bin
 }
 
 // Command runs bin with args as the user, in dir, with a minimal environment of the user's
