@@ -20,17 +20,7 @@ func TestCheckpointRestore(t *testing.T) {
 	ctx := context.Background()
 	proj := filepath.Join(getenv("HOME"), "proj")
 	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("hello"), 0o644)
-	a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Checkpointing: true,
-		Approve: func(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveOnce, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	s, err := a.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := checkpointingSession(t, ctx, proj, getenv)
 	for _, p := range []string{"the notes say hello", "edit the notes"} {
 		if _, err := s.Send(ctx, p); err != nil {
 			t.Fatal(err)
@@ -71,17 +61,7 @@ func TestCheckpointFailsEditRefused(t *testing.T) {
 	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("hello"), 0o644)
 	os.MkdirAll(filepath.Join(home, ".gem"), 0o755)
 	os.WriteFile(filepath.Join(home, ".gem", "history"), nil, 0o644) // a file: no checkpoint folder under it
-	a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Checkpointing: true,
-		Approve: func(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveOnce, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	s, err := a.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := checkpointingSession(t, ctx, proj, getenv)
 	res, err := s.Send(ctx, "edit the notes")
 	if err != nil {
 		t.Fatal(err)
@@ -99,4 +79,22 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// checkpointingSession is a session of an agent in proj with checkpointing on, approving
+// every call; closed with the test.
+func checkpointingSession(t *testing.T, ctx context.Context, proj string, getenv func(string) string) *sdk.Session {
+	t.Helper()
+	a, err := sdk.NewAgent(ctx, sdk.Options{Cwd: proj, Getenv: getenv, Settings: sdk.NoSettings, Checkpointing: true,
+		Approve: func(context.Context, sdk.ApprovalRequest) (sdk.Decision, error) { return sdk.ApproveOnce, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	s, err := a.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
