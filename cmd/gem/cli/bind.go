@@ -242,7 +242,7 @@ type jsonOutput struct {
 
 // placement are the flags of the verbs that place an extension: install and link.
 type placement struct {
-	Scope   string   `flag:"scope" usage:"user (~/.gemini/extensions) or project (./.gemini/extensions)"`
+	Scope   string   `flag:"scope" usage:"user (~/.gemini/extensions; plugins: $GEM_HOME/extensions) or project (./.gemini/extensions; plugins: ./.gem/extensions)"`
 	Consent bool     `flag:"consent" usage:"agree to the consent text without being asked (for scripts)"`
 	Force   bool     `flag:"force" usage:"replace an installed extension of the same name; install despite problems running it here (a binary for another platform)"`
 	Allow   []string `flag:"allow" usage:"grant by name a path its manifest asks for that leads to a secret of your home (~/.ssh, ~/.aws, another extension's folder) or writes what runs code later (~/.bashrc, ~/.local/bin), refused otherwise (repeat the flag)"`

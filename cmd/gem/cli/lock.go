@@ -76,7 +76,7 @@ func nothingToLock(scope registry.Level, rep *install.LockReport) string {
 }
 
 type extSyncOptions struct {
-	Scope   string `flag:"scope" usage:"project (./gem.lock into ./.gemini/extensions) or user ($GEM_HOME/gem.lock)"`
+	Scope   string `flag:"scope" usage:"project (./gem.lock into ./.gemini/extensions, plugins into ./.gem/extensions) or user ($GEM_HOME/gem.lock)"`
 	Locked  bool   `flag:"locked" usage:"fail if gem.lock lacks this platform's hashes or a payload (CI: the lock must already say everything)"`
 	Prune   bool   `flag:"prune" usage:"uninstall the scope's extensions gem.lock does not name"`
 	Jobs    int    `flag:"jobs" usage:"sources fetched at once"`

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || netbsd || dragonfly
+
 package commands
 
 import (
