@@ -459,7 +459,7 @@ func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
 }
 
 // SendStream runs one turn, yielding its events as they happen: init, the prompt's message,
-// the model's messages and tool calls, and the result last, with the turn's error, if any,
+// the model's messages and tool calls (with their live output), and the result last, with the turn's error, if any,
 // in its pair. Each event marshals to Gemini CLI's stream-json line for it. The turn waits
 // while the loop body handles an event (a tool call's event comes before its approval is
 // asked, and before it runs). Breaking out of the loop cancels the turn.
@@ -499,12 +499,14 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 			case <-ctx.Done():
 			}
 		}
-		s.conv.SetEvents(AgentEvents(s.agent.KindOf, func(ev Event) {
+		events := AgentEvents(s.agent.KindOf, func(ev Event) {
 			if ev.Type == EventToolResult {
 				res.ToolCalls = append(res.ToolCalls, *ev.ToolCall)
 			}
 			send(ev)
-		}))
+		})
+		events.ToolOutput = outputEvents(s.agent.KindOf, send)
+		s.conv.SetEvents(events)
 		warn := func(err error) {
 			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
 		}
