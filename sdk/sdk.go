@@ -178,7 +178,7 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		}
 	}
 	a.services = &tools.Services{Prompt: a.prompter()}
-	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
+	a.catalog, err = tools.OpenCatalog(ctx, tools.CatalogConfig{
 		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
 		Services:    a.services,
 		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env), Buffers: o.Buffers,
@@ -306,7 +306,7 @@ func (a *Agent) Trusted() bool { return a.env.FolderTrusted(a.env.Cwd) }
 // and acts as default in an untrusted folder, as at NewAgent; a mode refused is an
 // *ApprovalModeError.
 func (a *Agent) SetApprovalMode(mode string) error {
-	m, err := agent.ApprovalMode(mode, a.sets)
+	m, err := tools.ApprovalMode(mode, a.sets)
 	if err != nil {
 		return err
 	}
@@ -579,7 +579,7 @@ func (s *Session) Context() SessionContext {
 
 // ApprovalModeError is an approval mode gem does not know, or one the settings disable
 // (security.disableYoloMode), from NewAgent or SetApprovalMode.
-type ApprovalModeError = agent.ApprovalModeError
+type ApprovalModeError = tools.ApprovalModeError
 
 // ErrStepLimit ends a turn that made as many model requests as it may (errors.Is): sending
 // again lets it go on.
