@@ -45,7 +45,8 @@
 //     an ACP client's session/cancel — with its deadline), carrying pluginsdk's host, so
 //     pluginsdk.Confirm, Logger, Log, Progress and Output work in the program's process as in
 //     a plugin: Confirm asks through Options.Ask, logs and progress go to slog.Default
-//     tagged with the session; Output is dropped (SendStream has no event for it yet).
+//     tagged with the session; Output is an EventToolOutput of SendStream (gem acp: a
+//     tool_call_update of the running call), never sent to the model.
 //     Served as a plugin or over MCP, the same tool reaches that host. Session.Context's
 //     is never cancelled. FS and Shell take it (or any context) as their first argument.
 //   - Questions: SessionContext.Ask (choice, text, yes/no, as the model's ask_user) and

@@ -26,6 +26,13 @@ const (
 	// EventThought (Text) is a piece of the model's thinking. Gemini CLI's stream-json
 	// leaves thoughts out (gem -p too); it marshals as {"type":"thought", …}.
 	EventThought EventType = "thought"
+	// EventToolOutput (ToolCall: its ID, Name and Kind; Text) is a piece of a running call's
+	// live output, between its tool_use and its tool_result: what the tool sends with
+	// pluginsdk.Output (in the program's process, as a streaming plugin), as a terminal
+	// shows a command's output while it runs. Gemini CLI 0.61's stream-json has no such
+	// line (gem -p leaves these out); it marshals as gem's own {"type":"tool_output",
+	// "timestamp", "tool_id", "output"}. gem acp sends it as a tool_call_update.
+	EventToolOutput EventType = "tool_output"
 )
 
 // Event is one step of a streamed turn. It marshals (encoding/json) to the line Gemini
@@ -37,10 +44,10 @@ type Event struct {
 
 	SessionID, Model string    // init
 	Role             string    // message: "user" or "assistant"
-	Text             string    // message, thought: the text (a piece of it when Delta); error: the message
+	Text             string    // message, thought: the text (a piece of it when Delta); tool_output: the piece; error: the message
 	Delta            bool      // message: Text is a piece of the model's answer
 	Severity         string    // error: "warning" or "error"
-	ToolCall         *ToolCall // tool_use, tool_result
+	ToolCall         *ToolCall // tool_use, tool_output, tool_result
 	Result           *Result   // result: the turn's result (its Usage is the line's stats)
 	// Err is what ended the turn (result; nil: it succeeded). An Err that implements
 	// json.Marshaler is the line's error object as it marshals (gem -p adds its exit code
@@ -110,8 +117,9 @@ func ResultEvent(text string, st agent.Stats, d time.Duration, err error) Event 
 }
 
 // AgentEvents are host/agent's callbacks of a turn as Events, given to emit as they happen
-// (kindOf: a tool's Kind; nil: KindOther). SendStream's are these; a front end that runs
-// host/agent itself (gem -p) gets the same.
+// (kindOf: a tool's Kind; nil: KindOther). SendStream's are these and the calls' live
+// output (EventToolOutput); a front end that runs host/agent itself (gem -p) gets the same
+// but the live output, which Gemini CLI's stream-json has no line for.
 func AgentEvents(kindOf func(name string) Kind, emit func(Event)) agent.Events {
 	var mu sync.Mutex
 	calls := map[string]*ToolCall{}
@@ -148,6 +156,18 @@ func AgentEvents(kindOf func(name string) Kind, emit func(Event)) agent.Events {
 			}
 			emit(Event{Type: EventToolResult, Time: time.Now(), ToolCall: c})
 		},
+	}
+}
+
+// outputEvents are the live output of a turn's calls as EventToolOutput Events, given to
+// emit as they come (kindOf: a tool's Kind; nil: KindOther).
+func outputEvents(kindOf func(name string) Kind, emit func(Event)) func(id, name, text string) {
+	return func(id, name, text string) {
+		c := &ToolCall{ID: id, Name: name, Kind: KindOther}
+		if kindOf != nil {
+			c.Kind = kindOf(name)
+		}
+		emit(Event{Type: EventToolOutput, Time: time.Now(), ToolCall: c, Text: text})
 	}
 }
 

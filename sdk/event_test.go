@@ -56,6 +56,8 @@ func TestEventMarshalsAsStreamJSON(t *testing.T) {
 			`{"type":"tool_result",` + ts + `,"tool_id":"c1","status":"error","output":"no such file","error":{"type":"file_not_found","message":"notes.md: no such file"}}`},
 		{"a call refused", sdk.Event{Type: sdk.EventToolResult, ToolCall: &sdk.ToolCall{ID: "c3", Err: fmt.Errorf("run_shell_command: %w", sdk.ErrDenied)}},
 			`{"type":"tool_result",` + ts + `,"tool_id":"c3","status":"error","error":{"type":"permission_denied","message":"run_shell_command: ` + sdk.ErrDenied.Error() + `"}}`},
+		{"a call's live output", sdk.Event{Type: sdk.EventToolOutput, ToolCall: &sdk.ToolCall{ID: "c1", Name: "build"}, Text: "compiling <a>\n"},
+			`{"type":"tool_output",` + ts + `,"tool_id":"c1","output":"compiling <a>\n"}`},
 		{"a warning", sdk.Event{Type: sdk.EventError, Severity: "warning", Text: "hook x failed"},
 			`{"type":"error",` + ts + `,"severity":"warning","message":"hook x failed"}`},
 		{"result", sdk.Event{Type: sdk.EventResult, Result: &sdk.Result{Text: "The notes say hello.", Usage: usage}},
@@ -83,8 +85,10 @@ func TestEventMarshalsAsStreamJSON(t *testing.T) {
 	if _, err := json.Marshal(sdk.Event{Type: "progress"}); err == nil {
 		t.Error("an event of an unknown type marshalled")
 	}
-	if _, err := json.Marshal(sdk.Event{Type: sdk.EventToolUse}); err == nil {
-		t.Error("a tool_use event without its call marshalled")
+	for _, typ := range []sdk.EventType{sdk.EventToolUse, sdk.EventToolOutput, sdk.EventToolResult} {
+		if _, err := json.Marshal(sdk.Event{Type: typ}); err == nil {
+			t.Errorf("a %s event without its call marshalled", typ)
+		}
 	}
 	b, _ := json.Marshal(sdk.ToolCall{ID: "c1", Name: "read_file", Kind: sdk.KindRead, Args: json.RawMessage(`{"file_path":"a"}`), Err: errors.New("gone")})
 	if string(b) != `{"id":"c1","name":"read_file","kind":"read","args":{"file_path":"a"},"output":"","error":"gone"}` {

@@ -178,7 +178,7 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		}
 	}
 	a.services = &tools.Services{Prompt: a.prompter()}
-	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
+	a.catalog, err = tools.OpenCatalog(ctx, tools.CatalogConfig{
 		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
 		Services:    a.services,
 		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env), Buffers: o.Buffers,
@@ -306,7 +306,7 @@ func (a *Agent) Trusted() bool { return a.env.FolderTrusted(a.env.Cwd) }
 // and acts as default in an untrusted folder, as at NewAgent; a mode refused is an
 // *ApprovalModeError.
 func (a *Agent) SetApprovalMode(mode string) error {
-	m, err := agent.ApprovalMode(mode, a.sets)
+	m, err := tools.ApprovalMode(mode, a.sets)
 	if err != nil {
 		return err
 	}
@@ -459,7 +459,7 @@ func (s *Session) Send(ctx context.Context, prompt string) (*Result, error) {
 }
 
 // SendStream runs one turn, yielding its events as they happen: init, the prompt's message,
-// the model's messages and tool calls, and the result last, with the turn's error, if any,
+// the model's messages and tool calls (with their live output), and the result last, with the turn's error, if any,
 // in its pair. Each event marshals to Gemini CLI's stream-json line for it. The turn waits
 // while the loop body handles an event (a tool call's event comes before its approval is
 // asked, and before it runs). Breaking out of the loop cancels the turn.
@@ -499,12 +499,14 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 			case <-ctx.Done():
 			}
 		}
-		s.conv.SetEvents(AgentEvents(s.agent.KindOf, func(ev Event) {
+		events := AgentEvents(s.agent.KindOf, func(ev Event) {
 			if ev.Type == EventToolResult {
 				res.ToolCalls = append(res.ToolCalls, *ev.ToolCall)
 			}
 			send(ev)
-		}))
+		})
+		events.ToolOutput = outputEvents(s.agent.KindOf, send)
+		s.conv.SetEvents(events)
 		warn := func(err error) {
 			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
 		}
@@ -577,7 +579,7 @@ func (s *Session) Context() SessionContext {
 
 // ApprovalModeError is an approval mode gem does not know, or one the settings disable
 // (security.disableYoloMode), from NewAgent or SetApprovalMode.
-type ApprovalModeError = agent.ApprovalModeError
+type ApprovalModeError = tools.ApprovalModeError
 
 // ErrStepLimit ends a turn that made as many model requests as it may (errors.Is): sending
 // again lets it go on.

@@ -45,6 +45,14 @@ type streamToolResult struct {
 	Error     *streamError `json:"error,omitempty"`
 }
 
+// streamToolOutput is gem's own line for a piece of a call's live output (Gemini CLI has none).
+type streamToolOutput struct {
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"`
+	ToolID    string `json:"tool_id"`
+	Output    string `json:"output"`
+}
+
 type streamWarning struct {
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
@@ -107,6 +115,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("sdk: a %s event without its ToolCall", e.Type)
 		}
 		return marshal(toolResultLine(typ, ts, e.ToolCall))
+	case EventToolOutput:
+		if e.ToolCall == nil {
+			return nil, fmt.Errorf("sdk: a %s event without its ToolCall", e.Type)
+		}
+		return marshal(streamToolOutput{typ, ts, e.ToolCall.ID, e.Text})
 	case EventError:
 		return marshal(streamWarning{typ, ts, e.Severity, e.Text})
 	case EventResult:

@@ -45,6 +45,9 @@ type Events struct {
 	Thought    func(delta string)
 	ToolCall   func(id, name string, args json.RawMessage)
 	ToolResult func(id, name string, res *tools.Result, err error)
+	// ToolOutput is a piece of a running call's live output: what a streaming plugin or an
+	// in-process tool sends with pluginsdk.Output, between its ToolCall and ToolResult.
+	ToolOutput func(id, name, text string)
 	// Compressed tells that the history was summarized (trigger auto or manual): contents
 	// before and after.
 	Compressed func(trigger string, before, after int)

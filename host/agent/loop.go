@@ -295,6 +295,9 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	})
 	var res *tools.Result
 	opts.Confirm = before.Ask // "decision": "ask": asked even where the policy allows it
+	if out := a.Events.ToolOutput; out != nil {
+		opts.OnUpdate = func(text string) { out(call.ID, call.Name, text) }
+	}
 	if skill {
 		run := func(_ context.Context, args json.RawMessage) (*tools.Result, error) {
 			return a.activateSkillCall(s, args)

@@ -13,6 +13,7 @@ import (
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/internal/suggest"
+	"github.com/gemhost/gem/pluginsdk"
 )
 
 // Result is a tool call's outcome in the host's terms, whatever the tool's source.
@@ -221,8 +222,17 @@ type funcBackend struct {
 	run func(ctx context.Context, args json.RawMessage) (*Result, error)
 }
 
-func (b funcBackend) call(ctx context.Context, _ string, args json.RawMessage, _ CallOptions) (*Result, error) {
-	return b.run(ctx, args)
+func (b funcBackend) call(ctx context.Context, _ string, args json.RawMessage, opts CallOptions) (*Result, error) {
+	return b.run(outputContext(ctx, opts), args)
+}
+
+// outputContext is ctx whose pluginsdk.Output calls go to opts.OnUpdate: a Func's live
+// output reaches the caller as a streaming plugin's does.
+func outputContext(ctx context.Context, opts CallOptions) context.Context {
+	if opts.OnUpdate == nil {
+		return ctx
+	}
+	return pluginsdk.WithOutput(ctx, opts.OnUpdate)
 }
 
 func (funcBackend) sandbox() (string, *sandbox.Policy) { return "", nil }
@@ -231,7 +241,7 @@ func (funcBackend) sandbox() (string, *sandbox.Policy) { return "", nil }
 // schema text (a Func is made for each call).
 func (r *Catalog) CallFunc(ctx context.Context, f Func, args json.RawMessage, opts CallOptions) (*Result, error) {
 	if r == nil {
-		return f.Run(ctx, args) // no catalog: nothing to decide with
+		return f.Run(outputContext(ctx, opts), args) // no catalog: nothing to decide with
 	}
 	t := &Tool{Name: f.Spec.Name, Declared: f.Spec.Name, base: f.Spec.Name, Extension: f.Extension, Spec: f.Spec, backend: funcBackend{f.Run}}
 	if cached, ok := r.funcSchemas.Load(string(f.Spec.InputSchema)); ok {

@@ -92,6 +92,7 @@ type callState struct {
 	kind    acp.ToolKind
 	path    string // the file it edits, for the diff
 	oldText *string
+	output  string // its live output so far (each tool_call_update carries it all)
 }
 
 func (s *server) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
@@ -535,6 +536,18 @@ func (s *server) event(ctx context.Context, ss *session, ev sdk.Event) {
 				s.update(ctx, ss, acp.UpdatePlan(plan...))
 			}
 		}
+	case sdk.EventToolOutput:
+		ss.mu.Lock()
+		st := ss.current
+		var text string
+		if st != nil && len(st.output) <= outputMax {
+			st.output += ev.Text
+			text = st.output
+		}
+		ss.mu.Unlock()
+		if text != "" {
+			s.update(ctx, ss, acp.UpdateToolCall(st.id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress), acp.WithUpdateContent(textContent(sdk.ToolCall{Output: text}))))
+		}
 	case sdk.EventToolResult:
 		c := ev.ToolCall
 		ss.mu.Lock()
@@ -622,6 +635,10 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// outputMax is the most of a call's output a client is shown.
+const outputMax = 64 << 10
+
+// textContent is a call's output (and error) as a tool call's content.
 func textContent(c sdk.ToolCall) []acp.ToolCallContent {
 	text := c.Output
 	if c.Err != nil {
@@ -630,9 +647,8 @@ func textContent(c sdk.ToolCall) []acp.ToolCallContent {
 	if text == "" {
 		return nil
 	}
-	const max = 64 << 10
-	if len(text) > max {
-		text = text[:max] + "\n… (cut)"
+	if len(text) > outputMax {
+		text = text[:outputMax] + "\n… (cut)"
 	}
 	return []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(text))}
 }

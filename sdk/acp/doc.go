@@ -21,7 +21,8 @@
 //     expanded as gem -p expands it: /prompt-command, /mcp-prompt, /skill, @path.
 //   - Turns stream agent_message_chunk, agent_thought_chunk, tool_call (kind, title,
 //     locations, raw input) and tool_call_update (status, output; an edit of a file as a
-//     diff of the file before and after), plan updates from write_todos, and a usage_update
+//     diff of the file before and after; while the call runs, its live output so far, as
+//     a tool sends it with pluginsdk.Output), plan updates from write_todos, and a usage_update
 //     at the end; stop reasons end_turn, cancelled, max_turn_requests. session/cancel
 //     cancels the turn's context: the model request stops, the sandbox kills the
 //     running tool's process group (shell-tools stops a command whose call was cancelled)

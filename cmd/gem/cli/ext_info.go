@@ -19,9 +19,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/cmd/gem/internal/view"
-	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/sdk/inventory"
 )
 
 type extInfoOptions struct {
@@ -254,18 +254,18 @@ func infoRelated(s *session, d *registry.Discovery, x *registry.Extension, info 
 			info.Shadows = append(info.Shadows, other.ManifestPath)
 		}
 	}
-	cmds, _ := agent.PromptCommands(s.env, d)
+	cmds, _ := inventory.PromptCommands(s.env, d)
 	for _, c := range cmds {
 		if c.Extension == x.Name {
 			info.Prompts = append(info.Prompts, "/"+c.Name)
 		}
 	}
-	for _, sk := range agent.Skills(s.env, d) {
-		if sk.Extension == x.Name {
+	for _, sk := range inventory.Skills(s.env, d) {
+		if sk.Source == x.Name {
 			info.Skills = append(info.Skills, sk.Name)
 		}
 	}
-	agents, _ := agent.Subagents(s.env, d)
+	agents, _ := inventory.Subagents(s.env, d)
 	for _, sa := range agents {
 		if sa.Source == x.Name {
 			info.Agents = append(info.Agents, sa.Name)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/registry/settings"
+	"github.com/gemhost/gem/sdk/inventory"
 )
 
 func skillsCommand(f *Factory) *cli.Command {
@@ -38,14 +38,14 @@ type skillRow struct {
 func skillsList(_ context.Context, s *session, o skillsListOptions) error {
 	disabled := s.settings().DisabledSkills
 	rows, table := []skillRow{}, [][]string{}
-	for _, sk := range agent.Skills(s.env, s.discover()) {
+	for _, sk := range inventory.Skills(s.env, s.discover()) {
 		on := !slices.Contains(disabled, sk.Name)
-		rows = append(rows, skillRow{sk.Name, sk.Extension, sk.Description, sk.Path, on})
+		rows = append(rows, skillRow{sk.Name, sk.Source, sk.Description, sk.Path, on})
 		state := "enabled"
 		if !on {
 			state = "disabled"
 		}
-		table = append(table, []string{sk.Name, sk.Extension, state, sk.Description})
+		table = append(table, []string{sk.Name, sk.Source, state, sk.Description})
 	}
 	return render(s, o.JSON, rows, func() error {
 		return printTableOr(s.stdout, []string{"SKILL", "SOURCE", "STATE", "DESCRIPTION"}, table,
@@ -69,7 +69,7 @@ func skillsSwitchCommand(f *Factory, verbName string) *cli.Command {
 // switchSkill adds the skill to skills.disabled of the user's settings, or takes it out.
 func switchSkill(s *session, o skillsSwitchOptions, enable bool) error {
 	known := false
-	for _, sk := range agent.Skills(s.env, s.discover()) {
+	for _, sk := range inventory.Skills(s.env, s.discover()) {
 		known = known || sk.Name == o.Name
 	}
 	if !known {

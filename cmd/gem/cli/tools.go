@@ -14,7 +14,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry/secrets"
@@ -176,10 +175,10 @@ func (s *session) openTools(ctx context.Context, services *tools.Services, o cal
 	return s.openCatalog(ctx, services, o, "")
 }
 
-// openCatalog opens the tool catalog (host/agent.OpenCatalog); coreWorkspace, for the
+// openCatalog opens the tool catalog (host/tools.OpenCatalog); coreWorkspace, for the
 // model side, adds the core file tools confined to it.
 func (s *session) openCatalog(ctx context.Context, services *tools.Services, o callFlags, coreWorkspace string) (*tools.Catalog, error) {
-	cfg := agent.CatalogConfig{
+	cfg := tools.CatalogConfig{
 		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ,
 		ApprovalMode: o.ApprovalMode, Services: services, CallTimeout: o.Timeout,
 		ReadSecrets: secrets.Read, Logger: s.log, CoreWorkspace: coreWorkspace,
@@ -188,7 +187,7 @@ func (s *session) openCatalog(ctx context.Context, services *tools.Services, o c
 	if s.io.Interactive() {
 		cfg.AskWorkspace = s.askWorkspace
 	}
-	reg, err := agent.OpenCatalog(ctx, cfg)
+	reg, err := tools.OpenCatalog(ctx, cfg)
 	if mode, ok := errors.AsType[*sdk.ApprovalModeError](err); ok {
 		return nil, usagef("--approval-mode: %v", mode)
 	}

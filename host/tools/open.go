@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/policy"
-	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
@@ -25,20 +24,20 @@ type CatalogConfig struct {
 	Environ   []string           // the programs' environment (nil: none)
 	// ApprovalMode is the policy's mode: default, auto_edit, yolo or plan ("": default).
 	ApprovalMode string
-	Services     *tools.Services
+	Services     *Services
 	CallTimeout  time.Duration
 	ReadSecrets  registry.SecretReader
 	Logger       hclog.Logger
 	// CoreWorkspace, for the model side, adds the core file tools confined to it.
 	CoreWorkspace string
-	// Buffers gives the core tools a file's text as an editor has it (tools.Options.Buffers).
+	// Buffers gives the core tools a file's text as an editor has it (Options.Buffers).
 	Buffers func(path string) (string, bool)
 	// Warn hears what was skipped while loading (a policy file's problem, a plugin that did
 	// not start); nil: not told.
 	Warn func(error)
 	// AskWorkspace is asked about a program with a shell-like tool that may not change the
-	// project (tools.Options.AskWorkspace); nil: nobody is asked.
-	AskWorkspace func(tools.WorkspaceNeed) bool
+	// project (Options.AskWorkspace); nil: nobody is asked.
+	AskWorkspace func(WorkspaceNeed) bool
 }
 
 // ApprovalModeError is an approval mode gem does not know, or one the settings disable.
@@ -52,7 +51,7 @@ func (e *ApprovalModeError) Unwrap() error { return e.Err }
 
 // OpenCatalog loads the tools of the enabled extensions (and the core tools with
 // CoreWorkspace) under the session's policy.
-func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
+func OpenCatalog(ctx context.Context, c CatalogConfig) (*Catalog, error) {
 	warn := c.Warn
 	if warn == nil {
 		warn = func(error) {}
@@ -65,14 +64,14 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
 	if sets == nil {
 		sets = &settings.Settings{}
 	}
-	opts := tools.Options{ReadSecrets: c.ReadSecrets, Logger: c.Logger, Services: c.Services, Policy: engine,
+	opts := Options{ReadSecrets: c.ReadSecrets, Logger: c.Logger, Services: c.Services, Policy: engine,
 		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers, AskWorkspace: c.AskWorkspace}
 	if allow := c.Env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && c.CoreWorkspace != "" {
-		if opts.WebFetchAllow, err = tools.ParseAllow(allow); err != nil {
+		if opts.WebFetchAllow, err = ParseAllow(allow); err != nil {
 			warn(fmt.Errorf("%w (fix it; no private address is allowed meanwhile)", err))
 		}
 	}
-	reg, errs := tools.Load(ctx, c.Env, c.Discovery, opts)
+	reg, errs := Load(ctx, c.Env, c.Discovery, opts)
 	for _, e := range errs {
 		warn(e)
 	}
