@@ -7,8 +7,8 @@ import (
 )
 
 // lines says, for each thing p's intent asks, what enforces it. A line's Missing names a
-// layer this machine lacks; Soft lines are those a strict policy does not refuse (the helper
-// does not check them: see docs/sandbox.md, "Where a layer is missing").
+// layer this machine lacks; Soft lines are those a strict plan does not refuse (MakePlan
+// refuses the others; the helper refuses a step it cannot apply).
 func lines(p Plan) []Enforcement {
 	in, f := p.Intent, p.Facts
 	env := "an allowlist of the environment (secrets and hijackers dropped)"
@@ -47,12 +47,17 @@ func sandboxedLines(p Plan) []Enforcement {
 	for _, r := range in.Read {
 		if slices.Contains(SystemRead, r) {
 			sysRead++
-		} else if r != "" && r != in.Workspace {
+		} else if r != "" && r != in.Workspace && !slices.Contains(in.Toolchains, r) {
 			ls = append(ls, fs("read "+r))
 		}
 	}
 	if sysRead > 0 {
 		ls = append([]Enforcement{fs("read the system (/usr, /etc, /proc…; of /var/lib and /nix what programs read to run)")}, ls...)
+	}
+	for _, t := range in.Toolchains {
+		if slices.Contains(in.Read, t) {
+			ls = append(ls, fs("run the toolchain "+t+" (read and execute, not write)"))
+		}
 	}
 	var view []Mechanism
 	if p.Namespaces {
@@ -142,7 +147,7 @@ func mountLines(p Plan) []Enforcement {
 // networkLines: TCP, the other internet sockets, the other families, unix sockets.
 func networkLines(p Plan) []Enforcement {
 	in, f := p.Intent, p.Facts
-	netns := p.NetNS == NetNSClone || p.NetNS == NetNSHelper || (p.NetNS == NetNSApply && f.Root)
+	netns := p.NetNS != NetNSNone
 	var ls []Enforcement
 	if in.Network {
 		ls = append(ls, Enforcement{What: "use the network (granted)"})
@@ -153,8 +158,8 @@ func networkLines(p Plan) []Enforcement {
 		}
 		if p.Landlock.TCP {
 			tcp.By = append(tcp.By, ByLandlockTCP)
-		} else {
-			tcp.Missing = fmt.Sprintf("Landlock ABI %d has no TCP rules (4 or later)", f.LandlockABI)
+		} else if !netns {
+			tcp.Missing = fmt.Sprintf("Landlock ABI %d has no TCP rules (4 or later), and no network namespace", f.LandlockABI)
 		}
 		udp := Enforcement{What: "no UDP or other internet socket", Soft: true}
 		switch {

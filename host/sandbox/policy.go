@@ -22,11 +22,10 @@ type Policy struct {
 	Network bool     `json:"network,omitempty"` // TCP allowed (else bind and connect are denied)
 
 	Limits Limits `json:"limits"`
-	// NetNS gives the program a network namespace of its own when Network is off (root
-	// only; it also cuts UDP). Set for children; `gem run` skips it to keep its start-up
-	// budget (≈ 0.4 ms here, BenchmarkNetworkNamespace), relying on Landlock's TCP rules.
-	NetNS  bool `json:"netns,omitempty"`
-	Strict bool `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
+	Strict bool   `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
+	// Toolchains are the toolchain roots among Read (a launcher's installation, its
+	// profile's files: host/commands), which the plan shows as lines of their own.
+	Toolchains []string `json:"toolchains,omitempty"`
 
 	// Workspace is the project folder the program works in: read, and written only with
 	// Guard, which keeps its protected names (IsProtected) closed.
@@ -62,10 +61,12 @@ type Policy struct {
 	// SelfFD, when not 0, is the helper's descriptor of its own image (it was executed from
 	// it), closed by the program's exec.
 	SelfFD int `json:"selfFD,omitempty"`
-	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
-	// builds View in them.
-	Namespaces bool  `json:"namespaces,omitempty"`
-	View       *View `json:"view,omitempty"`
+	// Namespaces: the helper was started in namespaces of its own (the plan's: Command sets
+	// it); the supervisor's rules depend on it.
+	Namespaces bool `json:"namespaces,omitempty"`
+	// Steps are what the helper applies, in order (Steps of the plan the launcher made):
+	// it decides nothing itself.
+	Steps []Step `json:"steps,omitempty"`
 	// Overlays are folders the program sees writable while its writes land in another
 	// folder (the extension's own folder, for programs that write beside their code): made
 	// writable only where the overlay was mounted (namespaces), else they stay read-only.
