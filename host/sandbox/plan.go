@@ -72,15 +72,15 @@ type Intent struct {
 	WriteWorkspace bool   `json:"writeWorkspace,omitempty"`
 	// Toolchains are the toolchain roots among Read (Policy.Toolchains: a launcher's
 	// installation, its profile's files), shown as lines of their own.
-	Toolchains     []string  `json:"toolchains,omitempty"`
-	Network        bool      `json:"network,omitempty"`
-	Protect        []string  `json:"protect,omitempty"` // Policy.Protect
-	Rebind         []string  `json:"rebind,omitempty"`  // Policy.Rebind
-	Frozen         []string  `json:"frozen,omitempty"`  // Policy.Frozen
-	Overlays       []Overlay `json:"overlays,omitempty"`
-	Env            []string  `json:"env,omitempty"` // the names of the variables it gets
-	Limits         Limits    `json:"limits"`
-	Strict         bool      `json:"strict,omitempty"` // sandbox.strict or GEM_SANDBOX_STRICT=1
+	Toolchains []string  `json:"toolchains,omitempty"`
+	Network    bool      `json:"network,omitempty"`
+	Protect    []string  `json:"protect,omitempty"` // Policy.Protect
+	Rebind     []string  `json:"rebind,omitempty"`  // Policy.Rebind
+	Frozen     []string  `json:"frozen,omitempty"`  // Policy.Frozen
+	Overlays   []Overlay `json:"overlays,omitempty"`
+	Env        []string  `json:"env,omitempty"` // the names of the variables it gets
+	Limits     Limits    `json:"limits"`
+	Strict     bool      `json:"strict,omitempty"` // sandbox.strict or GEM_SANDBOX_STRICT=1
 }
 
 // IntentOf is the intent of p (a policy made by ForExtension and its callers), strict as
@@ -149,6 +149,10 @@ type Plan struct {
 // Enforcement is one line of an intent and what enforces it; Missing says why nothing (or
 // not everything) does here.
 type Enforcement struct {
+	// ID names the line for a program reading the plan (gem doctor): filesystem, workspace,
+	// guard, tcp, udp, families, sockets, processes-seen, scope, terminal, capabilities,
+	// limits, processes; "" for the others (a read or write root, a mount).
+	ID      string      `json:"id,omitempty"`
 	What    string      `json:"what"`
 	By      []Mechanism `json:"by,omitempty"`
 	Missing string      `json:"missing,omitempty"`

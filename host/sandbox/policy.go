@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -307,7 +308,7 @@ func OwnDir(dir string) error {
 	return nil
 }
 
-// Report says what Apply enforced.
+// Report says what this machine enforces (CapabilitiesOf: from the plans of MachinePlans).
 type Report struct {
 	LandlockABI int  `json:"landlockABI"`
 	Filesystem  bool `json:"filesystem"`
@@ -334,19 +335,20 @@ type Report struct {
 	NoCapability bool     `json:"noCapability"` // every capability dropped (root too)
 	Limits       bool     `json:"limits"`
 	Processes    bool     `json:"processes"`
-	Missing      []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+	GemRun       string   `json:"gemRun"`            // how gem run starts its program here
+	Missing      []string `json:"missing,omitempty"` // the plans' lines not (wholly) enforced here, and why
 }
 
-// warnMissing says once per gem process, through Warn, which layers this machine cannot
-// enforce (gem doctor lists them), when a program is about to run without them. The process
-// count, which root is always exempt from, is left to gem doctor.
+// warnMissing says once per gem process, through Warn, which lines of a program's plan this
+// machine cannot enforce (gem doctor lists them), when a program is about to run without
+// them. The process count, which root is always exempt from, is left to gem doctor.
 func warnMissing() { warnMissingOnce() }
 
 var warnMissingOnce = sync.OnceFunc(func() {
 	var hard []string
-	for _, m := range Capabilities().Missing {
-		if !strings.HasPrefix(m, "process count") {
-			hard = append(hard, m)
+	for _, l := range MachinePlans(ProbeFacts())[0].Lines {
+		if l.Missing != "" && l.ID != "processes" && !slices.Contains(hard, l.Missing) {
+			hard = append(hard, l.Missing)
 		}
 	}
 	if len(hard) > 0 {
@@ -357,57 +359,47 @@ var warnMissingOnce = sync.OnceFunc(func() {
 // ErrNotEnforced is a strict policy that the kernel cannot enforce.
 var ErrNotEnforced = errors.New("the sandbox cannot be enforced on this machine")
 
-func strictError(p Policy, r Report) error {
-	var hard []string
-	for _, m := range r.Missing {
-		if !strings.HasPrefix(m, "process count") && !strings.HasPrefix(m, "UDP rules") {
-			hard = append(hard, m)
-		}
-	}
-	if p.Strict && len(hard) > 0 {
-		return fmt.Errorf("%w: %s (sandbox.strict is set)", ErrNotEnforced, strings.Join(hard, ", "))
-	}
-	return nil
+// MachinePlans are the plans gem doctor and the warning above speak from: an extension's
+// program with the workspace capability and without the network (a child of gem), and gem
+// run's program, on a machine with facts f.
+func MachinePlans(f Facts) [2]Plan {
+	in := IntentOf(ForExtension(Access{Extension: "/extension", Workspace: "/workspace", WriteWorkspace: true, Data: "/data", Temp: "/tmp/gem/extension"}))
+	in.Program = "a program"
+	run := in
+	run.Program, run.Foreground = "gem run's program", true
+	return [2]Plan{MakePlan(in, f), MakePlan(run, f)}
 }
 
 // Capabilities says what this machine can enforce, without applying anything (gem doctor).
 func Capabilities() Report { return CapabilitiesOf(ProbeFacts()) }
 
-// CapabilitiesOf is what a machine with facts f can enforce, for any program (gem doctor).
+// CapabilitiesOf is what a machine with facts f enforces, read from the plans of
+// MachinePlans: a line is enforced when its plan misses nothing of it.
 func CapabilitiesOf(f Facts) Report {
-	abi, ns, why := f.LandlockABI, f.Namespaces, f.NamespacesWhy
-	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: !f.Root || f.PidsCgroup,
-		NetworkNamespace: ns || f.Root, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: f.Seccomp, NoCapability: ns || !f.Root || f.Supervisor(),
-		Guard: f.Supervisor()}
-	r.Sockets = ns || r.Guard
-	r.UDP = r.NetworkNamespace || r.Seccomp
-	if !r.Guard {
-		r.Missing = append(r.Missing, "the guard of a writable workspace's protected names (needs seccomp user notification on amd64 or arm64, and Yama's ptrace_scope below 2): a program with the workspace capability is kept from the existing top-level ones only")
-	}
-	if !ns {
-		what := "no private /tmp, /dev/shm or /proc"
-		if !r.Guard {
-			what += ", no unix-socket isolation, and gem run execs in place"
+	plans := MachinePlans(f)
+	child, run := plans[0], plans[1]
+	ok := func(id string) bool {
+		for _, l := range child.Lines {
+			if l.ID == id {
+				return l.Missing == ""
+			}
 		}
-		r.Missing = append(r.Missing, "namespaces for programs ("+why+"): "+what)
+		return false
 	}
-	if !r.Seccomp {
-		r.Missing = append(r.Missing, "seccomp filters (terminal injection is not refused)")
-	}
-	if abi < 1 {
-		r.Missing = append(r.Missing, "filesystem rules (no Landlock)")
-	}
-	if abi < 4 {
-		r.Missing = append(r.Missing, "network rules (Landlock ABI < 4)")
-	}
-	if abi < 6 {
-		r.Missing = append(r.Missing, "signal and abstract-socket scoping (Landlock ABI < 6)")
-	}
-	if !r.Processes {
-		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC; GEM_SANDBOX_STRICT=1 adds a pids cgroup where the kernel has one)")
-	}
-	if !r.NetworkNamespace && !r.Seccomp {
-		r.Missing = append(r.Missing, "UDP rules (no network namespace, no seccomp filter)")
+	r := Report{LandlockABI: f.LandlockABI, Filesystem: ok("filesystem"), Network: ok("tcp"), Scoped: ok("scope"), Limits: ok("limits"),
+		Processes: ok("processes"), NetworkNamespace: child.NetNS != NetNSNone, UserNamespace: child.Namespaces, PrivateView: child.Namespaces,
+		PIDNamespace: ok("processes-seen"), Seccomp: ok("terminal"), Guard: ok("guard"), Sockets: ok("sockets"), UDP: ok("udp"),
+		NoCapability: ok("capabilities"), GemRun: run.launchText()}
+	for _, p := range plans {
+		for _, l := range p.Lines {
+			m := l.What + ": " + l.Missing
+			if p.Intent.Foreground {
+				m = "gem run: " + m
+			}
+			if l.Missing != "" && !slices.ContainsFunc(r.Missing, func(s string) bool { return strings.HasSuffix(s, l.What+": "+l.Missing) }) {
+				r.Missing = append(r.Missing, m)
+			}
+		}
 	}
 	return r
 }
