@@ -389,7 +389,11 @@ func CapabilitiesOf(f Facts) Report {
 	r := Report{LandlockABI: f.LandlockABI, Filesystem: ok("filesystem"), Network: ok("tcp"), Scoped: ok("scope"), Limits: ok("limits"),
 		Processes: ok("processes"), NetworkNamespace: child.NetNS != NetNSNone, UserNamespace: child.Namespaces, PrivateView: child.Namespaces,
 		PIDNamespace: ok("processes-seen"), Seccomp: ok("terminal"), Guard: ok("guard"), Sockets: ok("sockets"), UDP: ok("udp"),
-		NoCapability: ok("capabilities"), GemRun: run.launchText()}
+		NoCapability: ok("capabilities"), GemRun: gemRunText(run)}
+	if child.Launch == LaunchUnsandboxed || child.Launch == LaunchRefused {
+		r.Missing = []string{"the sandbox: " + child.Lines[len(child.Lines)-1].Missing}
+		return r
+	}
 	for _, p := range plans {
 		for _, l := range p.Lines {
 			m := l.What + ": " + l.Missing
@@ -402,6 +406,19 @@ func CapabilitiesOf(f Facts) Report {
 		}
 	}
 	return r
+}
+
+// gemRunText says how gem run's program is started in plan run (gem doctor).
+func gemRunText(run Plan) string {
+	switch {
+	case run.Launch == LaunchPrestarted && run.Namespaces:
+		return "every layer above (it runs as gem's child, in the terminal's foreground)"
+	case run.Launch == LaunchPrestarted || run.Launch == LaunchHelper:
+		return "every layer above but namespaces (it runs as gem's child, beside the supervisor)"
+	case run.Launch == LaunchExecInPlace:
+		return "Landlock, limits and seccomp only (no namespaces here: it execs in place)"
+	}
+	return run.launchText()
 }
 
 // WriteRootError: a write root is not the file the user agreed to any more (replaced, or a
