@@ -1,22 +1,27 @@
 // Package sandbox starts subprocesses — their environment (an allowlist), how they start
 // (a session of their own that dies with gem, or gem run's foreground child) and what they
 // may do — as intent → plan → apply:
+//
 //   - Intent (plan.go): read and write roots, toolchains, the workspace capability (with
 //     git's), the network, protected and frozen folders, overlays, limits, strict; IntentOf
 //     takes it from a Policy (ForExtension, host/commands' Isolation).
+//
 //   - Facts: root, user namespaces, Landlock ABI, seccomp and its user notification, Yama,
 //     architecture, the helper; probed once per process (ProbeFacts, facts_linux.go only).
+//
 //   - MakePlan(Intent, Facts), pure, returns the Plan: the launch, namespaces, the view's
 //     mounts, the Landlock ruleset, the seccomp filter set, capabilities, limits, and for
 //     each line of the intent what enforces it or why nothing does; strict refuses a plan
 //     missing a hard line (testdata/plans; `gem sandbox explain`, gem doctor).
+//
 //   - Appliers: Command, ExecInPlace and Prestart make the plan once and send its Steps to
 //     the helper (`gem __sandbox-exec`, helper by identity, the program's environment by a
 //     descriptor), which applies them one by one deciding nothing (apply_linux.go,
 //     testdata/steps); a step that fails is a *StepError, taken over only by a fallback the
 //     step carries (none under strict).
 //
-//	mechanism             enforces
+// What each mechanism enforces:
+//
 //	environment filter    the allowlist of variables (secrets and hijackers dropped)
 //	namespaces            user (not root), mount, PID, IPC: no other process; all end together
 //	network namespace     no network without the grant (UDP too)

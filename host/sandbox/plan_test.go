@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,4 +122,22 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return out.String()
+}
+
+// TestPackageDocFitsOnAScreen: the package doc (env.go) says intent, plan, appliers and what
+// each mechanism enforces in one screen (issue 47).
+func TestPackageDocFitsOnAScreen(t *testing.T) {
+	file, err := parser.ParseFile(token.NewFileSet(), "env.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := file.Doc.Text()
+	if n := strings.Count(doc, "\n"); n > 50 {
+		t.Errorf("the package doc has %d lines, more than a screen (50)", n)
+	}
+	for _, want := range []string{"Intent", "MakePlan", "Steps", "What each mechanism enforces", "guard", "Landlock"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the package doc does not say %q", want)
+		}
+	}
 }
