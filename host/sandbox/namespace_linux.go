@@ -338,14 +338,14 @@ func emptyDir(dir string, keep []string) error {
 }
 
 // readOnlyView makes everything in the program's view read-only but its write roots (and the
-// folders bound writable below a read-only one, View.Rebind; a granted device stays
+// folders bound writable below a read-only one, the view's rebinds; a granted device stays
 // read-only, which its writes do not need), each bound onto itself first:
 // a mode, owner, time or extended attribute changed outside them fails in the kernel (Landlock
 // has no rule for those), and a write root, a mount point now, cannot be renamed, removed or
 // replaced (a granted file such as /dev/null included), by the program or by the supervisor
-// acting for it. A write root inside a protected folder (View.Protect: gem's home, an
+// acting for it. A write root inside a protected folder (a read-only mount of the view: gem's home, an
 // extension's code) stays read-only, but for the folders made writable on purpose (an
-// overlay, View.Rebind). Only the mount of each root is writable again, not the mounts below it (the
+// overlay, a rebind). Only the mount of each root is writable again, not the mounts below it (the
 // workspace's protected entries, another folder's bind). Only in a mount namespace of the
 // helper's own, as buildView.
 func readOnlyView(writeRoots, protect, writable []string) error {

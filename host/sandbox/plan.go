@@ -113,7 +113,7 @@ type Facts struct {
 	PidsCgroup bool     `json:"pidsCgroup"`
 	Helper     string   `json:"helper"`             // the re-exec helper ("" when missing)
 	Disabled   bool     `json:"disabled,omitempty"` // GEM_SANDBOX=off
-	Homes      []string `json:"homes,omitempty"`    // the user's homes, real paths (View.Private)
+	Homes      []string `json:"homes,omitempty"`    // the user's homes, real paths (emptied in the view)
 	ResolvDir  string   `json:"resolvDir,omitempty"`
 }
 
@@ -131,7 +131,7 @@ type Plan struct {
 	UserNamespace bool     `json:"userNamespace"`
 	NetNS         NetNS    `json:"netns,omitempty"`
 	Mounts        []Mount  `json:"mounts,omitempty"`
-	Keep          []string `json:"keep,omitempty"` // what stays visible under the emptied folders (View.Keep)
+	Keep          []string `json:"keep,omitempty"` // what stays visible under the emptied folders
 	Landlock      Landlock `json:"landlock"`
 	Seccomp       Seccomp  `json:"seccomp"`
 	DropCaps      bool     `json:"dropCapabilities"`
@@ -285,7 +285,7 @@ func mechanisms(p *Plan) {
 // there: /tmp, /var/tmp and /dev/shm (no other program's files, shared memory or sockets),
 // /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (root's home, or another
 // user's), /var/lib and /nix (daemons' state and sockets: SystemRead names what programs
-// read there); the user's own home joins them (View.Private).
+// read there); the user's own homes join them (Facts.Homes).
 // The daemons' folders join them (Landlock lets a program read none of them, but it has no
 // rule for connect(2)): /var/snap (LXD's and other snaps' daemons), /var/spool (postfix's
 // private sockets), /var/opt (packaged services: GitLab's PostgreSQL and Puma), /var/run where
