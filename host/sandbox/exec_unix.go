@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -103,13 +104,21 @@ func ExecInPlace(s Program) error {
 	p := s.helperPolicy(plan)
 	done := make(chan error, 1)
 	go func() {
-		if _, _, err := applySteps(&p, os.Stderr); err != nil {
+		if _, _, err := applySteps(&p, warnWriter{}); err != nil {
 			done <- fmt.Errorf("%s: %w", s.Name, err)
 			return
 		}
 		done <- execError(s, syscall.Exec(target, argv, s.Env))
 	}()
 	return <-done
+}
+
+// warnWriter says what it is written (a fallback taken) through Warn, once per process.
+type warnWriter struct{}
+
+func (warnWriter) Write(b []byte) (int, error) {
+	warnf("%s", strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 // helperMissing says the helper is missing, and where it was looked for.
