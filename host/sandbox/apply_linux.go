@@ -19,7 +19,8 @@ import (
 // applied is what the steps leave for the ones after them and for the supervisor.
 type applied struct {
 	protect   []string // the view's read-only mounts
-	writable  []string // folders the view made writable (overlays mounted, rebinds)
+	rebinds   []string // folders the view bound writable below a read-only one
+	overlays  []string // folders the view made writable through an overlay (its writes land elsewhere)
 	netnsLost bool     // StepNetNS failed and fell back
 	ruleset   int      // the Landlock ruleset (-1 without)
 	listener  int      // the supervisor's seccomp listener (-1 without)
@@ -66,10 +67,10 @@ func (st *applied) step(p *Policy, s Step, warn io.Writer) error {
 			case "read-only":
 				st.protect = append(st.protect, m.Path)
 			case "rebind":
-				st.writable = append(st.writable, m.Path)
+				st.rebinds = append(st.rebinds, m.Path)
 			}
 		}
-		st.writable = append(st.writable, writable...)
+		st.overlays = writable
 		// An overlay's folder is written through its mount (its writes land elsewhere): a
 		// write root of the program now, another file than any folder agreed to.
 		p.Write = append(p.Write, writable...)
@@ -85,7 +86,7 @@ func (st *applied) step(p *Policy, s Step, warn io.Writer) error {
 	case StepPidsCgroup:
 		return pidsCgroup(s.Limits.Processes)
 	case StepReadOnly:
-		return readOnlyView(s.Roots, st.protect, st.writable)
+		return readOnlyView(s.Roots, st.protect, slices.Concat(st.overlays, st.rebinds))
 	case StepNoNewPrivs:
 		return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 	case StepNetNS:
@@ -98,7 +99,7 @@ func (st *applied) step(p *Policy, s Step, warn io.Writer) error {
 		}
 	case StepLandlock:
 		ll := *s.Landlock
-		ll.Write = append(slices.Clone(ll.Write), st.writable...)
+		ll.Write = slices.Concat(ll.Write, st.overlays) // (a rebind is no grant: Landlock rules it as before)
 		ruleset, err := applyLandlock(ll, p.WriteIDs)
 		if err != nil {
 			return err

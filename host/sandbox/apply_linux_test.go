@@ -167,3 +167,21 @@ func TestApplierDecidesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRebindIsNoGrant: a folder the view binds writable below a read-only one (a rebind) is
+// still ruled by Landlock: the program writes there only what its write roots give it.
+func TestRebindIsNoGrant(t *testing.T) {
+	if ok, _ := Namespaces(); !ok || LandlockABI() < 1 {
+		t.Skip("needs namespaces and Landlock")
+	}
+	protected := outsideTmp(t)
+	between, data := filepath.Join(protected, "between"), filepath.Join(protected, "between", "data")
+	os.MkdirAll(data, 0o755)
+	pol := ForExtension(Access{Extension: outsideTmp(t), Workspace: outsideTmp(t), Data: data, Temp: outsideTmp(t)})
+	pol.Read = append(pol.Read, protected)
+	pol.Protect, pol.Rebind = []string{protected}, []string{between}
+	out, _ := run(t, &pol, "/", "echo x > "+data+"/ok && echo data-written; echo x 2>/dev/null > "+between+"/f && echo between-written")
+	if !strings.Contains(out, "data-written") || strings.Contains(out, "between-written") {
+		t.Errorf("a rebind: %s", out)
+	}
+}
