@@ -69,7 +69,7 @@ func TestPlanApplied(t *testing.T) {
 // TestPlanAppliedAsNormalUser runs TestPlanApplied again as an unprivileged user (when the
 // tests run as root): a user namespace, no network namespace without namespaces.
 func TestPlanAppliedAsNormalUser(t *testing.T) {
-	testuser.RunTests(t, "TestPlanApplied", "TestStepFailureRefuses")
+	testuser.RunTests(t, "TestPlanApplied", "TestStepFailureRefuses", "TestRebindIsNoGrant")
 }
 
 // runPlanned runs program through the helper directly (no namespaces made for it) with the
