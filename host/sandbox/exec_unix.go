@@ -50,6 +50,12 @@ func ExecInPlace(s Program) error {
 	if s.Policy != nil {
 		plan = s.Plan(true)
 	}
+	if plan.Refused != "" {
+		// Strict, and something the plan needs is missing here: refused before anything
+		// starts (the helper refuses only a step it fails to apply).
+		s.Helper.Discard()
+		return fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, plan.Refused)
+	}
 	if plan.Launch == LaunchPrestarted && s.Helper != nil {
 		code, err := runPrestarted(s, s.Helper, plan)
 		if err != nil {
@@ -76,9 +82,6 @@ func ExecInPlace(s Program) error {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
 	warnMissing()
-	if plan.Refused != "" {
-		return fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, plan.Refused)
-	}
 	for _, w := range plan.Warnings {
 		warnf("%s", w)
 	}
