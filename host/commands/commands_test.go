@@ -150,6 +150,17 @@ func TestUserProgramCaches(t *testing.T) {
 	if !slices.ContainsFunc(project.Read, func(p string) bool { return strings.HasPrefix(p, filepath.Join(home, ".nvm")) }) {
 		t.Errorf("the project's hook cannot read npx's toolchain: %q", project.Read)
 	}
+	// The toolchain's grant is a line of its own in the program's plan.
+	toolchains := project.Toolchains
+	if len(toolchains) == 0 || !strings.HasPrefix(toolchains[0], filepath.Join(home, ".nvm")) {
+		t.Fatalf("the toolchain grants: %q", toolchains)
+	}
+	plan := sandbox.MakePlan(sandbox.IntentOf(*project), sandbox.Facts{OS: "linux", LandlockABI: 6, Helper: "/gem"})
+	var text strings.Builder
+	plan.WriteText(&text)
+	if !strings.Contains(text.String(), "run the toolchain "+toolchains[0]) || strings.Contains(text.String(), "  ok    read "+toolchains[0]+"\n") {
+		t.Errorf("the plan does not show the toolchain as its own line:\n%s", text.String())
+	}
 }
 
 // TestReadablePathDropsTheProject: a program's PATH never lists a folder of the project (a

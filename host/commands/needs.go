@@ -103,6 +103,21 @@ func (e *MissingNeedsError) Error() string {
 	return "it needs what was not granted: " + strings.Join(e.Missing.Lines(e.Home), ", ")
 }
 
+// toolchainGrants are the entries of pol.Read that grant what n's toolchains need to read
+// (their installations and profiles' files, granted at consent or by a switch among those
+// agreed to): the plan shows them as lines of their own (sandbox.Intent.Toolchains).
+func toolchainGrants(n toolchain.Needs, pol *sandbox.Policy) []string {
+	var out []string
+	for _, r := range n.Read {
+		for _, q := range pol.Read {
+			if pathx.Within(q, r) && !slices.Contains(sandbox.SystemRead, q) && !slices.Contains(out, q) {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
 // missing is what n needs that pol does not allow.
 func missing(n toolchain.Needs, pol *sandbox.Policy) registry.Grant {
 	var g registry.Grant

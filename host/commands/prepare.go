@@ -250,6 +250,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	if m := missing(needs, policy); m.Network || len(m.Read) > 0 || len(m.Write) > 0 {
 		return nil, nil, &MissingNeedsError{Extension: x.Name, Missing: m, Home: env.Home}
 	}
+	policy.Toolchains = toolchainGrants(needs, policy)
 	toolchain.EnsureCaches(needs, policy.Write, env.Home)
 	cachesAsOverlays(env, x, s, policy)
 	return finishEnv(childEnv, s.Environ, policy, needs, tenv, own...), policy, nil

@@ -53,6 +53,7 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 		}
 	}
 	p := sandbox.ForExtension(sandbox.Access{Extension: root, Workspace: root, WriteWorkspace: true, Data: data, Temp: temp, Read: read, Write: needs.Write})
+	p.Toolchains = toolchainGrants(needs, &p)
 	toolchain.EnsureCaches(needs, needs.Write, env.Home)
 	childEnv := sandbox.Env(environ, nil, "GEMINI_CLI=1", "GEM_WORKSPACE="+root, "GEMINI_PROJECT_DIR="+root, "GEM_HOME="+env.GemHome, "TMPDIR="+temp)
 	return finishEnv(childEnv, environ, &p, needs, tenv), &p, nil

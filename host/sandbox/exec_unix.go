@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -49,6 +50,12 @@ func ExecInPlace(s Program) error {
 	if s.Policy != nil {
 		plan = s.Plan(true)
 	}
+	if plan.Refused != "" {
+		// Strict, and something the plan needs is missing here: refused before anything
+		// starts (the helper refuses only a step it fails to apply).
+		s.Helper.Discard()
+		return fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, plan.Refused)
+	}
 	if plan.Launch == LaunchPrestarted && s.Helper != nil {
 		code, err := runPrestarted(s, s.Helper, plan)
 		if err != nil {
@@ -75,9 +82,6 @@ func ExecInPlace(s Program) error {
 		return execError(s, syscall.Exec(target, argv, s.Env))
 	}
 	warnMissing()
-	if plan.Launch == LaunchRefused {
-		return fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, helperMissing)
-	}
 	for _, w := range plan.Warnings {
 		warnf("%s", w)
 	}
@@ -100,21 +104,24 @@ func ExecInPlace(s Program) error {
 	// gem becomes the program: restrict one locked thread and exec from it. If the exec
 	// fails, that goroutine ends while locked, the runtime discards its thread, and gem
 	// goes on unrestricted (to describe the failure, or hand it to gem-engine).
-	p := s.effectivePolicy()
+	p := s.helperPolicy(plan)
 	done := make(chan error, 1)
 	go func() {
-		r, err := Apply(p)
-		if err != nil {
+		if _, _, err := applySteps(&p, warnWriter{}); err != nil {
 			done <- fmt.Errorf("%s: %w", s.Name, err)
-			return
-		}
-		if err := denyTerminalInjection(!p.Network && !r.NetworkNamespace, !p.Network); err != nil && p.Strict {
-			done <- fmt.Errorf("%s: %w: no seccomp filter against terminal injection: %v", s.Name, ErrNotEnforced, err)
 			return
 		}
 		done <- execError(s, syscall.Exec(target, argv, s.Env))
 	}()
 	return <-done
+}
+
+// warnWriter says what it is written (a fallback taken) through Warn, once per process.
+type warnWriter struct{}
+
+func (warnWriter) Write(b []byte) (int, error) {
+	warnf("%s", strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 // helperMissing says the helper is missing, and where it was looked for.
@@ -225,8 +232,10 @@ func Command(s Program) (*exec.Cmd, error) {
 	if s.Policy != nil && !Disabled() {
 		warnMissing()
 		plan := s.Plan(false)
-		switch plan.Launch {
-		case LaunchHelper:
+		switch {
+		case plan.Refused != "":
+			return nil, fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, plan.Refused)
+		case plan.Launch == LaunchHelper:
 			p := s.helperPolicy(plan)
 			target := s.Path
 			var extra []*os.File
@@ -262,11 +271,9 @@ func Command(s Program) (*exec.Cmd, error) {
 			cmd.Env, cmd.Dir = helperEnv(), s.Dir
 			cmd.SysProcAttr = childProcAttr()
 			if plan.Namespaces {
-				namespaceAttrs(cmd.SysProcAttr, plan.NetNS != NetNSClone)
+				namespaceAttrs(cmd.SysProcAttr, plan.UserNamespace, plan.NetNS == NetNSClone)
 			}
 			return cmd, nil
-		case LaunchRefused:
-			return nil, fmt.Errorf("%s: %w: %s", s.Name, ErrNotEnforced, helperMissing)
 		default:
 			for _, w := range plan.Warnings {
 				warnf("%s", w)
@@ -292,14 +299,17 @@ func (s Program) Intent(foreground bool) Intent {
 // Plan is s's plan on this machine, as its launcher follows it.
 func (s Program) Plan(foreground bool) Plan { return MakePlan(s.Intent(foreground), ProbeFacts()) }
 
-// helperPolicy is the policy the helper applies for s as plan says: the user's strictness,
-// the network namespace Apply makes, and the view when the program gets namespaces.
+// helperPolicy is the policy the helper applies for s: the plan's steps (its view's mounts
+// resolved here: resolveMounts), the user's strictness, and what its supervisor needs. Read
+// travels in the Landlock step only.
 func (s Program) helperPolicy(plan Plan) Policy {
 	p := s.effectivePolicy()
-	p.NetNS = plan.NetNS == NetNSApply
+	p.Namespaces = plan.Namespaces
 	if plan.Namespaces {
-		p.Namespaces, p.View = true, viewOf(p, plan)
+		plan.Mounts = resolveMounts(plan)
 	}
+	p.Steps = Steps(plan)
+	p.Read, p.Toolchains, p.Protect, p.Rebind, p.Overlays = nil, nil, nil, nil, nil
 	return p
 }
 

@@ -220,7 +220,7 @@ func runAttack(t *testing.T, pol Policy, namespaces, checksOff bool, ws, program
 		}
 		cmd = c
 	} else {
-		data, _ := json.Marshal(pol)
+		data, _ := json.Marshal(withoutNamespaces(pol))
 		self, _ := os.Executable()
 		cmd = exec.Command(self, append([]string{HelperArg, string(data), program, program}, args...)...)
 		cmd.Dir, cmd.Env = ws, env

@@ -246,7 +246,7 @@ func TestGuardAsNormalUser(t *testing.T) {
 // sent to it alone (timeout(1), kill) reaches the program, which ends, and so does the helper.
 func TestGuardedHelperHandsOnTerm(t *testing.T) {
 	ws, pol := guardedWorkspace(t)
-	data, _ := json.Marshal(pol)
+	data, _ := json.Marshal(withoutNamespaces(pol))
 	self, _ := os.Executable()
 	cmd := exec.Command(self, HelperArg, string(data), "/bin/sleep", "sleep", "30")
 	cmd.Dir = ws

@@ -60,7 +60,7 @@ func runHelper(p Policy, path string, argv, environ []string, stderr io.Writer) 
 	if p.SelfFD > 2 {
 		syscall.CloseOnExec(p.SelfFD) // the helper's own image: not the program's
 	}
-	listener, ruleset, err := harden(p)
+	listener, ruleset, err := applySteps(&p, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
 		return 126

@@ -3,8 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"os"
-	"runtime"
 	"slices"
 	"unsafe"
 
@@ -16,15 +14,6 @@ import (
 // inherited across execve. (go-landlock restricts every thread of the process through
 // libpsx, which gem does not need: the restricted thread is the one that becomes the
 // target program.)
-
-// LandlockABI is the kernel's Landlock ABI version, 0 when it has none (or it is disabled).
-func LandlockABI() int {
-	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if e != 0 {
-		return 0
-	}
-	return int(v)
-}
 
 // rulesetAttr is struct landlock_ruleset_attr up to "scoped" (ABI 6).
 type rulesetAttr struct {
@@ -53,68 +42,27 @@ func fsRights(abi int) uint64 {
 	return 0
 }
 
-// Apply restricts the calling OS thread (which it locks; the caller must execve on the same
-// goroutine) and the process's resource limits to p. Without Landlock it applies what it
-// can and reports the rest as missing; a strict policy then fails with ErrNotEnforced.
-func Apply(p Policy) (Report, error) {
-	r, ruleset, err := apply(p, nil)
-	if ruleset >= 0 {
-		unix.Close(ruleset)
-	}
-	return r, err
-}
-
-// apply is Apply that runs beforeLandlock (the last step that needs mounts: the read-only
-// view) before the thread is restricted, and returns the ruleset it restricted the thread
-// with (-1 without Landlock), for the supervisor's threads to restrict themselves with the
-// same rules (guard_linux.go). The caller closes it.
-func apply(p Policy, beforeLandlock func() []string) (r Report, ruleset int, err error) {
-	runtime.LockOSThread()
-	ruleset = -1
-	if err := setLimits(p.Limits, p.Strict, &r); err != nil {
-		return r, -1, err
-	}
-	if beforeLandlock != nil {
-		r.Missing = append(r.Missing, beforeLandlock()...)
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return r, -1, fmt.Errorf("sandbox: no_new_privs: %w", err)
-	}
-	if !p.Network && p.NetNS {
-		// A network namespace of its own (root only: unprivileged user namespaces cannot be
-		// made by a multithreaded process) also cuts UDP, which Landlock ABI < 8 leaves open.
-		if err := unix.Unshare(unix.CLONE_NEWNET); err == nil {
-			r.NetworkNamespace = true
-		} else if !seccompUsable() { // else the seccomp filter refuses UDP (filterSet.noNet)
-			r.Missing = append(r.Missing, "UDP rules (no network namespace: "+err.Error()+")")
-		}
-	}
-	abi := LandlockABI()
-	r.LandlockABI = abi
-	if abi < 1 {
-		r.Missing = append(r.Missing, "filesystem rules (no Landlock in this kernel)")
-		if !p.Network {
-			r.Missing = append(r.Missing, "network rules (no Landlock in this kernel)")
-		}
-		return r, -1, strictError(p, r)
-	}
-	attr := rulesetAttr{handledFS: fsRights(abi)}
+// applyLandlock restricts the calling thread with the plan's ruleset ll (StepLandlock): the
+// rights of ll.ABI, TCP and scoping as ll says, the write roots the user agreed to (ids)
+// opened without following links. It returns the ruleset, which the caller closes.
+func applyLandlock(ll Landlock, ids map[string]string) (ruleset int, err error) {
+	attr := rulesetAttr{handledFS: fsRights(ll.ABI)}
 	size := unsafe.Sizeof(attr.handledFS)
-	if abi >= 4 {
+	if ll.ABI >= 4 {
 		size += unsafe.Sizeof(attr.handledNet)
-		if !p.Network {
+		if ll.TCP {
 			attr.handledNet = netTCP
 		}
-	} else if !p.Network {
-		r.Missing = append(r.Missing, fmt.Sprintf("network rules (Landlock ABI %d < 4)", abi))
 	}
-	if abi >= 6 {
+	if ll.ABI >= 6 {
 		size += unsafe.Sizeof(attr.scoped)
-		attr.scoped = scopeV6
+		if ll.Scoped {
+			attr.scoped = scopeV6
+		}
 	}
 	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if e != 0 {
-		return r, -1, fmt.Errorf("sandbox: landlock_create_ruleset: %w", e)
+		return -1, fmt.Errorf("landlock_create_ruleset (ABI %d): %w", ll.ABI, e)
 	}
 	ruleset = int(fd)
 	defer func() {
@@ -123,14 +71,14 @@ func apply(p Policy, beforeLandlock func() []string) (r Report, ruleset int, err
 			ruleset = -1
 		}
 	}()
-	for _, path := range p.Read {
+	for _, path := range ll.Read {
 		if err := addPath(ruleset, path, fsRead&attr.handledFS); err != nil {
-			return r, ruleset, err
+			return ruleset, err
 		}
 	}
-	for _, path := range p.Write {
+	for _, path := range ll.Write {
 		rights := attr.handledFS
-		if !p.Namespaces && slices.Contains(SystemWrite, path) {
+		if ll.SharedNoSocket && slices.Contains(SystemWrite, path) {
 			// The machine's own /tmp, /var/tmp and /dev/shm (no private ones without
 			// namespaces): no socket made there, where the user's tools look for theirs (a
 			// tmux server's, an agent's); the program's own are made in its own folders. Nor
@@ -138,24 +86,23 @@ func apply(p Policy, beforeLandlock func() []string) (r Report, ruleset int, err
 			// socket moved into the program's own folder would be its to reach.
 			rights &^= unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_REFER
 		}
-		if id := p.WriteIDs[path]; id != "" {
+		if id := ids[path]; id != "" {
 			// The root the user agreed to, opened without following links and compared with
 			// the identity recorded then: the rule holds that descriptor's folder, whatever
 			// lies at the path a moment later.
 			if err := addVerifiedRoot(ruleset, path, id, rights); err != nil {
-				return r, ruleset, err
+				return ruleset, err
 			}
 			continue
 		}
 		if err := addPath(ruleset, path, rights); err != nil {
-			return r, ruleset, err
+			return ruleset, err
 		}
 	}
 	if e := restrictSelf(ruleset); e != nil {
-		return r, ruleset, fmt.Errorf("sandbox: landlock_restrict_self: %w", e)
+		return ruleset, fmt.Errorf("landlock_restrict_self: %w", e)
 	}
-	r.Filesystem, r.Network, r.Scoped = true, attr.handledNet != 0, attr.scoped != 0
-	return r, ruleset, strictError(p, r)
+	return ruleset, nil
 }
 
 // restrictSelf restricts the calling thread by ruleset (no_new_privs set first: a thread of
@@ -222,14 +169,16 @@ func addRule(ruleset, fd int, st *unix.Stat_t, path string, rights uint64) error
 	return nil
 }
 
-func setLimits(l Limits, strict bool, r *Report) error {
+// setLimits sets the rlimits of l (0: left as they are), never above the hard limits the
+// process has.
+func setLimits(l Limits) error {
 	set := func(resource int, v uint64, name string) error {
 		if v == 0 {
 			return nil
 		}
 		var cur unix.Rlimit
 		if err := unix.Getrlimit(resource, &cur); err != nil {
-			return fmt.Errorf("sandbox: %s limit: %w", name, err)
+			return fmt.Errorf("%s limit: %w", name, err)
 		}
 		lim := unix.Rlimit{Cur: min(v, cur.Max), Max: min(v, cur.Max)}
 		if resource == unix.RLIMIT_CPU && lim.Max < unix.RLIM_INFINITY-5 {
@@ -237,37 +186,14 @@ func setLimits(l Limits, strict bool, r *Report) error {
 			lim.Max = min(lim.Max, cur.Max)
 		}
 		if err := unix.Setrlimit(resource, &lim); err != nil {
-			return fmt.Errorf("sandbox: %s limit: %w", name, err)
+			return fmt.Errorf("%s limit: %w", name, err)
 		}
 		return nil
 	}
-	if err := set(unix.RLIMIT_CPU, l.CPUSeconds, "CPU"); err != nil {
-		return err
-	}
-	if err := set(unix.RLIMIT_NOFILE, l.OpenFiles, "open files"); err != nil {
-		return err
-	}
-	if err := set(unix.RLIMIT_AS, l.AddressSpace, "address space"); err != nil {
-		return err
-	}
-	if err := set(unix.RLIMIT_NPROC, l.Processes, "processes"); err != nil {
-		return err
-	}
-	r.Limits = true
-	r.Processes = l.Processes != 0 && os.Geteuid() != 0
-	if l.Processes != 0 && !r.Processes {
-		// Root is exempt from RLIMIT_NPROC. A pids cgroup holds for root too, but moving a
-		// process into a cgroup v1 waits for an RCU grace period (+8.5 ms on a sandboxed
-		// plugin's start here: GEM_SANDBOX_STRICT=1 BenchmarkColdStartSandboxed, in
-		// scripts/bench.sh), so it is made under a strict policy only.
-		switch {
-		case !strict:
-			r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC; GEM_SANDBOX_STRICT=1 adds a pids cgroup)")
-		case pidsCgroup(l.Processes) == nil:
-			r.Processes = true
-		default:
-			r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC, and no pids cgroup could be made)")
-		}
-	}
-	return nil
+	// Root is exempt from RLIMIT_NPROC: the plan adds a pids cgroup under a strict policy
+	// (StepPidsCgroup), as moving a process into a cgroup v1 waits for an RCU grace period
+	// (+8.5 ms on a sandboxed plugin's start here: GEM_SANDBOX_STRICT=1
+	// BenchmarkColdStartSandboxed, in scripts/bench.sh).
+	return errors.Join(set(unix.RLIMIT_CPU, l.CPUSeconds, "CPU"), set(unix.RLIMIT_NOFILE, l.OpenFiles, "open files"),
+		set(unix.RLIMIT_AS, l.AddressSpace, "address space"), set(unix.RLIMIT_NPROC, l.Processes, "processes"))
 }

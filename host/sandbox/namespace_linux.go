@@ -3,19 +3,15 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/pathx"
 )
 
@@ -25,102 +21,46 @@ import (
 // restricts and execs as before. The program is PID 1 of its PID namespace: when it ends,
 // everything it started ends with it, and its /proc shows no other process.
 
-// View is what the helper builds in the program's mount namespace.
-type View struct {
-	// Keep are the paths that must stay visible under the folders the view replaces with
-	// empty ones (/tmp, /var/tmp, /run, /root): what the policy lets the program read or
-	// write there (the workspace, the extension, its private folders).
-	Keep []string `json:"keep,omitempty"`
-	// Protect are paths inside the writable workspace made read-only (agent and VCS
-	// configuration: what the next program, or the user's next git command, would obey).
-	Protect []string `json:"protect,omitempty"`
-	// Rebind are made mounts of their own before Protect (Policy.Rebind): they stay
-	// writable under a read-only folder.
-	Rebind []string `json:"rebind,omitempty"`
-	// Overlays are mounted (Policy.Overlays).
-	Overlays []Overlay `json:"overlays,omitempty"`
-	// Private are more folders the program sees empty, as emptied: the user's home. Landlock
-	// has no rule for connect(2), so a unix socket anywhere in the program's view is
-	// reachable by its path whatever the program may read: an ssh ControlMaster socket in
-	// ~/.ssh (a shell on the user's servers), gpg-agent's in ~/.gnupg, a Docker socket in
-	// ~/.colima or ~/.docker. The home is hidden as /root is, and what the program was
-	// granted there (its extension and data folders, toolchains and caches, the workspace) is
-	// bound back: what it can reach in the home is what it was given.
-	Private []string `json:"private,omitempty"`
-}
-
-// Namespaces reports whether this machine lets gem give programs namespaces of their own
-// (user, mount, PID, network): root always can; another user needs unprivileged user
-// namespaces (not disabled by kernel.unprivileged_userns_clone, user.max_user_namespaces or
-// AppArmor's kernel.apparmor_restrict_unprivileged_userns). GEM_SANDBOX_NAMESPACES=off turns
-// the layer off.
-func Namespaces() (bool, string) { return namespacesOnce() }
-
-var namespacesOnce = sync.OnceValues(func() (bool, string) {
-	if config.Getenv("GEM_SANDBOX_NAMESPACES") == "off" {
-		return false, "GEM_SANDBOX_NAMESPACES=off"
-	}
-	if v := readSysctl("/proc/sys/user/max_user_namespaces"); v == "0" {
-		return false, "user.max_user_namespaces is 0"
-	}
-	if os.Geteuid() == 0 {
-		return true, ""
-	}
-	if readSysctl("/proc/sys/kernel/unprivileged_userns_clone") == "0" {
-		return false, "kernel.unprivileged_userns_clone is 0"
-	}
-	if readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1" {
-		return false, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)"
-	}
-	return true, ""
-})
-
-func readSysctl(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(data))
-}
-
-// viewOf is the view the helper builds for p as plan says (plan.Namespaces): what stays
-// visible under the emptied folders (plan.Keep) and by its real path too, the homes hidden,
-// and the read-only mounts, among them the protected entries at the workspace's top level.
-func viewOf(p Policy, plan Plan) *View {
-	v := &View{Keep: slices.Clone(plan.Keep), Private: slices.Clone(plan.Facts.Homes)}
-	// What is kept is named by its real path too: a path granted through a link (a project
-	// in /work, a link into the home; a home under /home -> /usr/home) must be bound back
-	// where the folder it names really is, which the view may hide. The system's own paths
-	// are left as they are (resolving them all costs more than the rest of the view).
-	for _, k := range slices.Clone(v.Keep) {
+// resolveMounts are plan's mounts as the helper makes them, worked out in gem (the helper
+// decides nothing): what an emptied folder keeps is named by its real path too — a path
+// granted through a link (a project in /work, a link into the home; a home under /home ->
+// /usr/home) is bound back where the folder it names really is, which the view may hide
+// (the system's own paths are left as they are: resolving them all costs more than the rest
+// of the view) —, and the protected entries at the top of a writable workspace are listed:
+// of its .git folder, which is git's to write (gitdir.go), only what git obeys, where the
+// guard judges the rest.
+func resolveMounts(plan Plan) []Mount {
+	mounts := slices.Clone(plan.Mounts)
+	for _, k := range plan.Keep {
 		if slices.Contains(SystemRead, k) || slices.Contains(SystemWrite, k) {
 			continue
 		}
 		if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
-			v.Keep = append(v.Keep, r)
-		}
-	}
-	v.Protect = append(v.Protect, p.Protect...)
-	v.Rebind = append(v.Rebind, p.Rebind...)
-	if p.Guard && p.Workspace != "" {
-		// Defence in depth beside the guard (guard_linux.go), which decides every write: the
-		// protected entries at the workspace's top level are read-only mounts too.
-		v.Protect = append(v.Protect, p.Frozen...)
-		// The repository's .git folder is git's to write (gitdir.go): only what git obeys in
-		// it is a read-only mount, where the guard judges the rest.
-		entries, _ := os.ReadDir(p.Workspace)
-		for _, e := range entries {
-			path := filepath.Join(p.Workspace, e.Name())
-			switch {
-			case e.Name() == ".git" && e.IsDir() && guardUsable():
-				v.Protect = append(v.Protect, gitClosed(path)...)
-			case isProtectedName(e.Name()):
-				v.Protect = append(v.Protect, path)
+			for i := range mounts {
+				mounts[i].keep(r)
 			}
 		}
 	}
-	v.Overlays = p.Overlays
-	return v
+	in := plan.Intent
+	top := in.Workspace + "/" + protectedAtTop
+	i := slices.IndexFunc(mounts, func(m Mount) bool { return m.Op == "read-only" && m.Path == top })
+	if i < 0 {
+		return mounts
+	}
+	var entries []Mount
+	list, _ := os.ReadDir(in.Workspace)
+	for _, e := range list {
+		path := filepath.Join(in.Workspace, e.Name())
+		switch {
+		case e.Name() == ".git" && e.IsDir() && plan.Seccomp.Guard && plan.Facts.Supervisor():
+			for _, g := range gitClosed(path) {
+				entries = append(entries, Mount{Op: "read-only", Path: g})
+			}
+		case isProtectedName(e.Name()):
+			entries = append(entries, Mount{Op: "read-only", Path: path})
+		}
+	}
+	return slices.Concat(mounts[:i], entries, mounts[i+1:])
 }
 
 // gitClosedNames are the entries of a repository's folder that git obeys (GitRule closes
@@ -172,38 +112,23 @@ func walkNested(dir string, depth int, walk func(string, int)) {
 	}
 }
 
-// privateHomes are the user's homes as the view hides them: $HOME, and the account's home
-// when $HOME names another folder (ssh keeps its ControlMaster sockets in the account's
-// home whatever $HOME says). Neither when unset, relative, or the root folder.
-func privateHomes() []string {
-	var homes []string
-	env, _ := config.Home()
-	for _, home := range []string{env, config.AccountHome()} {
-		if home == "" || !filepath.IsAbs(home) || filepath.Clean(home) == "/" || slices.Contains(homes, filepath.Clean(home)) {
-			continue
-		}
-		homes = append(homes, filepath.Clean(home))
-	}
-	return homes
-}
-
-// namespaceAttrs sets the clone flags that start the helper in namespaces of its own. For a
-// user other than root that includes a user namespace mapping the user's own uid and gid (so
-// files keep their owners and the program gains nothing), and the helper keeps CAP_SYS_ADMIN
-// and CAP_SETPCAP of that namespace across its execve (ambient) to build the view and then
-// drop every capability before the program runs. CAP_DAC_OVERRIDE is kept too: overlayfs
-// makes its work folder with mode 0 and needs it to mount an overlay (Policy.Overlays); in
-// the user namespace it covers only the user's own files, which the user may chmod anyway.
-func namespaceAttrs(a *syscall.SysProcAttr, network bool) {
+// namespaceAttrs sets the clone flags that start the helper in namespaces of its own (a
+// network namespace too with netNS). With userNS (the plan's: a user other than root) that
+// includes a user namespace mapping the user's own uid and gid (so files keep their owners
+// and the program gains nothing), and the helper keeps CAP_SYS_ADMIN and CAP_SETPCAP of that
+// namespace across its execve (ambient) to build the view and then drop every capability
+// before the program runs. CAP_DAC_OVERRIDE is kept too: overlayfs makes its work folder
+// with mode 0 and needs it to mount an overlay (Policy.Overlays); in the user namespace it
+// covers only the user's own files, which the user may chmod anyway. Root makes these
+// namespaces without a user namespace: with one, Go starts the child with a full fork of
+// gem-engine (a sandboxed plugin's start went from 1.7× to 1.4× of a plain fork/exec,
+// BenchmarkColdStartSandboxed).
+func namespaceAttrs(a *syscall.SysProcAttr, userNS, netNS bool) {
 	a.Cloneflags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC
-	if !network {
+	if netNS {
 		a.Cloneflags |= unix.CLONE_NEWNET
 	}
-	if os.Geteuid() == 0 {
-		// Root makes these namespaces without a user namespace: with one, Go starts the child
-		// with a full fork of gem-engine (a sandboxed plugin's start went from 1.7× to 1.4× of
-		// a plain fork/exec, BenchmarkColdStartSandboxed); the helper drops every capability
-		// before the program runs.
+	if !userNS {
 		return
 	}
 	a.Cloneflags |= unix.CLONE_NEWUSER
@@ -214,75 +139,73 @@ func namespaceAttrs(a *syscall.SysProcAttr, network bool) {
 	a.GidMappingsEnableSetgroups = false
 }
 
-// buildView makes the program's filesystem view; the helper calls it in its new mount
-// namespace, before Landlock. Every step that fails is returned as missing, not fatal:
-// the layers after it still hold.
-func buildView(v *View, pidNS bool) (missing, writable []string) {
+// buildView makes the program's filesystem view, the mounts of s in order, in the helper's
+// new mount namespace, before Landlock. The overlays' folders are opened first (their upper
+// folders are in gem's home, which the view may empty). It returns the folders it made
+// writable (the overlays mounted); a mount that fails fails the view, but an overlay where
+// s carries a fallback (returned in failed: its folder stays read-only).
+func buildView(s Step) (writable []string, failed []error, err error) {
 	if os.Getpid() != 1 {
 		// Not the first process of a PID namespace gem made, so maybe not in a mount
 		// namespace of its own either: mounting here could change the whole machine's view.
-		return []string{"a filesystem view of its own (the helper is not in namespaces of its own)"}, nil
+		return nil, nil, errors.New("the helper is not in namespaces of its own")
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return []string{"a filesystem view of its own (" + err.Error() + ")"}, nil
+		return nil, nil, fmt.Errorf("making its mounts private: %w", err)
 	}
 	cwd, _ := os.Getwd()
-	// The overlays' folders are opened before the view hides any (their upper folders are
-	// in gem's home, which the view may empty).
-	overlays := make([][]int, len(v.Overlays))
-	for i, o := range v.Overlays {
-		fds, err := openOverlay(o)
-		if err != nil {
-			missing = append(missing, fmt.Sprintf("a writable view of %s (%v)", o.Lower, err))
+	overlay := func(m Mount, err error) error {
+		err = fmt.Errorf("an overlay on %s: %w", m.Path, err)
+		if s.Fallback == "" {
+			return err
 		}
-		overlays[i] = fds
+		failed = append(failed, err)
+		return nil
+	}
+	opened := map[int][]int{}
+	for i, m := range s.Mounts {
+		if m.Op != "overlay" {
+			continue
+		}
+		fds, err := openOverlay(m)
+		if err != nil {
+			if err := overlay(m, err); err != nil {
+				return nil, failed, err
+			}
+			continue
+		}
+		opened[i] = fds
 		defer closeAll(fds)
 	}
-	for i, dir := range append(slices.Clone(emptied), v.Private...) {
-		if i >= len(emptied) && (!filepath.IsAbs(dir) || filepath.Clean(dir) == "/" || slices.Contains(emptied, dir)) {
-			continue // a home that is not one, or is emptied already
-		}
-		if err := emptyDir(filepath.Clean(dir), v.Keep); err != nil {
-			missing = append(missing, fmt.Sprintf("a private %s (%v)", dir, err))
-		}
-	}
-	for _, f := range masked {
-		if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() {
-			if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
-				missing = append(missing, fmt.Sprintf("hiding %s (%v)", f, err))
+	for i, m := range s.Mounts {
+		var err error
+		switch m.Op {
+		case "empty":
+			err = emptyDir(filepath.Clean(m.Path), m.Keep)
+		case "keep": // granted whole: left as it is
+		case "mask":
+			err = mask(m.Path)
+		case "rebind":
+			if err = unix.Mount(m.Path, m.Path, "", unix.MS_BIND|unix.MS_REC, ""); errors.Is(err, unix.ENOENT) {
+				err = nil
 			}
-		}
-	}
-	for _, d := range maskedDirs {
-		if st, err := os.Lstat(d); err == nil && st.IsDir() {
-			if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "size=4k,mode=0500"); err != nil {
-				missing = append(missing, fmt.Sprintf("hiding %s (%v)", d, err))
+		case "read-only":
+			err = readOnly(m.Path)
+		case "overlay":
+			if fds := opened[i]; fds != nil {
+				if e := mountOverlay(m.Path, fds, s.UserNamespace); e != nil {
+					err = overlay(m, e)
+				} else {
+					writable = append(writable, m.Path)
+				}
 			}
+		case "proc":
+			err = unix.Mount("proc", m.Path, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+		default:
+			err = errors.New("not a mount this helper knows")
 		}
-	}
-	for _, p := range v.Rebind {
-		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !errors.Is(err, unix.ENOENT) {
-			missing = append(missing, fmt.Sprintf("a writable %s (%v)", p, err))
-		}
-	}
-	for _, p := range v.Protect {
-		if err := readOnly(p); err != nil {
-			missing = append(missing, fmt.Sprintf("read-only %s (%v)", p, err))
-		}
-	}
-	for i, o := range v.Overlays {
-		if overlays[i] == nil {
-			continue
-		}
-		if err := mountOverlay(o.Lower, overlays[i]); err != nil {
-			missing = append(missing, fmt.Sprintf("a writable view of %s (%v)", o.Lower, err))
-			continue
-		}
-		writable = append(writable, o.Lower)
-	}
-	if pidNS {
-		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			missing = append(missing, "a /proc of its own ("+err.Error()+")")
+		if err != nil {
+			return nil, failed, fmt.Errorf("%s %s: %w", m.Op, m.Path, err)
 		}
 	}
 	// The same path, now seen through the new mounts; where the view has no such folder,
@@ -291,13 +214,28 @@ func buildView(v *View, pidNS bool) (missing, writable []string) {
 	if cwd == "" || os.Chdir(cwd) != nil {
 		os.Chdir("/")
 	}
-	return missing, writable
+	return writable, failed, nil
+}
+
+// mask hides path: a file behind /dev/null, a folder ("…/") behind an empty read-only one;
+// absent, nothing.
+func mask(path string) error {
+	if dir, ok := strings.CutSuffix(path, "/"); ok {
+		if st, err := os.Lstat(dir); err == nil && st.IsDir() {
+			return unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "size=4k,mode=0500")
+		}
+		return nil
+	}
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+		return unix.Mount("/dev/null", path, "", unix.MS_BIND, "")
+	}
+	return nil
 }
 
 // openOverlay opens an overlay's lower, upper and work folders without following links.
-func openOverlay(o Overlay) ([]int, error) {
+func openOverlay(m Mount) ([]int, error) {
 	var fds []int
-	for _, dir := range []string{o.Lower, o.Upper, o.Work} {
+	for _, dir := range []string{m.Path, m.Upper, m.Work} {
 		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			closeAll(fds)
@@ -315,12 +253,13 @@ func closeAll(fds []int) {
 }
 
 // mountOverlay mounts on lower an overlay of the opened folders fds (lower, upper, work):
-// its changes go to upper.
-func mountOverlay(lower string, fds []int) error {
+// its changes go to upper. In a user namespace (userNS) overlayfs keeps its attributes in
+// the user's namespace of extended attributes (userxattr).
+func mountOverlay(lower string, fds []int, userNS bool) error {
 	name := func(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 	opts := "lowerdir=" + name(fds[0]) + ",upperdir=" + name(fds[1]) + ",workdir=" + name(fds[2])
-	if os.Geteuid() != 0 {
-		opts += ",userxattr" // overlayfs in a user namespace
+	if userNS {
+		opts += ",userxattr"
 	}
 	return unix.Mount("overlay", lower, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
 }
@@ -399,19 +338,19 @@ func emptyDir(dir string, keep []string) error {
 }
 
 // readOnlyView makes everything in the program's view read-only but its write roots (and the
-// folders bound writable below a read-only one, View.Rebind; a granted device stays
+// folders bound writable below a read-only one, the view's rebinds; a granted device stays
 // read-only, which its writes do not need), each bound onto itself first:
 // a mode, owner, time or extended attribute changed outside them fails in the kernel (Landlock
 // has no rule for those), and a write root, a mount point now, cannot be renamed, removed or
 // replaced (a granted file such as /dev/null included), by the program or by the supervisor
-// acting for it. A write root inside a protected folder (View.Protect: gem's home, an
+// acting for it. A write root inside a protected folder (a read-only mount of the view: gem's home, an
 // extension's code) stays read-only, but for the folders made writable on purpose (an
-// overlay, View.Rebind). Only the mount of each root is writable again, not the mounts below it (the
+// overlay, a rebind). Only the mount of each root is writable again, not the mounts below it (the
 // workspace's protected entries, another folder's bind). Only in a mount namespace of the
 // helper's own, as buildView.
-func readOnlyView(writeRoots, protect, writable []string) (missing []string) {
+func readOnlyView(writeRoots, protect, writable []string) error {
 	if os.Getpid() != 1 {
-		return []string{"a read-only view (the helper is not in namespaces of its own)"}
+		return errors.New("the helper is not in namespaces of its own")
 	}
 	var roots []string
 	for _, w := range writeRoots {
@@ -436,27 +375,27 @@ func readOnlyView(writeRoots, protect, writable []string) (missing []string) {
 		}
 		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) {
-				missing = append(missing, fmt.Sprintf("a writable %s (%v)", w, err))
+				return fmt.Errorf("a writable %s: %w", w, err)
 			}
 			continue
 		}
 		bound = append(bound, w)
 	}
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-		return append(missing, "a read-only view ("+err.Error()+")")
+		return err
 	}
 	for _, w := range bound {
 		// EPERM: a mount the kernel keeps read-only (read-only outside the namespace): it was
 		// not writable before either.
 		if err := unix.MountSetattr(unix.AT_FDCWD, w, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil && !errors.Is(err, unix.EPERM) {
-			missing = append(missing, fmt.Sprintf("a writable %s (%v)", w, err))
+			return fmt.Errorf("a writable %s: %w", w, err)
 		}
 	}
 	// The working folder again, through the mounts just made (a write root's own).
 	if cwd, err := os.Getwd(); err == nil {
 		os.Chdir(cwd)
 	}
-	return missing
+	return nil
 }
 
 // readOnly binds path onto itself and makes that mount read-only, keeping the flags the
@@ -495,8 +434,8 @@ func readOnly(path string) error {
 // the permitted and effective ones, root's included).
 func dropCapabilities() error {
 	last := 40
-	if v := readSysctl("/proc/sys/kernel/cap_last_cap"); v != "" {
-		last, _ = strconv.Atoi(v)
+	if v, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		last, _ = strconv.Atoi(strings.TrimSpace(string(v)))
 	}
 	for c := 0; c <= last; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
@@ -507,93 +446,4 @@ func dropCapabilities() error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	return unix.Capset(&hdr, &data[0])
-}
-
-// harden applies, in the helper, every layer of p in order: the view (in the namespaces gem
-// started it in), the resource limits, no_new_privs and Landlock (Apply), the seccomp filter,
-// and, where the helper holds capabilities (its user namespace, or root), dropping them all.
-// What cannot be applied is warned about once, or refused under a strict policy. With the
-// guard it also returns the seccomp listener the supervisor answers (-1 without) and the
-// Landlock ruleset the thread was restricted with (-1 without), which the supervisor holds
-// itself to.
-func harden(p Policy) (listener, ruleset int, err error) {
-	runtime.LockOSThread() // Landlock and seccomp hold for this thread, the one that execs
-	listener, ruleset = -1, -1
-	defer func() {
-		if listener < 0 && ruleset >= 0 {
-			unix.Close(ruleset) // no supervisor to hold to it
-			ruleset = -1
-		}
-	}()
-	var missing []string
-	var readOnlyStep func() []string
-	if p.Namespaces && p.View != nil {
-		var writable []string
-		missing, writable = buildView(p.View, true)
-		p.Write = append(p.Write, writable...) // only what is an overlay now: its writes land elsewhere
-		if len(writable) > 0 && len(p.WriteIDs) > 0 {
-			// an overlay's mount is another file than the folder agreed to, by design
-			ids := maps.Clone(p.WriteIDs)
-			for _, w := range writable {
-				delete(ids, w)
-			}
-			p.WriteIDs = ids
-		}
-		// Made after the limits (a pids cgroup is written in /sys) and before Landlock, which
-		// forbids mounts.
-		writeRoots, protect, writable := slices.Clone(p.Write), p.View.Protect, append(writable, p.View.Rebind...)
-		readOnlyStep = func() []string { return readOnlyView(writeRoots, protect, writable) }
-	}
-	r, ruleset, err := apply(p, readOnlyStep)
-	if err != nil {
-		return -1, ruleset, err
-	}
-	missing = append(missing, r.Missing...)
-	// Without namespaces the program shares the machine's sockets: a supervisor judges its
-	// connects (socket_linux.go), and, with no network, UDP and the like are refused (there
-	// is no network namespace to cut them). With them, the view hides /tmp, /run, /var/lib
-	// and the home, and the supervisor judges the connects of programs it watches anyway
-	// (the guard's) and, under a strict policy, of every program: a socket left in the view
-	// (one in the workspace, under /srv) is then refused too, for a helper kept beside each
-	// program (≈ 5 ms a start here).
-	f := filterSet{guard: p.Guard && guardArch, sockets: (!p.Namespaces || p.Guard || p.Strict) && guardArch,
-		noNet: !p.Network && !p.Namespaces && !r.NetworkNamespace, families: !p.Network}
-	f.attrs = f.supervised() && !p.Namespaces
-	if f.supervised() {
-		if listener, err = loadFilter(f); err != nil {
-			if f.guard {
-				missing = append(missing, "the guard of the workspace's protected names ("+err.Error()+")")
-			}
-			if f.sockets {
-				missing = append(missing, "unix-socket rules ("+err.Error()+")")
-			}
-			listener = -1
-		}
-	}
-	if listener < 0 {
-		if err := denyTerminalInjection(f.noNet, f.families); err != nil {
-			missing = append(missing, "the seccomp filter against terminal injection ("+err.Error()+")")
-		}
-	}
-	if p.Namespaces || os.Geteuid() == 0 {
-		if err := dropCapabilities(); err != nil {
-			missing = append(missing, "dropping capabilities ("+err.Error()+")")
-		}
-	}
-	if p.Strict {
-		var hard []string
-		for _, m := range missing {
-			if !strings.HasPrefix(m, "process count") && !strings.HasPrefix(m, "UDP rules") {
-				hard = append(hard, m)
-			}
-		}
-		if len(hard) > 0 {
-			if listener >= 0 {
-				unix.Close(listener)
-			}
-			listener = -1
-			return -1, ruleset, fmt.Errorf("%w: %s (GEM_SANDBOX_STRICT=1)", ErrNotEnforced, strings.Join(hard, ", "))
-		}
-	}
-	return listener, ruleset, nil
 }

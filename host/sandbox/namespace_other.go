@@ -3,29 +3,53 @@
 package sandbox
 
 import (
+	"errors"
 	"io"
 	"syscall"
 )
 
-// View is Linux's (mount namespaces).
-type View struct {
-	Keep    []string `json:"keep,omitempty"`
-	Protect []string `json:"protect,omitempty"`
-	Rebind  []string `json:"rebind,omitempty"`
-}
-
 // Namespaces: none here.
 func Namespaces() (bool, string) { return false, "namespaces are Linux's" }
 
-func viewOf(Policy, Plan) *View                        { return nil }
-func namespaceAttrs(*syscall.SysProcAttr, bool)        {}
+func resolveMounts(p Plan) []Mount                     { return p.Mounts }
+func namespaceAttrs(*syscall.SysProcAttr, bool, bool)  {}
 func denyTerminalInjection(noNet, families bool) error { return nil }
 func seccompUsable() bool                              { return false }
 func guardUsable() bool                                { return false }
 
-func harden(p Policy) (int, int, error) {
-	_, err := Apply(p)
-	return -1, -1, err
+// applySteps applies the steps a plan has here: the limits.
+func applySteps(p *Policy, warn io.Writer) (int, int, error) {
+	for _, s := range p.Steps {
+		err := errors.New("not a step this system has")
+		if s.Op == StepLimits {
+			err = setLimits(*s.Limits)
+		}
+		if err != nil {
+			return -1, -1, stepFailed(s, p.Strict, err)
+		}
+	}
+	return -1, -1, nil
+}
+
+// setLimits sets the rlimits of l (0: left as they are).
+func setLimits(l Limits) error {
+	for _, r := range []struct {
+		res int
+		v   uint64
+	}{{syscall.RLIMIT_CPU, l.CPUSeconds}, {syscall.RLIMIT_NOFILE, l.OpenFiles}, {syscall.RLIMIT_AS, l.AddressSpace}} {
+		if r.v == 0 {
+			continue
+		}
+		var cur syscall.Rlimit
+		if err := syscall.Getrlimit(r.res, &cur); err != nil {
+			return err
+		}
+		lim := syscall.Rlimit{Cur: min(r.v, cur.Max), Max: min(r.v, cur.Max)}
+		if err := syscall.Setrlimit(r.res, &lim); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func runGuarded(Policy, int, int, string, []string, []string, io.Writer) int { return 126 }

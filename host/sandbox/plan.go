@@ -11,8 +11,8 @@ import (
 // (probed once per process, ProbeFacts) go into MakePlan, a pure function, which returns a
 // Plan: plain data saying how the program is started, which mechanisms are set up and, for
 // each line of the intent, which mechanism enforces it or why nothing does here. The
-// launcher (Command, ExecInPlace, Prestart) fills the Policy the helper applies from the
-// plan; `gem sandbox explain` and `gem doctor` show it.
+// launcher (Command, ExecInPlace, Prestart) makes the plan once and sends the helper its
+// Steps; `gem sandbox explain` and `gem doctor` show it.
 
 // Mechanism is one thing that enforces part of an intent.
 type Mechanism string
@@ -52,8 +52,8 @@ const (
 	NetNSNone   NetNS = ""
 	NetNSClone  NetNS = "clone"   // the helper is started in one (with its other namespaces)
 	NetNSHelper NetNS = "unshare" // the prestarted helper makes it before it runs the program
-	// NetNSApply: the helper unshares one before Landlock (Policy.NetNS): possible for root
-	// only; for another user it fails and the seccomp filter refuses UDP instead.
+	// NetNSApply: the helper, without namespaces, unshares one before Landlock: root only
+	// (another user's helper cannot); if it fails, the seccomp filter refuses UDP instead.
 	NetNSApply NetNS = "apply"
 )
 
@@ -68,22 +68,25 @@ type Intent struct {
 	Write []string `json:"write,omitempty"`
 	// Workspace is read; written only with WriteWorkspace (the workspace capability), its
 	// protected names closed.
-	Workspace      string    `json:"workspace,omitempty"`
-	WriteWorkspace bool      `json:"writeWorkspace,omitempty"`
-	Network        bool      `json:"network,omitempty"`
-	Protect        []string  `json:"protect,omitempty"` // Policy.Protect
-	Rebind         []string  `json:"rebind,omitempty"`  // Policy.Rebind
-	Frozen         []string  `json:"frozen,omitempty"`  // Policy.Frozen
-	Overlays       []Overlay `json:"overlays,omitempty"`
-	Env            []string  `json:"env,omitempty"` // the names of the variables it gets
-	Limits         Limits    `json:"limits"`
-	Strict         bool      `json:"strict,omitempty"` // sandbox.strict or GEM_SANDBOX_STRICT=1
+	Workspace      string `json:"workspace,omitempty"`
+	WriteWorkspace bool   `json:"writeWorkspace,omitempty"`
+	// Toolchains are the toolchain roots among Read (Policy.Toolchains: a launcher's
+	// installation, its profile's files), shown as lines of their own.
+	Toolchains []string  `json:"toolchains,omitempty"`
+	Network    bool      `json:"network,omitempty"`
+	Protect    []string  `json:"protect,omitempty"` // Policy.Protect
+	Rebind     []string  `json:"rebind,omitempty"`  // Policy.Rebind
+	Frozen     []string  `json:"frozen,omitempty"`  // Policy.Frozen
+	Overlays   []Overlay `json:"overlays,omitempty"`
+	Env        []string  `json:"env,omitempty"` // the names of the variables it gets
+	Limits     Limits    `json:"limits"`
+	Strict     bool      `json:"strict,omitempty"` // sandbox.strict or GEM_SANDBOX_STRICT=1
 }
 
 // IntentOf is the intent of p (a policy made by ForExtension and its callers), strict as
 // given: Program.intent adds GEM_SANDBOX_STRICT.
 func IntentOf(p Policy) Intent {
-	return Intent{Read: p.Read, Write: p.Write, Workspace: p.Workspace, WriteWorkspace: p.Guard, Network: p.Network,
+	return Intent{Read: p.Read, Write: p.Write, Workspace: p.Workspace, WriteWorkspace: p.Guard, Toolchains: p.Toolchains, Network: p.Network,
 		Protect: p.Protect, Rebind: p.Rebind, Frozen: p.Frozen, Overlays: p.Overlays, Limits: p.Limits, Strict: p.Strict}
 }
 
@@ -98,8 +101,8 @@ type Facts struct {
 	LandlockABI   int    `json:"landlockABI"`
 	Seccomp       bool   `json:"seccomp"` // seccomp filters, and gem has one for Arch
 	// SeccompNotify: user notification, which the guard and the socket judge need (gem has
-	// their supervisor for amd64 and arm64; the kernel's support is found when the filter
-	// is loaded, Linux ≥ 5.0).
+	// their supervisor for amd64 and arm64; the kernel's, Linux ≥ 5.0, is probed by
+	// SECCOMP_GET_NOTIF_SIZES).
 	SeccompNotify bool `json:"seccompNotify"`
 	// Yama is kernel.yama.ptrace_scope ("" without Yama); YamaTraceChild: it lets the
 	// supervisor reach the program, its own child (scope 0 or 1).
@@ -110,7 +113,7 @@ type Facts struct {
 	PidsCgroup bool     `json:"pidsCgroup"`
 	Helper     string   `json:"helper"`             // the re-exec helper ("" when missing)
 	Disabled   bool     `json:"disabled,omitempty"` // GEM_SANDBOX=off
-	Homes      []string `json:"homes,omitempty"`    // the user's homes, real paths (View.Private)
+	Homes      []string `json:"homes,omitempty"`    // the user's homes, real paths (emptied in the view)
 	ResolvDir  string   `json:"resolvDir,omitempty"`
 }
 
@@ -128,7 +131,7 @@ type Plan struct {
 	UserNamespace bool     `json:"userNamespace"`
 	NetNS         NetNS    `json:"netns,omitempty"`
 	Mounts        []Mount  `json:"mounts,omitempty"`
-	Keep          []string `json:"keep,omitempty"` // what stays visible under the emptied folders (View.Keep)
+	Keep          []string `json:"keep,omitempty"` // what stays visible under the emptied folders
 	Landlock      Landlock `json:"landlock"`
 	Seccomp       Seccomp  `json:"seccomp"`
 	DropCaps      bool     `json:"dropCapabilities"`
@@ -146,6 +149,10 @@ type Plan struct {
 // Enforcement is one line of an intent and what enforces it; Missing says why nothing (or
 // not everything) does here.
 type Enforcement struct {
+	// ID names the line for a program reading the plan (gem doctor): filesystem, workspace,
+	// guard, tcp, udp, families, sockets, processes-seen, scope, terminal, capabilities,
+	// limits, processes; "" for the others (a read or write root, a mount).
+	ID      string      `json:"id,omitempty"`
 	What    string      `json:"what"`
 	By      []Mechanism `json:"by,omitempty"`
 	Missing string      `json:"missing,omitempty"`
@@ -159,6 +166,7 @@ type Mount struct {
 	Path  string   `json:"path"`
 	Keep  []string `json:"keep,omitempty"`  // empty: bound back beneath it
 	Upper string   `json:"upper,omitempty"` // overlay: where the writes land
+	Work  string   `json:"work,omitempty"`  // overlay: overlayfs's scratch folder
 }
 
 // Landlock is the Landlock ruleset.
@@ -173,8 +181,8 @@ type Landlock struct {
 	Scoped         bool `json:"scoped"` // signals and abstract sockets
 }
 
-// Seccomp is the seccomp filter set (filterSet). Fallback: a supervised filter that cannot
-// be loaded leaves the plain one (terminal, families, noNet) and the supervised parts missing.
+// Seccomp is the seccomp filter set (filterSet). A filter that cannot be loaded fails the
+// step (Steps); the one fallback is NoNetIfNoNetNS.
 type Seccomp struct {
 	Load     bool `json:"load"`
 	Guard    bool `json:"guard"`
@@ -183,6 +191,9 @@ type Seccomp struct {
 	Families bool `json:"families"` // no socket family but unix, netlink, internet
 	// NoNetIfNoNetNS: noNet is added when the planned network namespace cannot be made.
 	NoNetIfNoNetNS bool `json:"noNetIfNoNetNS,omitempty"`
+	// Attrs: without namespaces, mode and attribute changes go to the supervisor too (nothing
+	// outside the write roots is read-only in the program's view).
+	Attrs bool `json:"attrs,omitempty"`
 }
 
 // MakePlan decides, from in and f alone, how the program runs and what enforces what.
@@ -248,8 +259,8 @@ func mechanisms(p *Plan) {
 		p.NetNS = NetNSHelper
 	case p.Namespaces:
 		p.NetNS = NetNSClone
-	case helper:
-		p.NetNS = NetNSApply // Policy.NetNS (gem run in place skips it: its start-up budget)
+	case helper && f.Root:
+		p.NetNS = NetNSApply // (gem run in place skips it: its start-up budget)
 	}
 	if p.Namespaces {
 		p.Keep, p.Mounts = view(in, f)
@@ -259,12 +270,12 @@ func mechanisms(p *Plan) {
 	if f.LandlockABI >= 1 {
 		p.Landlock.Read, p.Landlock.Write = in.Read, in.Write
 	}
-	netnsMade := p.NetNS == NetNSClone || p.NetNS == NetNSHelper || (p.NetNS == NetNSApply && f.Root)
 	p.Seccomp = Seccomp{Load: f.Seccomp, Families: !in.Network,
-		NoNet: !in.Network && !p.Namespaces && !netnsMade, NoNetIfNoNetNS: p.NetNS == NetNSApply && f.Root}
+		NoNet: !in.Network && p.NetNS == NetNSNone, NoNetIfNoNetNS: !in.Network && p.NetNS == NetNSApply}
 	if helper {
 		p.Seccomp.Guard = in.WriteWorkspace && f.SeccompNotify
 		p.Seccomp.Sockets = (!p.Namespaces || in.WriteWorkspace || in.Strict) && f.SeccompNotify
+		p.Seccomp.Attrs = (p.Seccomp.Guard || p.Seccomp.Sockets) && !p.Namespaces
 	}
 	p.DropCaps = helper && (p.Namespaces || f.Root)
 	p.PidsCgroup = f.Root && in.Strict && in.Limits.Processes != 0 && f.PidsCgroup
@@ -274,12 +285,16 @@ func mechanisms(p *Plan) {
 // there: /tmp, /var/tmp and /dev/shm (no other program's files, shared memory or sockets),
 // /run (no D-Bus, GnuPG, ssh-agent or Docker sockets), /root (root's home, or another
 // user's), /var/lib and /nix (daemons' state and sockets: SystemRead names what programs
-// read there); the user's own home joins them (View.Private).
+// read there); the user's own homes join them (Facts.Homes).
 // The daemons' folders join them (Landlock lets a program read none of them, but it has no
 // rule for connect(2)): /var/snap (LXD's and other snaps' daemons), /var/spool (postfix's
 // private sockets), /var/opt (packaged services: GitLab's PostgreSQL and Puma), /var/run where
 // it is a folder and not the usual link to /run, and /srv (services' data).
 var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix", "/var/snap", "/var/spool", "/var/opt", "/var/run", "/srv"}
+
+// protectedAtTop stands in a plan for the protected entries at the top of a writable
+// workspace, listed when the program starts (resolveMounts).
+const protectedAtTop = "<protected names at its top>"
 
 // masked are files replaced by an empty one in every view (readable as root otherwise).
 var masked = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-", "/etc/gshadow-"}
@@ -306,15 +321,7 @@ func view(in Intent, f Facts) (keep []string, mounts []Mount) {
 		}
 		m := Mount{Op: "empty", Path: dir}
 		for _, k := range keep {
-			if k == dir {
-				m.Op = "keep"
-			}
-			if strings.HasPrefix(k, dir+"/") && !slices.Contains(m.Keep, k) {
-				m.Keep = append(m.Keep, k)
-			}
-		}
-		if m.Op == "keep" {
-			m.Keep = nil
+			m.keep(k)
 		}
 		mounts = append(mounts, m)
 	}
@@ -329,13 +336,25 @@ func view(in Intent, f Facts) (keep []string, mounts []Mount) {
 	}
 	protect := slices.Clone(in.Protect)
 	if in.WriteWorkspace && in.Workspace != "" {
-		protect = append(append(protect, in.Frozen...), in.Workspace+"/<protected names at its top>")
+		protect = append(append(protect, in.Frozen...), in.Workspace+"/"+protectedAtTop)
 	}
 	for _, r := range protect {
 		mounts = append(mounts, Mount{Op: "read-only", Path: r})
 	}
 	for _, o := range in.Overlays {
-		mounts = append(mounts, Mount{Op: "overlay", Path: o.Lower, Upper: o.Upper})
+		mounts = append(mounts, Mount{Op: "overlay", Path: o.Lower, Upper: o.Upper, Work: o.Work})
 	}
 	return keep, append(mounts, Mount{Op: "proc", Path: "/proc"})
+}
+
+// keep adds k to what an emptied folder m keeps, if it is beneath it; a folder granted
+// whole is kept as it is (op "keep").
+func (m *Mount) keep(k string) {
+	switch {
+	case m.Op != "empty":
+	case k == m.Path:
+		m.Op, m.Keep = "keep", nil
+	case strings.HasPrefix(k, m.Path+"/") && !slices.Contains(m.Keep, k):
+		m.Keep = append(m.Keep, k)
+	}
 }

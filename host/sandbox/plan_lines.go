@@ -7,8 +7,8 @@ import (
 )
 
 // lines says, for each thing p's intent asks, what enforces it. A line's Missing names a
-// layer this machine lacks; Soft lines are those a strict policy does not refuse (the helper
-// does not check them: see docs/sandbox.md, "Where a layer is missing").
+// layer this machine lacks; Soft lines are those a strict plan does not refuse (MakePlan
+// refuses the others; the helper refuses a step it cannot apply).
 func lines(p Plan) []Enforcement {
 	in, f := p.Intent, p.Facts
 	env := "an allowlist of the environment (secrets and hijackers dropped)"
@@ -22,7 +22,7 @@ func lines(p Plan) []Enforcement {
 			why = helperMissing
 		}
 		for _, l := range sandboxedLines(p) {
-			out = append(out, Enforcement{What: l.What, Missing: why, Soft: true})
+			out = append(out, Enforcement{ID: l.ID, What: l.What, Missing: why, Soft: true})
 		}
 		return out
 	}
@@ -47,12 +47,17 @@ func sandboxedLines(p Plan) []Enforcement {
 	for _, r := range in.Read {
 		if slices.Contains(SystemRead, r) {
 			sysRead++
-		} else if r != "" && r != in.Workspace {
+		} else if r != "" && r != in.Workspace && !slices.Contains(in.Toolchains, r) {
 			ls = append(ls, fs("read "+r))
 		}
 	}
 	if sysRead > 0 {
 		ls = append([]Enforcement{fs("read the system (/usr, /etc, /proc…; of /var/lib and /nix what programs read to run)")}, ls...)
+	}
+	for _, t := range in.Toolchains {
+		if slices.Contains(in.Read, t) {
+			ls = append(ls, fs("run the toolchain "+t+" (read and execute, not write)"))
+		}
 	}
 	var view []Mechanism
 	if p.Namespaces {
@@ -74,6 +79,7 @@ func sandboxedLines(p Plan) []Enforcement {
 	}
 	ls = append(ls, workspaceLines(p, fs)...)
 	hidden := fs("nothing else of the filesystem", view...)
+	hidden.ID = "filesystem"
 	if p.Namespaces {
 		hidden.What += " (/tmp, /run, /var/lib, /nix, /root and your home shown empty but for what is granted; /etc/shadow and sudoers masked)"
 	}
@@ -93,7 +99,7 @@ func workspaceLines(p Plan, fs func(string, ...Mechanism) Enforcement) []Enforce
 		return []Enforcement{fs("read the workspace " + in.Workspace + " (not write it)")}
 	}
 	w := fs("write the workspace " + in.Workspace)
-	g := Enforcement{What: "never create or change the workspace's protected names (.git, agent and editor settings, context files, .env*) at any depth", Soft: true}
+	g := Enforcement{ID: "guard", What: "never create or change the workspace's protected names (.git, agent and editor settings, context files, .env*) at any depth", Soft: true}
 	switch {
 	case p.Seccomp.Guard && f.Supervisor():
 		g.By = append(g.By, ByGuard)
@@ -142,21 +148,21 @@ func mountLines(p Plan) []Enforcement {
 // networkLines: TCP, the other internet sockets, the other families, unix sockets.
 func networkLines(p Plan) []Enforcement {
 	in, f := p.Intent, p.Facts
-	netns := p.NetNS == NetNSClone || p.NetNS == NetNSHelper || (p.NetNS == NetNSApply && f.Root)
+	netns := p.NetNS != NetNSNone
 	var ls []Enforcement
 	if in.Network {
 		ls = append(ls, Enforcement{What: "use the network (granted)"})
 	} else {
-		tcp := Enforcement{What: "no TCP connect or listen"}
+		tcp := Enforcement{ID: "tcp", What: "no TCP connect or listen"}
 		if netns {
 			tcp.By = append(tcp.By, ByNetNS)
 		}
 		if p.Landlock.TCP {
 			tcp.By = append(tcp.By, ByLandlockTCP)
-		} else {
-			tcp.Missing = fmt.Sprintf("Landlock ABI %d has no TCP rules (4 or later)", f.LandlockABI)
+		} else if !netns {
+			tcp.Missing = fmt.Sprintf("Landlock ABI %d has no TCP rules (4 or later), and no network namespace", f.LandlockABI)
 		}
-		udp := Enforcement{What: "no UDP or other internet socket", Soft: true}
+		udp := Enforcement{ID: "udp", What: "no UDP or other internet socket", Soft: true}
 		switch {
 		case netns:
 			udp.By = []Mechanism{ByNetNS}
@@ -165,7 +171,7 @@ func networkLines(p Plan) []Enforcement {
 		default:
 			udp.Missing = "no network namespace and no seccomp filter"
 		}
-		fam := Enforcement{What: "no socket but unix, netlink and internet ones (no vsock to a VM's host, Bluetooth…)"}
+		fam := Enforcement{ID: "families", What: "no socket but unix, netlink and internet ones (no vsock to a VM's host, Bluetooth…)"}
 		if f.Seccomp {
 			fam.By = []Mechanism{BySeccomp}
 		} else {
@@ -173,7 +179,7 @@ func networkLines(p Plan) []Enforcement {
 		}
 		ls = append(ls, tcp, udp, fam)
 	}
-	sock := Enforcement{What: "no unix socket of the machine's (an agent's in /tmp, the session bus in /run): only those beneath its write roots", Soft: true}
+	sock := Enforcement{ID: "sockets", What: "no unix socket of the machine's (an agent's in /tmp, the session bus in /run): only those beneath its write roots", Soft: true}
 	if p.Namespaces {
 		sock.By = append(sock.By, ByView)
 	}
@@ -192,7 +198,7 @@ func networkLines(p Plan) []Enforcement {
 func processLines(p Plan) []Enforcement {
 	in, f := p.Intent, p.Facts
 	var ls []Enforcement
-	pid := Enforcement{What: "see no other process; what it starts ends with it", Soft: true}
+	pid := Enforcement{ID: "processes-seen", What: "see no other process; what it starts ends with it", Soft: true}
 	if p.Namespaces {
 		pid.By = []Mechanism{ByNamespaces}
 	} else {
@@ -203,7 +209,7 @@ func processLines(p Plan) []Enforcement {
 			pid.Missing = "gem run execs in place here"
 		}
 	}
-	scope := Enforcement{What: "signal no process and reach no abstract socket outside its own", Soft: true}
+	scope := Enforcement{ID: "scope", What: "signal no process and reach no abstract socket outside its own", Soft: true}
 	if p.Landlock.Scoped {
 		scope.By = append(scope.By, ByLandlockScope)
 	}
@@ -213,7 +219,7 @@ func processLines(p Plan) []Enforcement {
 	if len(scope.By) == 0 {
 		scope.Missing = fmt.Sprintf("Landlock ABI %d has no scoping (6 or later), and no namespaces", f.LandlockABI)
 	}
-	tty := Enforcement{What: "push no input into your terminal (TIOCSTI, TIOCLINUX)"}
+	tty := Enforcement{ID: "terminal", What: "push no input into your terminal (TIOCSTI, TIOCLINUX)"}
 	if f.Seccomp {
 		tty.By = []Mechanism{BySeccomp}
 	} else {
@@ -222,7 +228,7 @@ func processLines(p Plan) []Enforcement {
 	if p.Setsid {
 		tty.By = append(tty.By, BySetsid)
 	}
-	caps := Enforcement{What: "hold no capability", Soft: true}
+	caps := Enforcement{ID: "capabilities", What: "hold no capability", Soft: true}
 	switch {
 	case p.DropCaps:
 		caps.By = []Mechanism{ByCapDrop}
@@ -233,9 +239,9 @@ func processLines(p Plan) []Enforcement {
 	}
 	ls = append(ls, pid, scope, tty, caps)
 	l := in.Limits
-	ls = append(ls, Enforcement{What: fmt.Sprintf("limits: %d s of CPU, %d open files, %d MiB of address space", l.CPUSeconds, l.OpenFiles, l.AddressSpace>>20), By: []Mechanism{ByRlimits}})
+	ls = append(ls, Enforcement{ID: "limits", What: fmt.Sprintf("limits: %d s of CPU, %d open files, %d MiB of address space", l.CPUSeconds, l.OpenFiles, l.AddressSpace>>20), By: []Mechanism{ByRlimits}})
 	if l.Processes != 0 {
-		np := Enforcement{What: fmt.Sprintf("at most %d processes", l.Processes), Soft: true}
+		np := Enforcement{ID: "processes", What: fmt.Sprintf("at most %d processes", l.Processes), Soft: true}
 		switch {
 		case !f.Root:
 			np.By = []Mechanism{ByRlimits}

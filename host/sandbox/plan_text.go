@@ -87,7 +87,7 @@ func (p Plan) WriteText(w io.Writer) {
 	if p.Refused != "" {
 		fmt.Fprintf(w, "\nREFUSED: %s\n", p.Refused)
 	} else if p.Intent.Strict {
-		fmt.Fprintln(w, "\nstrict: everything the helper checks is enforced here")
+		fmt.Fprintln(w, "\nstrict: every line above but the soft ones (namespaces, guard, scoping, UDP, process count) is enforced here, and a step the helper cannot apply refuses the program")
 	}
 }
 
@@ -126,47 +126,22 @@ func (p Plan) writeMechanisms(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  namespaces          %s\n", ns)
 	netns := map[NetNS]string{NetNSNone: "none", NetNSClone: "started in one", NetNSHelper: "made by the helper before the program",
-		NetNSApply: "unshared before Landlock (root only; else seccomp refuses UDP)"}[p.NetNS]
+		NetNSApply: "unshared by the helper before Landlock (if it fails, seccomp refuses UDP)"}[p.NetNS]
 	fmt.Fprintf(w, "  network namespace   %s\n", netns)
 	if len(p.Mounts) > 0 {
 		fmt.Fprintln(w, "  view")
 		for _, m := range p.Mounts {
-			line := m.Op + " " + m.Path
-			switch {
-			case len(m.Keep) > 0:
-				line += ", keeping " + strings.Join(m.Keep, ", ")
-			case m.Upper != "":
-				line += ", writes into " + m.Upper
-			}
-			fmt.Fprintf(w, "    %s\n", line)
+			fmt.Fprintf(w, "    %s\n", m.text())
 		}
 	}
 	ll := "none"
 	if p.Landlock.ABI >= 1 {
-		ll = fmt.Sprintf("ABI %d, %d read roots, %d write roots", p.Landlock.ABI, len(p.Landlock.Read), len(p.Landlock.Write))
-		if p.Landlock.TCP {
-			ll += ", TCP denied"
-		}
-		if p.Landlock.Scoped {
-			ll += ", scoped"
-		}
-		if p.Landlock.SharedNoSocket {
-			ll += ", no socket made in the shared /tmp"
-		}
+		ll = p.Landlock.text()
 	}
 	fmt.Fprintf(w, "  Landlock            %s\n", ll)
 	sc := "none"
 	if p.Seccomp.Load {
-		parts := []string{"terminal"}
-		for _, x := range []struct {
-			on   bool
-			name string
-		}{{p.Seccomp.Families, "families"}, {p.Seccomp.NoNet, "no UDP"}, {p.Seccomp.NoNetIfNoNetNS, "no UDP if the network namespace fails"}, {p.Seccomp.Guard, "guard"}, {p.Seccomp.Sockets, "socket judge"}} {
-			if x.on {
-				parts = append(parts, x.name)
-			}
-		}
-		sc = strings.Join(parts, ", ")
+		sc = p.Seccomp.text()
 	}
 	fmt.Fprintf(w, "  seccomp             %s\n", sc)
 	fmt.Fprintf(w, "  capabilities        %s\n", map[bool]string{true: "all dropped", false: "kept"}[p.DropCaps])

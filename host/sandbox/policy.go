@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,11 +23,10 @@ type Policy struct {
 	Network bool     `json:"network,omitempty"` // TCP allowed (else bind and connect are denied)
 
 	Limits Limits `json:"limits"`
-	// NetNS gives the program a network namespace of its own when Network is off (root
-	// only; it also cuts UDP). Set for children; `gem run` skips it to keep its start-up
-	// budget (≈ 0.4 ms here, BenchmarkNetworkNamespace), relying on Landlock's TCP rules.
-	NetNS  bool `json:"netns,omitempty"`
-	Strict bool `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
+	Strict bool   `json:"strict,omitempty"` // refuse to run when a restriction cannot be enforced
+	// Toolchains are the toolchain roots among Read (a launcher's installation, its
+	// profile's files: host/commands), which the plan shows as lines of their own.
+	Toolchains []string `json:"toolchains,omitempty"`
 
 	// Workspace is the project folder the program works in: read, and written only with
 	// Guard, which keeps its protected names (IsProtected) closed.
@@ -62,10 +62,12 @@ type Policy struct {
 	// SelfFD, when not 0, is the helper's descriptor of its own image (it was executed from
 	// it), closed by the program's exec.
 	SelfFD int `json:"selfFD,omitempty"`
-	// Namespaces: the helper was started in namespaces of its own (Command sets it) and
-	// builds View in them.
-	Namespaces bool  `json:"namespaces,omitempty"`
-	View       *View `json:"view,omitempty"`
+	// Namespaces: the helper was started in namespaces of its own (the plan's: Command sets
+	// it); the supervisor's rules depend on it.
+	Namespaces bool `json:"namespaces,omitempty"`
+	// Steps are what the helper applies, in order (Steps of the plan the launcher made):
+	// it decides nothing itself.
+	Steps []Step `json:"steps,omitempty"`
 	// Overlays are folders the program sees writable while its writes land in another
 	// folder (the extension's own folder, for programs that write beside their code): made
 	// writable only where the overlay was mounted (namespaces), else they stay read-only.
@@ -306,7 +308,7 @@ func OwnDir(dir string) error {
 	return nil
 }
 
-// Report says what Apply enforced.
+// Report says what this machine enforces (CapabilitiesOf: from the plans of MachinePlans).
 type Report struct {
 	LandlockABI int  `json:"landlockABI"`
 	Filesystem  bool `json:"filesystem"`
@@ -333,19 +335,20 @@ type Report struct {
 	NoCapability bool     `json:"noCapability"` // every capability dropped (root too)
 	Limits       bool     `json:"limits"`
 	Processes    bool     `json:"processes"`
-	Missing      []string `json:"missing,omitempty"` // what the policy wanted and the kernel could not do
+	GemRun       string   `json:"gemRun"`            // how gem run starts its program here
+	Missing      []string `json:"missing,omitempty"` // the plans' lines not (wholly) enforced here, and why
 }
 
-// warnMissing says once per gem process, through Warn, which layers this machine cannot
-// enforce (gem doctor lists them), when a program is about to run without them. The process
-// count, which root is always exempt from, is left to gem doctor.
+// warnMissing says once per gem process, through Warn, which lines of a program's plan this
+// machine cannot enforce (gem doctor lists them), when a program is about to run without
+// them. The process count, which root is always exempt from, is left to gem doctor.
 func warnMissing() { warnMissingOnce() }
 
 var warnMissingOnce = sync.OnceFunc(func() {
 	var hard []string
-	for _, m := range Capabilities().Missing {
-		if !strings.HasPrefix(m, "process count") {
-			hard = append(hard, m)
+	for _, l := range MachinePlans(ProbeFacts())[0].Lines {
+		if l.Missing != "" && l.ID != "processes" && !slices.Contains(hard, l.Missing) {
+			hard = append(hard, l.Missing)
 		}
 	}
 	if len(hard) > 0 {
@@ -356,59 +359,66 @@ var warnMissingOnce = sync.OnceFunc(func() {
 // ErrNotEnforced is a strict policy that the kernel cannot enforce.
 var ErrNotEnforced = errors.New("the sandbox cannot be enforced on this machine")
 
-func strictError(p Policy, r Report) error {
-	var hard []string
-	for _, m := range r.Missing {
-		if !strings.HasPrefix(m, "process count") && !strings.HasPrefix(m, "UDP rules") {
-			hard = append(hard, m)
-		}
-	}
-	if p.Strict && len(hard) > 0 {
-		return fmt.Errorf("%w: %s (sandbox.strict is set)", ErrNotEnforced, strings.Join(hard, ", "))
-	}
-	return nil
+// MachinePlans are the plans gem doctor and the warning above speak from: an extension's
+// program with the workspace capability and without the network (a child of gem), and gem
+// run's program, on a machine with facts f.
+func MachinePlans(f Facts) [2]Plan {
+	in := IntentOf(ForExtension(Access{Extension: "/extension", Workspace: "/workspace", WriteWorkspace: true, Data: "/data", Temp: "/tmp/gem/extension"}))
+	in.Program = "a program"
+	run := in
+	run.Program, run.Foreground = "gem run's program", true
+	return [2]Plan{MakePlan(in, f), MakePlan(run, f)}
 }
 
 // Capabilities says what this machine can enforce, without applying anything (gem doctor).
 func Capabilities() Report { return CapabilitiesOf(ProbeFacts()) }
 
-// CapabilitiesOf is what a machine with facts f can enforce, for any program (gem doctor).
+// CapabilitiesOf is what a machine with facts f enforces, read from the plans of
+// MachinePlans: a line is enforced when its plan misses nothing of it.
 func CapabilitiesOf(f Facts) Report {
-	abi, ns, why := f.LandlockABI, f.Namespaces, f.NamespacesWhy
-	r := Report{LandlockABI: abi, Filesystem: abi >= 1, Network: abi >= 4, Scoped: abi >= 6, Limits: true, Processes: !f.Root || f.PidsCgroup,
-		NetworkNamespace: ns || f.Root, UserNamespace: ns, PrivateView: ns, PIDNamespace: ns, Seccomp: f.Seccomp, NoCapability: ns || !f.Root || f.Supervisor(),
-		Guard: f.Supervisor()}
-	r.Sockets = ns || r.Guard
-	r.UDP = r.NetworkNamespace || r.Seccomp
-	if !r.Guard {
-		r.Missing = append(r.Missing, "the guard of a writable workspace's protected names (needs seccomp user notification on amd64 or arm64, and Yama's ptrace_scope below 2): a program with the workspace capability is kept from the existing top-level ones only")
-	}
-	if !ns {
-		what := "no private /tmp, /dev/shm or /proc"
-		if !r.Guard {
-			what += ", no unix-socket isolation, and gem run execs in place"
+	plans := MachinePlans(f)
+	child, run := plans[0], plans[1]
+	ok := func(id string) bool {
+		for _, l := range child.Lines {
+			if l.ID == id {
+				return l.Missing == ""
+			}
 		}
-		r.Missing = append(r.Missing, "namespaces for programs ("+why+"): "+what)
+		return false
 	}
-	if !r.Seccomp {
-		r.Missing = append(r.Missing, "seccomp filters (terminal injection is not refused)")
+	r := Report{LandlockABI: f.LandlockABI, Filesystem: ok("filesystem"), Network: ok("tcp"), Scoped: ok("scope"), Limits: ok("limits"),
+		Processes: ok("processes"), NetworkNamespace: child.NetNS != NetNSNone, UserNamespace: child.Namespaces, PrivateView: child.Namespaces,
+		PIDNamespace: ok("processes-seen"), Seccomp: ok("terminal"), Guard: ok("guard"), Sockets: ok("sockets"), UDP: ok("udp"),
+		NoCapability: ok("capabilities"), GemRun: gemRunText(run)}
+	if child.Launch == LaunchUnsandboxed || child.Launch == LaunchRefused {
+		r.Missing = []string{"the sandbox: " + child.Lines[len(child.Lines)-1].Missing}
+		return r
 	}
-	if abi < 1 {
-		r.Missing = append(r.Missing, "filesystem rules (no Landlock)")
-	}
-	if abi < 4 {
-		r.Missing = append(r.Missing, "network rules (Landlock ABI < 4)")
-	}
-	if abi < 6 {
-		r.Missing = append(r.Missing, "signal and abstract-socket scoping (Landlock ABI < 6)")
-	}
-	if !r.Processes {
-		r.Missing = append(r.Missing, "process count (root is exempt from RLIMIT_NPROC; GEM_SANDBOX_STRICT=1 adds a pids cgroup where the kernel has one)")
-	}
-	if !r.NetworkNamespace && !r.Seccomp {
-		r.Missing = append(r.Missing, "UDP rules (no network namespace, no seccomp filter)")
+	for _, p := range plans {
+		for _, l := range p.Lines {
+			m := l.What + ": " + l.Missing
+			if p.Intent.Foreground {
+				m = "gem run: " + m
+			}
+			if l.Missing != "" && !slices.ContainsFunc(r.Missing, func(s string) bool { return strings.HasSuffix(s, l.What+": "+l.Missing) }) {
+				r.Missing = append(r.Missing, m)
+			}
+		}
 	}
 	return r
+}
+
+// gemRunText says how gem run's program is started in plan run (gem doctor).
+func gemRunText(run Plan) string {
+	switch {
+	case run.Launch == LaunchPrestarted && run.Namespaces:
+		return "every layer above (it runs as gem's child, in the terminal's foreground)"
+	case run.Launch == LaunchPrestarted || run.Launch == LaunchHelper:
+		return "every layer above but namespaces (it runs as gem's child, beside the supervisor)"
+	case run.Launch == LaunchExecInPlace:
+		return "Landlock, limits and seccomp only (no namespaces here: it execs in place)"
+	}
+	return run.launchText()
 }
 
 // WriteRootError: a write root is not the file the user agreed to any more (replaced, or a

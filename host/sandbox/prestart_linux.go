@@ -23,7 +23,7 @@ import (
 // asking. The helper waits on a socket (its fd 3) for one message: a 4-byte length with the
 // program's descriptors attached (its verified binary, the exec status pipe), then the
 // program as JSON (helperMessage). It makes the network namespace itself when the program
-// is to have none (it is root in its own namespaces). Closed without a message, it exits 0.
+// is to have none (it is root in its own namespaces): the plan's StepNetNS. Closed without a message, it exits 0.
 
 // prestartArg makes the helper wait for its program on fd 3 (after HelperArg).
 const prestartArg = "--wait"
@@ -76,14 +76,14 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 	cmd.Env = []string{}
 	cmd.SysProcAttr = childProcAttr()
 	if f.Namespaces {
-		namespaceAttrs(cmd.SysProcAttr, true) // the network namespace: the helper's to make
+		namespaceAttrs(cmd.SysProcAttr, !f.Root, false) // the network namespace: the helper's to make (StepNetNS)
 	}
 	// A process group in gem's session; the terminal is handed over once the program is
 	// known (gem may still ask on it meanwhile).
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
 	// While the helper starts, the other CPU builds encoding/json's encoders for the message
 	// (cold, they cost more than the rest of sending it).
-	go json.Marshal(helperMessage{Policy: Policy{View: &View{Overlays: []Overlay{{}}}}})
+	go json.Marshal(helperMessage{Policy: Policy{Steps: []Step{{Mounts: []Mount{{}}, Limits: &Limits{}, Landlock: &Landlock{}, Seccomp: &Seccomp{}}}}})
 	proc, err := start(cmd, Program{Name: "the sandbox helper"}, Streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		ours.Close()
@@ -241,15 +241,6 @@ func helperWait(stderr io.Writer) int {
 	if msg.Dir != "" {
 		if err := os.Chdir(msg.Dir); err != nil {
 			return execFailed(p, msg.Dir, errnoOr(err), stderr)
-		}
-	}
-	if !p.Network && p.Namespaces {
-		// The thread that execs the program (harden locks it too) gets a network of its own
-		// (without namespaces, Apply makes one for root: Policy.NetNS).
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			fmt.Fprintf(stderr, "gem sandbox helper: a network namespace of its own: %v\n", err)
-			return 126
 		}
 	}
 	return runHelper(p, target, msg.Argv, msg.Env, stderr)

@@ -111,20 +111,6 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-func TestStrictRefusesWhatCannotBeEnforced(t *testing.T) {
-	r := Report{Missing: []string{"network rules (Landlock ABI 3 < 4)"}}
-	if err := strictError(Policy{Strict: true}, r); err == nil || !strings.Contains(err.Error(), "sandbox.strict") {
-		t.Errorf("strict: %v", err)
-	}
-	if err := strictError(Policy{}, r); err != nil {
-		t.Errorf("best effort: %v", err)
-	}
-	// The process count is never enforceable for root: not a reason to refuse.
-	if err := strictError(Policy{Strict: true}, Report{Missing: []string{"process count (root is exempt)"}}); err != nil {
-		t.Errorf("process count: %v", err)
-	}
-}
-
 func TestHelperRejectsBadInput(t *testing.T) {
 	self, _ := os.Executable()
 	for _, args := range [][]string{{HelperArg}, {HelperArg, "{not json", "/bin/true", "true"}, {HelperArg, "{}", "/nonexistent", "x"}} {

@@ -194,14 +194,7 @@ func printDoctorSandbox(w io.Writer, s doctorSandbox) {
 	fmt.Fprintf(w, "  UDP cut             %s (without the network: a network namespace, or the seccomp filter)\n", yes(s.UDP))
 	fmt.Fprintf(w, "  terminal injection  %s (seccomp refuses TIOCSTI, TIOCLINUX)\n", map[bool]string{true: "refused", false: "NOT refused"}[s.Seccomp])
 	fmt.Fprintf(w, "  capabilities        %s\n", map[bool]string{true: "all dropped", false: "NOT dropped"}[s.NoCapability])
-	switch {
-	case s.UserNamespace:
-		fmt.Fprintf(w, "  gem run             every layer above (it runs as gem's child, in the terminal's foreground)\n")
-	case s.Guard:
-		fmt.Fprintf(w, "  gem run             every layer above but namespaces (it runs as gem's child, beside the supervisor)\n")
-	default:
-		fmt.Fprintf(w, "  gem run             Landlock, limits and seccomp only (no namespaces here: it execs in place)\n")
-	}
+	fmt.Fprintf(w, "  gem run             %s\n", s.GemRun)
 	fmt.Fprintf(w, "  launcher caches     %s\n", map[bool]string{true: "read as they are, written into an overlay of each program's own (~/.npm, ~/.cache/uv…: $GEM_HOME/overlays/<extension>/caches)", false: "written directly (no namespaces here for an overlay)"}[s.UserNamespace])
 	fmt.Fprintf(w, "  environment filter  enforced (allowlist; secrets and hijackers dropped)\n")
 	helper := s.Helper
