@@ -55,6 +55,11 @@ var namespacesOnce = sync.OnceValues(func() (bool, string) {
 	if config.Getenv("GEM_SANDBOX_NAMESPACES") == "off" {
 		return false, "GEM_SANDBOX_NAMESPACES=off"
 	}
+	if !mountSetattrProbe() {
+		// The view's read-only step needs it: without it the plan is the one without
+		// namespaces (Landlock, seccomp and the supervisor), not a view half made.
+		return false, "the kernel has no mount_setattr (Linux 5.12)"
+	}
 	if v := readSysctl("/proc/sys/user/max_user_namespaces"); v == "0" {
 		return false, "user.max_user_namespaces is 0"
 	}
@@ -69,6 +74,13 @@ var namespacesOnce = sync.OnceValues(func() (bool, string) {
 	}
 	return true, ""
 })
+
+// mountSetattrProbe reports whether the kernel has mount_setattr(2): asked of no file
+// descriptor, a kernel that has it says EBADF (or EINVAL), one without it ENOSYS.
+func mountSetattrProbe() bool {
+	err := unix.MountSetattr(-1, "", 0, &unix.MountAttr{})
+	return err != unix.ENOSYS
+}
 
 func readSysctl(path string) string {
 	data, err := os.ReadFile(path)

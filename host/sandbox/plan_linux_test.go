@@ -1,9 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
+
 	"os"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gemhost/gem/internal/testuser"
 )
@@ -73,4 +77,20 @@ func TestPlanIsWhatRuns(t *testing.T) {
 // unprivileged user (when the tests run as root).
 func TestPlanAsNormalUser(t *testing.T) {
 	testuser.RunTests(t, "TestPlanIsWhatRuns", "TestFactsAreTheProbes")
+}
+
+// TestMountSetattrProbe: this kernel (≥ 5.12: the read-only view runs here) has
+// mount_setattr, and the probe says so; without it Namespaces says why not.
+func TestMountSetattrProbe(t *testing.T) {
+	var uts unix.Utsname
+	if err := unix.Uname(&uts); err != nil {
+		t.Fatal(err)
+	}
+	release := unix.ByteSliceToString(uts.Release[:])
+	var major, minor int
+	fmt.Sscanf(release, "%d.%d", &major, &minor)
+	want := major > 5 || major == 5 && minor >= 12
+	if got := mountSetattrProbe(); got != want {
+		t.Errorf("mountSetattrProbe() = %v on Linux %s, want %v", got, release, want)
+	}
 }
