@@ -104,10 +104,12 @@ type Settings struct {
 	ApprovalMode string `json:"approvalMode,omitempty"`
 	// MCPOff is mcp.enabled (admin.mcp.enabled, mcpEnabled) false: no MCP server starts,
 	// neither the user's nor an extension's.
-	MCPOff   bool              `json:"mcpOff,omitempty"`
-	Files    []File            `json:"files"`              // read, in order of precedence (last wins)
-	Origin   map[string]string `json:"origin"`             // key → the file that set it
-	Warnings []string          `json:"warnings,omitempty"` // wrong types, unreadable files
+	MCPOff bool `json:"mcpOff,omitempty"`
+	// Telemetry is the telemetry key, the environment's overrides applied (telemetry.go).
+	Telemetry Telemetry         `json:"telemetry"`
+	Files     []File            `json:"files"`              // read, in order of precedence (last wins)
+	Origin    map[string]string `json:"origin"`             // key → the file that set it
+	Warnings  []string          `json:"warnings,omitempty"` // wrong types, unreadable files
 
 	servers map[string]json.RawMessage // mcpServers, the last file's entry for each name
 	skills  map[string][]string        // skills.disabled of each file
@@ -267,6 +269,7 @@ type file struct {
 		EnableAgents *bool `json:"enableAgents"`
 	} `json:"experimental"`
 	Checkpointing checkpointing `json:"checkpointing"` // Gemini CLI's older place
+	Telemetry     telemetryKey  `json:"telemetry"`
 	Extensions    struct {
 		Mirrors *[]struct {
 			Location string   `json:"location"`
@@ -406,6 +409,7 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool, getenv
 		}
 	}
 	s.mergeHooks(from, f)
+	s.mergeTelemetry(from, &f.Telemetry)
 	for _, c := range []struct { // the older key first: the newer wins in one file
 		key string
 		v   *bool
