@@ -186,8 +186,12 @@ func Filter(kind Kind, cfg Config, attrs []Attr) []Attr {
 		if !slices.Contains(Allowed[kind], a.Key) || (a.Key == Prompt && !cfg.LogPrompts) {
 			continue
 		}
-		switch a.Value.(type) {
-		case string, int64, bool, float64, []string:
+		switch v := a.Value.(type) {
+		case string:
+			if v != "" {
+				out = append(out, a)
+			}
+		case int64, bool, float64, []string:
 			out = append(out, a)
 		case int:
 			out = append(out, Attr{a.Key, int64(a.Value.(int))})

@@ -7,6 +7,7 @@ package otelcollect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -38,17 +39,14 @@ type Collector struct {
 	traces     receiver.Traces
 	metrics    receiver.Metrics
 
-	mu  sync.Mutex
-	out *os.File
+	mu   sync.Mutex
+	path string
 }
 
-// Start starts the receiver, appending what it gets to path.
+// Start starts the receiver, appending what it gets to path (made when something comes).
 func Start(path string) (*Collector, error) {
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	c := &Collector{out: out}
+	c := &Collector{path: path}
+	var err error
 	if c.GRPC, err = freeAddr(); err != nil {
 		return nil, err
 	}
@@ -97,7 +95,6 @@ func freeAddr() (string, error) {
 func (c *Collector) Close() error {
 	err := c.traces.Shutdown(context.Background())
 	c.metrics.Shutdown(context.Background())
-	c.out.Close()
 	return err
 }
 
@@ -108,8 +105,12 @@ func (c *Collector) write(l Line) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, err = c.out.Write(append(data, '\n'))
-	return err
+	out, err := os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(append(data, '\n'))
+	return errors.Join(err, out.Close())
 }
 
 func (c *Collector) consumeTraces(_ context.Context, td ptrace.Traces) error {
