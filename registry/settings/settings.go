@@ -25,7 +25,9 @@
 // cannot set them —, extensions.mirrors (every file's but a workspace's), experimental.enableAgents (false: no subagents), general.checkpointing.enabled
 // (or the older checkpointing.enabled: snapshots before core tools edit the workspace),
 // model.compressionThreshold (or the older
-// model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
+// model.chatCompression.contextPercentageThreshold), telemetry.enabled, .target,
+// .otlpEndpoint, .otlpProtocol and .logPrompts (telemetry.go; a project's file cannot set the
+// last two). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
 //
