@@ -161,6 +161,48 @@ func TestDeadCollector(t *testing.T) {
 	}
 }
 
+// TestSilentCollector: a collector that takes the connection and never answers holds
+// Shutdown no longer than FlushTimeout.
+func TestSilentCollector(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // kept open, never read or answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	for _, protocol := range []string{"http", "grpc"} {
+		t.Run(protocol, func(t *testing.T) {
+			e, err := Start(context.Background(), Target{Protocol: protocol, Endpoint: "http://" + ln.Addr().String()}, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			record()
+			t0 := time.Now()
+			err = e.Shutdown()
+			if d := time.Since(t0); d > FlushTimeout+time.Second {
+				t.Errorf("Shutdown took %v", d)
+			}
+			if err == nil {
+				t.Error("Shutdown: no error from a collector that never answered")
+			}
+		})
+	}
+}
+
 // TestCheck: the settings gem can follow, and the errors naming the key and value of those
 // it cannot.
 func TestCheck(t *testing.T) {
