@@ -53,7 +53,9 @@ func (a *Agent) request(ctx context.Context, s *Session, shared *genai.GenerateC
 		var usage *genai.GenerateContentResponseUsageMetadata
 		var err error
 		t0 := time.Now()
+		span := startRequest(ctx, model)
 		content, usage, err = a.generateWithRetry(ctx, model, s.History, &config)
+		endRequest(span, usage, err)
 		ms := st.model(model)
 		ms.Requests++
 		ms.Latency += time.Since(t0)

@@ -223,7 +223,7 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 				return sandbox.Program{}, err
 			}
 			cmd := exp.Expand(command)
-			return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Policy: policy}, nil
+			return sandbox.Program{Path: "/bin/sh", Args: []string{"-c", cmd}, Env: childEnv, Dir: root, Name: "hook " + event + " of " + x.Name, Extension: x.Name, Policy: policy}, nil
 		})...)
 	}
 	return h, errs

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/gemhost/gem/host/telemetry"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/host/tools/genaiconv"
 	"github.com/gemhost/gem/internal/prompt"
@@ -48,6 +49,14 @@ func hookInput(s *Session, kv ...any) map[string]any {
 // it; the AfterAgent hooks may refuse the answer (their reason goes to the model as a new
 // prompt, at most MaxAgentRetries times), end the turn or clear the history.
 func (a *Agent) Turn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
+	ctx, span := a.startTurn(ctx, s, prompt)
+	text, st, err := a.hookedTurn(ctx, s, prompt)
+	endTurn(span, st, err)
+	return text, st, err
+}
+
+// hookedTurn is Turn: the BeforeAgent and AfterAgent hooks around the loop.
+func (a *Agent) hookedTurn(ctx context.Context, s *Session, prompt string) (string, Stats, error) {
 	var st Stats
 	if s.Pending != nil {
 		return "", st, ErrPendingApprovals
@@ -234,6 +243,15 @@ func (a *Agent) Call(ctx context.Context, s *Session, name string, args json.Raw
 // AfterTool hooks (which may replace or add to the result); every outcome becomes a
 // FunctionResponse.
 func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *error, opts tools.CallOptions) (*genai.FunctionResponse, *PendingCall) {
+	ctx, span := a.startToolCall(ctx, s, call.Name)
+	failed := st.Failed
+	resp, waits := a.hookedCall(ctx, s, call, st, stop, opts)
+	endToolCall(span, st.Failed == failed, waits != nil)
+	return resp, waits
+}
+
+// hookedCall is runCall: the BeforeTool and AfterTool hooks around the catalog's call.
+func (a *Agent) hookedCall(ctx context.Context, s *Session, call *genai.FunctionCall, st *Stats, stop *error, opts tools.CallOptions) (*genai.FunctionResponse, *PendingCall) {
 	st.ToolCalls++
 	args, err := genaiconv.Args(call)
 	if err != nil {
@@ -262,6 +280,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	before := a.Hooks.RunTool(ctx, "BeforeTool", hookInput(s, "tool_name", call.Name, "tool_input", json.RawMessage(args)), owner)
 	if before.Blocked != nil || before.Stopped {
 		st.Failed++
+		telemetry.SetIn(ctx, telemetry.KindToolCall, telemetry.Attr{Key: telemetry.Decision, Value: "denied"}, telemetry.Attr{Key: telemetry.ErrorType, Value: "hook"})
 		var err error = before.Blocked
 		if before.Stopped {
 			err, *stop = errors.New(before.Reason), &StoppedError{Reason: before.Reason}
@@ -329,6 +348,7 @@ func (a *Agent) runCall(ctx context.Context, s *Session, call *genai.FunctionCal
 	}
 	if err != nil || (res != nil && res.Error != nil) {
 		st.Failed++
+		telemetry.SetIn(ctx, telemetry.KindToolCall, telemetry.Attr{Key: telemetry.ErrorType, Value: toolErrorType(res, err)})
 	}
 	if a.Events.ToolResult != nil {
 		a.Events.ToolResult(call.ID, call.Name, res, err)

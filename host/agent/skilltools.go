@@ -171,7 +171,7 @@ func (l *skillLauncher) program(sk Skill, t SkillTool) (sandbox.Program, error) 
 		return sandbox.Program{}, err
 	}
 	childEnv = append(childEnv, "GEM_SKILL_DIR="+skillDir)
-	return sandbox.Program{Path: t.Path, Env: childEnv, Dir: root, Name: "tool " + t.Spec.Name + " of skill " + sk.Name, Policy: pol}, nil
+	return sandbox.Program{Path: t.Path, Env: childEnv, Dir: root, Name: "tool " + t.Spec.Name + " of skill " + sk.Name, Extension: sk.Extension, Policy: pol}, nil
 }
 
 // run runs t of sk with args on its stdin.

@@ -115,7 +115,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	}
 	return &Prepared{
 		Entry: e, Binary: bin, Manifest: c, RequireConfirm: c.RequireConfirm,
-		Spec: sandbox.Program{Path: bin.Path, Binary: file, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Policy: policy, Describe: env.Engine.DescribeBinary},
+		Spec: sandbox.Program{Path: bin.Path, Binary: file, Args: args, Env: childEnv, Dir: root, Name: "/" + e.Name, Extension: x.Name, Policy: policy, Describe: env.Engine.DescribeBinary},
 	}, nil
 }
 

@@ -67,7 +67,7 @@ func (s *Client) startProcess(progress *progressLines) (*sandbox.Process, sdk.Tr
 		inW.Close()
 		return nil, nil, err
 	}
-	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Policy: s.Policy}
+	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Extension: s.Extension, Policy: s.Policy}
 	tail := &sandbox.StderrTail{}
 	progress.w = tail
 	p, err := launch.Extension.Start(spec, sandbox.Streams{Stdin: inR, Stdout: outW, Stderr: progress, StdinWriter: inW})

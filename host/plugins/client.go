@@ -87,7 +87,7 @@ func Start(ctx context.Context, spec Config) (*Client, error) {
 		cp.Write = append(slices.Clone(cp.Write), sockDir)
 		pol = &cp
 	}
-	sspec := sandbox.Program{Path: spec.Path, Env: spec.Env, Name: spec.Name, Policy: pol}
+	sspec := sandbox.Program{Path: spec.Path, Env: spec.Env, Name: spec.Name, Extension: spec.Extension, Policy: pol}
 	cmd, err := launch.Extension.Command(sspec)
 	if err != nil {
 		os.RemoveAll(sockDir)

@@ -25,6 +25,9 @@ type Program struct {
 	Env  []string
 	Dir  string
 	Name string // what to call it in errors (the command's name)
+	// Extension is the extension whose program it is ("" for the user's and gem's own):
+	// what telemetry's launch span names (Name may hold a command line).
+	Extension string
 	// Policy, when set, sandboxes the program (filesystem, network, limits).
 	Policy *Policy
 	// execStatus, when set, is the write end of a pipe on which the helper reports why the

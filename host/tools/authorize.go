@@ -9,6 +9,7 @@ import (
 
 	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/policy"
+	"github.com/gemhost/gem/host/telemetry"
 	"github.com/gemhost/gem/internal/termsafe"
 )
 
@@ -35,6 +36,7 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 		if err := r.audit.Log(entry); err != nil {
 			r.logger.Warn("writing the audit log", "error", err)
 		}
+		telemetry.SetIn(ctx, telemetry.KindToolCall, telemetry.Attr{Key: telemetry.Decision, Value: telemetryDecision(entry)})
 	}()
 	switch v.Decision {
 	case policy.Deny:
@@ -74,6 +76,21 @@ func (r *Catalog) authorize(ctx context.Context, t *Tool, args json.RawMessage, 
 		}
 	}
 	return nil
+}
+
+// telemetryDecision is a call's decision as telemetry names it: auto (the rules allowed it),
+// approved (the user was asked and said yes), denied (refused by the rules or the user),
+// deferred (asked later).
+func telemetryDecision(e policy.Entry) string {
+	switch {
+	case e.Outcome == "refused":
+		return "denied"
+	case e.Outcome == "deferred":
+		return "deferred"
+	case e.Decision == policy.AskUser:
+		return "approved"
+	}
+	return "auto"
 }
 
 // policyKind is the kind the policy decides a call of t by. An MCP tool's kind comes from

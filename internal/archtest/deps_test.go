@@ -40,7 +40,7 @@ func TestDependenciesPointDown(t *testing.T) {
 		"sdk":       {"sdk", "host", "registry", "manifest", "internal", "pluginsdk"},
 	}
 	// Test support for the tests of every layer: linked by tests only.
-	testSupport := map[string]bool{module + "/internal/testhome": true, module + "/internal/sigtest": true, module + "/registry/registrytest": true}
+	testSupport := map[string]bool{module + "/internal/testhome": true, module + "/internal/sigtest": true, module + "/registry/registrytest": true, module + "/internal/otelcollect": true}
 	// The light front stays light: nothing of the engine's libraries.
 	heavy := []string{"github.com/urfave/cli", "google.golang.org/grpc", "google.golang.org/genai", "github.com/modelcontextprotocol/go-sdk", "github.com/sigstore", "oras.land", "net/http", "crypto/x509"}
 	checked := 0

@@ -89,6 +89,7 @@ func (s *Settings) applyEnv(getenv func(string) string) {
 			s.Origin[o.Key] = "$" + o.Var
 		}
 	}
+	s.applyTelemetryEnv(getenv)
 }
 
 // envRef is Gemini CLI's reference to an environment variable in a settings string: $VAR,

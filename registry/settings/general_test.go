@@ -54,6 +54,28 @@ func TestLayering(t *testing.T) {
 			func(s *Settings) bool { return !s.MCPOff && s.Origin["mcp.enabled"] != "" }},
 		{"checkpointing", `{"general": {"checkpointing": {"enabled": true}}}`, "", "", nil, "general.checkpointing.enabled", "user",
 			func(s *Settings) bool { return s.Checkpointing }},
+		{"telemetry off by default", `{}`, "", "", nil, "telemetry.enabled", "",
+			func(s *Settings) bool { return s.Telemetry == Telemetry{} }},
+		{"telemetry.enabled", `{"telemetry": {"enabled": true, "otlpEndpoint": "http://127.0.0.1:4318", "otlpProtocol": "http"}}`, "", "", nil, "telemetry.enabled", "user",
+			func(s *Settings) bool {
+				return s.Telemetry == Telemetry{Enabled: true, Endpoint: "http://127.0.0.1:4318", Protocol: "http"}
+			}},
+		{"GEMINI_TELEMETRY_ENABLED=1 turns it on", `{"telemetry": {"enabled": false}}`, "", "", map[string]string{"GEMINI_TELEMETRY_ENABLED": "1"}, "telemetry.enabled", "$GEMINI_TELEMETRY_ENABLED",
+			func(s *Settings) bool { return s.Telemetry.Enabled }},
+		{"GEMINI_TELEMETRY_ENABLED=yes is false, as in Gemini CLI", `{"telemetry": {"enabled": true}}`, "", "", map[string]string{"GEMINI_TELEMETRY_ENABLED": "yes"}, "telemetry.enabled", "$GEMINI_TELEMETRY_ENABLED",
+			func(s *Settings) bool { return !s.Telemetry.Enabled }},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT overrides the file", `{"telemetry": {"otlpEndpoint": "http://file:4317"}}`, "", "", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel:4317"}, "telemetry.otlpEndpoint", "$OTEL_EXPORTER_OTLP_ENDPOINT",
+			func(s *Settings) bool { return s.Telemetry.Endpoint == "http://otel:4317" }},
+		{"GEMINI_TELEMETRY_OTLP_ENDPOINT wins over OTEL_EXPORTER_OTLP_ENDPOINT", "", "", "", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel:4317", "GEMINI_TELEMETRY_OTLP_ENDPOINT": "http://gem:4317"}, "telemetry.otlpEndpoint", "$GEMINI_TELEMETRY_OTLP_ENDPOINT",
+			func(s *Settings) bool { return s.Telemetry.Endpoint == "http://gem:4317" }},
+		{"GEMINI_TELEMETRY_OTLP_PROTOCOL and LOG_PROMPTS", `{"telemetry": {"otlpProtocol": "grpc"}}`, "", "", map[string]string{"GEMINI_TELEMETRY_OTLP_PROTOCOL": "http", "GEMINI_TELEMETRY_LOG_PROMPTS": "true"}, "telemetry.otlpProtocol", "$GEMINI_TELEMETRY_OTLP_PROTOCOL",
+			func(s *Settings) bool { return s.Telemetry.Protocol == "http" && s.Telemetry.LogPrompts }},
+		{"a project's file may turn telemetry on", `{}`, `{"telemetry": {"enabled": true, "target": "local"}}`, "", nil, "telemetry.enabled", "workspace",
+			func(s *Settings) bool { return s.Telemetry.Enabled && s.Telemetry.Target == "local" }},
+		{"a project's file cannot say where it goes, nor export prompts", `{"telemetry": {"otlpEndpoint": "http://mine:4317"}}`, `{"telemetry": {"otlpEndpoint": "http://evil:4317", "logPrompts": true}}`, "", nil, "telemetry.otlpEndpoint", "user",
+			func(s *Settings) bool {
+				return s.Telemetry.Endpoint == "http://mine:4317" && !s.Telemetry.LogPrompts && len(s.Warnings) == 2
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

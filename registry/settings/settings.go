@@ -25,7 +25,9 @@
 // cannot set them —, extensions.mirrors (every file's but a workspace's), experimental.enableAgents (false: no subagents), general.checkpointing.enabled
 // (or the older checkpointing.enabled: snapshots before core tools edit the workspace),
 // model.compressionThreshold (or the older
-// model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
+// model.chatCompression.contextPercentageThreshold), telemetry.enabled, .target,
+// .otlpEndpoint, .otlpProtocol and .logPrompts (telemetry.go; a project's file cannot set the
+// last two). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
 //
@@ -104,10 +106,12 @@ type Settings struct {
 	ApprovalMode string `json:"approvalMode,omitempty"`
 	// MCPOff is mcp.enabled (admin.mcp.enabled, mcpEnabled) false: no MCP server starts,
 	// neither the user's nor an extension's.
-	MCPOff   bool              `json:"mcpOff,omitempty"`
-	Files    []File            `json:"files"`              // read, in order of precedence (last wins)
-	Origin   map[string]string `json:"origin"`             // key → the file that set it
-	Warnings []string          `json:"warnings,omitempty"` // wrong types, unreadable files
+	MCPOff bool `json:"mcpOff,omitempty"`
+	// Telemetry is the telemetry key, the environment's overrides applied (telemetry.go).
+	Telemetry Telemetry         `json:"telemetry"`
+	Files     []File            `json:"files"`              // read, in order of precedence (last wins)
+	Origin    map[string]string `json:"origin"`             // key → the file that set it
+	Warnings  []string          `json:"warnings,omitempty"` // wrong types, unreadable files
 
 	servers map[string]json.RawMessage // mcpServers, the last file's entry for each name
 	skills  map[string][]string        // skills.disabled of each file
@@ -267,6 +271,7 @@ type file struct {
 		EnableAgents *bool `json:"enableAgents"`
 	} `json:"experimental"`
 	Checkpointing checkpointing `json:"checkpointing"` // Gemini CLI's older place
+	Telemetry     telemetryKey  `json:"telemetry"`
 	Extensions    struct {
 		Mirrors *[]struct {
 			Location string   `json:"location"`
@@ -406,6 +411,7 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool, getenv
 		}
 	}
 	s.mergeHooks(from, f)
+	s.mergeTelemetry(from, &f.Telemetry)
 	for _, c := range []struct { // the older key first: the newer wins in one file
 		key string
 		v   *bool

@@ -16,6 +16,7 @@ import (
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/policy"
+	"github.com/gemhost/gem/host/telemetry/otlp"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
@@ -46,8 +47,9 @@ type rootOptions struct {
 // agentSession is the model side of one CLI session: the conversation host/agent composes
 // (agent.Open), with the CLI's rendering.
 type agentSession struct {
-	s    *session
-	conv *agent.Conversation
+	s         *session
+	conv      *agent.Conversation
+	telemetry *otlp.Exporter // nil: telemetry is off
 }
 
 // openAgent connects to the Gemini API, opens the tool catalog with the CLI's flags and
@@ -60,8 +62,13 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	if err != nil {
 		return nil, err
 	}
+	exporter, err := startTelemetry(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	reg, err := s.openCatalog(ctx, services, o.callFlags, commands.Workspace(s.env))
 	if err != nil {
+		stopTelemetry(s, exporter)
 		return nil, err
 	}
 	cfg := agent.Config{
@@ -83,9 +90,10 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	conv, err := agent.Open(ctx, cfg)
 	if err != nil {
 		reg.Close()
+		stopTelemetry(s, exporter)
 		return nil, err
 	}
-	return &agentSession{s: s, conv: conv}, nil
+	return &agentSession{s: s, conv: conv, telemetry: exporter}, nil
 }
 
 // newSession starts a new conversation, as Gemini CLI's /clear does.
@@ -95,7 +103,11 @@ func (a *agentSession) newSession() {
 	}
 }
 
-func (a *agentSession) close() { a.conv.Close() }
+// close ends the conversation (its servers stopped), then flushes telemetry.
+func (a *agentSession) close() {
+	a.conv.Close()
+	stopTelemetry(a.s, a.telemetry)
+}
 
 // turn expands a prompt command (or an MCP server's prompt) if input is one, runs the turn
 // and saves the session; in plan mode the answer is kept as the plan.

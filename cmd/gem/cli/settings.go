@@ -22,7 +22,8 @@ func settingsCommand(f *Factory) *cli.Command {
 	cmd.Description = "gem reads ~/.gemini/settings.json (then its own ~/.gem/settings.json), the workspace's\n" +
 		".gemini/settings.json in a trusted folder only, and the system file, later ones winning:\n" +
 		"model.name (or model as a plain string; GEMINI_MODEL overrides it), general.defaultApprovalMode,\n" +
-		"mcp.enabled, general.checkpointing.enabled, model.compressionThreshold, tools.exclude, tools.core, tools.allowed,\n" +
+		"mcp.enabled, general.checkpointing.enabled, telemetry (docs/telemetry.md), model.compressionThreshold, tools.exclude,\n" +
+		"tools.core, tools.allowed, " +
 		"context.fileName, mcpServers (with trust), hooks and hooksConfig (hooks of every file\n" +
 		"run: the user's, a trusted workspace's, the system's).\n\n" + cmd.Description
 	return cmd
@@ -93,13 +94,13 @@ func printSettingsValues(w io.Writer, st *settings.Settings) {
 	if st.AgentsOff {
 		row("experimental.enableAgents", "false (no subagents)")
 	}
-	if st.Model == "" && st.ApprovalMode == "" && !st.MCPOff && !st.Checkpointing && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
+	if st.Model == "" && st.ApprovalMode == "" && !st.MCPOff && !st.Checkpointing && st.Telemetry == (settings.Telemetry{}) && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
 		fmt.Fprintln(w, "  none set: gem's defaults apply")
 	}
 }
 
-// printGeneralRows shows the approval mode, MCP and checkpointing keys: each under the key
-// that set it (of the older and newer names Gemini CLI reads).
+// printGeneralRows shows the approval mode, MCP, checkpointing and telemetry keys: each
+// under the key that set it (of the older and newer names Gemini CLI reads).
 func printGeneralRows(row func(key, value string), st *settings.Settings) {
 	rows := []struct {
 		keys  []string
@@ -108,6 +109,16 @@ func printGeneralRows(row func(key, value string), st *settings.Settings) {
 		{[]string{"general.defaultApprovalMode", "tools.approvalMode", "approvalMode"}, st.ApprovalMode},
 		{[]string{"admin.mcp.enabled", "mcp.enabled", "mcpEnabled"}, map[bool]string{true: "false (no MCP server starts)", false: "true"}[st.MCPOff]},
 		{[]string{"general.checkpointing.enabled"}, fmt.Sprint(st.Checkpointing)},
+	}
+	t := st.Telemetry
+	for _, r := range []struct{ key, value string }{
+		{"telemetry.enabled", fmt.Sprint(t.Enabled)}, {"telemetry.target", t.Target}, {"telemetry.otlpEndpoint", t.Endpoint},
+		{"telemetry.otlpProtocol", t.Protocol}, {"telemetry.logPrompts", fmt.Sprint(t.LogPrompts)},
+	} {
+		rows = append(rows, struct {
+			keys  []string
+			value string
+		}{[]string{r.key}, r.value})
 	}
 	for _, r := range rows {
 		for _, key := range r.keys {
