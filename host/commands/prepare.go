@@ -357,11 +357,12 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		return nil, err
 	}
 	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, read: user.Read, write: user.Write}
-	read, write, writeIDs, network, err := roots.blocks(permissionBlocks(env, x, plugin))
+	b, err := roots.blocks(permissionBlocks(env, x, plugin))
 	if err != nil {
 		return nil, err
 	}
-	network = network || agreed.Network || user.Network
+	read, write := b.read, b.write
+	network := b.network || agreed.Network || user.Network
 	workspace := agreed.Workspace || user.Workspace
 	read = append(read, agreed.Read...)
 	write = append(write, agreed.Write...)
@@ -377,8 +378,11 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		}
 	}
 	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, WriteWorkspace: workspace, Data: data, Temp: temp, Read: read, Write: write, Network: network})
-	if len(writeIDs) > 0 {
-		pol.WriteIDs = writeIDs
+	if len(b.writeIDs) > 0 {
+		pol.WriteIDs = b.writeIDs
+	}
+	if len(b.readIDs) > 0 {
+		pol.ReadIDs = b.readIDs
 	}
 	if pol.Guard {
 		pol.Frozen = linkedInto(env, root)
