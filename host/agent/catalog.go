@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/paths"
@@ -39,6 +40,9 @@ type CatalogConfig struct {
 	// AskWorkspace is asked about a program with a shell-like tool that may not change the
 	// project (tools.Options.AskWorkspace); nil: nobody is asked.
 	AskWorkspace func(tools.WorkspaceNeed) bool
+	// Launcher is the session's (host/launch), which prepares and starts its programs; nil:
+	// the catalog makes one (tools.Options.Launcher).
+	Launcher *launch.Launcher
 }
 
 // ApprovalModeError is an approval mode gem does not know, or one the settings disable.
@@ -66,7 +70,7 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
 		sets = &settings.Settings{}
 	}
 	opts := tools.Options{ReadSecrets: c.ReadSecrets, Logger: c.Logger, Services: c.Services, Policy: engine,
-		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers, AskWorkspace: c.AskWorkspace}
+		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers, AskWorkspace: c.AskWorkspace, Launcher: c.Launcher}
 	if allow := c.Env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && c.CoreWorkspace != "" {
 		if opts.WebFetchAllow, err = tools.ParseAllow(allow); err != nil {
 			warn(fmt.Errorf("%w (fix it; no private address is allowed meanwhile)", err))

@@ -69,9 +69,10 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Prepare resolves name in t and builds what running it with args needs. readSecrets
-// decrypts sealed settings; without it, an extension that has some gives ErrNeedsEngine.
-func Prepare(env registry.Env, t *Table, name string, args []string, environ []string, readSecrets registry.SecretReader) (*Prepared, error) {
+// Prepare resolves name in t and builds what running it with args in the workspace root
+// needs. readSecrets decrypts sealed settings; without it, an extension that has some gives
+// ErrNeedsEngine.
+func Prepare(env registry.Env, root string, t *Table, name string, args []string, environ []string, readSecrets registry.SecretReader) (*Prepared, error) {
 	e, ok := t.Lookup(name)
 	if !ok {
 		if x := t.Disabled(name); x != nil && x.Blocked != registry.BlockNone {
@@ -105,7 +106,6 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	if readSecrets == nil && x.Level == registry.LevelUser && registry.HasSecrets(env, x.Name) {
 		return nil, ErrNeedsEngine
 	}
-	root := Workspace(env)
 	childEnv, policy, err := Program(env, x, ProgramSpec{Root: root, Platform: bin.Platform, Declared: c.Env, Environ: environ, ReadSecrets: readSecrets})
 	if err != nil {
 		if file != nil {
@@ -183,6 +183,7 @@ type ProgramSpec struct {
 	Payload     string
 	Environ     []string // the host's environment
 	ReadSecrets registry.SecretReader
+	Facts       *sandbox.Facts // the machine's (host/launch probes them once); nil: probed now
 }
 
 // Program is the environment and the sandbox of one of x's programs (command, plugin, MCP
@@ -267,7 +268,12 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 // directly could plant code for later. Without namespaces there is no overlay and the
 // caches stay written directly (docs/threat-model.md: not defended), as does a cache reached through a link.
 func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, policy *sandbox.Policy) {
-	if f := sandbox.ProbeFacts(); !f.Namespaces || f.Disabled {
+	f := s.Facts
+	if f == nil {
+		probed := sandbox.ProbeFacts()
+		f = &probed
+	}
+	if !f.Namespaces || f.Disabled {
 		return
 	}
 	program := overlayName(s)
