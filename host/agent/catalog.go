@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
@@ -61,7 +60,10 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*tools.Catalog, error) {
 	if warn == nil {
 		warn = func(error) {}
 	}
-	engine, err := LoadPolicy(c.Env, c.Discovery, c.Settings, c.ApprovalMode, warn)
+	if c.Launcher == nil {
+		c.Launcher = launch.New(launch.Options{Env: c.Env, Environ: c.Environ, ReadSecrets: c.ReadSecrets})
+	}
+	engine, err := LoadPolicy(c.Env, c.Launcher.Workspace(), c.Discovery, c.Settings, c.ApprovalMode, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +107,10 @@ func ApprovalMode(approvalMode string, sets *settings.Settings) (policy.Mode, er
 	return mode, nil
 }
 
-// LoadPolicy builds the policy engine of a session: the user's, the workspace's and the
-// enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
+// LoadPolicy builds the policy engine of a session: the user's, the workspace's (root's) and
+// the enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
 // and never when the settings disable it).
-func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
+func LoadPolicy(env registry.Env, root string, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
 	if sets == nil {
 		sets = &settings.Settings{}
 	}
@@ -116,7 +118,6 @@ func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings
 	if err != nil {
 		return nil, err
 	}
-	root := commands.Workspace(env)
 	src := policy.Sources{
 		UserFile:            env.UserPolicies(),
 		WorkspaceFile:       paths.Workspace(root).GemPolicies(),

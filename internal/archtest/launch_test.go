@@ -79,8 +79,6 @@ var launchPreparers = map[string]bool{"Workspace": true, "ProjectRoot": true, "P
 // program: each may call commands.Workspace this many times. The list only shrinks (pass the
 // session's Launcher.Workspace instead).
 var projectFileSites = map[string]int{
-	"host/agent/catalog.go":   1, // LoadPolicy: the workspace's policy files
-	"host/agent/slash.go":     1, // /chat: the project's saved chats
 	"host/agent/context.go":   2, // the project's GEMINI.md, its .gemini/skills and agents
 	"host/agent/promptcmd.go": 1, // the project's .gemini/commands
 }
