@@ -19,7 +19,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/gemhost/gem/host/agent"
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/tools"
@@ -405,6 +404,15 @@ type shell struct {
 	dir string
 }
 
+// launcher is the agent's; in a hook run as a command, none (the program is started as
+// prepared here, inside the hook's sandbox).
+func (sh shell) launcher() *launch.Launcher {
+	if sh.a == nil {
+		return nil
+	}
+	return sh.a.launcher
+}
+
 func (sh shell) program(ctx context.Context, cmd string, opts ShellOptions) (sandbox.Program, error) {
 	environ := os.Environ()
 	var pol *sandbox.Policy
@@ -413,7 +421,7 @@ func (sh shell) program(ctx context.Context, cmd string, opts ShellOptions) (san
 			return sandbox.Program{}, err
 		}
 		var err error
-		environ, pol, err = commands.UserProgram(sh.a.env, sh.dir, "_sdk", cmd, sh.a.environ)
+		environ, pol, err = sh.a.launcher.UserProgram("_sdk", cmd)
 		if err != nil {
 			return sandbox.Program{}, err
 		}
@@ -450,7 +458,7 @@ func (sh shell) Exec(ctx context.Context, cmd string, opts ShellOptions) (*Shell
 	}
 	var mu sync.Mutex
 	all, stdout, stderr := &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}
-	code, err := launch.User.Run(ctx, spec, sandbox.Streams{Stdout: lockedWriter{&mu, all, stdout}, Stderr: lockedWriter{&mu, all, stderr}})
+	code, err := sh.launcher().Run(ctx, launch.User, spec, sandbox.Streams{Stdout: lockedWriter{&mu, all, stdout}, Stderr: lockedWriter{&mu, all, stderr}})
 	res := &ShellResult{ExitCode: code, Output: all.String(), Stdout: stdout.String(), Stderr: stderr.String()}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		res.ExitCode, res.TimedOut = -1, true
@@ -485,7 +493,7 @@ func (sh shell) Start(ctx context.Context, cmd string, opts ShellOptions) (*Proc
 		outW.Close()
 		return nil, err
 	}
-	p, err := launch.User.Start(spec, sandbox.Streams{Stdin: inR, StdinWriter: inW, Stdout: outW, Stderr: errW})
+	p, err := sh.launcher().Start(spec, sandbox.Streams{Stdin: inR, StdinWriter: inW, Stdout: outW, Stderr: errW})
 	inR.Close()
 	outW.Close()
 	errW.Close()

@@ -17,8 +17,8 @@ import (
 
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/binfmt"
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/commands/hashing"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
@@ -101,6 +101,7 @@ type Agent struct {
 	opts     Options
 	env      registry.Env
 	environ  []string
+	launcher *launch.Launcher // the agent's (host/launch): prepares and starts its programs
 	disc     *registry.Discovery
 	sets     *settings.Settings
 	catalog  *tools.Catalog
@@ -147,10 +148,12 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	}
 	env := registry.NewEnv(home, cwd, getenv)
 	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
-	a := &Agent{opts: o, env: env, environ: environ}
+	// The agent's launcher (host/launch): the workspace worked out and the machine probed
+	// once; every program the agent starts goes through it.
+	a := &Agent{opts: o, env: env, environ: environ, launcher: launch.New(launch.Options{Env: env, Environ: environ, ReadSecrets: secrets.Read})}
 	if o.Settings == LoadSettings {
 		a.disc = registry.Discover(env, registry.Providers)
-		a.sets = settings.Load(env, commands.Workspace(env))
+		a.sets = settings.Load(env, a.launcher.Workspace())
 	} else {
 		a.disc = &registry.Discovery{}
 		a.sets = &settings.Settings{}
@@ -181,7 +184,7 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 	a.catalog, err = tools.OpenCatalog(ctx, tools.CatalogConfig{
 		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
 		Services:    a.services,
-		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env), Buffers: o.Buffers,
+		ReadSecrets: secrets.Read, CoreWorkspace: a.launcher.Workspace(), Buffers: o.Buffers, Launcher: a.launcher,
 	})
 	if err != nil {
 		return nil, err

@@ -43,7 +43,7 @@ func run(std stdio, args []string) (int, bool) {
 		fmt.Fprintln(std.err, "warning:", m, "(gem doctor says more; GEM_SANDBOX_STRICT=1 refuses to run such programs)")
 	}
 	ask := prompt.Stdin(term.IsTerminal(int(std.in.Fd())), std.in, std.err, "--yes", "agree")
-	err = commands.Exec(env, t, std.environ, ra, ask, nil, nil)
+	err = launch.New(launch.Options{Env: env, Environ: std.environ}).RunCommand(t, ra, ask, nil)
 	if child, ok := errors.AsType[*sandbox.ChildExit](err); ok {
 		return child.Code, true // it ran as gem's child (the guard's supervisor beside it)
 	}

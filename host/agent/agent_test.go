@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fakegemini"
@@ -74,7 +75,7 @@ func (w *world) agent(t *testing.T, replies []fakegemini.Reply) (*Agent, *fakege
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, errs := LoadHooks(w.env, w.d, []string{"PATH=/usr/bin:/bin"}, nil, nil)
+	hooks, errs := LoadHooks(launch.New(launch.Options{Env: w.env, Environ: []string{"PATH=/usr/bin:/bin"}}), w.env, w.d, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

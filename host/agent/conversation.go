@@ -21,7 +21,6 @@ import (
 	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/limits"
 	"github.com/gemhost/gem/internal/prompt"
-	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
 )
@@ -126,8 +125,8 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 	for _, err := range warmErrs {
 		warn(err)
 	}
-	hooks, errs := LoadHooks(env, d, cfg.Environ, cfg.ReadSecrets, cfg.Logger)
-	errs = append(errs, hooks.AddSettings(env, st, cfg.Environ)...)
+	hooks, errs := LoadHooks(reg.Launcher(), env, d, cfg.Logger)
+	errs = append(errs, hooks.AddSettings(env, st)...)
 	hooks.addFuncs(cfg.Hooks)
 	cmds, cmdErrs := PromptCommands(env, d)
 	files, skills, fileErrs := loadContext(env, d, st, cfg.Skills)
@@ -154,7 +153,7 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 		System: SystemInstruction(files, skills) + planNote(cfg.Plan), Skills: skills,
 		CompressAt: st.CompressionThreshold, Subagents: subagents,
 		Funcs: cfg.Funcs, Instructions: cfg.Instructions,
-		launch: &skillLauncher{env: env, environ: cfg.Environ, readSecrets: cfg.ReadSecrets},
+		launch: &skillLauncher{reg.Launcher()},
 	}
 	c.Agent.Checkpoints = openCheckpoints(st.Checkpointing, env.CheckpointDir, reg.CoreWorkspace(), cfg.Environ, warn)
 	// GEM_MODEL_TOKEN_LIMIT: the input limit of a model gem does not know (or a small one, to
@@ -164,7 +163,7 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 			c.Agent.TokenLimit = n
 		}
 	}
-	c.expander = Expander{Root: commands.Workspace(env), Shell: c.shellInjection}
+	c.expander = Expander{Root: reg.Launcher().Workspace(), Shell: c.shellInjection}
 	store := Sessions{Dir: env.SessionsDir()}
 	source := "startup"
 	if cfg.Resume != "" {
@@ -392,14 +391,14 @@ func (c *Conversation) shellInjection(ctx context.Context, pc *PromptCommand, co
 	if err := c.Catalog.AuthorizeShell(ctx, pc.Extension, command, tools.CallOptions{}); err != nil {
 		return "", 0, err
 	}
-	env := c.cfg.Env
+	env, l := c.cfg.Env, c.Catalog.Launcher()
 	root := c.expander.Root
 	var childEnv []string
 	var pol *sandbox.Policy
 	if x := pc.ExtensionOf(); x != nil {
 		// An extension's command runs with that extension's environment and sandbox.
 		var err error
-		if childEnv, pol, err = commands.Program(env, x, commands.ProgramSpec{Root: root, Platform: manifest.HostPlatforms(env.Getenv)[0], Environ: c.cfg.Environ, ReadSecrets: c.cfg.ReadSecrets}); err != nil {
+		if childEnv, pol, err = l.Program(x, commands.ProgramSpec{}); err != nil {
 			return "", 0, fmt.Errorf("/%s: %w", pc.Name, err)
 		}
 	} else {
@@ -410,13 +409,13 @@ func (c *Conversation) shellInjection(ctx context.Context, pc *PromptCommand, co
 			roots = []string{env.Home}
 		}
 		var err error
-		if childEnv, pol, err = commands.UserProgram(env, root, "_prompt-commands", command, c.cfg.Environ, roots...); err != nil {
+		if childEnv, pol, err = l.UserProgram("_prompt-commands", command, roots...); err != nil {
 			return "", 0, err
 		}
 	}
 	out := &limits.Buffer{Max: limits.ShellOutput}
 	spec := sandbox.Program{Path: "/bin/sh", Args: []string{"-c", command}, Env: childEnv, Dir: root, Name: "!{" + command + "}", Policy: pol}
-	code, err := launch.User.Run(ctx, spec, sandbox.Streams{Stdout: out, Stderr: out})
+	code, err := l.Run(ctx, launch.User, spec, sandbox.Streams{Stdout: out, Stderr: out})
 	if err != nil {
 		return "", 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 
 	"github.com/gemhost/gem/internal/fakegemini"
@@ -179,7 +180,8 @@ func TestSettingsHooks(t *testing.T) {
 	st := write(`{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"name": "branch", "type": "command", "command": "~/.gemini/hooks/start.sh"}]}],
 	  "BeforeModel": [{"matcher": "*", "hooks": [{"type": "command", "command": "cat > \"$GEMINI_PROJECT_DIR/model.json\""}]}]}}`)
 	a, srv := w.agent(t, []fakegemini.Reply{chunks(text("ok"))})
-	if errs := a.Hooks.AddSettings(w.env, st, []string{"PATH=/usr/bin:/bin", "HOME=" + w.env.Home}); len(errs) > 0 {
+	a.Hooks.launcher = launch.New(launch.Options{Env: w.env, Environ: []string{"PATH=/usr/bin:/bin", "HOME=" + w.env.Home}})
+	if errs := a.Hooks.AddSettings(w.env, st); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	s := Sessions{Dir: t.TempDir()}.New("m")
@@ -198,8 +200,8 @@ func TestSettingsHooks(t *testing.T) {
 	}
 	for _, text := range []string{`{"hooksConfig": {"disabled": ["branch"]}, "hooks": {"SessionStart": [{"hooks": [{"name": "branch", "command": "~/.gemini/hooks/start.sh"}]}]}}`,
 		`{"hooksConfig": {"enabled": false}, "hooks": {"SessionStart": [{"hooks": [{"command": "~/.gemini/hooks/start.sh"}]}]}}`} {
-		h := &Hooks{Cwd: w.env.Cwd, Logger: a.Hooks.Logger}
-		h.AddSettings(w.env, write(text), []string{"PATH=/usr/bin:/bin"})
+		h := &Hooks{Cwd: w.env.Cwd, Logger: a.Hooks.Logger, launcher: a.Hooks.launcher}
+		h.AddSettings(w.env, write(text))
 		if len(h.List) != 0 {
 			t.Errorf("%s: %d hooks left", text, len(h.List))
 		}

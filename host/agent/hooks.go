@@ -19,7 +19,6 @@ import (
 	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/limits"
-	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/settings"
 )
@@ -143,8 +142,9 @@ type Hooks struct {
 	// the log as well); nil tells the log only.
 	Warn func(msg string)
 	// Say shows a hook's systemMessage to the user; nil drops it.
-	Say    func(msg string)
-	groups int
+	Say      func(msg string)
+	groups   int
+	launcher *launch.Launcher // the session's: prepares and runs the hooks' commands
 }
 
 // MaxAgentRetries bounds the new prompts AfterAgent hooks may ask for in one turn.
@@ -185,15 +185,16 @@ type hooksFile struct {
 	Hooks map[string]json.RawMessage `json:"hooks"`
 }
 
-// LoadHooks reads the hooks of the enabled extensions of d.
-func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSecrets registry.SecretReader, logger hclog.Logger) (*Hooks, []error) {
-	h := &Hooks{Cwd: env.Cwd, Logger: logger}
+// LoadHooks reads the hooks of the enabled extensions of d, prepared and run by the session's
+// launcher l.
+func LoadHooks(l *launch.Launcher, env registry.Env, d *registry.Discovery, logger hclog.Logger) (*Hooks, []error) {
+	h := &Hooks{Cwd: env.Cwd, Logger: logger, launcher: l}
 	if h.Logger == nil {
 		h.Logger = hclog.NewNullLogger()
 	}
 	var errs []error
-	root := commands.Workspace(env)
-	platform := manifest.HostPlatforms(env.Getenv)[0]
+	root := l.Workspace()
+	platform := l.Platform()
 	for _, x := range d.Effective() {
 		if !x.Active() {
 			continue
@@ -213,7 +214,7 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 			continue
 		}
 		exp := x.Expander(env, platform)
-		childEnv, policy, err := commands.Program(env, x, commands.ProgramSpec{Root: root, Platform: platform, Environ: environ, ReadSecrets: readSecrets})
+		childEnv, policy, err := l.Program(x, commands.ProgramSpec{Platform: platform})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", file, err))
 			continue
@@ -232,12 +233,12 @@ func LoadHooks(env registry.Env, d *registry.Discovery, environ []string, readSe
 // AddSettings adds the hooks of the settings files (a workspace's are there only when the
 // folder is trusted) and applies hooksConfig: enabled false removes every hook, disabled
 // the hooks it names.
-func (h *Hooks) AddSettings(env registry.Env, st *settings.Settings, environ []string) []error {
+func (h *Hooks) AddSettings(env registry.Env, st *settings.Settings) []error {
 	if st == nil {
 		return nil
 	}
 	var errs []error
-	root := commands.Workspace(env)
+	root := h.launcher.Workspace()
 	for _, f := range st.Hooks {
 		source := f.Scope + " settings"
 		var scriptRoots []string
@@ -245,7 +246,7 @@ func (h *Hooks) AddSettings(env registry.Env, st *settings.Settings, environ []s
 			scriptRoots = []string{env.Home}
 		}
 		errs = append(errs, h.add(source, f.Path, f.Events, func(event, command string) (sandbox.Program, error) {
-			childEnv, policy, err := commands.UserProgram(env, root, "_hooks", command, environ, scriptRoots...)
+			childEnv, policy, err := h.launcher.UserProgram("_hooks", command, scriptRoots...)
 			if err != nil {
 				return sandbox.Program{}, err
 			}
@@ -593,7 +594,7 @@ func (h *Hooks) runOne(ctx context.Context, hk *Hook, payload []byte) hookResult
 	if hk.Func != nil {
 		code, err = runFunc(ctx, hk.Func, payload, stdout, stderr)
 	} else {
-		code, err = launch.User.Run(ctx, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr})
+		code, err = h.launcher.Run(ctx, launch.User, hk.spec, sandbox.Streams{Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr})
 	}
 	var r hookResult
 	switch {

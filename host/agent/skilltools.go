@@ -18,8 +18,6 @@ import (
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/fsx"
 	"github.com/gemhost/gem/internal/limits"
-	"github.com/gemhost/gem/manifest"
-	"github.com/gemhost/gem/registry"
 )
 
 // A skill's tools/ folder holds programs the skill ships (the SDK design's skill layout:
@@ -144,25 +142,22 @@ func withSkillTools(skills []Skill) ([]Skill, []error) {
 	return skills, errs
 }
 
-// skillLauncher runs skills' tools (Open makes it: without one no skill tool is offered).
-type skillLauncher struct {
-	env         registry.Env
-	environ     []string
-	readSecrets registry.SecretReader
-}
+// skillLauncher runs skills' tools through the session's launcher (Open makes it: without
+// one no skill tool is offered).
+type skillLauncher struct{ l *launch.Launcher }
 
 // program is how t of sk starts: with its extension's environment and sandbox, or the
 // project's with the skill's folder readable.
 func (l *skillLauncher) program(sk Skill, t SkillTool) (sandbox.Program, error) {
-	root := commands.Workspace(l.env)
+	root := l.l.Workspace()
 	skillDir := filepath.Dir(sk.Path)
 	var childEnv []string
 	var pol *sandbox.Policy
 	var err error
 	if sk.x != nil {
-		childEnv, pol, err = commands.Program(l.env, sk.x, commands.ProgramSpec{Root: root, Platform: manifest.HostPlatforms(l.env.Getenv)[0], Environ: l.environ, ReadSecrets: l.readSecrets})
+		childEnv, pol, err = l.l.Program(sk.x, commands.ProgramSpec{})
 	} else {
-		childEnv, pol, err = commands.UserProgram(l.env, root, "_skills", t.Path, l.environ)
+		childEnv, pol, err = l.l.UserProgram("_skills", t.Path)
 		if err == nil {
 			pol.Read = append(pol.Read, skillDir)
 		}
@@ -181,7 +176,7 @@ func (l *skillLauncher) run(ctx context.Context, sk Skill, t SkillTool, args jso
 		return nil, fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	stdout, stderr := &limits.Buffer{Max: limits.ShellOutput}, &limits.Buffer{Max: limits.ShellOutput}
-	code, err := launch.Extension.Run(ctx, spec, sandbox.Streams{Stdin: bytes.NewReader(args), Stdout: stdout, Stderr: stderr})
+	code, err := l.l.Run(ctx, launch.Extension, spec, sandbox.Streams{Stdin: bytes.NewReader(args), Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/termsafe"
@@ -85,7 +84,7 @@ func compressCommand(ctx context.Context, c *Conversation, w io.Writer, _ []stri
 
 // chatCommand is /chat save|resume|list|delete.
 func chatCommand(_ context.Context, c *Conversation, w io.Writer, args []string) error {
-	chats := ChatsFor(c.cfg.Env.GemHome, commands.Workspace(c.cfg.Env))
+	chats := ChatsFor(c.cfg.Env.GemHome, c.Catalog.Launcher().Workspace())
 	verb := "list"
 	if len(args) > 0 {
 		verb = args[0]

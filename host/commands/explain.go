@@ -27,13 +27,14 @@ func (e *UnknownProgramError) Error() string {
 // ExplainProgram is the plan of one of x's programs on this machine (gem sandbox explain),
 // prepared as its launcher prepares it: name is "" (its hooks, !{…} shells and commands
 // without an env block of their own), a command's name, a plugin's id or an MCP stdio
-// server's name. Like a start, it makes the extension's private folders.
-func ExplainProgram(env registry.Env, x *registry.Extension, name string, environ []string) (sandbox.Plan, error) {
+// server's name. Like a start, it makes the extension's private folders. session is what the
+// session's launcher fills in: the workspace (Root), the host's environment and the facts.
+func ExplainProgram(env registry.Env, x *registry.Extension, name string, session ProgramSpec) (sandbox.Plan, error) {
 	spec, label, err := programSpec(env, x, name)
 	if err != nil {
 		return sandbox.Plan{}, err
 	}
-	spec.Environ = environ
+	spec.Root, spec.Environ, spec.Facts = session.Root, session.Environ, session.Facts
 	childEnv, pol, err := Program(env, x, spec)
 	if err != nil {
 		return sandbox.Plan{}, err
@@ -44,14 +45,19 @@ func ExplainProgram(env registry.Env, x *registry.Extension, name string, enviro
 		k, _, _ := strings.Cut(kv, "=")
 		in.Env = append(in.Env, k)
 	}
-	return sandbox.MakePlan(in, sandbox.ProbeFacts()), nil
+	facts := spec.Facts
+	if facts == nil {
+		probed := sandbox.ProbeFacts()
+		facts = &probed
+	}
+	return sandbox.MakePlan(in, *facts), nil
 }
 
 // programSpec is the ProgramSpec x's launcher prepares for the program name.
 func programSpec(env registry.Env, x *registry.Extension, name string) (ProgramSpec, string, error) {
 	m := x.Manifest()
 	platform := manifest.HostPlatforms(env.Getenv)[0]
-	spec := ProgramSpec{Root: Workspace(env), Platform: platform}
+	spec := ProgramSpec{Platform: platform}
 	if name == "" {
 		return spec, "hooks, shells and commands", nil
 	}

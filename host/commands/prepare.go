@@ -69,9 +69,10 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Prepare resolves name in t and builds what running it with args needs. readSecrets
-// decrypts sealed settings; without it, an extension that has some gives ErrNeedsEngine.
-func Prepare(env registry.Env, t *Table, name string, args []string, environ []string, readSecrets registry.SecretReader) (*Prepared, error) {
+// Prepare resolves name in t and builds what running it with args in the workspace root
+// needs. readSecrets decrypts sealed settings; without it, an extension that has some gives
+// ErrNeedsEngine.
+func Prepare(env registry.Env, root string, t *Table, name string, args []string, environ []string, readSecrets registry.SecretReader) (*Prepared, error) {
 	e, ok := t.Lookup(name)
 	if !ok {
 		if x := t.Disabled(name); x != nil && x.Blocked != registry.BlockNone {
@@ -105,7 +106,6 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 	if readSecrets == nil && x.Level == registry.LevelUser && registry.HasSecrets(env, x.Name) {
 		return nil, ErrNeedsEngine
 	}
-	root := Workspace(env)
 	childEnv, policy, err := Program(env, x, ProgramSpec{Root: root, Platform: bin.Platform, Declared: c.Env, Environ: environ, ReadSecrets: readSecrets})
 	if err != nil {
 		if file != nil {
@@ -183,6 +183,7 @@ type ProgramSpec struct {
 	Payload     string
 	Environ     []string // the host's environment
 	ReadSecrets registry.SecretReader
+	Facts       *sandbox.Facts // the machine's (host/launch probes them once); nil: probed now
 }
 
 // Program is the environment and the sandbox of one of x's programs (command, plugin, MCP
@@ -268,7 +269,12 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 // directly could plant code for later. Without namespaces there is no overlay and the
 // caches stay written directly (docs/threat-model.md: not defended), as does a cache reached through a link.
 func cachesAsOverlays(env registry.Env, x *registry.Extension, s ProgramSpec, policy *sandbox.Policy) {
-	if f := sandbox.ProbeFacts(); !f.Namespaces || f.Disabled {
+	f := s.Facts
+	if f == nil {
+		probed := sandbox.ProbeFacts()
+		f = &probed
+	}
+	if !f.Namespaces || f.Disabled {
 		return
 	}
 	program := overlayName(s)
@@ -358,11 +364,12 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		return nil, err
 	}
 	roots := &startRoots{env: env, x: x, exp: x.Expander(env, p), agreed: agreed.Roots, read: user.Read, write: user.Write}
-	read, write, writeIDs, network, err := roots.blocks(permissionBlocks(env, x, plugin))
+	b, err := roots.blocks(permissionBlocks(env, x, plugin))
 	if err != nil {
 		return nil, err
 	}
-	network = network || agreed.Network || user.Network
+	read, write := b.read, b.write
+	network := b.network || agreed.Network || user.Network
 	workspace := agreed.Workspace || user.Workspace
 	read = append(read, agreed.Read...)
 	write = append(write, agreed.Write...)
@@ -378,8 +385,11 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 		}
 	}
 	pol := sandbox.ForExtension(sandbox.Access{Extension: x.Path, Workspace: root, WriteWorkspace: workspace, Data: data, Temp: temp, Read: read, Write: write, Network: network})
-	if len(writeIDs) > 0 {
-		pol.WriteIDs = writeIDs
+	if len(b.writeIDs) > 0 {
+		pol.WriteIDs = b.writeIDs
+	}
+	if len(b.readIDs) > 0 {
+		pol.ReadIDs = b.readIDs
 	}
 	if pol.Guard {
 		pol.Frozen = linkedInto(env, root)

@@ -46,30 +46,38 @@ func (s *startRoots) check(field, asked string) (real, id string, err error) {
 	return given, root.ID, nil
 }
 
-// blocks checks the paths of the sandbox blocks (the agreed manifest's, the plugin's) and
-// returns their real paths to read and write, the identities agreed to of the write roots
-// (compared again by the sandbox helper on the descriptor it opens), and whether one asks for
-// the network.
-func (s *startRoots) blocks(blocks []registry.SandboxBlock) (read, write []string, writeIDs map[string]string, network bool, err error) {
-	writeIDs = map[string]string{}
+// blockRoots are the paths of an extension's sandbox blocks, checked: their real paths to
+// read and write, the identities agreed to of each (compared again by the sandbox helper on
+// the descriptor it opens: sandbox.Policy.ReadIDs, WriteIDs), and whether one asks for the
+// network.
+type blockRoots struct {
+	read, write       []string
+	readIDs, writeIDs map[string]string
+	network           bool
+}
+
+// blocks checks the paths of the sandbox blocks (the agreed manifest's, the plugin's).
+func (s *startRoots) blocks(blocks []registry.SandboxBlock) (blockRoots, error) {
+	out := blockRoots{readIDs: map[string]string{}, writeIDs: map[string]string{}}
 	for _, b := range blocks {
-		network = network || b.Sandbox.Network
+		out.network = out.network || b.Sandbox.Network
 		for _, list := range []struct {
 			field string
 			paths []string
 			to    *[]string
-		}{{"sandbox.read", b.Sandbox.Read, &read}, {"sandbox.write", b.Sandbox.Write, &write}} {
+			ids   map[string]string
+		}{{"sandbox.read", b.Sandbox.Read, &out.read, out.readIDs}, {"sandbox.write", b.Sandbox.Write, &out.write, out.writeIDs}} {
 			for _, p := range list.paths {
 				real, id, err := s.check(b.Prefix+list.field, p)
 				if err != nil {
-					return nil, nil, nil, false, err
+					return blockRoots{}, err
 				}
 				*list.to = append(*list.to, real)
-				if list.field == "sandbox.write" && id != "" {
-					writeIDs[real] = id
+				if id != "" {
+					list.ids[real] = id
 				}
 			}
 		}
 	}
-	return read, write, writeIDs, network, nil
+	return out, nil
 }

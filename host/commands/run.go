@@ -8,7 +8,6 @@ import (
 
 	"github.com/gemhost/gem/internal/prompt"
 
-	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
@@ -59,30 +58,31 @@ var ErrHelp = errors.New("help asked for")
 // ErrDeclined is returned when the user answers no.
 var ErrDeclined = errors.New("not run: you declined")
 
-// Exec prepares the command and replaces this process with it. It returns only on error.
-// check, when not nil, vets the extension first (the engine checks engines.gem with it).
-func Exec(env registry.Env, t *Table, environ []string, ra RunArgs, ask prompt.Prompter, check func(*registry.Extension) error, readSecrets registry.SecretReader) error {
-	p, err := Prepare(env, t, ra.Name, ra.Args, environ, readSecrets)
+// PrepareRun prepares the command ra names in t for `gem run` in the workspace root, vets its
+// extension with check (when not nil; the engine checks engines.gem with it) and asks ask when
+// it wants confirmation: what is left is to exec it (host/launch.Launcher.RunCommand).
+func PrepareRun(env registry.Env, root string, t *Table, environ []string, ra RunArgs, ask prompt.Prompter, check func(*registry.Extension) error, readSecrets registry.SecretReader) (*Prepared, error) {
+	p, err := Prepare(env, root, t, ra.Name, ra.Args, environ, readSecrets)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p.Spec.Helper = ra.Helper
 	if check != nil {
 		if err := check(p.Entry.Extension); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if p.RequireConfirm && !ra.Yes {
 		q := fmt.Sprintf("/%s (extension %s) asks for confirmation before it runs:\n%s\nRun it?", p.Entry.Name, p.Entry.Extension.Name, termsafe.Show(p.CommandLine(), "  "))
 		ok, err := ask.Confirm(context.Background(), prompt.Question{Text: q})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
-			return ErrDeclined
+			return nil, ErrDeclined
 		}
 	}
-	return launch.Extension.Exec(p.Spec)
+	return p, nil
 }
 
 // NeedsEngine reports whether running name must go through gem-engine (the front cannot

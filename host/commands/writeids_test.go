@@ -11,15 +11,18 @@ import (
 	"github.com/gemhost/gem/registry/registrytest"
 )
 
-// TestIsolationCarriesWriteRootIdentities: a manifest's write root reaches the sandbox with
-// its identity, which the helper compares again on the folder it opens; the workspace does not.
+// TestIsolationCarriesWriteRootIdentities: a manifest's read and write roots reach the sandbox with
+// their identities, which the helper compares again on the folder it opens; the workspace does not.
 func TestIsolationCarriesWriteRootIdentities(t *testing.T) {
 	env := registrytest.Env(t, nil)
 	notes := filepath.Join(env.Home, "notes")
-	if err := os.MkdirAll(notes, 0o755); err != nil {
-		t.Fatal(err)
+	docs := filepath.Join(env.Home, "docs")
+	for _, d := range []string{notes, docs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0", "sandbox": {"write": ["`+notes+`", "${workspacePath}"]}}`, nil)
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0", "sandbox": {"read": ["`+docs+`"], "write": ["`+notes+`", "${workspacePath}"]}}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	if x == nil {
 		t.Fatal("tool not discovered")
@@ -37,5 +40,8 @@ func TestIsolationCarriesWriteRootIdentities(t *testing.T) {
 	}
 	if len(pol.WriteIDs) != 1 {
 		t.Errorf("identities %v, want the notes folder's alone", pol.WriteIDs)
+	}
+	if real := pathx.Real(docs); len(pol.ReadIDs) != 1 || pol.ReadIDs[real] != registry.FileStamp(real) {
+		t.Errorf("read identities %v, want the docs folder's (%s) alone", pol.ReadIDs, registry.FileStamp(real))
 	}
 }

@@ -44,6 +44,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/mcpauth"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/buildinfo"
@@ -94,6 +95,9 @@ type Config struct {
 	Env       []string           // a stdio server's whole environment
 	Dir       string             // a stdio server's working folder when Server.Cwd is empty
 	Policy    *sandbox.Policy    // a stdio server's sandbox; nil runs it unrestricted
+	// Launcher is the session's (host/launch), which starts a stdio server; nil starts it
+	// as prepared, with no session (tests).
+	Launcher *launch.Launcher
 	// LocalAllowed: a remote (HTTP or SSE) server may be on a loopback or private address.
 	// Without it (an extension without the network capability) gem, which connects on the
 	// extension's behalf, reaches public addresses only: checked when resolved and when

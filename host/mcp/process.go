@@ -11,7 +11,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/limits"
@@ -70,7 +69,7 @@ func (s *Client) startProcess(progress *progressLines) (*sandbox.Process, sdk.Tr
 	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Extension: s.Extension, Policy: s.Policy}
 	tail := &sandbox.StderrTail{}
 	progress.w = tail
-	p, err := launch.Extension.Start(spec, sandbox.Streams{Stdin: inR, Stdout: outW, Stderr: progress, StdinWriter: inW})
+	p, err := s.Launcher.Start(spec, sandbox.Streams{Stdin: inR, Stdout: outW, Stderr: progress, StdinWriter: inW})
 	inR.Close()
 	outW.Close()
 	if err != nil {

@@ -54,6 +54,9 @@ type Config struct {
 	// SocketBase is where the plugin's socket folder is made ($GEM_HOME/run: a folder no
 	// extension may list); "" uses $TMPDIR/gem-<uid>.
 	SocketBase string
+	// Launcher is the session's (host/launch), which starts the plugin; nil starts it as
+	// prepared, with no session (tests).
+	Launcher *launch.Launcher
 }
 
 // Client is one running plugin process.
@@ -88,7 +91,7 @@ func Start(ctx context.Context, spec Config) (*Client, error) {
 		pol = &cp
 	}
 	sspec := sandbox.Program{Path: spec.Path, Env: spec.Env, Name: spec.Name, Extension: spec.Extension, Policy: pol}
-	cmd, err := launch.Extension.Command(sspec)
+	cmd, err := spec.Launcher.Command(sspec)
 	if err != nil {
 		os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
@@ -113,7 +116,7 @@ func Start(ctx context.Context, spec Config) (*Client, error) {
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(limits.Message))},
 	})
 	c.gp = gp
-	if c.runner, err = newCmdRunner(cmd, sspec); err != nil {
+	if c.runner, err = newCmdRunner(spec.Launcher, cmd, sspec); err != nil {
 		os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("plugin %s: %w", spec.Name, err)
 	}

@@ -18,6 +18,7 @@ import (
 // a runner (RunnerFunc) so that go-plugin makes the plugin's socket folder where gem says
 // (UnixSocketConfig.TempDir) and passes it to the plugin and to its own broker.
 type cmdRunner struct {
+	launcher    *launch.Launcher
 	cmd         *exec.Cmd
 	spec        sandbox.Program
 	proc        *sandbox.Process // once started
@@ -28,7 +29,7 @@ type cmdRunner struct {
 
 var _ runner.Runner = (*cmdRunner)(nil)
 
-func newCmdRunner(cmd *exec.Cmd, spec sandbox.Program) (*cmdRunner, error) {
+func newCmdRunner(l *launch.Launcher, cmd *exec.Cmd, spec sandbox.Program) (*cmdRunner, error) {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -41,11 +42,11 @@ func newCmdRunner(cmd *exec.Cmd, spec sandbox.Program) (*cmdRunner, error) {
 		return nil, err
 	}
 	cmd.Stderr = w
-	return &cmdRunner{cmd: cmd, spec: spec, stdout: stdout, stderr: &eofReader{r: r, done: make(chan struct{})}, stderrChild: w}, nil
+	return &cmdRunner{launcher: l, cmd: cmd, spec: spec, stdout: stdout, stderr: &eofReader{r: r, done: make(chan struct{})}, stderrChild: w}, nil
 }
 
 func (r *cmdRunner) Start(context.Context) error {
-	p, err := launch.Extension.StartCommand(r.cmd, r.spec)
+	p, err := r.launcher.StartCommand(r.cmd, r.spec)
 	r.stderrChild.Close()
 	r.proc = p
 	return err

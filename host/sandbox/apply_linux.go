@@ -100,7 +100,7 @@ func (st *applied) step(p *Policy, s Step, warn io.Writer) error {
 	case StepLandlock:
 		ll := *s.Landlock
 		ll.Write = slices.Concat(ll.Write, st.overlays) // (a rebind is no grant: Landlock rules it as before)
-		ruleset, err := applyLandlock(ll, p.WriteIDs)
+		ruleset, err := applyLandlock(ll, p.WriteIDs, p.ReadIDs)
 		if err != nil {
 			return err
 		}

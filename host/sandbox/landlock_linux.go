@@ -45,7 +45,7 @@ func fsRights(abi int) uint64 {
 // applyLandlock restricts the calling thread with the plan's ruleset ll (StepLandlock): the
 // rights of ll.ABI, TCP and scoping as ll says, the write roots the user agreed to (ids)
 // opened without following links. It returns the ruleset, which the caller closes.
-func applyLandlock(ll Landlock, ids map[string]string) (ruleset int, err error) {
+func applyLandlock(ll Landlock, ids, readIDs map[string]string) (ruleset int, err error) {
 	attr := rulesetAttr{handledFS: fsRights(ll.ABI)}
 	size := unsafe.Sizeof(attr.handledFS)
 	if ll.ABI >= 4 {
@@ -72,6 +72,14 @@ func applyLandlock(ll Landlock, ids map[string]string) (ruleset int, err error) 
 		}
 	}()
 	for _, path := range ll.Read {
+		if id := readIDs[path]; id != "" {
+			// As a write root below: a read root agreed to and replaced by a link (to
+			// ~/.ssh) after gem's check is refused, not followed.
+			if err := addVerifiedRoot(ruleset, path, id, fsRead&attr.handledFS, true); err != nil {
+				return ruleset, err
+			}
+			continue
+		}
 		if err := addPath(ruleset, path, fsRead&attr.handledFS); err != nil {
 			return ruleset, err
 		}
@@ -90,7 +98,7 @@ func applyLandlock(ll Landlock, ids map[string]string) (ruleset int, err error) 
 			// The root the user agreed to, opened without following links and compared with
 			// the identity recorded then: the rule holds that descriptor's folder, whatever
 			// lies at the path a moment later.
-			if err := addVerifiedRoot(ruleset, path, id, rights); err != nil {
+			if err := addVerifiedRoot(ruleset, path, id, rights, false); err != nil {
 				return ruleset, err
 			}
 			continue
@@ -138,23 +146,35 @@ func addPath(ruleset int, path string, rights uint64) error {
 	return addRule(ruleset, fd, &st, path, rights)
 }
 
-// addVerifiedRoot allows rights beneath the write root path, opened without following any
-// link on the way (openat2, RESOLVE_NO_SYMLINKS) and only if it is still the file id
-// ("dev:ino", recorded when the user agreed): else a *WriteRootError.
-func addVerifiedRoot(ruleset int, path, id string, rights uint64) error {
-	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+// addVerifiedRoot allows rights beneath the root path (a read root when read), opened once
+// (openVerified): the rule is added from that descriptor.
+func addVerifiedRoot(ruleset int, path, id string, rights uint64, read bool) error {
+	fd, st, err := openVerified(path, id, read)
 	if err != nil {
-		return &WriteRootError{Path: path, Agreed: id, Err: err}
+		return err
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("sandbox: %s: %w", path, err)
-	}
-	if now := fmt.Sprintf("%d:%d", st.Dev, st.Ino); now != id {
-		return &WriteRootError{Path: path, Agreed: id, Now: now}
-	}
 	return addRule(ruleset, fd, &st, path, rights)
+}
+
+// openVerified opens the root path (O_PATH) without following any link on the way (openat2,
+// RESOLVE_NO_SYMLINKS), and, when id is not "", only if it is still the file id ("dev:ino",
+// recorded when the user agreed): else a *WriteRootError (Read: a read root).
+func openVerified(path, id string, read bool) (int, unix.Stat_t, error) {
+	var st unix.Stat_t
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return -1, st, &WriteRootError{Read: read, Path: path, Agreed: id, Err: err}
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, st, fmt.Errorf("sandbox: %s: %w", path, err)
+	}
+	if now := fmt.Sprintf("%d:%d", st.Dev, st.Ino); id != "" && now != id {
+		unix.Close(fd)
+		return -1, st, &WriteRootError{Read: read, Path: path, Agreed: id, Now: now}
+	}
+	return fd, st, nil
 }
 
 // addRule allows rights beneath fd (path, st: what it is).

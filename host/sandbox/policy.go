@@ -59,6 +59,8 @@ type Policy struct {
 	// the helper opens each without following links and refuses to start the program when
 	// it is another file now (WriteRootError).
 	WriteIDs map[string]string `json:"writeIDs,omitempty"`
+	// ReadIDs are the same for the read roots the user agreed to (WriteRootError, Read).
+	ReadIDs map[string]string `json:"readIDs,omitempty"`
 	// SelfFD, when not 0, is the helper's descriptor of its own image (it was executed from
 	// it), closed by the program's exec.
 	SelfFD int `json:"selfFD,omitempty"`
@@ -424,6 +426,7 @@ func gemRunText(run Plan) string {
 // WriteRootError: a write root is not the file the user agreed to any more (replaced, or a
 // link now), found as the helper opened it; the program is not started.
 type WriteRootError struct {
+	Read   bool // a read root (ReadIDs), else a write root
 	Path   string
 	Agreed string // its identity when agreed to (dev:ino)
 	Now    string // its identity now ("" when it could not be opened without following a link)
@@ -432,9 +435,16 @@ type WriteRootError struct {
 
 func (e *WriteRootError) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("sandbox: write root %s is not the folder agreed to: %v (a link now?)", e.Path, e.Err)
+		return fmt.Sprintf("sandbox: %s root %s is not the folder agreed to: %v (a link now?)", e.kind(), e.Path, e.Err)
 	}
-	return fmt.Sprintf("sandbox: write root %s is not the folder agreed to (was %s, now %s)", e.Path, e.Agreed, e.Now)
+	return fmt.Sprintf("sandbox: %s root %s is not the folder agreed to (was %s, now %s)", e.kind(), e.Path, e.Agreed, e.Now)
+}
+
+func (e *WriteRootError) kind() string {
+	if e.Read {
+		return "read"
+	}
+	return "write"
 }
 
 func (e *WriteRootError) Unwrap() error { return e.Err }

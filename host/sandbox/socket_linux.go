@@ -73,7 +73,10 @@ var nameServiceSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/r
 
 // newSocketRules are p's rules: its write roots (without the shared system folders when it
 // has no namespaces of its own, where they are the machine's), and with the network the name
-// lookup services.
+// lookup services. Each root is opened once and judged by what the kernel resolved then: its
+// path and identity both read from that descriptor. A root the user agreed to (WriteIDs) is
+// opened without following links and only while it is the folder agreed to: one replaced by
+// a link (to ~/.ssh) after consent admits no socket.
 func newSocketRules(p Policy) socketRules {
 	r := socketRules{abstract: p.Namespaces && !p.Network, network: p.Network, rootIDs: map[fileID]bool{}}
 	write := p.Write
@@ -84,15 +87,28 @@ func newSocketRules(p Policy) socketRules {
 		if !p.Namespaces && slices.Contains(SystemWrite, w) {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(w); err == nil {
-			r.roots = append(r.roots, real)
-			var st unix.Stat_t
-			if unix.Stat(real, &st) == nil {
-				r.rootIDs[idOf(&st)] = true
-			}
+		fd, err := openSocketRoot(w, p.WriteIDs[w])
+		if err != nil {
+			continue
 		}
+		var st unix.Stat_t
+		if real := realPath(fd); real != "" && unix.Fstat(fd, &st) == nil {
+			r.roots = append(r.roots, real)
+			r.rootIDs[idOf(&st)] = true
+		}
+		unix.Close(fd)
 	}
 	return r
+}
+
+// openSocketRoot opens the write root w (O_PATH): the folder agreed to (id, not following
+// links), else w as it resolves now (gem's own folders and the workspace, given by real path).
+func openSocketRoot(w, id string) (int, error) {
+	if id != "" {
+		fd, _, err := openVerified(w, id, false)
+		return fd, err
+	}
+	return unix.Open(w, unix.O_PATH|unix.O_CLOEXEC, 0)
 }
 
 // maxConnects bounds the connects made at once (each on a thread of its own): past it a

@@ -36,6 +36,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/plugins"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/manifest"
@@ -118,6 +119,9 @@ type Options struct {
 	// holds a shell-like tool while it may not change the project (workspace_need.go); it
 	// reports whether the user granted it (and recorded the grant). nil: nobody is asked.
 	AskWorkspace func(WorkspaceNeed) bool
+	// Launcher is the session's (host/launch): every program of the catalog is prepared and
+	// started through it. nil: Load makes one from env, Environ and ReadSecrets.
+	Launcher *launch.Launcher
 }
 
 // Catalog holds the tools of one session. It is safe for concurrent use.
@@ -125,6 +129,7 @@ type Catalog struct {
 	funcSchemas sync.Map   // Func schema text → *Tool holding it parsed and resolved (CallFunc)
 	indexMu     sync.Mutex // one index at a time, so the last published is the newest
 	mu          sync.RWMutex
+	launcher    *launch.Launcher // the session's (Options.Launcher)
 	tools       []*Tool
 	byName      map[string]*Tool
 	pluginTools []*Tool // and the core tools
@@ -157,7 +162,10 @@ type unloadedPlugin struct {
 // Load collects the tools of the enabled extensions' plugins of d. A plugin that fails is
 // reported in the errors and does not stop the others.
 func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Options) (*Catalog, []error) {
-	r := &Catalog{byName: map[string]*Tool{}, excluded: map[string]string{}, services: opts.Services, logger: opts.Logger, policy: opts.Policy, audit: opts.Audit}
+	if opts.Launcher == nil {
+		opts.Launcher = launch.New(launch.Options{Env: env, Environ: opts.Environ, ReadSecrets: opts.ReadSecrets})
+	}
+	r := &Catalog{byName: map[string]*Tool{}, excluded: map[string]string{}, services: opts.Services, logger: opts.Logger, policy: opts.Policy, audit: opts.Audit, launcher: opts.Launcher}
 	if r.logger == nil {
 		r.logger = hclog.NewNullLogger()
 	}
@@ -270,7 +278,7 @@ func Load(ctx context.Context, env registry.Env, d *registry.Discovery, opts Opt
 		if err != nil {
 			errs = append(errs, err)
 		} else {
-			c.services = opts.Services
+			c.services, c.launcher = opts.Services, opts.Launcher
 			c.dataDir, c.catalog = env.DataRoot(), r
 			if len(r.servers) == 0 {
 				core = slices.DeleteFunc(core, func(t *Tool) bool { return slices.Contains(mcpResourceTools, t.Declared) })
@@ -294,12 +302,12 @@ func preparePlugin(env registry.Env, x *registry.Extension, m *manifest.Manifest
 	} else if f != nil {
 		f.Close()
 	}
-	childEnv, policy, err := commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: bin.Platform, Declared: p.Env, Plugin: p.ID, Environ: environ, ReadSecrets: opts.ReadSecrets})
+	childEnv, policy, err := opts.Launcher.Program(x, commands.ProgramSpec{Platform: bin.Platform, Declared: p.Env, Plugin: p.ID})
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s of %s: %w", p.ID, x.Name, err)
 	}
 	pl := &plugins.Plugin{
-		Config:      plugins.Config{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy, SocketBase: env.RunDir()},
+		Config:      plugins.Config{Name: p.ID, Extension: x.Name, Path: bin.Path, Env: childEnv, Logger: opts.Logger, Policy: policy, SocketBase: env.RunDir(), Launcher: opts.Launcher},
 		CallTimeout: opts.CallTimeout,
 	}
 	if opts.Services != nil {

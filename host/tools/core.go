@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -227,6 +228,7 @@ type coreBackend struct {
 	ignore     *Ignorer
 	beforeOpen func(rel string)                 // tests: runs between a folder's check and its opening
 	rg         string                           // ripgrep, when the user has it
+	launcher   *launch.Launcher                 // the session's: starts ripgrep
 	buffers    func(path string) (string, bool) // an editor's unsaved text of a file (Options.Buffers)
 	enabled    []string                         // settings' tools.core: the core tools offered (nil: all)
 }

@@ -141,7 +141,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	var policy *sandbox.Policy
 	program := func() error {
 		var err error
-		if childEnv, policy, err = commands.Program(env, x, commands.ProgramSpec{Root: commands.Workspace(env), Platform: platform, Declared: raw.Env, Command: resolved.Command, Server: raw.Name, Payload: payloadDir, Environ: environ, ReadSecrets: opts.ReadSecrets}); err != nil {
+		if childEnv, policy, err = opts.Launcher.Program(x, commands.ProgramSpec{Platform: platform, Declared: raw.Env, Command: resolved.Command, Server: raw.Name, Payload: payloadDir}); err != nil {
 			return fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 		return nil
@@ -157,7 +157,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		// the extension has the network capability (the user's settings servers have it).
 		// What cannot be worked out (a workspace gem refuses, an unreadable grant) reaches
 		// public addresses only.
-		pol, err := commands.Isolation(env, x, commands.Workspace(env), platform, "")
+		pol, err := opts.Launcher.Isolation(x, platform, "")
 		localAllowed = err == nil && pol.Network
 	}
 	srv := &mcpServer{services: opts.Services, cacheFile: env.MCPToolCacheFile(x.Dir, mcpCacheKey(x.Name, resolved, childEnv, env.Cwd))}
@@ -200,7 +200,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		}
 	}
 	c, err := mcphost.New(mcphost.Config{
-		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy,
+		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy, Launcher: opts.Launcher,
 		LocalAllowed:   localAllowed,
 		Auth:           &mcpauth.Store{Env: env},
 		StartTimeout:   mcpStartTimeout(env),

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/internal/paths"
 	"github.com/gemhost/gem/registry"
@@ -38,6 +38,9 @@ type CatalogConfig struct {
 	// AskWorkspace is asked about a program with a shell-like tool that may not change the
 	// project (Options.AskWorkspace); nil: nobody is asked.
 	AskWorkspace func(WorkspaceNeed) bool
+	// Launcher is the session's (host/launch), which prepares and starts its programs; nil:
+	// the catalog makes one (Options.Launcher).
+	Launcher *launch.Launcher
 }
 
 // ApprovalModeError is an approval mode gem does not know, or one the settings disable.
@@ -56,7 +59,10 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*Catalog, error) {
 	if warn == nil {
 		warn = func(error) {}
 	}
-	engine, err := LoadPolicy(c.Env, c.Discovery, c.Settings, c.ApprovalMode, warn)
+	if c.Launcher == nil {
+		c.Launcher = launch.New(launch.Options{Env: c.Env, Environ: c.Environ, ReadSecrets: c.ReadSecrets})
+	}
+	engine, err := LoadPolicy(c.Env, c.Launcher.Workspace(), c.Discovery, c.Settings, c.ApprovalMode, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +71,7 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*Catalog, error) {
 		sets = &settings.Settings{}
 	}
 	opts := Options{ReadSecrets: c.ReadSecrets, Logger: c.Logger, Services: c.Services, Policy: engine,
-		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers, AskWorkspace: c.AskWorkspace}
+		Audit: &policy.Audit{File: c.Env.AuditLog()}, CallTimeout: c.CallTimeout, Environ: c.Environ, Settings: sets, CoreWorkspace: c.CoreWorkspace, Buffers: c.Buffers, AskWorkspace: c.AskWorkspace, Launcher: c.Launcher}
 	if allow := c.Env.Getenv("GEM_WEB_FETCH_ALLOW"); allow != "" && c.CoreWorkspace != "" {
 		if opts.WebFetchAllow, err = ParseAllow(allow); err != nil {
 			warn(fmt.Errorf("%w (fix it; no private address is allowed meanwhile)", err))
@@ -100,10 +106,10 @@ func ApprovalMode(approvalMode string, sets *settings.Settings) (policy.Mode, er
 	return mode, nil
 }
 
-// LoadPolicy builds the policy engine of a session: the user's, the workspace's and the
-// enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
+// LoadPolicy builds the policy engine of a session: the user's, the workspace's (root's) and
+// the enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
 // and never when the settings disable it).
-func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
+func LoadPolicy(env registry.Env, root string, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
 	if sets == nil {
 		sets = &settings.Settings{}
 	}
@@ -111,7 +117,6 @@ func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings
 	if err != nil {
 		return nil, err
 	}
-	root := commands.Workspace(env)
 	src := policy.Sources{
 		UserFile:            env.UserPolicies(),
 		WorkspaceFile:       paths.Workspace(root).GemPolicies(),

@@ -73,7 +73,7 @@ func (c *coreBackend) searchRipgrep(ctx context.Context, a searchArgs, base stri
 	out := &bytes.Buffer{}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	code, err := launch.Tool.Run(ctx, sandbox.Program{Path: c.rg, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: c.dir, Name: "ripgrep", Policy: &pol},
+	code, err := c.launcher.Run(ctx, launch.Tool, sandbox.Program{Path: c.rg, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: c.dir, Name: "ripgrep", Policy: &pol},
 		sandbox.Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: &bytes.Buffer{}})
 	switch {
 	case err != nil || ctx.Err() != nil:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/paths"
 )
@@ -167,6 +168,10 @@ func (c *coreBackend) fsError(rel string, err error) error {
 // save_memory writes the user's GEMINI.md, outside the workspace; the shell tool is an
 // extension's: neither is checkpointed, as in Gemini CLI.
 var EditTools = []string{"write_file", "replace"}
+
+// Launcher is the session's launcher (Options.Launcher), which prepares and starts every
+// program of the session: its hooks, skills' tools and `!{…}` shells too.
+func (r *Catalog) Launcher() *launch.Launcher { return r.launcher }
 
 // CoreWorkspace is the folder the core file tools work in ("": they are not offered).
 func (r *Catalog) CoreWorkspace() string {

@@ -477,7 +477,7 @@ func TestEditorBuffersNotWhileAProgramMayWrite(t *testing.T) {
 	c.buffers = map[string]string{filepath.Join(proj, "notes.txt"): "unsaved text\n"}
 	// A program that may change the project, with the policy gem gives one (the system read).
 	pol := sandbox.ForExtension(sandbox.Access{Extension: t.TempDir(), Workspace: proj, WriteWorkspace: true, Data: t.TempDir(), Temp: t.TempDir()})
-	p, err := launch.Extension.Start(sandbox.Program{Path: "/bin/sleep", Args: []string{"60"}, Env: []string{}, Dir: proj, Name: "writer",
+	p, err := (&launch.Launcher{}).Start(sandbox.Program{Path: "/bin/sleep", Args: []string{"60"}, Env: []string{}, Dir: proj, Name: "writer",
 		Policy: &pol}, sandbox.Streams{})
 	if err != nil {
 		t.Fatal(err)

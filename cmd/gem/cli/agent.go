@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/host/agent"
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/telemetry/otlp"
 	"github.com/gemhost/gem/host/tools"
@@ -66,7 +65,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	if err != nil {
 		return nil, err
 	}
-	reg, err := s.openCatalog(ctx, services, o.callFlags, commands.Workspace(s.env))
+	reg, err := s.openCatalog(ctx, services, o.callFlags, s.launch().Workspace())
 	if err != nil {
 		stopTelemetry(s, exporter)
 		return nil, err
@@ -139,7 +138,7 @@ func (a *agentSession) turn(ctx context.Context, input string) (string, agent.St
 // user's own direct calls (gem tools call --yes) are not the model's: --yes holds for them.
 func (s *session) modelYes(yes bool) bool {
 	if yes && !s.env.FolderTrusted(s.env.Cwd) {
-		s.warn("--yes applies to the model's calls only in a trusted folder; %s is not, so they are asked as without it (gem trust trusts it)", commands.Workspace(s.env))
+		s.warn("--yes applies to the model's calls only in a trusted folder; %s is not, so they are asked as without it (gem trust trusts it)", s.launch().Workspace())
 		return false
 	}
 	return yes

@@ -85,7 +85,7 @@ func completions(s *session, kind string, args []string) []string {
 			out = append(out, x.Name)
 		}
 	case "tools":
-		reg, _ := tools.Load(context.Background(), s.env, d, tools.Options{CachedOnly: true, Environ: s.environ, Settings: s.settings()})
+		reg, _ := tools.Load(context.Background(), s.env, d, tools.Options{CachedOnly: true, Environ: s.environ, Settings: s.settings(), Launcher: s.launch()})
 		if reg != nil {
 			for _, t := range reg.List() {
 				out = append(out, t.Name)

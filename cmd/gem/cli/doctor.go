@@ -112,7 +112,7 @@ func doctorPaths(s *session) map[string]string {
 		"log":              filepath.Join(s.env.LogDir(), "gem.log"),
 		"auditLog":         s.env.AuditLog(),
 		"userPolicy":       s.env.UserPolicies(),
-		"workspacePolicy":  paths.Workspace(commands.Workspace(s.env)).GemPolicies(),
+		"workspacePolicy":  paths.Workspace(s.launch().Workspace()).GemPolicies(),
 		"extensionData":    filepath.Dir(s.env.DataDir("x")),
 		"trustedFolders":   s.env.TrustedFoldersFile(),
 		"platform":         goruntime.GOOS + "/" + goruntime.GOARCH,

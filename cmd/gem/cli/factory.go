@@ -9,17 +9,18 @@ import (
 
 	"github.com/gemhost/gem/host/binfmt"
 	"github.com/gemhost/gem/host/commands/hashing"
+	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/sandbox"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/config"
 	"github.com/gemhost/gem/internal/iostreams"
 	"github.com/gemhost/gem/internal/logging"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/secrets"
 	"github.com/gemhost/gem/registry/settings"
 )
 
@@ -57,6 +58,19 @@ type session struct {
 	noticed bool            // discover has said what it skipped
 	warned  map[string]bool // discovery warnings said (each once per invocation)
 	sets    *settings.Settings
+
+	launchOnce sync.Once
+	launcher   *launch.Launcher
+}
+
+// launch is the invocation's launcher (host/launch): made once, on first use, with the
+// workspace worked out and the machine probed then; every program the invocation starts goes
+// through it.
+func (s *session) launch() *launch.Launcher {
+	s.launchOnce.Do(func() {
+		s.launcher = launch.New(launch.Options{Env: s.env, Environ: s.environ, ReadSecrets: secrets.Read})
+	})
+	return s.launcher
 }
 
 // Session opens the invocation's session (once).
@@ -113,7 +127,7 @@ func (s *session) readLine() (string, error) {
 // settings are the user's settings.json files merged (read once; their warnings said once).
 func (s *session) settings() *settings.Settings {
 	if s.sets == nil {
-		s.sets = settings.Load(s.env, commands.Workspace(s.env))
+		s.sets = settings.Load(s.env, s.launch().Workspace())
 		for _, w := range s.sets.Warnings {
 			s.warn("%s", w)
 		}

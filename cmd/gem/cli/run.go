@@ -11,7 +11,6 @@ import (
 	"github.com/gemhost/gem/internal/buildinfo"
 	"github.com/gemhost/gem/manifest/version"
 	"github.com/gemhost/gem/registry"
-	"github.com/gemhost/gem/registry/secrets"
 )
 
 func runCommand(f *Factory) *cli.Command {
@@ -48,7 +47,7 @@ func runExtensionCommand(s *session, ra commands.RunArgs) error {
 	check := func(x *registry.Extension) error {
 		return version.CheckEngine(x.Name, x.Manifest().Engines.Gem, buildinfo.Version)
 	}
-	err := commands.Exec(s.env, commands.NewTable(s.discover()), s.environ, ra, s.stdinPrompter("--yes", "agree"), check, secrets.Read)
+	err := s.launch().RunCommand(commands.NewTable(s.discover()), ra, s.stdinPrompter("--yes", "agree"), check)
 	if errors.Is(err, commands.ErrDeclined) {
 		return exitError{code: 1, msg: err.Error()}
 	}

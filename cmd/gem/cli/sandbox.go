@@ -5,7 +5,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
 )
@@ -38,7 +37,7 @@ func sandboxExplain(_ context.Context, s *session, o sandboxExplainOptions) erro
 	if err != nil {
 		return err
 	}
-	plan, err := commands.ExplainProgram(s.env, x, o.Program, s.environ)
+	plan, err := s.launch().Explain(x, o.Program)
 	if err != nil {
 		return err
 	}

@@ -26,10 +26,8 @@ import (
 	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/host/launch"
 	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
-	"github.com/gemhost/gem/registry/secrets"
 )
 
 func shellCommand(f *Factory) *cli.Command {
@@ -213,7 +211,7 @@ func (s *shell) exec(input string, line *liner.State) bool {
 // run runs an extension command as a child; questions go through the line editor, which
 // owns the terminal's mode.
 func (s *shell) run(name string, args []string, line *liner.State) {
-	p, err := commands.Prepare(s.sess.env, s.table, name, args, s.sess.environ, secrets.Read)
+	p, err := s.sess.launch().Prepare(s.table, name, args)
 	if err != nil {
 		fmt.Fprintln(s.sess.stderr, err)
 		return
@@ -230,7 +228,7 @@ func (s *shell) run(name string, args []string, line *liner.State) {
 			return
 		}
 	}
-	code, err := launch.Extension.Foreground(p.Spec, s.sess.io.In, s.sess.stdout, s.sess.stderr)
+	code, err := s.sess.launch().Foreground(p.Spec, s.sess.io.In, s.sess.stdout, s.sess.stderr)
 	if err != nil {
 		fmt.Fprintln(s.sess.stderr, err)
 		return

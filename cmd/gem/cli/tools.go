@@ -181,7 +181,7 @@ func (s *session) openCatalog(ctx context.Context, services *tools.Services, o c
 	cfg := tools.CatalogConfig{
 		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ,
 		ApprovalMode: o.ApprovalMode, Services: services, CallTimeout: o.Timeout,
-		ReadSecrets: secrets.Read, Logger: s.log, CoreWorkspace: coreWorkspace,
+		ReadSecrets: secrets.Read, Logger: s.log, CoreWorkspace: coreWorkspace, Launcher: s.launch(),
 		Warn: func(err error) { s.warn("%s", errorText(err)) },
 	}
 	if s.io.Interactive() {
