@@ -82,6 +82,9 @@ type Options struct {
 	// replace), for Session.Restore: as the settings' general.checkpointing.enabled does,
 	// which LoadSettings reads too.
 	Checkpointing bool
+	// Host is a command-line program's own terminal, log and loaded configuration (gem -p
+	// and gem shell); nil for most programs.
+	Host *Host
 }
 
 // MCPServerConfig is an MCP server as settings.json's mcpServers declare one: a Command
@@ -116,28 +119,11 @@ type Agent struct {
 // NewAgent opens an agent: the API client, the tool catalog under the policy, and what the
 // settings bring (see SettingsMode).
 func NewAgent(ctx context.Context, o Options) (*Agent, error) {
-	getenv := o.Getenv
-	environ := config.Environ()
-	if getenv == nil {
-		getenv = config.Getenv
-	} else {
-		environ = environFrom(getenv)
-	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("sdk: no home folder: %w", err)
-		}
-		home = h
-	}
-	cwd, err := filepath.Abs(o.Cwd) // "": the current directory
+	env, environ, err := envOf(o)
 	if err != nil {
-		return nil, fmt.Errorf("sdk: the workspace %q: %w", o.Cwd, err)
+		return nil, err
 	}
-	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("sdk: the workspace %s is not a folder (Options.Cwd)", cwd)
-	}
+	getenv := env.Getenv
 	servers := map[string]json.RawMessage{}
 	for name, srv := range o.MCPServers {
 		if (srv.Command == "") == (srv.URL == "" && srv.HTTPURL == "") {
@@ -145,12 +131,19 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		}
 		servers[name], _ = json.Marshal(srv)
 	}
-	env := registry.NewEnv(home, cwd, getenv)
-	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
 	a := &Agent{opts: o, env: env, environ: environ}
+	h := a.host()
+	if h.Environ != nil {
+		a.environ = h.Environ
+	}
 	if o.Settings == LoadSettings {
-		a.disc = registry.Discover(env, registry.Providers)
-		a.sets = settings.Load(env, commands.Workspace(env))
+		a.disc, a.sets = h.Discovery, h.Settings
+		if a.disc == nil {
+			a.disc = registry.Discover(env, registry.Providers)
+		}
+		if a.sets == nil {
+			a.sets = settings.Load(env, commands.Workspace(env))
+		}
 	} else {
 		a.disc = &registry.Discovery{}
 		a.sets = &settings.Settings{}
@@ -177,10 +170,13 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 			return nil, fmt.Errorf("extension %s: %w", sp.Name, err)
 		}
 	}
-	a.services = &tools.Services{Prompt: a.prompter()}
+	a.services = h.Services
+	if a.services == nil {
+		a.services = &tools.Services{Prompt: a.prompter()}
+	}
 	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
-		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
-		Services:    a.services,
+		Env: env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, ApprovalMode: o.ApprovalMode,
+		Services: a.services, CallTimeout: h.CallTimeout, Logger: h.Logger, Warn: h.Warn, AskWorkspace: h.AskWorkspace,
 		ReadSecrets: secrets.Read, CoreWorkspace: commands.Workspace(env), Buffers: o.Buffers,
 	})
 	if err != nil {
@@ -203,6 +199,36 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		seen[f.Spec.Name] = f.Extension
 	}
 	return a, nil
+}
+
+// envOf is where the agent of o looks (home, gem's home, the workspace, the variables) and
+// the environment its programs start from.
+func envOf(o Options) (registry.Env, []string, error) {
+	getenv := o.Getenv
+	environ := config.Environ()
+	if getenv == nil {
+		getenv = config.Getenv
+	} else {
+		environ = environFrom(getenv)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return registry.Env{}, nil, fmt.Errorf("sdk: no home folder: %w", err)
+		}
+		home = h
+	}
+	cwd, err := filepath.Abs(o.Cwd) // "": the current directory
+	if err != nil {
+		return registry.Env{}, nil, fmt.Errorf("sdk: the workspace %q: %w", o.Cwd, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return registry.Env{}, nil, fmt.Errorf("sdk: the workspace %s is not a folder (Options.Cwd)", cwd)
+	}
+	env := registry.NewEnv(home, cwd, getenv)
+	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
+	return env, environ, nil
 }
 
 // KindOf is what the tool name does, as it declares (a subagent's call, "subagent/tool", is
@@ -334,9 +360,11 @@ func (a *Agent) ResumeSession(ctx context.Context, id string) (*Session, error) 
 
 func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
 	s := &Session{agent: a}
+	h := a.host()
 	conv, err := agent.Open(ctx, agent.Config{
 		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog,
 		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model.Name(), Resume: resume,
+		Logger: h.Logger, Say: h.Say, Progress: h.Progress, Plan: a.ApprovalMode() == string(policy.ModePlan),
 		Warn: s.warned, Funcs: a.parts.funcs, Instructions: s.instructions, Hooks: a.parts.hooks, Skills: a.parts.skills, Subagents: a.parts.subagents,
 	})
 	if err != nil {
@@ -363,7 +391,11 @@ type Session struct {
 // Close ends the session (its SessionEnd hooks run); it stays saved for ResumeSession.
 func (s *Session) Close() {
 	s.agent.mu.Lock()
-	delete(s.agent.sessions, s.conv.Session)
+	for k, v := range s.agent.sessions { // keyed by the session it opened with (/clear starts another)
+		if v == s {
+			delete(s.agent.sessions, k)
+		}
+	}
 	s.agent.mu.Unlock()
 	s.conv.End() // the catalog is the agent's: Agent.Close stops it
 }
@@ -445,6 +477,9 @@ type Result struct {
 	// Pending are the calls the turn waits on, without Options.Approve: the turn goes on
 	// with Session.Approve.
 	Pending []PendingApproval
+	// PlanFile is where the answer is kept as the plan, in plan mode (ApprovalMode plan:
+	// the model is told it plans, and changes nothing).
+	PlanFile string
 }
 
 // Send runs one turn and returns its result.
@@ -499,15 +534,21 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 			case <-ctx.Done():
 			}
 		}
-		s.conv.SetEvents(AgentEvents(s.agent.KindOf, func(ev Event) {
+		warn := func(err error) {
+			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
+		}
+		events := agentEvents(s.agent.KindOf, func(ev Event) {
 			if ev.Type == EventToolResult {
 				res.ToolCalls = append(res.ToolCalls, *ev.ToolCall)
 			}
 			send(ev)
-		}))
-		warn := func(err error) {
-			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
+		})
+		events.Compressed = func(trigger string, before, after int) {
+			if trigger == "auto" { // RunCommand's compress says it itself
+				warn(fmt.Errorf("the conversation neared the model's input limit: %d messages compressed to %d", before, after))
+			}
 		}
+		s.conv.SetEvents(events)
 		s.warn.Store(&warn)
 		defer s.warn.Store(nil)
 		done := make(chan error, 1)
@@ -518,6 +559,12 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 			}
 			res.Text = text
 			res.Usage = usageOf(st, time.Since(start))
+			if s.conv.Plan && err == nil && strings.TrimSpace(text) != "" {
+				var perr error
+				if res.PlanFile, perr = s.conv.KeepPlan(prompt, text); perr != nil {
+					warn(fmt.Errorf("keeping the plan: %w", perr))
+				}
+			}
 			done <- err // after its last event was handled: its sends are synchronous
 		}()
 		stopped := false
@@ -543,10 +590,12 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 }
 
 // warned gives a warning of the session's conversation to the turn running (an error
-// event), if any.
+// event), else to Host.Warn.
 func (s *Session) warned(err error) {
 	if w := s.warn.Load(); w != nil {
 		(*w)(err)
+	} else if w := s.agent.host().Warn; w != nil {
+		w(err)
 	}
 }
 
