@@ -324,8 +324,12 @@ func (a *Agent) Close() error {
 
 // Trusted reports whether the workspace is a trusted folder (Gemini CLI's
 // trustedFolders.json, gem trust): an untrusted one gets no project configuration — its
-// settings, hooks, policies, MCP servers and commands are not read.
-func (a *Agent) Trusted() bool { return a.env.FolderTrusted(a.env.Cwd) }
+// settings, hooks, policies, MCP servers and commands are not read — and the model's calls
+// never run unasked there (yolo acts as default; a front's "approve all" must not apply).
+func (a *Agent) Trusted() bool {
+	_, ok := agent.Unattended(a.env)
+	return ok
+}
 
 // SetApprovalMode switches the policy's mode (default, auto_edit, yolo, plan) for the calls
 // of every session of the agent from now on. Yolo is refused where the settings disable it

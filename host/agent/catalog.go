@@ -101,6 +101,17 @@ func ApprovalMode(approvalMode string, sets *settings.Settings) (policy.Mode, er
 	return mode, nil
 }
 
+// Unattended is the rule of every front for running the model's calls unasked (yolo,
+// --yes, an ACP client's yolo mode): only where the workspace is a trusted folder (Gemini
+// CLI's trustedFolders.json, gem trust) — elsewhere, a cloned repository say, the project's
+// files could lead the model to anything. folder is the workspace (whose policy files are
+// read); ok whether it is trusted. The policy engine asks as in default mode where it is
+// not; fronts say so in their own words.
+func Unattended(env registry.Env) (folder string, ok bool) {
+	folder = commands.Workspace(env)
+	return folder, env.FolderTrusted(folder)
+}
+
 // LoadPolicy builds the policy engine of a session: the user's, the workspace's and the
 // enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
 // and never when the settings disable it).
@@ -131,7 +142,7 @@ func LoadPolicy(env registry.Env, d *registry.Discovery, sets *settings.Settings
 			src.Exclusions[x.Name] = x.Manifest().ExcludeTools
 		}
 	}
-	trusted := env.FolderTrusted(root) // the folder whose policy files are read
+	_, trusted := Unattended(env) // root: the folder whose policy files are read
 	if mode == policy.ModeYolo && !trusted {
 		warn(fmt.Errorf("--approval-mode yolo applies only in a trusted folder (Gemini CLI's trustedFolders.json); %s is not, so gem asks as in default mode", root))
 	}
