@@ -651,9 +651,7 @@ func TestBuiltinCommands(t *testing.T) {
 		{"/chat list", "first"},
 		{"/chat resume nosuch", "no chat saved under this tag"},
 		{"/model", "Model: "},
-		{"/skills", "No skills"},
-		{"/skill nosuch", `no skill "nosuch"`},
-		{"/clear", "New conversation"},
+		{"/skills", "No skills"}, {"/skill nosuch", `no skill "nosuch"`}, {"/clear", "New conversation"},
 	} {
 		if got := say(step.prompt); !strings.Contains(got, step.want) {
 			t.Errorf("%s: %q, want it to say %q", step.prompt, got, step.want)
