@@ -437,3 +437,18 @@ func ExampleHost() {
 	// Output:
 	// Step 1: add a cache. .md
 }
+
+// A terminal program answers Options.Ask as gem shell does: it shows the question's lines
+// and reads what the person types; a number picks that option.
+func ExampleQuestion_Terminal() {
+	q := sdk.Question{Header: "Auth", Text: "Which auth method?", Options: []sdk.Option{{Label: "OAuth", Description: "a browser sign-in"}, {Label: "API key"}}}
+	fmt.Println(q.Terminal())
+	a := q.TypedAnswer("2") // what the person typed
+	fmt.Println(a.Text, a.Choices)
+	// Output:
+	// [Auth] Which auth method?
+	//   1. OAuth — a browser sign-in
+	//   2. API key
+	// Answer with a number, or in your own words:
+	// API key [API key]
+}

@@ -22,8 +22,10 @@ type Host struct {
 	Settings  *settings.Settings
 	// Environ is the environment the agent's programs start from (nil: Options.Getenv's).
 	Environ []string
-	// Services are the tools' host: the terminal that asks the policy's, the tools' and the
-	// model's questions, the tools' progress and log. Nil: Approve and Ask answer.
+	// Services are the tools' host: the terminal that asks the policy's and the tools'
+	// questions, the tools' progress and log; the model's own questions (ask_user) go to
+	// Options.Ask when it is set (Question.Terminal and TypedAnswer ask them on a terminal).
+	// Nil: Approve and Ask answer.
 	Services *tools.Services
 	// Logger is gem's log (nil: none).
 	Logger hclog.Logger

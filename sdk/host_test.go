@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/sdk"
 )
 
@@ -142,5 +145,50 @@ func TestHostWarnOutsideTurn(t *testing.T) {
 		Host: &sdk.Host{Warn: func(err error) { warned = append(warned, err.Error()) }}})
 	if !slices.ContainsFunc(warned, func(w string) bool { return strings.Contains(w, "bad.toml") }) {
 		t.Errorf("warnings: %q", warned)
+	}
+}
+
+// TestHostAskUser: with a Host's tools services (a terminal program's own prompter), the
+// model's questions still go to Options.Ask — the one way to ask the user — and the policy's
+// to the Host's prompter.
+func TestHostAskUser(t *testing.T) {
+	srv, getenv := fakeModel(t, chunks(call("ask_user", `{"questions":[{"question":"Which auth?","header":"Auth","type":"choice","options":[{"label":"OAuth","description":"a browser login"},{"label":"Key","description":"an API key"}]}]}`)),
+		chunks(text("Key it is.")))
+	var asked []string
+	ask := func(_ context.Context, q sdk.Question) (sdk.Answer, error) {
+		asked = append(asked, q.Terminal())
+		return q.TypedAnswer("2"), nil
+	}
+	s := openSession(t, sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings, Ask: ask,
+		Host: &sdk.Host{Services: &tools.Services{Prompt: &prompt.Refuse{Why: prompt.NotAskedError{Reason: "the host's prompter"}}}}})
+	if _, err := s.Send(context.Background(), "set up auth"); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || !strings.HasPrefix(asked[0], "[Auth] Which auth?\n  1. OAuth — a browser login\n  2. Key — an API key\n") {
+		t.Errorf("asked: %q", asked)
+	}
+	if body := string(srv.Requests[1].Body); !strings.Contains(body, "Auth: Key") {
+		t.Errorf("the answer is not in the next request: %s", body)
+	}
+}
+
+// TestQuestionTypedAnswer: what a person types at Question.Terminal's question.
+func TestQuestionTypedAnswer(t *testing.T) {
+	choice := sdk.Question{Text: "Which?", Options: []sdk.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true}
+	for _, tc := range []struct {
+		q    sdk.Question
+		line string
+		want sdk.Answer
+	}{
+		{choice, "2", sdk.Answer{Text: "B", Choices: []string{"B"}}},
+		{choice, "1, 3", sdk.Answer{Text: "A, C", Choices: []string{"A", "C"}}},
+		{choice, "neither", sdk.Answer{Text: "neither"}},
+		{choice, "  ", sdk.Answer{Declined: true}},
+		{sdk.Question{Text: "Go on?", Type: sdk.AskYesNo}, "yes", sdk.Answer{Text: "yes"}},
+		{sdk.Question{Text: "Name?"}, "gem", sdk.Answer{Text: "gem"}},
+	} {
+		if got := tc.q.TypedAnswer(tc.line); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s %q: %+v, want %+v", tc.q.Text, tc.line, got, tc.want)
+		}
 	}
 }

@@ -171,8 +171,11 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		}
 	}
 	a.services = h.Services
-	if a.services == nil {
+	switch {
+	case a.services == nil:
 		a.services = &tools.Services{Prompt: a.prompter()}
+	case o.Ask != nil:
+		a.services.Prompt = asking{Prompter: a.services.Prompt, ask: o.Ask} // the model's questions
 	}
 	a.catalog, err = agent.OpenCatalog(ctx, agent.CatalogConfig{
 		Env: env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, ApprovalMode: o.ApprovalMode,

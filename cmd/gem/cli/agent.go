@@ -52,8 +52,9 @@ type agentSession struct {
 }
 
 // openAgent opens the agent with the CLI's flags and its session, new or resumed (--resume);
-// its problems are warned about on stderr. --yes answers the policy's questions of services.
-func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions) (*agentSession, error) {
+// its problems are warned about on stderr. services ask the policy's and the tools'
+// questions (--yes answers them); ask, when set, the model's (sdk.Options.Ask).
+func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions, ask func(context.Context, sdk.Question) (sdk.Answer, error)) (*agentSession, error) {
 	host := &sdk.Host{
 		Discovery: s.discover(), Settings: s.settings(), Environ: s.environ, Services: services, Logger: s.log, CallTimeout: o.Timeout,
 		Warn: func(err error) { s.warn("%s", errorText(err)) },
@@ -65,7 +66,7 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	if s.io.IsStderrTTY() {
 		host.Progress = func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) } // server names
 	}
-	ag, err := sdk.NewAgent(ctx, sdk.Options{Cwd: s.env.Cwd, Getenv: s.env.Getenv, Model: sdk.Gemini(o.Model, nil), ApprovalMode: o.ApprovalMode, Host: host})
+	ag, err := sdk.NewAgent(ctx, sdk.Options{Cwd: s.env.Cwd, Getenv: s.env.Getenv, Model: sdk.Gemini(o.Model, nil), ApprovalMode: o.ApprovalMode, Ask: ask, Host: host})
 	if errors.Is(err, sdk.ErrNoAPIKey) {
 		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
 	}
@@ -120,7 +121,7 @@ func runPrompt(f *Factory, o agentOptions) error {
 	out := &countingWriter{w: s.stdout}
 	s.stdout = out
 	err = runCancellable(context.Background(), func(ctx context.Context) error {
-		a, err := openAgent(ctx, s, s.cliServices(false), o)
+		a, err := openAgent(ctx, s, s.cliServices(false), o, nil)
 		if err != nil {
 			return err
 		}

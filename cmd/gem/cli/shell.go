@@ -390,18 +390,36 @@ func (s *shell) openAgent() bool {
 		return true
 	}
 	services := s.sess.cliServices(false)
-	// The line editor owns the terminal (raw mode): questions go through it. Piped, the
-	// session's own prompter asks (stdin is the script, never an answer).
+	// The line editor owns the terminal (raw mode): questions go through it — the policy's
+	// as the tools' host, the model's as the SDK's Options.Ask. Piped, the session's own
+	// prompter asks (stdin is the script, never an answer).
+	var ask func(context.Context, sdk.Question) (sdk.Answer, error)
 	if s.interactive() {
-		services.Prompt = &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
+		services.Prompt = s.editor()
+		ask = s.askUser
 	}
-	a, err := openAgent(context.Background(), s.sess, services, s.opts)
+	a, err := openAgent(context.Background(), s.sess, services, s.opts, ask)
 	if err != nil {
 		fmt.Fprintln(s.sess.stderr, err)
 		return false
 	}
 	s.agent = a
 	return true
+}
+
+// editor asks questions on the line editor.
+func (s *shell) editor() *prompt.Terminal {
+	return &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
+}
+
+// askUser puts a question of the model's (ask_user) or a tool's to the person at the shell
+// (the agent's Options.Ask): its lines, then the answer typed at the line editor.
+func (s *shell) askUser(ctx context.Context, q sdk.Question) (sdk.Answer, error) {
+	line, err := s.editor().Input(ctx, q.Terminal())
+	if err != nil {
+		return sdk.Answer{}, err
+	}
+	return q.TypedAnswer(line), nil
 }
 
 // readAnswer reads the answer to a question of the model's turn; Ctrl-C cancels the turn, as
