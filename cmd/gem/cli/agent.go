@@ -88,6 +88,18 @@ func openAgent(ctx context.Context, s *session, services *tools.Services, o agen
 	return &agentSession{s: s, agent: ag, sess: sess}, nil
 }
 
+// terminalAsk is the agent's Options.Ask on a terminal: the model's questions (ask_user)
+// and the tools' as lines of text (sdk.Question.Terminal), the answer typed read by p.
+func terminalAsk(p prompt.Prompter) func(context.Context, sdk.Question) (sdk.Answer, error) {
+	return func(ctx context.Context, q sdk.Question) (sdk.Answer, error) {
+		line, err := p.Input(ctx, q.Terminal())
+		if err != nil {
+			return sdk.Answer{}, err
+		}
+		return q.TypedAnswer(line), nil
+	}
+}
+
 func (a *agentSession) close() {
 	a.sess.Close()
 	a.agent.Close()
@@ -121,7 +133,12 @@ func runPrompt(f *Factory, o agentOptions) error {
 	out := &countingWriter{w: s.stdout}
 	s.stdout = out
 	err = runCancellable(context.Background(), func(ctx context.Context) error {
-		a, err := openAgent(ctx, s, s.cliServices(false), o, nil)
+		services := s.cliServices(false)
+		var ask func(context.Context, sdk.Question) (sdk.Answer, error)
+		if services.Prompt.CanPrompt() { // a terminal (/dev/tty) to ask on
+			ask = terminalAsk(services.Prompt)
+		}
+		a, err := openAgent(ctx, s, services, o, ask)
 		if err != nil {
 			return err
 		}

@@ -396,7 +396,7 @@ func (s *shell) openAgent() bool {
 	var ask func(context.Context, sdk.Question) (sdk.Answer, error)
 	if s.interactive() {
 		services.Prompt = s.editor()
-		ask = s.askUser
+		ask = terminalAsk(s.editor())
 	}
 	a, err := openAgent(context.Background(), s.sess, services, s.opts, ask)
 	if err != nil {
@@ -410,16 +410,6 @@ func (s *shell) openAgent() bool {
 // editor asks questions on the line editor.
 func (s *shell) editor() *prompt.Terminal {
 	return &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
-}
-
-// askUser puts a question of the model's (ask_user) or a tool's to the person at the shell
-// (the agent's Options.Ask): its lines, then the answer typed at the line editor.
-func (s *shell) askUser(ctx context.Context, q sdk.Question) (sdk.Answer, error) {
-	line, err := s.editor().Input(ctx, q.Terminal())
-	if err != nil {
-		return sdk.Answer{}, err
-	}
-	return q.TypedAnswer(line), nil
 }
 
 // readAnswer reads the answer to a question of the model's turn; Ctrl-C cancels the turn, as
