@@ -107,16 +107,16 @@ func Commands(o Options) ([]Command, error) {
 	if err != nil {
 		return nil, err
 	}
+	out := builtinCommands()
+	if o.Settings == NoSettings {
+		return out, nil
+	}
 	var d *registry.Discovery
 	if o.Host != nil {
 		d = o.Host.Discovery
 	}
-	if d == nil && o.Settings == LoadSettings {
-		d = registry.Discover(env, registry.Providers)
-	}
-	out := builtinCommands()
 	if d == nil {
-		return out, nil
+		d = registry.Discover(env, registry.Providers)
 	}
 	cmds, _ := agent.PromptCommands(env, d)
 	for _, c := range cmds {
