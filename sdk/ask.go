@@ -177,6 +177,37 @@ func (q Question) FormAnswer(action string, content map[string]any) Answer {
 	return Answer{Declined: true}
 }
 
+// Terminal is q as lines of text for a terminal, as gem asks the model's questions on one:
+// "[header] question", a choice's options numbered. TypedAnswer reads the line typed.
+func (q Question) Terminal() string {
+	q, _ = q.normalized()
+	return tools.TerminalQuestion(q.user())
+}
+
+// TypedAnswer is the answer a person typed at Terminal's question: option numbers ("1,3")
+// are those options' labels, anything else their own words; an empty line declines.
+func (q Question) TypedAnswer(line string) Answer {
+	q, _ = q.normalized()
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return Answer{Declined: true}
+	}
+	a := Answer{Text: tools.Chosen(q.user(), line)}
+	if q.Type == AskChoice && a.Text != line { // numbers: the labels they name
+		a.Choices = strings.Split(a.Text, ", ")
+	}
+	return a
+}
+
+// user is q as ask_user's question.
+func (q Question) user() tools.UserQuestion {
+	uq := tools.UserQuestion{Question: q.Text, Header: q.Header, Type: string(q.Type), MultiSelect: q.MultiSelect, Placeholder: q.Placeholder}
+	for _, o := range q.Options {
+		uq.Options = append(uq.Options, tools.UserOption{Label: o.Label, Description: o.Description})
+	}
+	return uq
+}
+
 func cmpOr(s, def string) string {
 	if s != "" {
 		return s

@@ -84,6 +84,11 @@
 //     gemini -o stream-json writes for it (keys in its order), and the stream ends with the
 //     result event, which carries the turn's error. Thoughts, which Gemini CLI's stream-json
 //     leaves out, are events of gem's own type "thought".
+//   - In plan mode (ApprovalMode plan) the model is told it plans and changes nothing, and a
+//     turn's answer is kept as the plan file (Result.PlanFile), as gem -p keeps it.
+//   - gem -p and gem shell are programs of this package: they render SendStream's events
+//     (text, Gemini CLI's -o json and -o stream-json) and run RunCommand's commands, with an
+//     Options.Host for their terminal; gem acp serves sessions to an editor (package acp).
 //   - Options.Buffers lets an editor supply the text of the files the core tools read
 //     (unsaved changes), only for regular files of the workspace reached through no link.
 //

@@ -61,6 +61,11 @@ type ToolCall struct {
 	Kind     Kind            // what the tool does (read, edit, execute, …; "other" when it does not say)
 	Args     json.RawMessage // the arguments
 	Output   string          // what the model got back
+	// Display is what a person is shown of the output, when the tool says it apart ("":
+	// Output); Structured, its structured result (an MCP tool's structuredContent, an
+	// edit's lines_added and lines_removed), when it gives one.
+	Display    string
+	Structured json.RawMessage
 	// Err: the call did not run (ErrDenied, invalid arguments, an unknown tool, a failure
 	// to run it), or the tool answered with an error (*ToolError; Output is its text).
 	Err error
@@ -95,32 +100,31 @@ func (e *ToolError) Error() string { return e.Type + ": " + e.Message }
 type Usage struct {
 	Requests, ToolCalls                                   int
 	PromptTokens, CachedTokens, OutputTokens, TotalTokens int
+	ThoughtTokens, ToolTokens                             int // the model's thinking; the prompt's tool results
 	Duration                                              time.Duration
-	Models                                                map[string]Usage // by model (a subagent may use another): its tokens
+	Models                                                map[string]Usage // by model (a subagent may use another): its requests and tokens
+	// Errors and Latency are a model's (in Models): the requests that failed, and the
+	// time its requests took.
+	Errors  int
+	Latency time.Duration
 }
 
 // usageOf is a turn's stats as Usage.
 func usageOf(st agent.Stats, d time.Duration) Usage {
 	u := Usage{Requests: st.Requests, ToolCalls: st.ToolCalls, PromptTokens: st.Tokens.Prompt, CachedTokens: st.Tokens.Cached,
-		OutputTokens: st.Tokens.Output, TotalTokens: st.Tokens.Total, Duration: d, Models: map[string]Usage{}}
+		OutputTokens: st.Tokens.Output, TotalTokens: st.Tokens.Total, ThoughtTokens: st.Tokens.Thoughts, ToolTokens: st.Tokens.Tool,
+		Duration: d, Models: map[string]Usage{}}
 	for name, m := range st.Models {
-		u.Models[name] = Usage{Requests: m.Requests, PromptTokens: m.Tokens.Prompt, CachedTokens: m.Tokens.Cached, OutputTokens: m.Tokens.Output, TotalTokens: m.Tokens.Total}
+		u.Models[name] = Usage{Requests: m.Requests, PromptTokens: m.Tokens.Prompt, CachedTokens: m.Tokens.Cached, OutputTokens: m.Tokens.Output,
+			TotalTokens: m.Tokens.Total, ThoughtTokens: m.Tokens.Thoughts, ToolTokens: m.Tokens.Tool, Errors: m.Errors, Latency: m.Latency}
 	}
 	return u
 }
 
-// ResultEvent is the result event of a turn host/agent ran (text, its stats, how long it
-// took, its error): what SendStream yields last, for a front end that runs host/agent
-// itself (gem -p).
-func ResultEvent(text string, st agent.Stats, d time.Duration, err error) Event {
-	return Event{Type: EventResult, Time: time.Now(), Result: &Result{Text: text, Usage: usageOf(st, d)}, Err: err}
-}
-
-// AgentEvents are host/agent's callbacks of a turn as Events, given to emit as they happen
-// (kindOf: a tool's Kind; nil: KindOther). SendStream's are these and the calls' live
-// output (EventToolOutput); a front end that runs host/agent itself (gem -p) gets the same
-// but the live output, which Gemini CLI's stream-json has no line for.
-func AgentEvents(kindOf func(name string) Kind, emit func(Event)) agent.Events {
+// agentEvents are host/agent's callbacks of a turn as Events, given to emit as they happen
+// (kindOf: a tool's Kind; nil: KindOther): SendStream's, with the calls' live output
+// (EventToolOutput, outputEvents).
+func agentEvents(kindOf func(name string) Kind, emit func(Event)) agent.Events {
 	var mu sync.Mutex
 	calls := map[string]*ToolCall{}
 	return agent.Events{
@@ -146,13 +150,17 @@ func AgentEvents(kindOf func(name string) Kind, emit func(Event)) agent.Events {
 			if c == nil {
 				c = &ToolCall{ID: id, Name: name, Kind: KindOther}
 			}
+			if r != nil && err == nil {
+				c.Output, c.Structured = r.Text, r.Structured
+				if r.Display != r.Text {
+					c.Display = r.Display
+				}
+			}
 			switch {
 			case err != nil:
 				c.Err = err
 			case r != nil && r.Error != nil:
-				c.Output, c.Err = r.Text, &ToolError{Type: string(r.Error.Type), Message: r.Error.Message}
-			case r != nil:
-				c.Output = r.Text
+				c.Err = &ToolError{Type: string(r.Error.Type), Message: r.Error.Message}
 			}
 			emit(Event{Type: EventToolResult, Time: time.Now(), ToolCall: c})
 		},

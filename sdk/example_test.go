@@ -372,3 +372,83 @@ func ExampleQuestion_Schema() {
 	// {"properties":{"answer":{"title":"Go","type":"boolean"}},"required":["answer"],"type":"object"}
 	// true
 }
+
+// The slash commands a user may type, listed without opening an agent (no model key
+// needed): gem's built-in conversation commands, which Session.RunCommand runs, and the
+// prompt commands of the settings (none for a bare agent).
+func ExampleCommands() {
+	cmds, err := sdk.Commands(sdk.Options{Settings: sdk.NoSettings})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var names []string
+	for _, c := range cmds {
+		names = append(names, "/"+c.Name)
+	}
+	fmt.Println(strings.Join(names, " "))
+	// Output:
+	// /chat /model /tools /mcp /memory /stats /compress /agents /clear /skills /skill /restore
+}
+
+// A built-in command runs on the session as gem shell and gem acp run it: /clear starts a
+// new conversation (the last one stays saved), which ListSessions finds without an agent.
+func ExampleSession_RunCommand() {
+	_, getenv, stop, err := startFake(chunks(text("Hi.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+	o := sdk.Options{Cwd: filepath.Join(getenv("HOME"), "proj"), Getenv: getenv, Settings: sdk.NoSettings}
+	ctx := context.Background()
+	a, _ := sdk.NewAgent(ctx, o)
+	defer a.Close()
+	s, _ := a.Session(ctx)
+	defer s.Close()
+	s.Send(ctx, "hello")
+	first := s.ID()
+	out, _ := s.RunCommand(ctx, "clear", nil)
+	fmt.Println(strings.HasPrefix(out, "New conversation"), s.ID() != first)
+	saved, _ := sdk.ListSessions(o)
+	fmt.Println(len(saved), saved[0].Title, saved[0].Messages)
+	// Output:
+	// true true
+	// 1 hello 2
+}
+
+// A command-line program that runs the agent on its own terminal gives it a Host: here it
+// hears gem's warnings outside a turn and what hooks say; in plan mode the answer is kept
+// as the plan file.
+func ExampleHost() {
+	a, done, err := example(sdk.Options{ApprovalMode: "plan", Host: &sdk.Host{
+		Warn: func(err error) { fmt.Fprintln(os.Stderr, "warning:", err) },
+		Say:  func(msg string) { fmt.Fprintln(os.Stderr, msg) },
+	}}, chunks(text("Step 1: add a cache.")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
+	ctx := context.Background()
+	s, _ := a.Session(ctx)
+	res, _ := s.Send(ctx, "add a cache")
+	fmt.Println(res.Text, filepath.Ext(res.PlanFile))
+	// Output:
+	// Step 1: add a cache. .md
+}
+
+// A terminal program answers Options.Ask as gem shell does: it shows the question's lines
+// and reads what the person types; a number picks that option.
+func ExampleQuestion_Terminal() {
+	q := sdk.Question{Header: "Auth", Text: "Which auth method?", Options: []sdk.Option{{Label: "OAuth", Description: "a browser sign-in"}, {Label: "API key"}}}
+	fmt.Println(q.Terminal())
+	a := q.TypedAnswer("2") // what the person typed
+	fmt.Println(a.Text, a.Choices)
+	// Output:
+	// [Auth] Which auth method?
+	//   1. OAuth — a browser sign-in
+	//   2. API key
+	// Answer with a number, or in your own words:
+	// API key [API key]
+}

@@ -82,6 +82,9 @@ type Options struct {
 	// replace), for Session.Restore: as the settings' general.checkpointing.enabled does,
 	// which LoadSettings reads too.
 	Checkpointing bool
+	// Host is a command-line program's own terminal, log and loaded configuration (gem -p
+	// and gem shell); nil for most programs.
+	Host *Host
 }
 
 // MCPServerConfig is an MCP server as settings.json's mcpServers declare one: a Command
@@ -117,28 +120,11 @@ type Agent struct {
 // NewAgent opens an agent: the API client, the tool catalog under the policy, and what the
 // settings bring (see SettingsMode).
 func NewAgent(ctx context.Context, o Options) (*Agent, error) {
-	getenv := o.Getenv
-	environ := config.Environ()
-	if getenv == nil {
-		getenv = config.Getenv
-	} else {
-		environ = environFrom(getenv)
-	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("sdk: no home folder: %w", err)
-		}
-		home = h
-	}
-	cwd, err := filepath.Abs(o.Cwd) // "": the current directory
+	env, environ, err := envOf(o)
 	if err != nil {
-		return nil, fmt.Errorf("sdk: the workspace %q: %w", o.Cwd, err)
+		return nil, err
 	}
-	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("sdk: the workspace %s is not a folder (Options.Cwd)", cwd)
-	}
+	getenv := env.Getenv
 	servers := map[string]json.RawMessage{}
 	for name, srv := range o.MCPServers {
 		if (srv.Command == "") == (srv.URL == "" && srv.HTTPURL == "") {
@@ -146,14 +132,25 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		}
 		servers[name], _ = json.Marshal(srv)
 	}
-	env := registry.NewEnv(home, cwd, getenv)
-	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
 	// The agent's launcher (host/launch): the workspace worked out and the machine probed
 	// once; every program the agent starts goes through it.
-	a := &Agent{opts: o, env: env, environ: environ, launcher: launch.New(launch.Options{Env: env, Environ: environ, ReadSecrets: secrets.Read})}
+	a := &Agent{opts: o, env: env, environ: environ}
+	h := a.host()
+	if h.Environ != nil {
+		a.environ = h.Environ
+	}
+	a.launcher = h.Launcher
+	if a.launcher == nil {
+		a.launcher = launch.New(launch.Options{Env: env, Environ: a.environ, ReadSecrets: secrets.Read})
+	}
 	if o.Settings == LoadSettings {
-		a.disc = registry.Discover(env, registry.Providers)
-		a.sets = settings.Load(env, a.launcher.Workspace())
+		a.disc, a.sets = h.Discovery, h.Settings
+		if a.disc == nil {
+			a.disc = registry.Discover(env, registry.Providers)
+		}
+		if a.sets == nil {
+			a.sets = settings.Load(env, a.launcher.Workspace())
+		}
 	} else {
 		a.disc = &registry.Discovery{}
 		a.sets = &settings.Settings{}
@@ -180,10 +177,16 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 			return nil, fmt.Errorf("extension %s: %w", sp.Name, err)
 		}
 	}
-	a.services = &tools.Services{Prompt: a.prompter()}
+	a.services = h.Services
+	switch {
+	case a.services == nil:
+		a.services = &tools.Services{Prompt: a.prompter()}
+	case o.Ask != nil:
+		a.services.Prompt = asking{Prompter: a.services.Prompt, ask: o.Ask} // the model's questions
+	}
 	a.catalog, err = tools.OpenCatalog(ctx, tools.CatalogConfig{
-		Env: env, Discovery: a.disc, Settings: a.sets, Environ: environ, ApprovalMode: o.ApprovalMode,
-		Services:    a.services,
+		Env: env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, ApprovalMode: o.ApprovalMode,
+		Services: a.services, CallTimeout: h.CallTimeout, Logger: h.Logger, Warn: h.Warn, AskWorkspace: h.AskWorkspace,
 		ReadSecrets: secrets.Read, CoreWorkspace: a.launcher.Workspace(), Buffers: o.Buffers, Launcher: a.launcher,
 	})
 	if err != nil {
@@ -206,6 +209,36 @@ func NewAgent(ctx context.Context, o Options) (*Agent, error) {
 		seen[f.Spec.Name] = f.Extension
 	}
 	return a, nil
+}
+
+// envOf is where the agent of o looks (home, gem's home, the workspace, the variables) and
+// the environment its programs start from.
+func envOf(o Options) (registry.Env, []string, error) {
+	getenv := o.Getenv
+	environ := config.Environ()
+	if getenv == nil {
+		getenv = config.Getenv
+	} else {
+		environ = environFrom(getenv)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return registry.Env{}, nil, fmt.Errorf("sdk: no home folder: %w", err)
+		}
+		home = h
+	}
+	cwd, err := filepath.Abs(o.Cwd) // "": the current directory
+	if err != nil {
+		return registry.Env{}, nil, fmt.Errorf("sdk: the workspace %q: %w", o.Cwd, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return registry.Env{}, nil, fmt.Errorf("sdk: the workspace %s is not a folder (Options.Cwd)", cwd)
+	}
+	env := registry.NewEnv(home, cwd, getenv)
+	env.Engine = registry.Engine{HashFile: hashing.SHA256File, DescribeBinary: binfmt.Describe}
+	return env, environ, nil
 }
 
 // KindOf is what the tool name does, as it declares (a subagent's call, "subagent/tool", is
@@ -301,8 +334,11 @@ func (a *Agent) Close() error {
 
 // Trusted reports whether the workspace is a trusted folder (Gemini CLI's
 // trustedFolders.json, gem trust): an untrusted one gets no project configuration — its
-// settings, hooks, policies, MCP servers and commands are not read.
-func (a *Agent) Trusted() bool { return a.env.FolderTrusted(a.env.Cwd) }
+// settings, hooks, policies, MCP servers and commands are not read — and the model's calls
+// never run unasked there (yolo acts as default; a front's "approve all" must not apply).
+func (a *Agent) Trusted() bool {
+	return tools.Unattended(a.env, a.launcher.Workspace())
+}
 
 // SetApprovalMode switches the policy's mode (default, auto_edit, yolo, plan) for the calls
 // of every session of the agent from now on. Yolo is refused where the settings disable it
@@ -337,9 +373,11 @@ func (a *Agent) ResumeSession(ctx context.Context, id string) (*Session, error) 
 
 func (a *Agent) open(ctx context.Context, resume string) (*Session, error) {
 	s := &Session{agent: a}
+	h := a.host()
 	conv, err := agent.Open(ctx, agent.Config{
 		Env: a.env, Discovery: a.disc, Settings: a.sets, Environ: a.environ, Catalog: a.catalog,
 		Client: a.client, ReadSecrets: secrets.Read, FirstRequest: a.sent, Model: a.opts.Model.Name(), Resume: resume,
+		Logger: h.Logger, Say: h.Say, Progress: h.Progress, Plan: a.ApprovalMode() == string(policy.ModePlan),
 		Warn: s.warned, Funcs: a.parts.funcs, Instructions: s.instructions, Hooks: a.parts.hooks, Skills: a.parts.skills, Subagents: a.parts.subagents,
 	})
 	if err != nil {
@@ -366,7 +404,11 @@ type Session struct {
 // Close ends the session (its SessionEnd hooks run); it stays saved for ResumeSession.
 func (s *Session) Close() {
 	s.agent.mu.Lock()
-	delete(s.agent.sessions, s.conv.Session)
+	for k, v := range s.agent.sessions { // keyed by the session it opened with (/clear starts another)
+		if v == s {
+			delete(s.agent.sessions, k)
+		}
+	}
 	s.agent.mu.Unlock()
 	s.conv.End() // the catalog is the agent's: Agent.Close stops it
 }
@@ -448,6 +490,9 @@ type Result struct {
 	// Pending are the calls the turn waits on, without Options.Approve: the turn goes on
 	// with Session.Approve.
 	Pending []PendingApproval
+	// PlanFile is where the answer is kept as the plan, in plan mode (ApprovalMode plan:
+	// the model is told it plans, and changes nothing).
+	PlanFile string
 }
 
 // Send runs one turn and returns its result.
@@ -502,17 +547,22 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 			case <-ctx.Done():
 			}
 		}
-		events := AgentEvents(s.agent.KindOf, func(ev Event) {
+		warn := func(err error) {
+			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
+		}
+		events := agentEvents(s.agent.KindOf, func(ev Event) {
 			if ev.Type == EventToolResult {
 				res.ToolCalls = append(res.ToolCalls, *ev.ToolCall)
 			}
 			send(ev)
 		})
+		events.Compressed = func(trigger string, before, after int) {
+			if trigger == "auto" { // RunCommand's compress says it itself
+				warn(fmt.Errorf("the conversation neared the model's input limit: %d messages compressed to %d", before, after))
+			}
+		}
 		events.ToolOutput = outputEvents(s.agent.KindOf, send)
 		s.conv.SetEvents(events)
-		warn := func(err error) {
-			send(Event{Type: EventError, Time: time.Now(), Severity: "warning", Text: err.Error()})
-		}
 		s.warn.Store(&warn)
 		defer s.warn.Store(nil)
 		done := make(chan error, 1)
@@ -523,6 +573,12 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 			}
 			res.Text = text
 			res.Usage = usageOf(st, time.Since(start))
+			if s.conv.Plan && err == nil && strings.TrimSpace(text) != "" {
+				var perr error
+				if res.PlanFile, perr = s.conv.KeepPlan(prompt, text); perr != nil {
+					warn(fmt.Errorf("keeping the plan: %w", perr))
+				}
+			}
 			done <- err // after its last event was handled: its sends are synchronous
 		}()
 		stopped := false
@@ -548,10 +604,12 @@ func (s *Session) run(ctx context.Context, prompt string, turn func(context.Cont
 }
 
 // warned gives a warning of the session's conversation to the turn running (an error
-// event), if any.
+// event), else to Host.Warn.
 func (s *Session) warned(err error) {
 	if w := s.warn.Load(); w != nil {
 		(*w)(err)
+	} else if w := s.agent.host().Warn; w != nil {
+		w(err)
 	}
 }
 

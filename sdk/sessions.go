@@ -2,31 +2,46 @@ package sdk
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/registry"
 )
 
 // SessionInfo is a saved session, as ListSessions finds it.
 type SessionInfo struct {
-	ID      string
-	Title   string // its first prompt, cut short
-	Model   string
-	Created time.Time
-	Updated time.Time
+	ID       string
+	Title    string // its first prompt, cut short
+	Model    string
+	Created  time.Time
+	Updated  time.Time
+	Messages int // the history's length: prompts, answers, tool calls and their results
 }
 
 // ListSessions are the saved sessions of the agent's workspace (gem's, the SDK's, gem -p's
 // and the shell's alike), newest first.
-func (a *Agent) ListSessions() ([]SessionInfo, error) {
-	all, err := agent.Sessions{Dir: a.env.SessionsDir()}.List()
+func (a *Agent) ListSessions() ([]SessionInfo, error) { return listSessions(a.env) }
+
+// ListSessions are the saved sessions where an agent of o would find them, without opening
+// one (no model, no tools): Options' Getenv and Cwd are read, the rest ignored.
+func ListSessions(o Options) ([]SessionInfo, error) {
+	env, _, err := envOf(o)
+	if err != nil {
+		return nil, err
+	}
+	return listSessions(env)
+}
+
+func listSessions(env registry.Env) ([]SessionInfo, error) {
+	all, err := agent.Sessions{Dir: env.SessionsDir()}.List()
 	if err != nil {
 		return nil, err
 	}
 	var out []SessionInfo
 	for _, s := range all {
-		info := SessionInfo{ID: s.ID, Model: s.Model, Created: s.Created, Updated: s.Updated}
+		info := SessionInfo{ID: s.ID, Model: s.Model, Created: s.Created, Updated: s.Updated, Messages: len(s.History)}
 		for _, m := range transcriptOf(s) {
 			if m.Role == "user" {
 				info.Title = shorten(m.Text, 80)
@@ -64,8 +79,8 @@ func (s *Session) Commands(ctx context.Context) []Command {
 			out = append(out, c)
 		}
 	}
-	for _, sc := range agent.SlashCommands {
-		add(Command{Name: sc.Name, Description: sc.Description, Source: "builtin", Hint: sc.Hint})
+	for _, c := range builtinCommands() {
+		add(c)
 	}
 	for _, c := range s.conv.Commands {
 		add(Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension})
@@ -82,6 +97,47 @@ func (s *Session) Commands(ctx context.Context) []Command {
 	}
 	return out
 }
+
+// Commands are the slash commands an agent of o would offer, found without opening one (no
+// model, no tools, no MCP server started): the built-in ones (Session.RunCommand) and the
+// prompt commands, as Session.Commands lists them. A Session's Commands add the MCP
+// servers' prompts and the skills.
+func Commands(o Options) ([]Command, error) {
+	env, _, err := envOf(o)
+	if err != nil {
+		return nil, err
+	}
+	out := builtinCommands()
+	if o.Settings == NoSettings {
+		return out, nil
+	}
+	var d *registry.Discovery
+	if o.Host != nil {
+		d = o.Host.Discovery
+	}
+	if d == nil {
+		d = registry.Discover(env, registry.Providers)
+	}
+	cmds, _ := agent.PromptCommands(env, d)
+	for _, c := range cmds {
+		if !slices.ContainsFunc(out, func(o Command) bool { return o.Name == c.Name }) {
+			out = append(out, Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension})
+		}
+	}
+	return out, nil
+}
+
+// builtinCommands are gem's built-in conversation commands.
+func builtinCommands() []Command {
+	var out []Command
+	for _, sc := range agent.SlashCommands {
+		out = append(out, Command{Name: sc.Name, Description: sc.Description, Source: "builtin", Hint: sc.Hint})
+	}
+	return out
+}
+
+// ErrNoChat is /chat resume or delete of a tag nothing is saved under (errors.Is).
+var ErrNoChat = agent.ErrNoChat
 
 // RunCommand runs the built-in command name (a Command of Source builtin, without the
 // slash) with its arguments, as gem shell runs it, and returns what it shows: text for a

@@ -14,8 +14,8 @@
 // Open (conversation.go) is the one composition of the model side: given a tool catalog and
 // a client (NewClient) it loads hooks, prompt commands, context, skills and subagents,
 // settles agent/tool name clashes, opens or resumes the session and runs `!{…}` through the
-// sandbox. gem -p and gem shell use it and keep only flags and rendering; the SDK and gem acp
-// use it the same way.
+// sandbox. The SDK uses it; gem -p, gem shell and gem acp reach it through the SDK and keep
+// only flags and rendering.
 //
 // Chosen where the spec is silent: at most 25 model requests per turn (MaxSteps); calls of one
 // response run one after another, in order; a call the policy denies, a hook blocks or that

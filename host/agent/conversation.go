@@ -62,8 +62,9 @@ type Config struct {
 
 // Conversation is one conversation with the model as gem composes it: the catalog's tools,
 // the enabled extensions' hooks, prompt commands, context files, skills and subagents, the
-// user's settings and the session store. The CLI (gem -p, gem shell), the SDK and gem acp
-// use it alike and keep only flags and rendering. Not safe for concurrent turns.
+// user's settings and the session store. The SDK composes it; the CLI (gem -p, gem shell)
+// and gem acp reach it through the SDK and keep only flags and rendering. Not safe for
+// concurrent turns.
 type Conversation struct {
 	Agent    *Agent
 	Session  *Session

@@ -36,6 +36,9 @@ var SlashCommands = []SlashCommand{
 	{"stats", "token counts of the last turn and of the conversation", "", statsCommand},
 	{"compress", "replace the conversation by a summary of it, to save tokens", "", compressCommand},
 	{"agents", "list the subagents the model may hand tasks to", "", agentsCommand},
+	{"clear", "start a new conversation (the last one stays saved: gem sessions)", "", clearCommand},
+	{"skills", "list the skills; /skills enable|disable <name> switches one", "[list|enable <name>|disable <name>]", skillsCommand},
+	{"skill", "activate a skill: its instructions join the conversation", "<name>", skillCommand},
 	{"restore", "list the checkpoints, or bring the files and the conversation back to one: /restore [<id>] (general.checkpointing.enabled)", "[id]", restoreCommand},
 }
 
@@ -153,7 +156,7 @@ func toolsCommand(_ context.Context, c *Conversation, w io.Writer, args []string
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range list {
 		if descriptions {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", termsafe.Cell(t.Name), termsafe.Cell(t.Extension), termsafe.Cell(FirstLine(t.Spec.Description)))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", termsafe.Cell(t.Name), termsafe.Cell(t.Extension), termsafe.Cell(termsafe.FirstLine(t.Spec.Description)))
 		} else {
 			fmt.Fprintf(tw, "  %s\t%s\n", termsafe.Cell(t.Name), termsafe.Cell(t.Extension))
 		}
@@ -172,7 +175,7 @@ func mcpCommand(ctx context.Context, c *Conversation, w io.Writer, _ []string) e
 	for _, srv := range servers {
 		state := srv.State
 		if srv.Error != nil {
-			state += ": " + FirstLine(srv.Error.Error())
+			state += ": " + termsafe.FirstLine(srv.Error.Error())
 		}
 		prompts := ""
 		if n := len(c.MCPPromptsOf(srv.Name)); n > 0 {
@@ -237,20 +240,7 @@ func agentsCommand(_ context.Context, c *Conversation, w io.Writer, _ []string) 
 		if len(sa.Tools) > 0 {
 			tools = strings.Join(sa.Tools, ", ")
 		}
-		fmt.Fprintf(tw, "  %s\t(%s)\t%s\ttools: %s\n", sa.Name, sa.Source, FirstLine(sa.Description), tools)
+		fmt.Fprintf(tw, "  %s\t(%s)\t%s\ttools: %s\n", sa.Name, sa.Source, termsafe.FirstLine(sa.Description), tools)
 	}
 	return tw.Flush()
-}
-
-// FirstLine is the start of a text for a one-line listing: its first line, at most 100
-// bytes, with "…" where some was left out.
-func FirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	line, rest, _ := strings.Cut(s, "\n")
-	if len(line) > 100 {
-		line = line[:100] + "…"
-	} else if rest != "" {
-		line += " …"
-	}
-	return line
 }

@@ -54,8 +54,8 @@ func (c *coreBackend) askUser(ctx context.Context, a askUserArgs) (string, error
 		if asker != nil {
 			answer, err = c.services.askWhole(ctx, asker, q)
 		} else {
-			answer, err = c.services.answer(ctx, terminalQuestion(q))
-			answer = chosen(q, strings.TrimSpace(answer))
+			answer, err = c.services.answer(ctx, TerminalQuestion(q))
+			answer = Chosen(q, strings.TrimSpace(answer))
 		}
 		if err != nil {
 			return "", fmt.Errorf("the user could not be asked: %w", err)
@@ -68,10 +68,14 @@ func (c *coreBackend) askUser(ctx context.Context, a askUserArgs) (string, error
 	return out.String(), nil
 }
 
-// terminalQuestion is q as lines of text: the question, its options numbered.
-func terminalQuestion(q UserQuestion) string {
+// TerminalQuestion is q as lines of text, as a terminal asks it: "[header] question", a
+// choice's options numbered (Chosen reads the answer typed).
+func TerminalQuestion(q UserQuestion) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] %s", q.Header, q.Question)
+	if q.Header != "" {
+		fmt.Fprintf(&b, "[%s] ", q.Header)
+	}
+	b.WriteString(q.Question)
 	switch q.Type {
 	case "yesno":
 		b.WriteString(" (yes/no)")
@@ -97,9 +101,9 @@ func terminalQuestion(q UserQuestion) string {
 	return b.String()
 }
 
-// chosen turns option numbers into their labels ("2" → "OAuth"); anything else is the user's
-// own answer.
-func chosen(q UserQuestion, answer string) string {
+// Chosen is the answer typed at TerminalQuestion's question: option numbers become their
+// labels ("2" → "OAuth"); anything else is the user's own answer ("" : "(no answer)").
+func Chosen(q UserQuestion, answer string) string {
 	if len(q.Options) == 0 || answer == "" {
 		if answer == "" {
 			return "(no answer)"

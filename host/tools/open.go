@@ -106,8 +106,16 @@ func ApprovalMode(approvalMode string, sets *settings.Settings) (policy.Mode, er
 	return mode, nil
 }
 
-// LoadPolicy builds the policy engine of a session: the user's, the workspace's (root's) and
-// the enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
+// Unattended is the rule of every front for running the model's calls unasked (yolo,
+// --yes, an ACP client's yolo mode): only where the workspace (the session launcher's: the
+// project's git root, real path) is a trusted folder (Gemini CLI's trustedFolders.json, gem
+// trust) — elsewhere, a cloned repository say, the project's files could lead the model to
+// anything. The policy engine asks as in default mode where it is not; fronts say so in
+// their own words.
+func Unattended(env registry.Env, workspace string) bool { return env.FolderTrusted(workspace) }
+
+// LoadPolicy builds the policy engine of a session: the user's, the workspace's and the
+// enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
 // and never when the settings disable it).
 func LoadPolicy(env registry.Env, root string, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
 	if sets == nil {
@@ -135,7 +143,7 @@ func LoadPolicy(env registry.Env, root string, d *registry.Discovery, sets *sett
 			src.Exclusions[x.Name] = x.Manifest().ExcludeTools
 		}
 	}
-	trusted := env.FolderTrusted(root) // the folder whose policy files are read
+	trusted := Unattended(env, root) // root: the workspace, whose policy files are read
 	if mode == policy.ModeYolo && !trusted {
 		warn(fmt.Errorf("--approval-mode yolo applies only in a trusted folder (Gemini CLI's trustedFolders.json); %s is not, so gem asks as in default mode", root))
 	}

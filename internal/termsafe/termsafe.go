@@ -189,3 +189,16 @@ func wrapWords(line string, width int) string {
 	}
 	return b.String()
 }
+
+// FirstLine is the start of a text for a one-line listing: its first line, at most 100
+// bytes, with "…" where some was left out (not escaped: Cell escapes it).
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	line, rest, _ := strings.Cut(s, "\n")
+	if len(line) > 100 {
+		line = line[:100] + "…"
+	} else if rest != "" {
+		line += " …"
+	}
+	return line
+}

@@ -577,7 +577,7 @@ func TestCommandsAndSkills(t *testing.T) {
 		}
 		c.mu.Unlock()
 	}
-	want := "chat:save|resume|list|delete [tag] model:[model] tools:[desc] memory:show|add <fact>|refresh restore:[id] greet:arguments review_notes:tag=… tidy:what to do with the skill"
+	want := "chat:save|resume|list|delete [tag] model:[model] tools:[desc] memory:show|add <fact>|refresh skills:[list|enable <name>|disable <name>] skill:<name> restore:[id] greet:arguments review_notes:tag=… tidy:what to do with the skill"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("the commands: %q", got)
 	}
@@ -596,8 +596,8 @@ func TestCommandsAndSkills(t *testing.T) {
 }
 
 // TestBuiltinCommands: the session's built-in commands (gem shell's /stats, /memory,
-// /chat…) are advertised first and run for a prompt naming one: what they show is the
-// agent's message, and the model is not asked.
+// /chat, /skills, /skill, /clear…) are advertised first and run for a prompt naming one:
+// what they show is the agent's message, and the model is not asked.
 func TestBuiltinCommands(t *testing.T) {
 	conn, c, proj, srv := serve(t, chunks(text("Hi.")))
 	ctx := context.Background()
@@ -618,7 +618,7 @@ func TestBuiltinCommands(t *testing.T) {
 		}
 		c.mu.Unlock()
 	}
-	if got := strings.Join(advertised, " "); !strings.HasPrefix(got, "chat model tools mcp memory stats compress agents") {
+	if got := strings.Join(advertised, " "); !strings.HasPrefix(got, "chat model tools mcp memory stats compress agents clear skills skill restore") {
 		t.Errorf("the commands advertised: %q", got)
 	}
 	say := func(prompt string) string {
@@ -651,6 +651,7 @@ func TestBuiltinCommands(t *testing.T) {
 		{"/chat list", "first"},
 		{"/chat resume nosuch", "no chat saved under this tag"},
 		{"/model", "Model: "},
+		{"/skills", "No skills"}, {"/skill nosuch", `no skill "nosuch"`}, {"/clear", "New conversation"},
 	} {
 		if got := say(step.prompt); !strings.Contains(got, step.want) {
 			t.Errorf("%s: %q, want it to say %q", step.prompt, got, step.want)

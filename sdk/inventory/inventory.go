@@ -71,3 +71,14 @@ func Subagents(env registry.Env, d *registry.Discovery) ([]Subagent, []error) {
 	}
 	return out, errs
 }
+
+// SwitchSkill enables or disables the skill name in the user's settings file
+// (skills.disabled), as the shell's /skills enable|disable does: the file written, and the
+// settings files (of workspace's, a trusted folder's) that keep it disabled still. A name
+// no skill found has is an *UnknownSkillError.
+func SwitchSkill(env registry.Env, workspace string, d *registry.Discovery, name string, enable bool) (file string, still []string, err error) {
+	return agent.SwitchSkill(env, workspace, d, name, enable)
+}
+
+// UnknownSkillError: no skill found has the name.
+type UnknownSkillError = agent.UnknownSkillError

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,13 +14,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/host/agent"
-	"github.com/gemhost/gem/host/policy"
 	"github.com/gemhost/gem/host/telemetry/otlp"
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/internal/prompt"
 	"github.com/gemhost/gem/internal/termsafe"
 	"github.com/gemhost/gem/registry"
-	"github.com/gemhost/gem/registry/secrets"
 	"github.com/gemhost/gem/sdk"
 )
 
@@ -33,7 +32,7 @@ type agentOptions struct {
 }
 
 func (o *agentOptions) setDefaults() {
-	o.OutputFormat = "text" // the model: --model, else settings' model.name, else agent.DefaultModel
+	o.OutputFormat = "text" // the model: --model, else settings' model.name, else sdk.DefaultModel
 	o.callFlags.setDefaults()
 }
 
@@ -43,105 +42,103 @@ type rootOptions struct {
 	agentOptions
 }
 
-// agentSession is the model side of one CLI session: the conversation host/agent composes
-// (agent.Open), with the CLI's rendering.
+// agentSession is the model side of one CLI session: gem's agent through the SDK (an
+// sdk.Agent with the CLI's Host: its terminal, log and loaded configuration) and the
+// session the CLI renders.
 type agentSession struct {
 	s         *session
-	conv      *agent.Conversation
+	agent     *sdk.Agent
+	sess      *sdk.Session
 	telemetry *otlp.Exporter // nil: telemetry is off
 }
 
-// openAgent connects to the Gemini API, opens the tool catalog with the CLI's flags and
-// composes the conversation (agent.Open), its problems warned about on stderr.
-func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions) (*agentSession, error) {
-	client, sent, err := agent.NewClient(ctx, s.env.Getenv)
-	if errors.Is(err, agent.ErrNoAPIKey) {
-		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
-	}
-	if err != nil {
-		return nil, err
-	}
+// openAgent opens the agent with the CLI's flags and its session, new or resumed (--resume);
+// its problems are warned about on stderr. services ask the policy's and the tools'
+// questions (--yes answers them); ask, when set, the model's (sdk.Options.Ask).
+func openAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions, ask func(context.Context, sdk.Question) (sdk.Answer, error)) (*agentSession, error) {
+	// Telemetry starts before the agent: its servers' launches are recorded too.
 	exporter, err := startTelemetry(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := s.openCatalog(ctx, services, o.callFlags, s.launch().Workspace())
+	a, err := openSDKAgent(ctx, s, services, o, ask)
 	if err != nil {
 		stopTelemetry(s, exporter)
 		return nil, err
 	}
-	cfg := agent.Config{
-		Env: s.env, Discovery: s.discover(), Settings: s.settings(), Environ: s.environ, Catalog: reg,
-		Client: client, FirstRequest: sent, ReadSecrets: secrets.Read, Logger: s.log, Model: o.Model, Resume: o.Resume,
-		Warn: func(err error) { s.warn("%s", errorText(err)) },
-		Say:  func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) },
+	a.telemetry = exporter
+	return a, nil
+}
+
+// openSDKAgent is openAgent's agent and session.
+func openSDKAgent(ctx context.Context, s *session, services *tools.Services, o agentOptions, ask func(context.Context, sdk.Question) (sdk.Answer, error)) (*agentSession, error) {
+	host := &sdk.Host{
+		Discovery: s.discover(), Settings: s.settings(), Environ: s.environ, Services: services, Logger: s.log, CallTimeout: o.Timeout,
+		Launcher: s.launch(),
+		Warn:     func(err error) { s.warn("%s", errorText(err)) },
+		Say:      func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) },
 	}
-	mode := o.ApprovalMode
-	if mode == "" {
-		mode = s.settings().ApprovalMode
-	}
-	if m, err := policy.ParseMode(mode); err == nil && m == policy.ModePlan {
-		cfg.Plan = true
+	if s.io.Interactive() {
+		host.AskWorkspace = s.askWorkspace
 	}
 	if s.io.IsStderrTTY() {
-		cfg.Progress = func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) } // server names
+		host.Progress = func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) } // server names
 	}
-	conv, err := agent.Open(ctx, cfg)
+	ag, err := sdk.NewAgent(ctx, sdk.Options{Cwd: s.env.Cwd, Getenv: s.env.Getenv, Model: sdk.Gemini(o.Model, nil), ApprovalMode: o.ApprovalMode, Ask: ask, Host: host})
+	if errors.Is(err, sdk.ErrNoAPIKey) {
+		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from Google AI Studio, e.g. export GEMINI_API_KEY=…")
+	}
+	if mode, ok := errors.AsType[*sdk.ApprovalModeError](err); ok {
+		return nil, usagef("--approval-mode: %v", mode)
+	}
 	if err != nil {
-		reg.Close()
-		stopTelemetry(s, exporter)
 		return nil, err
 	}
-	return &agentSession{s: s, conv: conv, telemetry: exporter}, nil
+	s.modelYes(ag, services, o.Yes)
+	sess, err := ag.Session(ctx)
+	if o.Resume != "" {
+		sess, err = ag.ResumeSession(ctx, o.Resume)
+	}
+	if err != nil {
+		ag.Close()
+		return nil, err
+	}
+	return &agentSession{s: s, agent: ag, sess: sess}, nil
 }
 
-// newSession starts a new conversation, as Gemini CLI's /clear does.
-func (a *agentSession) newSession() {
-	if err := a.conv.NewSession(); err != nil {
-		a.s.warn("saving the session: %v", err)
+// terminalAsk is the agent's Options.Ask on a terminal: the model's questions (ask_user)
+// and the tools' as lines of text (sdk.Question.Terminal), the answer typed read by p.
+func terminalAsk(p prompt.Prompter) func(context.Context, sdk.Question) (sdk.Answer, error) {
+	return func(ctx context.Context, q sdk.Question) (sdk.Answer, error) {
+		line, err := p.Input(ctx, q.Terminal())
+		if err != nil {
+			return sdk.Answer{}, err
+		}
+		return q.TypedAnswer(line), nil
 	}
 }
 
-// close ends the conversation (its servers stopped), then flushes telemetry.
+// close ends the session and the agent (its servers stopped), then flushes telemetry.
 func (a *agentSession) close() {
-	a.conv.Close()
+	a.sess.Close()
+	a.agent.Close()
 	stopTelemetry(a.s, a.telemetry)
 }
 
-// turn expands a prompt command (or an MCP server's prompt) if input is one, runs the turn
-// and saves the session; in plan mode the answer is kept as the plan.
-func (a *agentSession) turn(ctx context.Context, input string) (string, agent.Stats, error) {
-	prompt, err := a.conv.Expand(ctx, input)
-	if err != nil {
-		return "", agent.Stats{}, err
-	}
-	a.conv.OnCompressed(func(trigger string, before, after int) {
-		if trigger != "auto" {
-			return // /compress says it itself
-		}
-		fmt.Fprintf(a.s.stderr, "(the conversation neared the model's input limit: %d messages compressed to %d)\n", before, after)
-	})
-	text, st, err := a.conv.Send(ctx, prompt)
-	if a.conv.Plan && err == nil && strings.TrimSpace(text) != "" {
-		if file, perr := a.conv.KeepPlan(input, text); perr != nil {
-			a.s.warn("keeping the plan: %v", perr)
-		} else {
-			fmt.Fprintf(a.s.stderr, "(plan mode: the plan is kept in %s)\n", registry.Tilde(a.s.env.Home, file))
-		}
-	}
-	return text, st, err
-}
-
-// modelYes is --yes for the model's calls: honoured in a trusted folder only. Elsewhere (a
-// cloned repository, say) it would approve whatever the project's files lead the model to do,
-// which yolo is refused for; Gemini CLI also falls back to the default mode there. The
-// user's own direct calls (gem tools call --yes) are not the model's: --yes holds for them.
-func (s *session) modelYes(yes bool) bool {
-	if yes && !s.env.FolderTrusted(s.env.Cwd) {
+// modelYes is --yes for the model's calls: honoured where the agent may run them unasked
+// (sdk's Agent.Trusted: a trusted folder, yolo's rule). Elsewhere (a cloned repository, say)
+// it would approve whatever the project's files lead the model to do; Gemini CLI also falls
+// back to the default mode there. The user's own direct calls (gem tools call --yes) are
+// not the model's: --yes holds for them. The model's own questions (ask_user) need a
+// person: --yes does not answer them.
+func (s *session) modelYes(a *sdk.Agent, services *tools.Services, yes bool) {
+	switch {
+	case !yes:
+	case !a.Trusted():
 		s.warn("--yes applies to the model's calls only in a trusted folder; %s is not, so they are asked as without it (gem trust trusts it)", s.launch().Workspace())
-		return false
+	default:
+		services.Prompt = &prompt.Yes{Person: services.Prompt}
 	}
-	return yes
 }
 
 // runPrompt is gem -p: one turn, printed as text, json or stream-json.
@@ -156,7 +153,12 @@ func runPrompt(f *Factory, o agentOptions) error {
 	out := &countingWriter{w: s.stdout}
 	s.stdout = out
 	err = runCancellable(context.Background(), func(ctx context.Context) error {
-		a, err := openAgent(ctx, s, s.cliServices(s.modelYes(o.Yes)), o)
+		services := s.cliServices(false)
+		var ask func(context.Context, sdk.Question) (sdk.Answer, error)
+		if services.Prompt.CanPrompt() { // a terminal (/dev/tty) to ask on
+			ask = terminalAsk(services.Prompt)
+		}
+		a, err := openAgent(ctx, s, services, o, ask)
 		if err != nil {
 			return err
 		}
@@ -167,11 +169,9 @@ func runPrompt(f *Factory, o agentOptions) error {
 				prompt = strings.TrimSpace(string(data)) + "\n\n" + prompt
 			}
 		}
-		po := promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true), start: time.Now(),
+		po := &promptOutput{s: s, format: o.OutputFormat, enc: newJSONEncoder(s.stdout, true),
 			tools: &toolTally{started: map[string]time.Time{}, byName: map[string]*toolCount{}}}
-		a.conv.SetEvents(po.events(a, prompt))
-		text, st, err := a.turn(ctx, prompt)
-		return po.finish(a, text, st, err)
+		return po.run(ctx, a.sess, prompt)
 	})
 	if out.n > 0 {
 		return err // the output format carried the failure
@@ -194,21 +194,99 @@ func promptFailure(w io.Writer, format string, err error) error {
 	return err
 }
 
-// promptOutput prints one gem -p turn in its output format. json and stream-json have
-// Gemini CLI's shapes (its JsonOutput and stream events, packages/core/src/output): the
-// same keys, so scripts written for gemini -o json read gem's. Chosen where gem differs:
-// every call that ran counts as "accept" in decisions (gem -p asks nothing; Gemini CLI
-// counts --yolo's calls so too), a refused one as "reject"; all requests are the "main"
-// role's.
+// promptOutput prints one gem -p turn, the sdk.Session's events, in its output format.
+// json and stream-json have Gemini CLI's shapes (its JsonOutput and stream events,
+// packages/core/src/output): the same keys, so scripts written for gemini -o json read
+// gem's; stream-json is the events' own marshalling. Chosen where gem differs: every call
+// that ran counts as "accept" in decisions (gem -p asks nothing; Gemini CLI counts --yolo's
+// calls so too), a refused one as "reject"; all requests are the "main" role's.
 type promptOutput struct {
-	s      *session
-	format string
-	enc    *json.Encoder
-	start  time.Time
-	tools  *toolTally
+	s       *session
+	format  string
+	enc     *json.Encoder
+	tools   *toolTally
+	midLine bool // text: the model's text so far does not end its line
 }
 
-func (p promptOutput) emit(ev sdk.Event) { p.enc.Encode(ev) }
+// run expands input (a prompt command, an MCP prompt, a skill, @paths), runs the turn and
+// prints it; the user's message is shown as typed.
+func (p *promptOutput) run(ctx context.Context, sess *sdk.Session, input string) error {
+	prompt, err := sess.Expand(ctx, input)
+	if err != nil {
+		now := time.Now()
+		p.event(sdk.Event{Type: sdk.EventInit, Time: now, SessionID: sess.ID(), Model: sess.Model()})
+		p.event(sdk.Event{Type: sdk.EventMessage, Time: now, Role: "user", Text: input})
+		return p.finish(sess, &sdk.Result{}, err)
+	}
+	res := &sdk.Result{}
+	for ev, err := range sess.SendStream(ctx, prompt) {
+		switch {
+		case ev.Type == sdk.EventResult:
+			res, ev.Err = ev.Result, err
+			if res.PlanFile != "" {
+				fmt.Fprintf(p.s.stderr, "(plan mode: the plan is kept in %s)\n", registry.Tilde(p.s.env.Home, res.PlanFile))
+			}
+			return p.finish(sess, res, err)
+		case ev.Type == sdk.EventMessage && ev.Role == "user":
+			ev.Text = input
+		}
+		p.event(ev)
+	}
+	return p.finish(sess, res, ctx.Err())
+}
+
+// event prints one event of the turn: text streams to stdout and tool calls to stderr
+// (text), or everything as JSON lines (stream-json); json prints only at the end. Every
+// format counts the tools (for the stats) and says warnings on stderr; none shows thoughts
+// (Gemini CLI's stream-json has none).
+func (p *promptOutput) event(ev sdk.Event) {
+	switch ev.Type {
+	case sdk.EventThought:
+		return
+	case sdk.EventError:
+		p.s.warn("%s", ev.Text)
+		return
+	case sdk.EventToolUse:
+		p.tools.call(ev)
+	case sdk.EventToolResult:
+		p.tools.result(ev)
+	}
+	switch p.format {
+	case "stream-json":
+		p.enc.Encode(ev)
+	case "text":
+		p.text(ev)
+	}
+}
+
+// text prints an event as gem -p's text: the model's text on stdout, each tool call and
+// its outcome on stderr.
+func (p *promptOutput) text(ev sdk.Event) {
+	s := p.s
+	switch {
+	case ev.Type == sdk.EventMessage && ev.Role == "assistant":
+		d := s.modelText(ev.Text)
+		fmt.Fprint(s.stdout, d)
+		p.midLine = !strings.HasSuffix(d, "\n")
+	case ev.Type == sdk.EventToolUse:
+		if p.midLine { // text of a step that a tool call follows ends its line
+			fmt.Fprintln(s.stdout)
+			p.midLine = false
+		}
+		fmt.Fprintf(s.stderr, "→ %s %s\n", ev.ToolCall.Name, termsafe.Cell(string(ev.ToolCall.Args)))
+	case ev.Type == sdk.EventToolResult:
+		c := ev.ToolCall
+		te, answered := c.Err.(*sdk.ToolError)
+		switch {
+		case answered:
+			fmt.Fprintf(s.stderr, "← %s: %s: %s\n", c.Name, te.Type, termsafe.Cell(te.Message))
+		case c.Err != nil:
+			fmt.Fprintf(s.stderr, "← %s failed: %s\n", termsafe.Text(c.Name), termsafe.Text(c.Err.Error()))
+		default:
+			fmt.Fprintf(s.stderr, "← %s: %s\n", c.Name, termsafe.Cell(termsafe.FirstLine(cmp.Or(c.Display, c.Output))))
+		}
+	}
+}
 
 // toolTally counts a turn's tool calls by name, as Gemini CLI's stats.tools and
 // stats.files report them.
@@ -232,43 +310,44 @@ func newDecisions() map[string]int {
 	return map[string]int{"accept": 0, "reject": 0, "modify": 0, "auto_accept": 0}
 }
 
-func (t *toolTally) call(id string) {
+func (t *toolTally) call(ev sdk.Event) {
 	t.mu.Lock()
-	t.started[id] = time.Now()
+	t.started[ev.ToolCall.ID] = ev.Time
 	t.mu.Unlock()
 }
 
-func (t *toolTally) result(id, name string, res *tools.Result, err error) {
+func (t *toolTally) result(ev sdk.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c := t.byName[name]
+	call := ev.ToolCall
+	c := t.byName[call.Name]
 	if c == nil {
 		c = &toolCount{Decisions: newDecisions()}
-		t.byName[name] = c
-		t.order = append(t.order, name)
+		t.byName[call.Name] = c
+		t.order = append(t.order, call.Name)
 	}
 	c.Count++
-	if start, ok := t.started[id]; ok {
-		c.DurationMs += time.Since(start).Milliseconds()
-		delete(t.started, id)
+	if start, ok := t.started[call.ID]; ok {
+		c.DurationMs += ev.Time.Sub(start).Milliseconds()
+		delete(t.started, call.ID)
 	}
 	switch {
-	case errors.Is(err, tools.ErrDenied):
+	case errors.Is(call.Err, sdk.ErrDenied):
 		c.Fail++
 		c.Decisions["reject"]++
-	case err != nil || (res != nil && res.Error != nil):
+	case call.Err != nil:
 		c.Fail++
 		c.Decisions["accept"]++
 	default:
 		c.Success++
 		c.Decisions["accept"]++
 	}
-	if res != nil && res.Error == nil && len(res.Structured) > 0 {
+	if call.Err == nil && len(call.Structured) > 0 {
 		var edit struct {
 			Added   *int `json:"lines_added"`
 			Removed *int `json:"lines_removed"`
 		}
-		if json.Unmarshal(res.Structured, &edit) == nil && edit.Added != nil && edit.Removed != nil {
+		if json.Unmarshal(call.Structured, &edit) == nil && edit.Added != nil && edit.Removed != nil {
 			t.added += *edit.Added
 			t.removed += *edit.Removed
 		}
@@ -276,10 +355,10 @@ func (t *toolTally) result(id, name string, res *tools.Result, err error) {
 }
 
 // sessionMetrics is Gemini CLI's stats (SessionMetrics): by model, tools, files.
-func (p promptOutput) sessionMetrics(st agent.Stats) map[string]any {
+func (p *promptOutput) sessionMetrics(u sdk.Usage) map[string]any {
 	models := map[string]any{}
-	for name, m := range st.Models {
-		tokens := geminiTokens(m.Tokens)
+	for name, m := range u.Models {
+		tokens := geminiTokens(m)
 		api := map[string]any{"totalRequests": m.Requests, "totalErrors": m.Errors, "totalLatencyMs": m.Latency.Milliseconds(), "errorsByType": map[string]int{}}
 		if m.Errors > 0 {
 			api["errorsByType"] = map[string]int{"Error": m.Errors}
@@ -310,81 +389,22 @@ func (p promptOutput) sessionMetrics(st agent.Stats) map[string]any {
 
 // geminiTokens are a model's tokens as Gemini CLI counts them (input: the prompt less what
 // the cache answered).
-func geminiTokens(u agent.Usage) map[string]int {
-	return map[string]int{"input": u.Prompt - u.Cached, "prompt": u.Prompt, "candidates": u.Output, "total": u.Total, "cached": u.Cached, "thoughts": u.Thoughts, "tool": u.Tool}
-}
-
-// events are the turn's callbacks: text streams to stdout and tool calls to stderr
-// (text), or everything as JSON lines (stream-json); json prints only at the end. Every
-// format counts the tools (for the stats).
-func (p promptOutput) events(a *agentSession, prompt string) agent.Events {
-	var ev agent.Events
-	switch p.format {
-	case "text":
-		ev = textEvents(p.s)
-	case "stream-json":
-		now := time.Now()
-		p.emit(sdk.Event{Type: sdk.EventInit, Time: now, SessionID: a.conv.ID(), Model: a.conv.Model()})
-		p.emit(sdk.Event{Type: sdk.EventMessage, Time: now, Role: "user", Text: prompt})
-		ev = sdk.AgentEvents(nil, p.emit)
-		ev.Thought = nil // Gemini CLI's stream-json has no thoughts
-	}
-	call, result := ev.ToolCall, ev.ToolResult
-	ev.ToolCall = func(id, name string, args json.RawMessage) {
-		p.tools.call(id)
-		if call != nil {
-			call(id, name, args)
-		}
-	}
-	ev.ToolResult = func(id, name string, res *tools.Result, err error) {
-		p.tools.result(id, name, res, err)
-		if result != nil {
-			result(id, name, res, err)
-		}
-	}
-	return ev
-}
-
-// textEvents print the model's text on stdout and each tool call on stderr.
-func textEvents(s *session) agent.Events {
-	midLine := false // text of a step that a tool call follows ends its line
-	return agent.Events{
-		Text: func(d string) {
-			d = s.modelText(d)
-			fmt.Fprint(s.stdout, d)
-			midLine = !strings.HasSuffix(d, "\n")
-		},
-		ToolCall: func(_, name string, args json.RawMessage) {
-			if midLine {
-				fmt.Fprintln(s.stdout)
-				midLine = false
-			}
-			fmt.Fprintf(s.stderr, "→ %s %s\n", name, termsafe.Cell(string(args)))
-		},
-		ToolResult: func(_, name string, res *tools.Result, err error) {
-			switch {
-			case err != nil:
-				fmt.Fprintf(s.stderr, "← %s failed: %s\n", termsafe.Text(name), termsafe.Text(err.Error()))
-			case res.Error != nil:
-				fmt.Fprintf(s.stderr, "← %s: %s: %s\n", name, res.Error.Type, termsafe.Cell(res.Error.Message))
-			default:
-				fmt.Fprintf(s.stderr, "← %s: %s\n", name, termsafe.Cell(agent.FirstLine(res.DisplayText())))
-			}
-		},
-	}
+func geminiTokens(u sdk.Usage) map[string]int {
+	return map[string]int{"input": u.PromptTokens - u.CachedTokens, "prompt": u.PromptTokens, "candidates": u.OutputTokens, "total": u.TotalTokens,
+		"cached": u.CachedTokens, "thoughts": u.ThoughtTokens, "tool": u.ToolTokens}
 }
 
 // finish prints the end of the turn: the answer's last newline, the json document, or the
 // stream-json result line.
-func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err error) error {
+func (p *promptOutput) finish(sess *sdk.Session, res *sdk.Result, err error) error {
 	switch p.format {
 	case "text":
-		if text != "" && !strings.HasSuffix(text, "\n") {
+		if res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
 			fmt.Fprintln(p.s.stdout)
 		}
 		return err
 	case "json":
-		out := map[string]any{"session_id": a.conv.ID(), "response": text, "stats": p.sessionMetrics(st)}
+		out := map[string]any{"session_id": sess.ID(), "response": res.Text, "stats": p.sessionMetrics(res.Usage)}
 		if err != nil {
 			out["error"] = promptErrorJSON(err)
 		}
@@ -392,11 +412,11 @@ func (p promptOutput) finish(a *agentSession, text string, st agent.Stats, err e
 			return perr
 		}
 	default:
-		ev := sdk.ResultEvent(text, st, time.Since(p.start), nil)
+		ev := sdk.Event{Type: sdk.EventResult, Time: time.Now(), Result: res}
 		if err != nil {
 			ev.Err = turnFailure{err}
 		}
-		p.emit(ev)
+		p.enc.Encode(ev)
 	}
 	if err != nil {
 		return exitError{code: 1}
@@ -422,20 +442,17 @@ type sessionRow struct {
 }
 
 func listSessions(_ context.Context, s *session, o sessionsOptions) error {
-	list, err := agent.Sessions{Dir: s.env.SessionsDir()}.List()
+	list, err := sdk.ListSessions(sdk.Options{Cwd: s.env.Cwd, Getenv: s.env.Getenv})
 	if err != nil {
 		return err
 	}
 	rows := []sessionRow{}
 	for _, ss := range list {
-		first := ""
-		if len(ss.History) > 0 && len(ss.History[0].Parts) > 0 {
-			first = ss.History[0].Parts[0].Text
-			if len(first) > 60 {
-				first = first[:60] + "…"
-			}
+		first := ss.Title
+		if len(first) > 60 {
+			first = first[:60] + "…"
 		}
-		rows = append(rows, sessionRow{ss.ID, ss.Model, ss.Updated, len(ss.History), strings.ReplaceAll(first, "\n", " ")})
+		rows = append(rows, sessionRow{ss.ID, ss.Model, ss.Updated, ss.Messages, first})
 	}
 	return render(s, o.JSON, rows, func() error {
 		if len(rows) == 0 {

@@ -3,10 +3,10 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,10 +24,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/cmd/gem/internal/view"
-	"github.com/gemhost/gem/host/agent"
 	"github.com/gemhost/gem/host/commands"
-	"github.com/gemhost/gem/host/tools"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/sdk"
 )
 
 func shellCommand(f *Factory) *cli.Command {
@@ -59,16 +58,35 @@ type shell struct {
 	cancelTurn context.CancelFunc
 }
 
+// shellBuiltins are the shell's own commands: the terminal's and gem's extension commands'
+// (the conversation's built-in commands, /compress, /skills…, are the SDK's: sdk.Commands,
+// which gem acp advertises too).
 var shellBuiltins = map[string]string{
-	"skills":     "list the skills; /skills enable|disable <name> switches one",
-	"skill":      "activate a skill: its instructions join the conversation",
 	"help":       "list the commands",
 	"extensions": "list the extensions and their state",
 	"commands":   "list the extensions' commands",
 	"history":    "show the command history",
-	"clear":      "clear the screen and start a new conversation (the old one stays saved)",
 	"quit":       "leave the shell (also /exit, Ctrl-D)",
 	"exit":       "leave the shell",
+}
+
+// builtins are the shell's own commands and the SDK's built-in ones, by name.
+func (s *shell) builtins() map[string]string {
+	out := maps.Clone(shellBuiltins)
+	for _, c := range s.commands() {
+		if c.Source == "builtin" {
+			out[c.Name] = c.Description
+		}
+	}
+	out["clear"] = "clear the screen and start a new conversation (the old one stays saved)"
+	return out
+}
+
+// commands are the SDK's slash commands here, found without the model side: the built-in
+// ones and the prompt commands (commands/*.toml).
+func (s *shell) commands() []sdk.Command {
+	cmds, _ := sdk.Commands(sdk.Options{Cwd: s.sess.env.Cwd, Getenv: s.sess.env.Getenv, Host: &sdk.Host{Discovery: s.disc}})
+	return cmds
 }
 
 func (s *shell) reload() {
@@ -187,14 +205,9 @@ func (s *shell) exec(input string, line *liner.State) bool {
 		if s.sess.io.ColorEnabled() {
 			fmt.Fprint(w, "\x1b[H\x1b[2J")
 		}
-		if s.agent != nil {
-			s.agent.newSession()
-			fmt.Fprintf(w, "New conversation %s (the last one is saved: gem sessions).\n", s.agent.conv.ID())
+		if s.agent != nil { // the SDK's /clear: a new conversation
+			s.sessionCommand(name, args)
 		}
-	case "skills":
-		s.skills(w, args)
-	case "skill":
-		s.activateSkill(args)
 	default:
 		if s.sessionCommand(name, args) {
 			return false
@@ -241,13 +254,9 @@ func (s *shell) run(name string, args []string, line *liner.State) {
 func (s *shell) help(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "Built-in commands:")
-	names := make([]string, 0, len(shellBuiltins))
-	for n := range shellBuiltins {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(tw, "  /%s\t%s\n", n, shellBuiltins[n])
+	builtins := s.builtins()
+	for _, n := range slices.Sorted(maps.Keys(builtins)) {
+		fmt.Fprintf(tw, "  /%s\t%s\n", n, builtins[n])
 	}
 	tw.Flush()
 	if len(s.table.Entries) > 0 {
@@ -268,11 +277,11 @@ func (s *shell) help(w io.Writer) {
 	}
 	switch {
 	case s.agent != nil:
-		if ps := s.agent.conv.MCPPrompts(context.Background()); len(ps) > 0 {
+		if ps := s.mcpPrompts(); len(ps) > 0 {
 			fmt.Fprintln(w, "MCP prompts (sent to the model):")
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			for _, p := range ps {
-				fmt.Fprintf(tw, "  /%s\t%s\t(from MCP server %s)\n", p.Command, termsafe.Cell(p.Description), p.Server)
+				fmt.Fprintf(tw, "  /%s\t%s\t(from MCP server %s)\n", p.Name, termsafe.Cell(p.Description), p.Server)
 			}
 			tw.Flush()
 		}
@@ -282,9 +291,16 @@ func (s *shell) help(w io.Writer) {
 }
 
 // promptCommands are the prompt commands (commands/*.toml) here.
-func (s *shell) promptCommands() []*agent.PromptCommand {
-	cmds, _ := agent.PromptCommands(s.sess.env, s.disc)
-	return cmds
+func (s *shell) promptCommands() []sdk.Command {
+	return slices.DeleteFunc(s.commands(), func(c sdk.Command) bool { return c.Source == "builtin" })
+}
+
+// mcpPrompts are the MCP servers' prompts, once the model side is open.
+func (s *shell) mcpPrompts() []sdk.Command {
+	if s.agent == nil {
+		return nil
+	}
+	return slices.DeleteFunc(s.agent.sess.Commands(context.Background()), func(c sdk.Command) bool { return c.Source != "mcp" })
 }
 
 func (s *shell) listCommands(w io.Writer) {
@@ -306,7 +322,7 @@ func (s *shell) listCommands(w io.Writer) {
 // shownName is how the shell names an extension command: as it is, or "<extension>.<name>"
 // when a built-in command has its name (the built-in answers /<name>, as in Gemini CLI).
 func (s *shell) shownName(name string) string {
-	if _, builtin := shellBuiltins[name]; builtin {
+	if _, builtin := s.builtins()[name]; builtin {
 		if e, ok := s.table.Lookup(name); ok {
 			return e.Dotted()
 		}
@@ -342,7 +358,7 @@ func (s *shell) complete(line string) []string {
 		return out
 	}
 	var out []string
-	for n := range shellBuiltins {
+	for n := range s.builtins() {
 		if strings.HasPrefix(n, body) {
 			out = append(out, "/"+n)
 		}
@@ -357,11 +373,9 @@ func (s *shell) complete(line string) []string {
 			out = append(out, "/"+c.Name+" ")
 		}
 	}
-	if s.agent != nil {
-		for _, p := range s.agent.conv.MCPPrompts(context.Background()) {
-			if strings.HasPrefix(p.Command, body) {
-				out = append(out, "/"+p.Command+" ")
-			}
+	for _, p := range s.mcpPrompts() {
+		if strings.HasPrefix(p.Name, body) {
+			out = append(out, "/"+p.Name+" ")
 		}
 	}
 	sort.Strings(out)
@@ -373,25 +387,27 @@ func (s *shell) openAgent() bool {
 	if s.agent != nil {
 		return true
 	}
-	yes := s.sess.modelYes(s.opts.Yes)
-	services := s.sess.cliServices(yes)
-	// The line editor owns the terminal (raw mode): questions go through it. Piped, the
-	// session's own prompter asks (stdin is the script, never an answer).
+	services := s.sess.cliServices(false)
+	// The line editor owns the terminal (raw mode): questions go through it — the policy's
+	// as the tools' host, the model's as the SDK's Options.Ask. Piped, the session's own
+	// prompter asks (stdin is the script, never an answer).
+	var ask func(context.Context, sdk.Question) (sdk.Answer, error)
 	if s.interactive() {
-		editor := &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
-		if yes {
-			services.Prompt = &prompt.Yes{Person: editor}
-		} else {
-			services.Prompt = editor
-		}
+		services.Prompt = s.editor()
+		ask = terminalAsk(s.editor())
 	}
-	a, err := openAgent(context.Background(), s.sess, services, s.opts)
+	a, err := openAgent(context.Background(), s.sess, services, s.opts, ask)
 	if err != nil {
 		fmt.Fprintln(s.sess.stderr, err)
 		return false
 	}
 	s.agent = a
 	return true
+}
+
+// editor asks questions on the line editor.
+func (s *shell) editor() *prompt.Terminal {
+	return &prompt.Terminal{Out: s.sess.stderr, ReadLine: s.readAnswer}
 }
 
 // readAnswer reads the answer to a question of the model's turn; Ctrl-C cancels the turn, as
@@ -412,8 +428,8 @@ func (s *shell) isMCPPrompt(input string) bool {
 	if noKey || !s.hasMCPServers() || !s.openAgent() {
 		return false
 	}
-	p, _ := s.agent.conv.MCPPromptFor(context.Background(), input)
-	return p != nil
+	name, _, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
+	return slices.ContainsFunc(s.mcpPrompts(), func(c sdk.Command) bool { return c.Name == name })
 }
 
 // hasMCPServers reports whether an enabled extension or the settings declare MCP servers.
@@ -429,16 +445,10 @@ func (s *shell) hasMCPServers() bool {
 	return false
 }
 
-// promptCommand reports whether name is a prompt command (commands/*.toml).
+// promptCommand reports whether name is a prompt command (commands/*.toml), found again.
 func (s *shell) promptCommand(name string) bool {
-	d := registry.Discover(s.sess.env, registry.Providers)
-	cmds, _ := agent.PromptCommands(s.sess.env, d)
-	for _, c := range cmds {
-		if c.Name == name {
-			return true
-		}
-	}
-	return false
+	cmds, _ := sdk.Commands(sdk.Options{Cwd: s.sess.env.Cwd, Getenv: s.sess.env.Getenv})
+	return slices.ContainsFunc(cmds, func(c sdk.Command) bool { return c.Name == name && c.Source != "builtin" })
 }
 
 // ask sends text (or an expanded prompt command) to the model; Ctrl-C ends the turn.
@@ -450,29 +460,21 @@ func (s *shell) ask(input string) {
 	defer stop()
 	ctx, s.cancelTurn = context.WithCancel(ctx)
 	defer func() { s.cancelTurn(); s.cancelTurn = nil }()
-	w := s.sess.stdout
-	// The model's text and the tools' words pass through the one sanitiser (termsafe), as
-	// gem -p's do: on a terminal they act on nothing (an OSC 52 would set the clipboard).
-	s.agent.conv.SetEvents(agent.Events{
-		Text: func(d string) { fmt.Fprint(w, s.sess.modelText(d)) },
-		ToolCall: func(_, name string, args json.RawMessage) {
-			fmt.Fprintf(s.sess.stderr, "\n→ %s %s\n", termsafe.Cell(name), termsafe.Cell(string(args)))
-		},
-		ToolResult: func(_, name string, res *tools.Result, err error) {
-			switch {
-			case errors.Is(err, context.Canceled): // said once the turn ends
-			case err != nil:
-				fmt.Fprintf(s.sess.stderr, "← %s failed: %s\n", termsafe.Cell(name), termsafe.Text(err.Error()))
-			case res.Error != nil:
-				fmt.Fprintf(s.sess.stderr, "← %s: %s\n", termsafe.Cell(name), termsafe.Cell(res.Error.Message))
-			default:
-				fmt.Fprintf(s.sess.stderr, "← %s done\n", termsafe.Cell(name))
+	sess := s.agent.sess
+	var text string
+	prompt, err := sess.Expand(ctx, input)
+	if err == nil {
+		for ev, turnErr := range sess.SendStream(ctx, prompt) {
+			if ev.Type == sdk.EventResult {
+				text, err = ev.Result.Text, turnErr
+				s.keptPlan(ev.Result)
+				break
 			}
-		},
-	})
-	text, _, err := s.agent.turn(ctx, input)
+			s.show(ev)
+		}
+	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
-		fmt.Fprintln(w)
+		fmt.Fprintln(s.sess.stdout)
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -482,49 +484,39 @@ func (s *shell) ask(input string) {
 	}
 }
 
-// skills is /skills [list], /skills enable <name> and /skills disable <name>.
-func (s *shell) skills(w io.Writer, args []string) {
-	if len(args) == 2 && (args[0] == "enable" || args[0] == "disable") {
-		if err := switchSkill(s.sess, skillsSwitchOptions{Name: args[1]}, args[0] == "enable"); err != nil {
-			fmt.Fprintln(s.sess.stderr, errorText(err))
-			return
+// show prints one event of the shell's turn: the model's text on stdout, tool calls and
+// warnings on stderr. The model's text and the tools' words pass through the one
+// sanitiser (termsafe), as gem -p's do: on a terminal they act on nothing (an OSC 52 would
+// set the clipboard).
+func (s *shell) show(ev sdk.Event) {
+	errw := s.sess.stderr
+	switch ev.Type {
+	case sdk.EventMessage:
+		if ev.Role == "assistant" {
+			fmt.Fprint(s.sess.stdout, s.sess.modelText(ev.Text))
 		}
-		if s.agent != nil {
-			s.agent.refreshContext()
+	case sdk.EventError:
+		s.sess.warn("%s", ev.Text)
+	case sdk.EventToolUse:
+		fmt.Fprintf(errw, "\n→ %s %s\n", termsafe.Cell(ev.ToolCall.Name), termsafe.Cell(string(ev.ToolCall.Args)))
+	case sdk.EventToolResult:
+		c := ev.ToolCall
+		te, answered := c.Err.(*sdk.ToolError)
+		switch {
+		case errors.Is(c.Err, context.Canceled): // said once the turn ends
+		case answered:
+			fmt.Fprintf(errw, "← %s: %s\n", termsafe.Cell(c.Name), termsafe.Cell(te.Message))
+		case c.Err != nil:
+			fmt.Fprintf(errw, "← %s failed: %s\n", termsafe.Cell(c.Name), termsafe.Text(c.Err.Error()))
+		default:
+			fmt.Fprintf(errw, "← %s done\n", termsafe.Cell(c.Name))
 		}
-		return
-	}
-	if len(args) > 0 && args[0] != "list" {
-		fmt.Fprintln(s.sess.stderr, "usage: /skills [list] | /skills enable <name> | /skills disable <name>")
-		return
-	}
-	list := agent.Skills(s.sess.env, registry.Discover(s.sess.env, registry.Providers))
-	if len(list) == 0 {
-		fmt.Fprintln(w, "No skills: ~/.gemini/skills/<name>/SKILL.md, .gemini/skills (trusted folders) and extensions bring them.")
-		return
-	}
-	disabled := s.sess.settings().DisabledSkills
-	for _, sk := range list {
-		state := ""
-		if slices.Contains(disabled, sk.Name) {
-			state = " [disabled]"
-		}
-		fmt.Fprintf(w, "  %s (%s)%s: %s\n", termsafe.Cell(sk.Name), termsafe.Cell(sk.Extension), state, termsafe.Cell(sk.Description))
 	}
 }
 
-// activateSkill makes a skill active: its SKILL.md joins the system instruction.
-func (s *shell) activateSkill(args []string) {
-	if len(args) != 1 {
-		fmt.Fprintln(s.sess.stderr, "usage: /skill <name> (/skills lists them)")
-		return
+// keptPlan says where plan mode kept the turn's answer.
+func (s *shell) keptPlan(res *sdk.Result) {
+	if res != nil && res.PlanFile != "" {
+		fmt.Fprintf(s.sess.stderr, "(plan mode: the plan is kept in %s)\n", registry.Tilde(s.sess.env.Home, res.PlanFile))
 	}
-	if !s.openAgent() {
-		return
-	}
-	if sk, ok := s.agent.conv.ActivateSkill(args[0]); ok {
-		fmt.Fprintf(s.sess.stderr, "Skill %s is active: its instructions join the model's from the next prompt on.\n", sk.Name)
-		return
-	}
-	fmt.Fprintf(s.sess.stderr, "no skill %q (/skills lists them)\n", args[0])
 }

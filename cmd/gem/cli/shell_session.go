@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 
-	"github.com/gemhost/gem/host/agent"
+	"github.com/gemhost/gem/sdk"
 )
 
-// sessionCommand runs a conversation command (agent.SlashCommands, the SDK's and gem acp's
-// too); false when name is none.
+// sessionCommand runs a built-in conversation command (sdk.Session.RunCommand: the same
+// commands gem acp advertises); false when name is none.
 func (s *shell) sessionCommand(name string, args []string) bool {
-	if _, ok := agent.SlashCommandNamed(name); !ok {
+	if !slices.ContainsFunc(s.commands(), func(c sdk.Command) bool { return c.Name == name && c.Source == "builtin" }) {
 		return false
 	}
 	if !s.openAgent() {
@@ -21,21 +22,13 @@ func (s *shell) sessionCommand(name string, args []string) bool {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := s.agent.conv.RunCommand(ctx, s.sess.stdout, name, args)
-	if errors.Is(err, agent.ErrNoChat) {
+	out, err := s.agent.sess.RunCommand(ctx, name, args)
+	fmt.Fprint(s.sess.stdout, out)
+	if errors.Is(err, sdk.ErrNoChat) {
 		err = fmt.Errorf("%w: /chat list shows the saved ones", err)
 	}
 	if err != nil {
 		fmt.Fprintln(s.sess.stderr, errorText(err))
 	}
 	return true
-}
-
-// refreshContext reads the context files and skills again into the system instruction.
-func (a *agentSession) refreshContext() { a.conv.ReloadContext() }
-
-func init() {
-	for _, sc := range agent.SlashCommands {
-		shellBuiltins[sc.Name] = sc.Description
-	}
 }

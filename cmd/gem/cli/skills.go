@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/registry/settings"
 	"github.com/gemhost/gem/sdk/inventory"
 )
 
@@ -68,30 +68,20 @@ func skillsSwitchCommand(f *Factory, verbName string) *cli.Command {
 
 // switchSkill adds the skill to skills.disabled of the user's settings, or takes it out.
 func switchSkill(s *session, o skillsSwitchOptions, enable bool) error {
-	known := false
-	for _, sk := range inventory.Skills(s.env, s.discover()) {
-		known = known || sk.Name == o.Name
+	file, stillIn, err := inventory.SwitchSkill(s.env, s.launch().Workspace(), s.discover(), o.Name, enable)
+	if _, ok := errors.AsType[*inventory.UnknownSkillError](err); ok {
+		return fmt.Errorf("%w: gem skills list shows them", err)
 	}
-	if !known {
-		return fmt.Errorf("no skill %q: gem skills list shows them", o.Name)
-	}
-	file := settings.UserFile(s.env)
-	list := s.settings().DisabledSkillsIn(file)
-	if enable {
-		list = slices.DeleteFunc(list, func(n string) bool { return n == o.Name })
-	} else if !slices.Contains(list, o.Name) {
-		list = append(list, o.Name)
-	}
-	if err := settings.SetList(file, "skills", "disabled", list); err != nil {
+	if err != nil {
 		return err
 	}
 	s.sets = nil // read again
-	still := slices.Contains(s.settings().DisabledSkills, o.Name)
+	still := len(stillIn) > 0
 	state := map[bool]string{true: "enabled", false: "disabled"}[enable]
 	return render(s, o.JSON, map[string]any{"name": o.Name, "enabled": !still, "file": file}, func() error {
 		fmt.Fprintf(s.stdout, "Skill %s %s in %s.\n", o.Name, state, file)
 		if enable && still {
-			fmt.Fprintf(s.stderr, "It stays disabled: another settings file disables it too (%s).\n", strings.Join(s.settings().FilesDisabling(o.Name), ", "))
+			fmt.Fprintf(s.stderr, "It stays disabled: another settings file disables it too (%s).\n", strings.Join(stillIn, ", "))
 		}
 		return nil
 	})
