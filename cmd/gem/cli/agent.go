@@ -238,10 +238,10 @@ func (p *promptOutput) run(ctx context.Context, sess *sdk.Session, input string)
 // event prints one event of the turn: text streams to stdout and tool calls to stderr
 // (text), or everything as JSON lines (stream-json); json prints only at the end. Every
 // format counts the tools (for the stats) and says warnings on stderr; none shows thoughts
-// (Gemini CLI's stream-json has none).
+// or a tool's live output (Gemini CLI's stream-json has neither; the result follows).
 func (p *promptOutput) event(ev sdk.Event) {
 	switch ev.Type {
-	case sdk.EventThought:
+	case sdk.EventThought, sdk.EventToolOutput:
 		return
 	case sdk.EventError:
 		p.s.warn("%s", ev.Text)

@@ -499,6 +499,12 @@ func (s *shell) show(ev sdk.Event) {
 		s.sess.warn("%s", ev.Text)
 	case sdk.EventToolUse:
 		fmt.Fprintf(errw, "\n→ %s %s\n", termsafe.Cell(ev.ToolCall.Name), termsafe.Cell(string(ev.ToolCall.Args)))
+	case sdk.EventToolOutput:
+		// A running call's live output (pluginsdk.Output), indented under its call, as a
+		// terminal shows a command's output while it runs.
+		for line := range strings.Lines(ev.Text) {
+			fmt.Fprintf(errw, "  │ %s\n", termsafe.Cell(strings.TrimRight(line, "\n")))
+		}
 	case sdk.EventToolResult:
 		c := ev.ToolCall
 		te, answered := c.Err.(*sdk.ToolError)
