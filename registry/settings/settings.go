@@ -25,7 +25,10 @@
 // cannot set them —, extensions.mirrors (every file's but a workspace's), experimental.enableAgents (false: no subagents), general.checkpointing.enabled
 // (or the older checkpointing.enabled: snapshots before core tools edit the workspace),
 // model.compressionThreshold (or the older
-// model.chatCompression.contextPercentageThreshold). security.folderTrust.enabled is not
+// model.chatCompression.contextPercentageThreshold), modelConfigs (only the model of the
+// web-search alias google_web_search asks for: a customAliases entry, resolved through its
+// extends chain, or an overrides/customOverrides entry matching {"model": "web-search"};
+// Gemini CLI's default is gemini-3-flash-preview). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
 //
@@ -55,6 +58,9 @@ import (
 // Settings is the merged view, with where each value came from.
 type Settings struct {
 	Model string `json:"model,omitempty"`
+	// WebSearchModel is the model of google_web_search's requests: what modelConfigs give
+	// Gemini CLI's web-search alias ("": DefaultWebSearchModel).
+	WebSearchModel string `json:"webSearchModel,omitempty"`
 	// CompressionThreshold is model.compressionThreshold: the share of the model's input
 	// limit at which the conversation is compressed (0: gem's default).
 	CompressionThreshold float64  `json:"compressionThreshold,omitempty"`
@@ -267,6 +273,7 @@ type file struct {
 		EnableAgents *bool `json:"enableAgents"`
 	} `json:"experimental"`
 	Checkpointing checkpointing `json:"checkpointing"` // Gemini CLI's older place
+	ModelConfigs  modelConfigs  `json:"modelConfigs"`
 	Extensions    struct {
 		Mirrors *[]struct {
 			Location string   `json:"location"`
@@ -356,6 +363,7 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool, getenv
 	}
 	set := func(key string) { s.Origin[key] = path }
 	s.mergeGeneral(path, f)
+	s.mergeModelConfigs(path, f.ModelConfigs)
 	if f.Model.Name != nil {
 		s.Model = *f.Model.Name
 		set("model.name")
