@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -38,31 +37,6 @@ func TestParseConfig(t *testing.T) {
 		}
 		if err != nil || cfg.Disabled() != c.disabled {
 			t.Errorf("%s: got %+v, %v", c.raw, cfg, err)
-		}
-	}
-}
-
-func TestMayReach(t *testing.T) {
-	cases := []struct {
-		addr  string
-		local bool
-		want  bool
-	}{
-		{"8.8.8.8", false, true},
-		{"127.0.0.1", false, false},
-		{"10.1.2.3", false, false},
-		{"192.168.0.1", false, false},
-		{"::1", false, false},
-		{"169.254.169.254", false, false},
-		{"127.0.0.1", true, true},
-		{"10.1.2.3", true, true},
-		{"169.254.169.254", true, false}, // a metadata service is never an authorization server
-		{"::ffff:169.254.169.254", true, false},
-		{"fe80::1", true, false},
-	}
-	for _, c := range cases {
-		if got := mayReach(c.local, netip.MustParseAddr(c.addr)); got != c.want {
-			t.Errorf("mayReach(%v, %s) = %v, want %v", c.local, c.addr, got, c.want)
 		}
 	}
 }
