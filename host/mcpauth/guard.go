@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gemhost/gem/internal/netaddr"
@@ -53,8 +54,13 @@ func checkURL(ctx context.Context, local bool, raw string) error {
 // guardedClient is the HTTP client of a server's OAuth requests: each is checked before it
 // is sent (its host resolved) and again when it connects (a name that resolves elsewhere the
 // second time). It has taken over dialing, so the SDK's own discovery client uses it as is.
-func guardedClient(local bool) *http.Client {
-	return &http.Client{Transport: checkedTransport{local: local, base: guard(local).Transport()}, Timeout: 60 * time.Second}
+// With audiences, its token requests carry them (audienceTransport).
+func guardedClient(local bool, audiences []string) *http.Client {
+	var t http.RoundTripper = checkedTransport{local: local, base: guard(local).Transport()}
+	if len(audiences) > 0 {
+		t = audienceTransport{audience: strings.Join(audiences, " "), base: t}
+	}
+	return &http.Client{Transport: t, Timeout: 60 * time.Second}
 }
 
 // proxied reports whether the environment names a proxy for https requests.

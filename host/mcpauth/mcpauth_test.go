@@ -23,9 +23,9 @@ func TestParseConfig(t *testing.T) {
 		{`{"enabled": false}`, "", true},
 		{`{"redirectUri": "http://localhost:7777/oauth/callback"}`, "", false},
 		{`{"redirectUri": "http://[::1]:7777/cb"}`, "", false},
-		{`{"redirectUri": "https://evil.example/cb"}`, `oauth.redirectUri "https://evil.example/cb": not an http:// URL`, false},
-		{`{"redirectUri": "http://192.168.1.5:7777/cb"}`, "not a loopback address", false},
-		{`{"scopes": "read"}`, "oauth: json: cannot unmarshal", false},
+		{`{"redirectUri": "https://evil.example/cb"}`, `oauth.redirectUri "https://evil.example/cb": must be an http:// URL on this machine`, false},
+		{`{"redirectUri": "http://192.168.1.5:7777/cb"}`, "must be on a loopback address", false},
+		{`{"scopes": "read"}`, "not an object of Gemini CLI's oauth fields", false},
 	}
 	for _, c := range cases {
 		cfg, err := ParseConfig(json.RawMessage(c.raw))

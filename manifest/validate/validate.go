@@ -9,6 +9,7 @@
 package validate
 
 import (
+	"errors"
 	"path"
 	"regexp"
 	"slices"
@@ -185,6 +186,23 @@ func (v *validator) mcpServers(m *manifest.Manifest) {
 				v.err(p+"."+u.field, u.val, "must be an http:// or https:// URL")
 			}
 		}
+		v.oauth(p+".oauth", s.OAuth)
+	}
+}
+
+// oauth checks a server's oauth field as sign-in will read it (manifest.ParseOAuth); a
+// value still holding a ${variable} is checked once expanded, at sign-in.
+func (v *validator) oauth(field string, raw []byte) {
+	if strings.Contains(string(raw), "${") {
+		return
+	}
+	if _, err := manifest.ParseOAuth(raw); err != nil {
+		var oe *manifest.OAuthError
+		if errors.As(err, &oe) && oe.Field != "" {
+			v.err(field+"."+oe.Field, oe.Value, oe.Problem)
+			return
+		}
+		v.err(field, "", err.Error())
 	}
 }
 
