@@ -85,3 +85,24 @@ func FuzzParseOAuth(f *testing.F) {
 		}
 	})
 }
+
+// TestOAuthResolved: a server's oauth strings are expanded like its URL (a secret from the
+// environment), as Gemini CLI hydrates them; a field that is not JSON is left as is.
+func TestOAuthResolved(t *testing.T) {
+	e := Expander{Lookups: []Lookup{func(n string) (string, bool) {
+		return map[string]string{"AUTH": "https://auth.example.com", "SECRET": "s3"}[n], n == "AUTH" || n == "SECRET"
+	}}}
+	cases := []struct{ in, want string }{
+		{`{"authorizationUrl":"${AUTH}/authorize","clientSecret":"$SECRET","scopes":["${AUTH}"],"enabled":true}`,
+			`{"authorizationUrl":"https://auth.example.com/authorize","clientSecret":"s3","enabled":true,"scopes":["https://auth.example.com"]}`},
+		{`{"clientId":"${NOPE}"}`, `{"clientId":"${NOPE}"}`},
+		{`not json`, `not json`},
+		{``, ``},
+	}
+	for _, c := range cases {
+		m := &Manifest{MCPServers: []MCPServer{{Name: "s", OAuth: json.RawMessage(c.in)}}}
+		if got := string(m.Resolved(e).MCPServers[0].OAuth); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -51,7 +51,8 @@ func (s *Client) usesOAuth() bool {
 		}
 	}
 	cfg, err := mcpauth.ParseConfig(s.Server.OAuth)
-	return err == nil && !cfg.Disabled()
+	return err != nil || !cfg.Disabled() // a field gem cannot use is told at sign-in
+
 }
 
 // authorize gives a remote transport the server's sign-in (its token, refreshed; a 401

@@ -57,7 +57,8 @@ func authorizeConfigured(ctx context.Context, srv Server, cfg Config, o SignInOp
 	defer rcv.close()
 	client := guardedClient(srv.Local, cfg.Audiences)
 	conf := &oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: rcv.redirect, Scopes: cfg.Scopes,
-		Endpoint: oauth2.Endpoint{AuthURL: cfg.AuthorizationURL, TokenURL: cfg.TokenURL}}
+		// The client's credentials in the form, as Gemini CLI sends them.
+		Endpoint: oauth2.Endpoint{AuthURL: cfg.AuthorizationURL, TokenURL: cfg.TokenURL, AuthStyle: oauth2.AuthStyleInParams}}
 	if conf.ClientID == "" {
 		if cfg.RegistrationURL == "" {
 			return nil, &ConfigError{Field: "clientId", Value: "", Problem: "is required with authorizationUrl and tokenUrl (gem discovers nothing then): give the client registered for gem, or registrationUrl for a dynamic registration"}
@@ -83,7 +84,7 @@ func authorizeConfigured(ctx context.Context, srv Server, cfg Config, o SignInOp
 		return nil, fmt.Errorf("token exchange at oauth.tokenUrl %s: %w", cfg.TokenURL, err)
 	}
 	return &Record{Server: srv.Name, Resource: srv.URL, ClientID: conf.ClientID, ClientSecret: conf.ClientSecret,
-		AuthURL: conf.Endpoint.AuthURL, TokenURL: conf.Endpoint.TokenURL, Scopes: conf.Scopes, Audiences: cfg.Audiences,
+		AuthURL: conf.Endpoint.AuthURL, TokenURL: conf.Endpoint.TokenURL, AuthStyle: conf.Endpoint.AuthStyle, Scopes: conf.Scopes, Audiences: cfg.Audiences,
 		Token: tok, SignedIn: time.Now().UTC()}, nil
 }
 
