@@ -179,7 +179,7 @@ func (m *Manifest) Resolved(e Expander) *Manifest {
 		s.HTTPURL = e.Expand(s.HTTPURL)
 		s.Headers = expandKVs(e, s.Headers)
 		s.TCP = e.Expand(s.TCP)
-		s.OAuth = expandJSON(e, s.OAuth)
+		s.OAuth = expandJSON(e.Expand, s.OAuth)
 		r.MCPServers[i] = s
 	}
 	r.Commands = make([]Command, len(m.Commands))
@@ -201,7 +201,7 @@ func (m *Manifest) Resolved(e Expander) *Manifest {
 
 // expandJSON expands every string of a JSON document (an oauth field: its clientSecret may
 // be "${SECRET}", as Gemini CLI hydrates it); a document it cannot read is left as is.
-func expandJSON(e Expander, raw json.RawMessage) json.RawMessage {
+func expandJSON(expand func(string) string, raw json.RawMessage) json.RawMessage {
 	var doc any
 	if len(raw) == 0 || json.Unmarshal(raw, &doc) != nil {
 		return raw
@@ -210,7 +210,7 @@ func expandJSON(e Expander, raw json.RawMessage) json.RawMessage {
 	walk = func(v any) any {
 		switch v := v.(type) {
 		case string:
-			return e.Expand(v)
+			return expand(v)
 		case []any:
 			for i := range v {
 				v[i] = walk(v[i])
@@ -227,6 +227,12 @@ func expandJSON(e Expander, raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return out
+}
+
+// ExpandEnvJSON expands the environment variables in every string of a JSON document (an
+// oauth field, checked before it is used).
+func ExpandEnvJSON(raw json.RawMessage, lookups ...Lookup) json.RawMessage {
+	return expandJSON(func(s string) string { return ExpandEnvVars(s, lookups...) }, raw)
 }
 
 func (s *Sandbox) resolved(e Expander) *Sandbox {

@@ -43,7 +43,7 @@ type AuthServer struct {
 	plain atomic.Bool
 	// loopbackClients are the pre-registered clients, whose redirect may be on any port of
 	// a loopback address (RFC 8252 7.3) at the registered path.
-	loopbackClients map[string]bool
+	loopbackClients  map[string]bool
 	authorizeQueries []url.Values // the authorization requests received
 	tokenForms       []url.Values // the token requests received
 

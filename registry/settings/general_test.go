@@ -67,7 +67,9 @@ func TestLayering(t *testing.T) {
 		{"an override for an agent scope is not web search's", `{"modelConfigs": {"overrides": [{"match": {"model": "web-search", "overrideScope": "x"}, "modelConfig": {"model": "o"}}]}}`, "", "", nil, "modelConfigs.overrides", "",
 			func(s *Settings) bool { return s.WebSearchModel == "" }},
 		{"the workspace's web-search model wins", `{"modelConfigs": {"customAliases": {"web-search": {"modelConfig": {"model": "u"}}}}}`, `{"modelConfigs": {"customOverrides": [{"match": {"model": "web-search"}, "modelConfig": {"model": "w"}}]}}`, "", nil, "modelConfigs.customOverrides", "workspace",
-			func(s *Settings) bool { return s.WebSearchModel == "w" && s.Origin["modelConfigs.customAliases.web-search"] == "" }},
+			func(s *Settings) bool {
+				return s.WebSearchModel == "w" && s.Origin["modelConfigs.customAliases.web-search"] == ""
+			}},
 		{"an alias extending an unknown one is a warning", `{"modelConfigs": {"customAliases": {"web-search": {"extends": "nope"}}}}`, "", "", nil, "modelConfigs.customAliases.web-search", "",
 			func(s *Settings) bool { return s.WebSearchModel == "" && len(s.Warnings) == 1 }},
 		{"an alias cycle is a warning", `{"modelConfigs": {"customAliases": {"web-search": {"extends": "a"}, "a": {"extends": "web-search"}}}}`, "", "", nil, "modelConfigs.customAliases.web-search", "",
