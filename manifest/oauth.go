@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-
-	"golang.org/x/net/publicsuffix"
 )
 
 // OAuth is an MCP server's `oauth` field (in an extension's manifest or in settings'
@@ -46,8 +44,9 @@ func (e *OAuthError) Error() string {
 	return fmt.Sprintf("oauth.%s %q: %s", e.Field, e.Value, e.Problem)
 }
 
-// ParseOAuth reads an `oauth` field (raw JSON; empty means none) and checks it
-// (oauthRules): the first problem is returned.
+// ParseOAuth reads an `oauth` field (raw JSON; empty means none) and checks its values
+// (oauthRules; CheckSites is the check of where its endpoints are): the first problem is
+// returned.
 func ParseOAuth(raw json.RawMessage) (OAuth, error) {
 	var o OAuth
 	if len(raw) == 0 || string(raw) == "null" {
@@ -73,6 +72,24 @@ func ParseOAuth(raw json.RawMessage) (OAuth, error) {
 	return o, nil
 }
 
+// CheckSites refuses a tokenUrl or registrationUrl that is not on the site of the
+// authorizationUrl (sameSite, internal/netaddr's rule: the public suffix list is not the
+// manifest's to carry), so that the authorization code and the client's secret go only to
+// the party whose sign-in page the user saw.
+func (o OAuth) CheckSites(sameSite func(a, b string) bool) error {
+	for _, f := range []struct{ field, url string }{{"tokenUrl", o.TokenURL}, {"registrationUrl", o.RegistrationURL}} {
+		if o.AuthorizationURL != "" && f.url != "" && !sameSite(o.AuthorizationURL, f.url) {
+			origin := o.AuthorizationURL
+			if u, err := url.Parse(origin); err == nil {
+				origin = u.Scheme + "://" + u.Host
+			}
+			return &OAuthError{Field: f.field, Value: f.url, Problem: "is not on the site of authorizationUrl (" + origin +
+				"): the authorization code would go to another party than the sign-in page's; use the authorization server's own endpoint"}
+		}
+	}
+	return nil
+}
+
 // oauthRules are the checks of the fields that are URLs or names, in the order they are
 // reported.
 var oauthRules = []struct {
@@ -91,13 +108,13 @@ var oauthRules = []struct {
 		if o.AuthorizationURL == "" {
 			return "is used only with authorizationUrl: give the authorization endpoint too (or neither, to discover both)"
 		}
-		return cmpOr(endpointProblem(v), sameSiteProblem(o.AuthorizationURL, v))
+		return endpointProblem(v)
 	}},
 	{"registrationUrl", func(o OAuth) string { return o.RegistrationURL }, func(o OAuth, v string) string {
 		if o.AuthorizationURL == "" {
 			return "is used only with authorizationUrl and tokenUrl (without them gem discovers the registration endpoint)"
 		}
-		return cmpOr(endpointProblem(v), sameSiteProblem(o.AuthorizationURL, v))
+		return endpointProblem(v)
 	}},
 	{"issuer", func(o OAuth) string { return o.Issuer }, func(_ OAuth, v string) string { return endpointProblem(v) }},
 	{"redirectUri", func(o OAuth) string { return o.RedirectURI }, func(_ OAuth, v string) string { return redirectProblem(v) }},
@@ -110,13 +127,6 @@ var oauthRules = []struct {
 }
 
 var paramName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // isLoopbackHost reports whether host names this machine's loopback interface.
 func isLoopbackHost(host string) bool {
@@ -142,29 +152,6 @@ func endpointProblem(v string) string {
 		return "must not have a #fragment"
 	}
 	return ""
-}
-
-// sameSiteProblem checks that other is where the authorization page is: the same origin,
-// or (for names) the same registrable domain (auth.example.com and api.example.com), so
-// that the authorization code and the client's secret go only to the party whose sign-in
-// page the user saw.
-func sameSiteProblem(authorization, other string) string {
-	a, err1 := url.Parse(authorization)
-	b, err2 := url.Parse(other)
-	if err1 != nil || err2 != nil {
-		return ""
-	}
-	if a.Scheme == b.Scheme && strings.EqualFold(a.Host, b.Host) {
-		return ""
-	}
-	if a.Scheme == b.Scheme && net.ParseIP(a.Hostname()) == nil && net.ParseIP(b.Hostname()) == nil {
-		da, e1 := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(a.Hostname()))
-		db, e2 := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(b.Hostname()))
-		if e1 == nil && e2 == nil && da == db {
-			return ""
-		}
-	}
-	return fmt.Sprintf("is not on the site of authorizationUrl (%s://%s): the authorization code would go to another party than the sign-in page's; use the authorization server's own endpoint", a.Scheme, a.Host)
 }
 
 // redirectProblem checks a redirect URI: http:// on this machine's loopback address, where

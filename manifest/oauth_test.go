@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gemhost/gem/internal/netaddr"
 )
 
 // TestParseOAuth: Gemini CLI's oauth fields as gem reads them, and each bad value named with
@@ -49,6 +51,9 @@ func TestParseOAuth(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o, err := ParseOAuth(json.RawMessage(c.raw))
+			if err == nil {
+				err = o.CheckSites(netaddr.SameSite)
+			}
 			if c.want == "" {
 				if err != nil || o.Disabled() != c.disabled || o.Configured() != c.configured {
 					t.Fatalf("got %+v, %v", o, err)
@@ -80,8 +85,11 @@ func FuzzParseOAuth(f *testing.F) {
 		if o.RedirectURI != "" && redirectProblem(o.RedirectURI) != "" {
 			t.Fatalf("accepted redirect %q", o.RedirectURI)
 		}
-		if o.TokenURL != "" && (endpointProblem(o.TokenURL) != "" || sameSiteProblem(o.AuthorizationURL, o.TokenURL) != "") {
+		if o.TokenURL != "" && (endpointProblem(o.TokenURL) != "" || o.AuthorizationURL == "") {
 			t.Fatalf("accepted token endpoint %q for %q", o.TokenURL, o.AuthorizationURL)
+		}
+		if o.CheckSites(netaddr.SameSite) == nil && o.TokenURL != "" && !netaddr.SameSite(o.AuthorizationURL, o.TokenURL) {
+			t.Fatalf("accepted token endpoint %q on another site than %q", o.TokenURL, o.AuthorizationURL)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 
+	"github.com/gemhost/gem/internal/netaddr"
 	"github.com/gemhost/gem/manifest"
 )
 
@@ -14,8 +15,15 @@ type Config = manifest.OAuth
 // ConfigError is an `oauth` field gem cannot use.
 type ConfigError = manifest.OAuthError
 
-// ParseConfig reads a server's `oauth` field (raw JSON; empty means none) and checks it.
-func ParseConfig(raw json.RawMessage) (Config, error) { return manifest.ParseOAuth(raw) }
+// ParseConfig reads a server's `oauth` field (raw JSON; empty means none) and checks it:
+// its values, and that its endpoints are on the authorization page's site.
+func ParseConfig(raw json.RawMessage) (Config, error) {
+	c, err := manifest.ParseOAuth(raw)
+	if err != nil {
+		return c, err
+	}
+	return c, c.CheckSites(netaddr.SameSite)
+}
 
 // defaultCallbackPath is where the authorization server sends the browser back to, as in
 // Gemini CLI.

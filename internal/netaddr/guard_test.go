@@ -140,3 +140,27 @@ func TestGuard(t *testing.T) {
 		}
 	}
 }
+
+func TestSameSite(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{"https://auth.example.com/a", "https://auth.example.com/t", true},
+		{"https://linear.app/oauth/authorize", "https://api.linear.app/oauth/token", true},
+		{"https://login.example.co.uk/a", "https://api.example.co.uk/t", true},
+		{"https://auth.example.com/a", "https://auth.example.net/t", false},
+		{"https://a.github.io/a", "https://b.github.io/t", false}, // tenants of a shared host
+		{"https://auth.example.com/a", "http://auth.example.com/t", false},
+		{"http://127.0.0.1:9000/a", "http://127.0.0.1:9000/t", true},
+		{"http://127.0.0.1:9000/a", "http://127.0.0.1:9001/t", false},
+		{"http://localhost:9000/a", "http://127.0.0.1:9000/t", false},
+		{"https://auth.example.com:8443/a", "https://auth.example.com/t", true}, // the same site, another port
+		{"::", "https://x/t", false},
+	}
+	for _, c := range cases {
+		if got := SameSite(c.a, c.b); got != c.want {
+			t.Errorf("SameSite(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gemhost/gem/internal/netaddr"
 	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/version"
@@ -198,6 +199,9 @@ func (v *validator) oauth(field string, raw []byte, env manifest.Lookup) {
 		raw = manifest.ExpandEnvJSON(raw, env)
 	}
 	o, err := manifest.ParseOAuth(raw)
+	if err == nil {
+		err = o.CheckSites(netaddr.SameSite)
+	}
 	var oe *manifest.OAuthError
 	switch {
 	case err == nil:
