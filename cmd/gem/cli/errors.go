@@ -241,7 +241,7 @@ var hintRules = []hintRule{
 	say[*plugins.TimeoutError]("raise the limit with --timeout"),
 	when(func(e *mcpauth.NeedsSignInError) string { return "sign in with gem mcp auth " + e.Server }),
 	when(func(e *mcphost.OAuthFieldError) string {
-		return "fix that field of the file (or ask the author of " + e.Extension + "), then run gem mcp auth " + e.Server + " again"
+		return "fix that field of the file, or ask the author of " + e.Extension + " to; then run gem mcp auth " + e.Server + " again"
 	}),
 	say[mcpauth.StateError]("start again with gem mcp auth <server>; nothing was kept"),
 	when(func(e *mcpauth.NoSignInError) string {
