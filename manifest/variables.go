@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"strings"
 )
 
@@ -162,7 +163,8 @@ func (e Expander) Expand(s string) string {
 }
 
 // Resolved returns a copy of m with both variable passes applied to every string a program
-// uses (binaries, args, env, cwd, URLs, headers, context files, sandbox paths).
+// uses (binaries, args, env, cwd, URLs, headers, a server's oauth fields, context files,
+// sandbox paths).
 func (m *Manifest) Resolved(e Expander) *Manifest {
 	r := *m
 	r.Name = e.Expand(m.Name)
@@ -177,6 +179,7 @@ func (m *Manifest) Resolved(e Expander) *Manifest {
 		s.HTTPURL = e.Expand(s.HTTPURL)
 		s.Headers = expandKVs(e, s.Headers)
 		s.TCP = e.Expand(s.TCP)
+		s.OAuth = expandJSON(e.Expand, s.OAuth)
 		r.MCPServers[i] = s
 	}
 	r.Commands = make([]Command, len(m.Commands))
@@ -194,6 +197,42 @@ func (m *Manifest) Resolved(e Expander) *Manifest {
 	}
 	r.Sandbox = m.Sandbox.resolved(e)
 	return &r
+}
+
+// expandJSON expands every string of a JSON document (an oauth field: its clientSecret may
+// be "${SECRET}", as Gemini CLI hydrates it); a document it cannot read is left as is.
+func expandJSON(expand func(string) string, raw json.RawMessage) json.RawMessage {
+	var doc any
+	if len(raw) == 0 || json.Unmarshal(raw, &doc) != nil {
+		return raw
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			return expand(v)
+		case []any:
+			for i := range v {
+				v[i] = walk(v[i])
+			}
+		case map[string]any:
+			for k := range v {
+				v[k] = walk(v[k])
+			}
+		}
+		return v
+	}
+	out, err := json.Marshal(walk(doc))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// ExpandEnvJSON expands the environment variables in every string of a JSON document (an
+// oauth field, checked before it is used).
+func ExpandEnvJSON(raw json.RawMessage, lookups ...Lookup) json.RawMessage {
+	return expandJSON(func(s string) string { return ExpandEnvVars(s, lookups...) }, raw)
 }
 
 func (s *Sandbox) resolved(e Expander) *Sandbox {

@@ -57,9 +57,12 @@ type Events struct {
 type Agent struct {
 	Client ModelClient
 	Model  string
-	Tools  *tools.Catalog
-	System string // the system instruction (context files, skills)
-	Hooks  *Hooks // nil runs none
+	// WebSearchModel is the model google_web_search asks ("": settings.DefaultWebSearchModel,
+	// as Gemini CLI's web-search alias).
+	WebSearchModel string
+	Tools          *tools.Catalog
+	System         string // the system instruction (context files, skills)
+	Hooks          *Hooks // nil runs none
 	// Skills the model may activate (activate_skill) or the user (/skill); an active skill's
 	// SKILL.md joins the system instruction from the next request on.
 	Skills []Skill

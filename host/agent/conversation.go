@@ -150,7 +150,7 @@ func Open(ctx context.Context, cfg Config) (*Conversation, error) {
 	}
 	c := &Conversation{Catalog: reg, Commands: cmds, Hooks: hooks, Files: files, Plan: cfg.Plan, cfg: cfg}
 	c.Agent = &Agent{
-		Client: cfg.Client, Model: cmp.Or(cfg.Model, st.Model, DefaultModel), Tools: reg, Hooks: hooks,
+		Client: cfg.Client, Model: cmp.Or(cfg.Model, st.Model, DefaultModel), WebSearchModel: st.WebSearchModel, Tools: reg, Hooks: hooks,
 		System: SystemInstruction(files, skills) + planNote(cfg.Plan), Skills: skills,
 		CompressAt: st.CompressionThreshold, Subagents: subagents,
 		Funcs: cfg.Funcs, Instructions: cfg.Instructions,

@@ -283,7 +283,7 @@ func (a *Agent) runSubagent(ctx context.Context, s *Session, sa *Subagent, args 
 	if sa.Instructions != nil {
 		instructions = sa.Instructions(ctx, in.Query)
 	}
-	sub := &Agent{Client: a.Client, Model: sa.Model, Tools: a.Tools, Funcs: append(slices.Clip(a.Funcs), sa.Funcs...), Hooks: a.Hooks, MaxSteps: sa.MaxTurns,
+	sub := &Agent{Client: a.Client, Model: sa.Model, WebSearchModel: a.WebSearchModel, Tools: a.Tools, Funcs: append(slices.Clip(a.Funcs), sa.Funcs...), Hooks: a.Hooks, MaxSteps: sa.MaxTurns,
 		CallOptions: a.CallOptions, Depth: a.Depth + 1, only: sa, temperature: sa.Temperature,
 		TokenLimit: a.TokenLimit, CompressAt: a.CompressAt, Checkpoints: a.Checkpoints, checkpointOf: cmp.Or(a.checkpointOf, s),
 		System: BasePrompt + "\n\n" + instructions + "\n\nYou are the subagent " + sa.Name + ", called by the main agent: work on its task with your tools, then answer with your findings; nobody reads your answer but the main agent."}

@@ -6,7 +6,9 @@ package agent
 // a Sources list of the grounding chunks (title and URI), as Gemini CLI formats it. It is a
 // core tool (offered with them, named in settings' tools.core, hidden by tools.exclude) of
 // kind search: read-only, allowed without a question in every approval mode — the query
-// goes only to the Gemini API, which already has the conversation.
+// goes only to the Gemini API, which already has the conversation. Its requests go to the
+// model of Gemini CLI's web-search alias (gemini-3-flash-preview, or what settings'
+// modelConfigs name), not the session's, as in Gemini CLI.
 
 import (
 	"cmp"
@@ -20,6 +22,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/gemhost/gem/host/tools"
+	"github.com/gemhost/gem/registry/settings"
 )
 
 const webSearchName = "google_web_search"
@@ -60,7 +63,7 @@ func (a *Agent) runWebSearch(ctx context.Context, args json.RawMessage) (*tools.
 	config := &genai.GenerateContentConfig{Tools: []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}}}
 	var text strings.Builder
 	var meta *genai.GroundingMetadata
-	for resp, err := range a.Client.GenerateContentStream(ctx, a.model(), contents, config) {
+	for resp, err := range a.Client.GenerateContentStream(ctx, cmp.Or(a.WebSearchModel, settings.DefaultWebSearchModel), contents, config) {
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				return nil, err

@@ -91,6 +91,7 @@ const (
 type Config struct {
 	Name      string             // as declared in mcpServers
 	Extension string             // the extension that declares it
+	Source    string             // the file that declares it (a manifest, settings.json), for messages
 	Server    manifest.MCPServer // with variables resolved
 	Env       []string           // a stdio server's whole environment
 	Dir       string             // a stdio server's working folder when Server.Cwd is empty

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -51,7 +52,8 @@ func (s *Client) usesOAuth() bool {
 		}
 	}
 	cfg, err := mcpauth.ParseConfig(s.Server.OAuth)
-	return err == nil && !cfg.Disabled()
+	return err != nil || !cfg.Disabled() // a field gem cannot use is told at sign-in
+
 }
 
 // authorize gives a remote transport the server's sign-in (its token, refreshed; a 401
@@ -83,6 +85,19 @@ func (t sessionTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.sess.RoundTrip(t.base, r)
 }
 
+// OAuthFieldError is a server's oauth field gem cannot use (a bad value, an endpoint it may
+// not reach), with the file that declares it.
+type OAuthFieldError struct {
+	File, Server, Extension string
+	Err                     error
+}
+
+func (e *OAuthFieldError) Error() string {
+	return fmt.Sprintf("%s: mcpServers.%s.%v", e.File, e.Server, e.Err)
+}
+
+func (e *OAuthFieldError) Unwrap() error { return e.Err }
+
 // SignInError is a server gem cannot sign in to by its nature.
 type SignInError struct {
 	Server, Extension, Reason string
@@ -109,6 +124,14 @@ func (s *Client) SignIn(ctx context.Context, o mcpauth.SignInOptions) (*mcpauth.
 	srv := mcpauth.Server{Extension: s.Extension, Name: s.Name, URL: s.endpoint(), SSE: s.Transport == SSE,
 		OAuth: s.Server.OAuth, Local: s.LocalAllowed, HTTP: s.httpClient()}
 	rec, err := mcpauth.SignIn(ctx, srv, *s.Auth, o)
+	var ce *mcpauth.ConfigError
+	var ee *mcpauth.EndpointError
+	switch {
+	case errors.As(err, &ce):
+		return nil, &OAuthFieldError{File: s.Source, Server: s.Name, Extension: s.Extension, Err: ce}
+	case errors.As(err, &ee):
+		return nil, &OAuthFieldError{File: s.Source, Server: s.Name, Extension: s.Extension, Err: ee}
+	}
 	if err != nil {
 		return nil, err
 	}

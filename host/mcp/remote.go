@@ -4,35 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
-	"syscall"
-	"time"
 
 	"github.com/gemhost/gem/internal/netaddr"
 	"github.com/gemhost/gem/manifest"
 )
 
+// guard is the address rule of the server's connections: public addresses only, unless
+// the extension has the network capability.
+func (s *Client) guard() netaddr.Guard {
+	p := netaddr.MCPServer
+	if s.LocalAllowed {
+		p = netaddr.MCPServerLocal
+	}
+	return netaddr.Guard{Purpose: p, ViaProxy: s.viaProxy, Refuse: func(e *netaddr.RefusedError) error {
+		return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: e.Host}
+	}}
+}
+
 // httpClient sends the declared headers with every request.
 func (s *Client) httpClient() *http.Client {
-	var base http.RoundTripper = http.DefaultTransport
-	if !s.LocalAllowed {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		dialer := &net.Dialer{Timeout: 30 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-			host, _, _ := net.SplitHostPort(address)
-			if a, err := netip.ParseAddr(host); err != nil || !netaddr.Public(a, nil) {
-				if t.Proxy != nil && s.viaProxy() {
-					return nil // the user's proxy (the endpoint itself was checked first)
-				}
-				return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: host}
-			}
-			return nil
-		}}
-		t.DialContext = dialer.DialContext
-		base = t
-	}
+	var base http.RoundTripper = s.guard().Transport()
 	c := &http.Client{Transport: base}
 	if len(s.Server.Headers) > 0 {
 		c.Transport = headerTransport{headers: s.Server.Headers, base: base}
@@ -95,18 +88,13 @@ func (s *Client) checkEndpoint(ctx context.Context) error {
 	return s.checkHost(ctx, u.Hostname())
 }
 
-// checkHost refuses host when it is, or resolves to, an address that is not public.
+// checkHost refuses host when it is, or resolves to, an address the server may not reach.
 func (s *Client) checkHost(ctx context.Context, host string) error {
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return fmt.Errorf("mcp server %s of %s: cannot resolve %s: %w", s.Name, s.Extension, host, err)
+	err := s.guard().Check(ctx, host)
+	if err != nil && !errors.As(err, new(*LocalEndpointError)) {
+		return fmt.Errorf("mcp server %s of %s: %w", s.Name, s.Extension, err)
 	}
-	for _, a := range addrs {
-		if !netaddr.Public(a, nil) {
-			return &LocalEndpointError{Server: s.Name, Extension: s.Extension, Host: host}
-		}
-	}
-	return nil
+	return err
 }
 
 type headerTransport struct {

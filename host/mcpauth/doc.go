@@ -25,11 +25,19 @@
 //     extension may reach those (the network capability): a server cannot make gem call a
 //     local service (a cloud metadata address, a router) by naming it in its metadata. The
 //     SDK refuses private and link-local addresses in metadata in any case.
-//   - Manifest `oauth` fields read as Gemini CLI reads them: `enabled: false` turns OAuth
-//     off, `clientId`/`clientSecret` a registered client (bound to `issuer` when given),
-//     `scopes` replaces the scopes the server asks for, `redirectUri` the redirect. The
-//     endpoints are always discovered (`authorizationUrl`, `tokenUrl` are not used);
-//     `tokenParamName` and `audiences` are not used either.
+//   - Manifest `oauth` fields (manifest.OAuth) read as Gemini CLI reads them: `enabled:
+//     false` turns OAuth off, `clientId`/`clientSecret` a registered client (bound to
+//     `issuer` when given), `scopes` replaces the scopes the server asks for, `audiences`
+//     go in an `audience` parameter (space-separated) of the authorization request and of
+//     every token request, `redirectUri` the redirect (its port included). With
+//     `authorizationUrl` and `tokenUrl` nothing is discovered (configured.go): the flow runs
+//     on golang.org/x/oauth2 with PKCE and the resource parameter, as `clientId` or a
+//     client registered at `registrationUrl` (the SDK's oauthex.RegisterClient); the
+//     client's credentials go in the form, as Gemini CLI sends them. Those endpoints are
+//     checked when the field is read (https, or http on loopback; on the authorization
+//     page's site) and again before anything is sent (the address rule below).
+//     `tokenParamName` is checked and not used: Gemini CLI 0.61 parses it and never puts a
+//     token in a URL.
 //   - gem has no client ID metadata document of its own to publish; GEM_MCP_CLIENT_ID_URL
 //     names one (an https URL) to use with authorization servers that accept them, before
 //     dynamic registration.

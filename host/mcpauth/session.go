@@ -50,8 +50,9 @@ func NewSession(store Store, extension, server, resource string, local bool) (*S
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{store: store, extension: extension, server: server, resource: resource, client: guardedClient(local), rec: rec}
+	s := &Session{store: store, extension: extension, server: server, resource: resource, client: guardedClient(local, nil), rec: rec}
 	if rec != nil {
+		s.client = guardedClient(local, rec.Audiences)
 		s.ts = s.source(rec.Token)
 	}
 	return s, nil

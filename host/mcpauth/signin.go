@@ -69,7 +69,7 @@ func SignIn(ctx context.Context, srv Server, store Store, o SignInOptions) (*Rec
 		return nil, err
 	}
 	if cfg.Disabled() {
-		return nil, &ConfigError{"enabled", "false", "the manifest turns OAuth off for this server"}
+		return nil, &ConfigError{Field: "enabled", Value: "false", Problem: "the manifest turns OAuth off for this server"}
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 5 * time.Minute
@@ -84,7 +84,13 @@ func SignIn(ctx context.Context, srv Server, store Store, o SignInOptions) (*Rec
 		resp.Body.Close()
 		return nil, &NoSignInError{srv.Name, resp.StatusCode}
 	}
-	rec, err := authorize(ctx, srv, cfg, o, req, resp)
+	var rec *Record
+	if cfg.Configured() {
+		resp.Body.Close()
+		rec, err = authorizeConfigured(ctx, srv, cfg, o)
+	} else {
+		rec, err = authorize(ctx, srv, cfg, o, req, resp)
+	}
 	if err != nil {
 		return nil, &SignInError{srv.Name, err}
 	}
@@ -126,7 +132,7 @@ func authorize(ctx context.Context, srv Server, cfg Config, o SignInOptions, req
 	hc.NewTokenSource = func(tctx context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 		got = &Record{Server: srv.Name, Resource: srv.URL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 			AuthURL: c.Endpoint.AuthURL, TokenURL: c.Endpoint.TokenURL, AuthStyle: c.Endpoint.AuthStyle,
-			Scopes: c.Scopes, Token: tok, SignedIn: time.Now().UTC()}
+			Scopes: c.Scopes, Audiences: cfg.Audiences, Token: tok, SignedIn: time.Now().UTC()}
 		return c.TokenSource(tctx, tok), nil
 	}
 	h, err := auth.NewAuthorizationCodeHandler(hc)
@@ -151,10 +157,10 @@ func authorize(ctx context.Context, srv Server, cfg Config, o SignInOptions, req
 func handlerConfig(srv Server, cfg Config, o SignInOptions, rcv *receiver) *auth.AuthorizationCodeHandlerConfig {
 	hc := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              rcv.redirect,
-		AuthorizationCodeFetcher: rcv.fetcher(srv, o.Open),
+		AuthorizationCodeFetcher: rcv.fetcher(srv, o.Open, cfg.Audiences),
 		RequestRefreshToken:      true,
 		AcceptUnadvertisedIss:    true,
-		Client:                   guardedClient(srv.Local),
+		Client:                   guardedClient(srv.Local, cfg.Audiences),
 	}
 	if o.ClientIDURL != "" {
 		hc.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientIDURL}
@@ -165,10 +171,7 @@ func handlerConfig(srv Server, cfg Config, o SignInOptions, rcv *receiver) *auth
 			hc.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: cfg.ClientSecret}
 		}
 	} else {
-		hc.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			ClientName: "gem", RedirectURIs: []string{rcv.redirect}, TokenEndpointAuthMethod: "none",
-			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
-		}}
+		hc.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: registrationMetadata(rcv.redirect)}
 	}
 	if len(cfg.Scopes) > 0 {
 		scopes := cfg.Scopes
@@ -260,22 +263,23 @@ func (StateError) Error() string {
 	return "the redirect's state does not match the sign-in gem started (a forged or stale redirect): refused"
 }
 
-// fetcher opens the authorization page (after checking where it is) and waits for the
-// browser to come back.
-func (r *receiver) fetcher(srv Server, open func(context.Context, string) error) auth.AuthorizationCodeFetcher {
+// fetcher opens the authorization page (after checking where it is; with the manifest's
+// audiences) and waits for the browser to come back.
+func (r *receiver) fetcher(srv Server, open func(context.Context, string) error, audiences []string) auth.AuthorizationCodeFetcher {
 	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-		page, err := url.Parse(args.URL)
+		pageURL := withAudience(args.URL, audiences)
+		page, err := url.Parse(pageURL)
 		if err != nil {
 			return nil, err
 		}
 		if page.Scheme != "https" && page.Scheme != "http" {
 			return nil, fmt.Errorf("the authorization page %q is not a web page", args.URL)
 		}
-		if err := checkURL(ctx, srv.Local, args.URL); err != nil {
+		if err := checkURL(ctx, srv.Local, pageURL); err != nil {
 			return nil, err
 		}
 		r.state.Store(page.Query().Get("state"))
-		if err := open(ctx, args.URL); err != nil {
+		if err := open(ctx, pageURL); err != nil {
 			return nil, err
 		}
 		select {

@@ -23,6 +23,7 @@ type Record struct {
 	TokenURL     string           `json:"token_url"`
 	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
 	Scopes       []string         `json:"scopes,omitempty"`
+	Audiences    []string         `json:"audiences,omitempty"` // sent with every refresh
 	Token        *oauth2.Token    `json:"token"`
 	SignedIn     time.Time        `json:"signed_in"`
 }

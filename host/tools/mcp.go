@@ -200,7 +200,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		}
 	}
 	c, err := mcphost.New(mcphost.Config{
-		Name: raw.Name, Extension: x.Name, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy, Launcher: opts.Launcher,
+		Name: raw.Name, Extension: x.Name, Source: x.ManifestPath, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy, Launcher: opts.Launcher,
 		LocalAllowed:   localAllowed,
 		Auth:           &mcpauth.Store{Env: env},
 		StartTimeout:   mcpStartTimeout(env),

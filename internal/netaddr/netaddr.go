@@ -2,6 +2,13 @@
 // page the model named, an extension's remote MCP server): is this address public, or one
 // of the machine's or the local network's (loopback, private, link-local such as a cloud's
 // metadata service, CGNAT, ULA, multicast, unspecified, NAT64, documentation ranges)?
+//
+// It also holds the one rule of which of those gem's guarded connections may reach, as data
+// (rules: a purpose → the address classes it may reach), and Guard, which applies it to a
+// URL's host before a request and to each connection's address when it is made: an
+// extension's remote MCP server reaches public addresses only unless the extension has the
+// network capability; a server's OAuth requests likewise, and never a link-local address (a
+// cloud's metadata service).
 package netaddr
 
 import "net/netip"
@@ -23,14 +30,5 @@ func Public(a netip.Addr, allow []netip.Prefix) bool {
 			return true
 		}
 	}
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
-		a.IsMulticast() || a.IsUnspecified() || !a.IsValid() {
-		return false
-	}
-	for _, p := range blockedPrefixes {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
+	return Classify(a) == ClassPublic
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,15 @@ type AuthServer struct {
 	redirects map[string][]string // a client's first redirect URI → all it registered
 	lastErr   error
 
+	// plain: no metadata and no dynamic registration (a server whose clients are given
+	// its endpoints and a client ID); SetPlain.
+	plain atomic.Bool
+	// loopbackClients are the pre-registered clients, whose redirect may be on any port of
+	// a loopback address (RFC 8252 7.3) at the registered path.
+	loopbackClients  map[string]bool
+	authorizeQueries []url.Values // the authorization requests received
+	tokenForms       []url.Values // the token requests received
+
 	Registrations atomic.Int32 // dynamic registrations
 	Codes         atomic.Int32 // authorization codes exchanged
 	Refreshes     atomic.Int32 // refresh grants
@@ -49,7 +59,7 @@ func NewAuthServer(ttl time.Duration) (*AuthServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &AuthServer{URL: "http://" + ln.Addr().String(), manager: manage.NewDefaultManager(), clients: store.NewClientStore(), redirects: map[string][]string{}}
+	a := &AuthServer{URL: "http://" + ln.Addr().String(), manager: manage.NewDefaultManager(), clients: store.NewClientStore(), redirects: map[string][]string{}, loopbackClients: map[string]bool{}}
 	a.manager.SetAuthorizeCodeTokenCfg(&manage.Config{AccessTokenExp: ttl, RefreshTokenExp: 24 * time.Hour, IsGenerateRefresh: true})
 	a.manager.SetRefreshTokenCfg(&manage.RefreshingConfig{AccessTokenExp: ttl, IsGenerateRefresh: true, IsRemoveAccess: true, IsRemoveRefreshing: true})
 	a.manager.MustTokenStorage(store.NewMemoryTokenStore())
@@ -71,14 +81,21 @@ func NewAuthServer(ttl time.Duration) (*AuthServer, error) {
 	// The consent: the scripted user agrees at once.
 	a.server.SetUserAuthorizationHandler(func(http.ResponseWriter, *http.Request) (string, error) { return "alice", nil })
 	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/oauth-authorization-server", a.metadata)
-	mux.HandleFunc("/register", a.register)
+	mux.HandleFunc("/.well-known/oauth-authorization-server", a.unlessPlain(a.metadata))
+	mux.HandleFunc("/register", a.unlessPlain(a.register))
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.authorizeQueries = append(a.authorizeQueries, r.URL.Query())
+		a.mu.Unlock()
 		if err := a.server.HandleAuthorizeRequest(w, r); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 		}
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		a.mu.Lock()
+		a.tokenForms = append(a.tokenForms, r.PostForm)
+		a.mu.Unlock()
 		switch r.FormValue("grant_type") {
 		case "refresh_token":
 			a.Refreshes.Add(1)
@@ -99,16 +116,61 @@ func NewAuthServer(ttl time.Duration) (*AuthServer, error) {
 func (a *AuthServer) Close() { a.http.Close() }
 
 // validRedirect accepts only a redirect URI the client registered (its "domain", the first
-// of them), exactly.
+// of them), exactly; for a pre-registered client, on any port of the loopback address.
 func (a *AuthServer) validRedirect(registered, redirect string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.loopbackClients[registered] {
+		r, err1 := url.Parse(registered)
+		u, err2 := url.Parse(redirect)
+		if err1 == nil && err2 == nil && u.Scheme == r.Scheme && u.Hostname() == r.Hostname() && u.Path == r.Path {
+			return nil
+		}
+		return errors.ErrInvalidRedirectURI
+	}
 	for _, u := range a.redirects[registered] {
 		if u == redirect {
 			return nil
 		}
 	}
 	return errors.ErrInvalidRedirectURI
+}
+
+// SetPlain makes the server offer no metadata and no dynamic registration: its clients are
+// given its endpoints and a client ID (AddClient).
+func (a *AuthServer) SetPlain() { a.plain.Store(true) }
+
+func (a *AuthServer) unlessPlain(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.plain.Load() {
+			http.NotFound(w, r)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// AddClient registers a client (confidential when secret is given) whose redirect is
+// redirect on any port of its loopback address.
+func (a *AuthServer) AddClient(id, secret, redirect string) {
+	a.clients.Set(id, &models.Client{ID: id, Secret: secret, Domain: redirect, Public: secret == ""})
+	a.mu.Lock()
+	a.loopbackClients[redirect] = true
+	a.mu.Unlock()
+}
+
+// AuthorizeQueries are the authorization requests received so far.
+func (a *AuthServer) AuthorizeQueries() []url.Values {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]url.Values(nil), a.authorizeQueries...)
+}
+
+// TokenForms are the token requests received so far.
+func (a *AuthServer) TokenForms() []url.Values {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]url.Values(nil), a.tokenForms...)
 }
 
 func (a *AuthServer) metadata(w http.ResponseWriter, _ *http.Request) {

@@ -22,6 +22,9 @@ type Attack struct {
 	MetadataURL string
 	// AuthServer: the protected resource metadata names this authorization server.
 	AuthServer string
+	// NoMetadata: no protected resource metadata, none named by the 401 (a server whose
+	// clients are told where to sign in).
+	NoMetadata bool
 }
 
 // Resource is an MCP server on 127.0.0.1 that a token of its authorization server opens.
@@ -63,9 +66,13 @@ func NewResource(as *AuthServer, attack Attack) (*Resource, error) {
 		if attack.MetadataURL != "" {
 			metadataURL = attack.MetadataURL
 		}
-		mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-			Resource: base + path, AuthorizationServers: []string{authServer}, ScopesSupported: []string{"mcp"},
-		}))
+		if attack.NoMetadata {
+			metadataURL = ""
+		} else {
+			mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+				Resource: base + path, AuthorizationServers: []string{authServer}, ScopesSupported: []string{"mcp"},
+			}))
+		}
 		protect := auth.RequireBearerToken(r.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadataURL, Scopes: []string{"mcp"}})
 		mux.Handle(path, r.record(protect(h)))
 	}

@@ -9,12 +9,14 @@
 package validate
 
 import (
+	"errors"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/gemhost/gem/internal/netaddr"
 	"github.com/gemhost/gem/internal/suggest"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/manifest/version"
@@ -47,7 +49,7 @@ func Manifest(m *manifest.Manifest, loadProblems manifest.Problems, env manifest
 		v.insideFolder(p, c, "a file inside the extension folder, such as GEMINI.md")
 	}
 	v.settings(m)
-	v.mcpServers(m)
+	v.mcpServers(m, env)
 	v.commands(m)
 	v.plugins(m)
 	v.sandbox("sandbox", m.Sandbox)
@@ -168,7 +170,7 @@ func (v *validator) settings(m *manifest.Manifest) {
 	}
 }
 
-func (v *validator) mcpServers(m *manifest.Manifest) {
+func (v *validator) mcpServers(m *manifest.Manifest, env manifest.Lookup) {
 	for _, s := range m.MCPServers {
 		p := "mcpServers." + s.Name
 		if s.Command == "" && s.URL == "" && s.HTTPURL == "" && s.TCP == "" {
@@ -185,6 +187,29 @@ func (v *validator) mcpServers(m *manifest.Manifest) {
 				v.err(p+"."+u.field, u.val, "must be an http:// or https:// URL")
 			}
 		}
+		v.oauth(p+".oauth", s.OAuth, env)
+	}
+}
+
+// oauth checks a server's oauth field as sign-in will read it (manifest.ParseOAuth), its
+// variables expanded from env; a problem in a value still holding a variable (unset here)
+// is left to the sign-in, which sees the value.
+func (v *validator) oauth(field string, raw []byte, env manifest.Lookup) {
+	if env != nil {
+		raw = manifest.ExpandEnvJSON(raw, env)
+	}
+	o, err := manifest.ParseOAuth(raw)
+	if err == nil {
+		err = o.CheckSites(netaddr.SameSite)
+	}
+	var oe *manifest.OAuthError
+	switch {
+	case err == nil:
+	case !errors.As(err, &oe) || oe.Field == "":
+		v.err(field, "", err.Error())
+	case strings.Contains(oe.Value, "$") || strings.Contains(o.AuthorizationURL, "$"):
+	default:
+		v.err(field+"."+oe.Field, oe.Value, oe.Problem)
 	}
 }
 

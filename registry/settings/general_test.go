@@ -76,6 +76,26 @@ func TestLayering(t *testing.T) {
 			func(s *Settings) bool {
 				return s.Telemetry.Endpoint == "http://mine:4317" && !s.Telemetry.LogPrompts && len(s.Warnings) == 2
 			}},
+		{"no modelConfigs: web search keeps Gemini CLI's default", `{"model": "m"}`, "", "", nil, "modelConfigs.customAliases.web-search", "",
+			func(s *Settings) bool { return s.WebSearchModel == "" && len(s.Warnings) == 0 }},
+		{"a custom web-search alias naming a model", `{"modelConfigs": {"customAliases": {"web-search": {"modelConfig": {"model": "gemini-2.5-pro"}}}}}`, "", "", nil, "modelConfigs.customAliases.web-search", "user",
+			func(s *Settings) bool { return s.WebSearchModel == "gemini-2.5-pro" }},
+		{"a custom web-search alias extending a built-in base", `{"modelConfigs": {"customAliases": {"web-search": {"extends": "gemini-2.5-flash-base"}}}}`, "", "", nil, "modelConfigs.customAliases.web-search", "user",
+			func(s *Settings) bool { return s.WebSearchModel == "gemini-2.5-flash" }},
+		{"a custom web-search alias extending a custom one", `{"modelConfigs": {"customAliases": {"mine": {"modelConfig": {"model": "m2"}}, "web-search": {"extends": "mine"}}}}`, "", "", nil, "modelConfigs.customAliases.web-search", "user",
+			func(s *Settings) bool { return s.WebSearchModel == "m2" }},
+		{"an override matching the alias wins over the alias", `{"modelConfigs": {"customAliases": {"web-search": {"modelConfig": {"model": "a"}}}, "overrides": [{"match": {"model": "web-search"}, "modelConfig": {"model": "o"}}]}}`, "", "", nil, "modelConfigs.overrides", "user",
+			func(s *Settings) bool { return s.WebSearchModel == "o" }},
+		{"an override for an agent scope is not web search's", `{"modelConfigs": {"overrides": [{"match": {"model": "web-search", "overrideScope": "x"}, "modelConfig": {"model": "o"}}]}}`, "", "", nil, "modelConfigs.overrides", "",
+			func(s *Settings) bool { return s.WebSearchModel == "" }},
+		{"the workspace's web-search model wins", `{"modelConfigs": {"customAliases": {"web-search": {"modelConfig": {"model": "u"}}}}}`, `{"modelConfigs": {"customOverrides": [{"match": {"model": "web-search"}, "modelConfig": {"model": "w"}}]}}`, "", nil, "modelConfigs.customOverrides", "workspace",
+			func(s *Settings) bool {
+				return s.WebSearchModel == "w" && s.Origin["modelConfigs.customAliases.web-search"] == ""
+			}},
+		{"an alias extending an unknown one is a warning", `{"modelConfigs": {"customAliases": {"web-search": {"extends": "nope"}}}}`, "", "", nil, "modelConfigs.customAliases.web-search", "",
+			func(s *Settings) bool { return s.WebSearchModel == "" && len(s.Warnings) == 1 }},
+		{"an alias cycle is a warning", `{"modelConfigs": {"customAliases": {"web-search": {"extends": "a"}, "a": {"extends": "web-search"}}}}`, "", "", nil, "modelConfigs.customAliases.web-search", "",
+			func(s *Settings) bool { return s.WebSearchModel == "" && len(s.Warnings) == 1 }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

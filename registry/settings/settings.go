@@ -27,7 +27,10 @@
 // model.compressionThreshold (or the older
 // model.chatCompression.contextPercentageThreshold), telemetry.enabled, .target,
 // .otlpEndpoint, .otlpProtocol and .logPrompts (telemetry.go; a project's file cannot set the
-// last two). security.folderTrust.enabled is not
+// last two), modelConfigs (only the model of the
+// web-search alias google_web_search asks for: a customAliases entry, resolved through its
+// extends chain, or an overrides/customOverrides entry matching {"model": "web-search"};
+// Gemini CLI's default is gemini-3-flash-preview). security.folderTrust.enabled is not
 // honoured: gem's folder trust cannot be switched off by a settings file. Older flat keys (excludeTools,
 // coreTools, contextFileName, hooks.enabled, hooks.disabled) are read too.
 //
@@ -57,6 +60,9 @@ import (
 // Settings is the merged view, with where each value came from.
 type Settings struct {
 	Model string `json:"model,omitempty"`
+	// WebSearchModel is the model of google_web_search's requests: what modelConfigs give
+	// Gemini CLI's web-search alias ("": DefaultWebSearchModel).
+	WebSearchModel string `json:"webSearchModel,omitempty"`
 	// CompressionThreshold is model.compressionThreshold: the share of the model's input
 	// limit at which the conversation is compressed (0: gem's default).
 	CompressionThreshold float64  `json:"compressionThreshold,omitempty"`
@@ -272,6 +278,7 @@ type file struct {
 	} `json:"experimental"`
 	Checkpointing checkpointing `json:"checkpointing"` // Gemini CLI's older place
 	Telemetry     telemetryKey  `json:"telemetry"`
+	ModelConfigs  modelConfigs  `json:"modelConfigs"`
 	Extensions    struct {
 		Mirrors *[]struct {
 			Location string   `json:"location"`
@@ -361,6 +368,7 @@ func (s *Settings) merge(from File, data []byte, servers map[string]bool, getenv
 	}
 	set := func(key string) { s.Origin[key] = path }
 	s.mergeGeneral(path, f)
+	s.mergeModelConfigs(path, f.ModelConfigs)
 	if f.Model.Name != nil {
 		s.Model = *f.Model.Name
 		set("model.name")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gemhost/gem/host/commands"
+	mcphost "github.com/gemhost/gem/host/mcp"
 	"github.com/gemhost/gem/host/mcpauth"
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
@@ -239,6 +240,9 @@ var hintRules = []hintRule{
 	say[*install.NetworkError]("check the address; if it is right, this machine may be offline or need a proxy: HTTPS_PROXY"),
 	say[*plugins.TimeoutError]("raise the limit with --timeout"),
 	when(func(e *mcpauth.NeedsSignInError) string { return "sign in with gem mcp auth " + e.Server }),
+	when(func(e *mcphost.OAuthFieldError) string {
+		return "fix that field of the file, or ask the author of " + e.Extension + " to; then run gem mcp auth " + e.Server + " again"
+	}),
 	say[mcpauth.StateError]("start again with gem mcp auth <server>; nothing was kept"),
 	when(func(e *mcpauth.NoSignInError) string {
 		return "gem mcp tools " + e.Server + " lists its tools as they are"

@@ -75,6 +75,13 @@ func printSettingsValues(w io.Writer, st *settings.Settings) {
 		}
 		row(key, fmt.Sprint(st.CompressionThreshold))
 	}
+	if st.WebSearchModel != "" {
+		for _, key := range []string{"modelConfigs.overrides", "modelConfigs.customOverrides", "modelConfigs.customAliases." + settings.WebSearchAlias} {
+			if st.Origin[key] != "" {
+				row(key, st.WebSearchModel+" (google_web_search's model)")
+			}
+		}
+	}
 	for _, h := range st.Hooks {
 		var events []string
 		for e := range h.Events {
@@ -94,7 +101,7 @@ func printSettingsValues(w io.Writer, st *settings.Settings) {
 	if st.AgentsOff {
 		row("experimental.enableAgents", "false (no subagents)")
 	}
-	if st.Model == "" && st.ApprovalMode == "" && !st.MCPOff && !st.Checkpointing && st.Telemetry == (settings.Telemetry{}) && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
+	if st.Model == "" && st.WebSearchModel == "" && st.ApprovalMode == "" && !st.MCPOff && !st.Checkpointing && st.Telemetry == (settings.Telemetry{}) && len(st.ExcludeTools)+len(st.CoreTools)+len(st.AllowedTools)+len(st.ContextFiles)+len(st.TrustedServers)+len(st.Hooks)+len(st.DisabledSkills) == 0 {
 		fmt.Fprintln(w, "  none set: gem's defaults apply")
 	}
 }
