@@ -16,7 +16,7 @@
 //     no_new_privs and Landlock (landlock_linux.go), the seccomp filter with the guard of
 //     the workspace's protected names and the socket judge (guard_*.go, socket_linux.go),
 //     then every capability dropped. One seccomp table (closedSurface) refuses every program new
-//     namespaces, setns, the mount API, io_uring, ptrace, set-uid bits and other ABIs. The helper still re-derives the filter set and
+//     namespaces, setns, the mount API, io_uring, ptrace, set-uid bits, the kernel keyring and other ABIs. The helper still re-derives the filter set and
 //     reports what fails to apply; a strict policy then refuses (ErrNotEnforced).
 //
 // Chosen where the spec is silent: the workspace capability is the manifest's

@@ -124,6 +124,9 @@ var closedSurface = []closedCall{
 	{what: "set-user-ID and set-group-ID bits (a granted file made to run as its owner)", nrs: append([]uint32{unix.SYS_FCHMOD}, legacyChmod...), arg: 1, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
 	{what: "set-user-ID and set-group-ID bits, by name", nrs: []uint32{unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2}, arg: 2, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
 	{what: "ptrace and another process's memory", nrs: []uint32{unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV}, errno: unix.EPERM},
+	// Not namespaced for root, nor without a user namespace of the program's own: the keys
+	// of the session it started in (a Kerberos ticket in a KEYRING: cache) were read.
+	{what: "the kernel keyring", nrs: []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY}, errno: unix.EPERM},
 }
 
 // closedRules are closedSurface's instructions: each ends in a refusal or falls through with
