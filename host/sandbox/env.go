@@ -28,7 +28,7 @@
 // works is open, what git obeys later (config, hooks, attributes, alternates…) stays closed,
 // one table deciding (WorkspaceRule); the view makes the closed entries read-only mounts too. The emptied folders
 // (/tmp, /var/tmp, /dev/shm, /run, /root, /var/lib, /nix, the daemons' /var/snap, /var/spool,
-// /var/opt, /var/run when a folder, /srv, and the user's homes) show only what was granted,
+// /var/opt, /var/run when a folder, /srv, /mnt, /media, and the user's homes) show only what was granted,
 // bound back: Landlock has no rule for connect(2), so a socket in the view is reachable by
 // its path. TMPDIR is the extension's own temp folder; each extension keeps
 // state in $GEM_HOME/data/<name>. Launcher caches a program may write are overlays of its
