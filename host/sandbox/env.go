@@ -47,7 +47,9 @@
 //	  outside every write root
 //	the same on a granted file (/dev/null, read-only (/dev stays so; a root  Landlock; the guard
 //	  /dev/tty) or a write root itself     is a mount point: EBUSY); guard   (no such name change)
-//	chmod, ACL, xattr outside write roots  read-only view (EROFS)            the supervisor
+//	chmod, chown, ACL, xattr outside the   read-only view (EROFS)            the supervisor
+//	  write roots
+//	a file's flags (chattr, file_setattr)  read-only view (EROFS)            seccomp
 //	chmod, ACL of a write root or device   the guard; /dev read-only         the supervisor
 //	set-uid or set-gid bits                seccomp (EPERM)                   seccomp
 //	new user namespace, setns, mount API,  seccomp (EPERM; clone3 and        seccomp
