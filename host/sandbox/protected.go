@@ -80,9 +80,20 @@ func foldName(c string) string {
 		if ignorable(r) {
 			continue
 		}
+		if s, ok := fullFold[r]; ok {
+			b.WriteString(s)
+			continue
+		}
 		b.WriteRune(foldRune(r))
 	}
 	return strings.TrimRight(b.String(), ". ")
+}
+
+// fullFold are the letters Unicode's full case folding writes as two or three (ext4's and
+// tmpfs's casefold fold fully after NFD: bunﬁg.toml, with the ligature ﬁ, is bunfig.toml
+// there, and .pnpmﬁle.cjs .pnpmfile.cjs); simple folding keeps them one letter.
+var fullFold = map[rune]string{
+	'ß': "ss", 'ẞ': "ss", 'ﬀ': "ff", 'ﬁ': "fi", 'ﬂ': "fl", 'ﬃ': "ffi", 'ﬄ': "ffl", 'ﬅ': "st", 'ﬆ': "st",
 }
 
 // foldRune is the smallest rune of r's simple case-folding orbit, in lower case: the same
