@@ -16,7 +16,7 @@ import (
 // (network namespaces, RLIMIT_NPROC, /proc; file permissions for the core tools and settings;
 // unreadable: folders root could read anyway; python_toolchains: the overlay in a user
 // namespace).
-const attackScripts = "trust|trust_links|lock_sources|lock_fetch|hostile|sandbox_boundary|sandbox_nonamespaces|core_tools|settings|hooks_settings|unreadable|uninstall_names|python_toolchains|staging_links|formats_claude|formats_antigravity|marketplace|mcp_registry|mcp_registry_secrets|acp_editor_race|lock|lock_payloads|install_sources|signatures|bundle|bundle_payloads|grant_home|sandbox_helper|toolchains|sandbox_paths|sandbox_env|sandbox_daemons|path_planted|toolchain_around|mcp_start_limit|terminal_sanitiser|mcp_oauth|mcp_oauth_config|skill_tools|sandbox_git|sandbox_helper_swap"
+const attackScripts = "trust|trust_links|lock_sources|lock_fetch|hostile|sandbox_boundary|sandbox_nonamespaces|core_tools|settings|hooks_settings|unreadable|uninstall_names|python_toolchains|staging_links|formats_claude|formats_antigravity|marketplace|mcp_registry|mcp_registry_secrets|acp_editor_race|lock|lock_payloads|install_sources|signatures|bundle|bundle_payloads|grant_home|sandbox_helper|toolchains|sandbox_paths|sandbox_env|sandbox_daemons|path_planted|toolchain_around|mcp_start_limit|terminal_sanitiser|mcp_oauth|mcp_oauth_config|skill_tools|sandbox_git|sandbox_helper_swap|attack_keyring|attack_launcher_config|attack_mnt_sockets|attack_chown|attack_git_index"
 
 // TestAttackScriptsAsNormalUser re-runs the attack scripts as an unprivileged user when the
 // tests run as root: it creates the user gemtest if needed and runs this test binary as

@@ -25,16 +25,18 @@
 //	environment filter    the allowlist of variables (secrets and hijackers dropped)
 //	namespaces            user (not root), mount, PID, IPC: no other process; all end together
 //	network namespace     no network without the grant (UDP too)
-//	private view          /tmp, /run, /var/lib, /nix, the homes… emptied but for grants;
-//	                      everything not a write root read-only (chmod, xattr: EROFS);
+//	private view          /tmp, /run, /var/lib, /nix, /mnt, the homes… emptied but for grants;
+//	                      everything not a write root read-only (chmod, chown, xattr,
+//	                      file flags: EROFS);
 //	                      protected folders and the workspace's top-level names read-only
 //	Landlock              what is read and written; TCP; signals, abstract sockets
 //	seccomp filter        no TIOCSTI; the closed surface (namespaces, mount API, io_uring,
-//	                      ptrace, set-uid bits, other ABIs); socket families; UDP
+//	                      ptrace, set-uid bits, the kernel keyring, other ABIs); socket
+//	                      families; UDP; without namespaces, file flags
 //	guard                 the workspace's protected names (IsProtected; git's: gitdir.go),
 //	                      on a thread held to the program's own Landlock rules: it only refuses
 //	socket judge          unix sockets beneath the write roots only; without namespaces,
-//	                      mode and attribute changes outside them
+//	                      mode, owner and attribute changes outside them
 //	capabilities dropped  none left, root's included
 //	rlimits, pids cgroup  CPU, files, address space, processes (root: cgroup under strict)
 //

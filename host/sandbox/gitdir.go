@@ -42,6 +42,7 @@ const (
 	ruleGitProbe                  // git init's probe of the file system (.git/tXXXXXX): a file or a link, made and removed
 	ruleGitConfig                 // a repository's config: only put in place by a checked rename (CheckGitFile); its mode changed
 	ruleGitTodo                   // a rebase's todo: only put in place by a checked rename (no exec line); removed
+	ruleGitIndex                  // the index: only put in place by a checked rename (no .git entry); removed
 	ruleGitDir                    // the .git folder itself: made (git init), nothing else
 )
 
@@ -65,6 +66,8 @@ func (r NameRule) Checked() string {
 		return "config"
 	case ruleGitTodo:
 		return "todo"
+	case ruleGitIndex:
+		return "index"
 	}
 	return ""
 }
@@ -115,7 +118,7 @@ var gitRules = []gitRule{
 	{"modules", ruleGitFolder, "the submodules' repositories"},
 	{"worktrees", ruleGitFolder, "the worktrees' folders"},
 	{"t??????", ruleGitProbe, "git init's probe"},
-	{"index", ruleGitWrite, "the index"},
+	{"index", ruleGitIndex, "the index, whose entries git checkout -- . writes into the work tree unchecked"},
 	{"next-index-*", ruleGitWrite, "a commit's temporary index"},
 	{"index.stash.*", ruleGitWrite, "a stash's temporary index"},
 	{"sharedindex.*", ruleGitWrite, "a split index"},
@@ -167,7 +170,7 @@ func gitTableRule(parts []string) NameRule {
 	if base, ok := strings.CutSuffix(last, ".lock"); ok && base != "" {
 		r := gitTableRule(append(parts[:len(parts)-1:len(parts)-1], base))
 		switch r.kind {
-		case ruleGitConfig, ruleGitTodo:
+		case ruleGitConfig, ruleGitTodo, ruleGitIndex:
 			return rule(ruleGitWrite, "the lock of "+r.Why+" (data until renamed onto it)")
 		case ruleGitWrite, ruleDeny:
 			return r
@@ -278,6 +281,7 @@ var ruleAllows = map[ruleKind]uint{
 	ruleGitProbe:  all(changeMakeFile, changeMakeOther, changeRemove),
 	ruleGitConfig: all(changeMode),
 	ruleGitTodo:   all(changeRemove),
+	ruleGitIndex:  all(changeRemove),
 	ruleGitDir:    all(changeMakeDir),
 }
 

@@ -39,6 +39,7 @@ func TestWorkspaceRule(t *testing.T) {
 		{"sub/.gitmodules", nil, ""},
 		{"GEMINI.md", nil, ""},
 		{"AGENTſ.md", nil, ""},      // ſ folds to s
+		{"bunﬁg.toml", nil, ""},     // ﬁ folds to fi (full folding)
 		{"docs/CLAUDE.MD", nil, ""}, //
 		{".vscode/tasks.json", nil, ""},
 		{".ENVRC", nil, ""},
@@ -51,7 +52,7 @@ func TestWorkspaceRule(t *testing.T) {
 		{".git", []change{dir}, ""},
 		{"sub/.git", []change{dir}, ""},
 		// what git writes as it works
-		{".git/index", write, ""},
+		{".git/index", []change{remove}, "index"},
 		{".git/index.lock", write, ""},
 		{".git/HEAD", write, ""},
 		{".git/HEAD.lock", write, ""},
@@ -128,10 +129,10 @@ func TestWorkspaceRule(t *testing.T) {
 		{".git/modules/lib/objects/ab/cd", nested, ""},
 		{".git/modules/lib/refs/heads/main", nested, ""},
 		{".git/modules/lib/HEAD", nested, ""},
-		{".git/modules/lib/index", nested, ""},
+		{".git/modules/lib/index", []change{remove}, "index"},
 		{".git/modules/lib/tAb12Cd", nil, ""},
 		{".git/worktrees/wt/HEAD", nested, ""},
-		{".git/worktrees/wt/index", nested, ""},
+		{".git/worktrees/wt/index", []change{remove}, "index"},
 		{".git/worktrees/wt/config.worktree", nil, ""},
 		{".git/worktrees/wt/commondir", nil, ""},
 		{".git/worktrees/wt/gitdir", nil, ""},
@@ -209,7 +210,8 @@ func TestCheckGitFile(t *testing.T) {
 func TestFoldName(t *testing.T) {
 	for in, want := range map[string]string{
 		"AGENTS.md": "agents.md", "AGENTſ.md": "agents.md", "\u212Aey": "key", ".Git": ".git",
-		".git.": ".git", ".git ": ".git", ".g\u200dit": ".git", "\ufeff.envrc": ".envrc", "ẞ": "ß",
+		".git.": ".git", ".git ": ".git", ".g\u200dit": ".git", "\ufeff.envrc": ".envrc", "ẞ": "ss",
+		"bunﬁg.toml": "bunfig.toml", ".proﬁle": ".profile", ".pnpmﬁle.cjs": ".pnpmfile.cjs", ".git/conﬁg": ".git/config",
 	} {
 		if got := foldName(in); got != want {
 			t.Errorf("foldName(%q) = %q, want %q", in, got, want)

@@ -28,13 +28,16 @@ var initConfigKeys = map[string][]string{
 
 // CheckGitFile checks the content of a file a checked rename puts in place (NameRule.Checked):
 // a repository's "config" holds git init's keys alone (initConfigKeys; no subsection, no
-// quoting or continuation that could hide another key), a rebase's "todo" no exec line.
+// quoting or continuation that could hide another key), a rebase's "todo" no exec line, an
+// "index" no entry in a .git folder (gitindex.go).
 func CheckGitFile(what string, content []byte) error {
 	switch what {
 	case "config":
 		return checkInitConfig(content)
 	case "todo":
 		return checkTodo(content)
+	case "index":
+		return checkIndex(content)
 	}
 	return fmt.Errorf("%s is not a file gem checks", what)
 }

@@ -11,8 +11,12 @@ var (
 	legacyOpen = map[uint32]int{unix.SYS_OPEN: 1}
 )
 
-// legacyChmod is chmod(path, mode) where the ABI has it (the mode its second argument).
-var legacyChmod = []uint32{unix.SYS_CHMOD}
+// legacyChmod is chmod(path, mode) where the ABI has it (the mode its second argument);
+// legacyChown chown and lchown.
+var (
+	legacyChmod = []uint32{unix.SYS_CHMOD}
+	legacyChown = []uint32{unix.SYS_CHOWN, unix.SYS_LCHOWN}
+)
 
 const guardArch = true
 
@@ -43,6 +47,10 @@ func decodeLegacy(nr int32, a [6]uint64) (op guardOp, ok bool) {
 		return decodeAt(unix.SYS_UNLINKAT, [6]uint64{cwd, a[0], unix.AT_REMOVEDIR}), true
 	case unix.SYS_CHMOD:
 		return decodeAt(unix.SYS_FCHMODAT, [6]uint64{cwd, a[0], a[1]}), true
+	case unix.SYS_CHOWN:
+		return decodeAt(unix.SYS_FCHOWNAT, [6]uint64{cwd, a[0], a[1], a[2], 0}), true
+	case unix.SYS_LCHOWN:
+		return decodeAt(unix.SYS_FCHOWNAT, [6]uint64{cwd, a[0], a[1], a[2], unix.AT_SYMLINK_NOFOLLOW}), true
 	}
 	return guardOp{}, false
 }

@@ -13,6 +13,9 @@ var (
 // legacyChmod is chmod(path, mode) where the ABI has it (the mode its second argument).
 var legacyChmod = []uint32(nil)
 
+// legacyChown is chown and lchown where the ABI has them.
+var legacyChown = []uint32(nil)
+
 const guardArch = true
 
 func decodeLegacy(nr int32, a [6]uint64) (guardOp, bool) {

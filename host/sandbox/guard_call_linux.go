@@ -63,8 +63,8 @@ func (c *call) fetch() {
 	case unix.SYS_LINKAT, unix.SYS_RENAMEAT2:
 		path(op.dir1, op.path1)
 		path(op.dir2, op.path2)
-	case unix.SYS_FCHMODAT, unix.SYS_SETXATTR, unix.SYS_REMOVEXATTR:
-		if op.nr != unix.SYS_FCHMODAT {
+	case unix.SYS_FCHMODAT, unix.SYS_FCHOWNAT, unix.SYS_SETXATTR, unix.SYS_REMOVEXATTR:
+		if op.nr != unix.SYS_FCHMODAT && op.nr != unix.SYS_FCHOWNAT {
 			c.readPath(op.name)
 		}
 		if op.nr == unix.SYS_SETXATTR {

@@ -53,6 +53,18 @@ func guardedCalls() (notify []uint32, openFlagsArg map[uint32]int) {
 // guard's).
 var xattrCalls = []uint32{unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR}
 
+// attrIoctls set a file's flags (nodump, noatime, compression; fs-verity makes it read-only
+// for good) on a descriptor opened only to read: refused with filterSet.attrs, where the
+// supervisor judges modes and nothing outside the write roots is read-only in the view.
+var attrIoctls = []uint32{uint32(unix.FS_IOC_SETFLAGS), iow('f', 2, 4) /* FS_IOC32_SETFLAGS */, iow('X', 32, 28) /* FS_IOC_FSSETXATTR */, uint32(unix.FS_IOC_ENABLE_VERITY)}
+
+// iow is _IOW(typ, nr, size) in this architecture's encoding (its direction bits are
+// FS_IOC_SETFLAGS's, a write).
+func iow(typ, nr, size uint32) uint32 {
+	dir := uint32(unix.FS_IOC_SETFLAGS) &^ (0x3fff<<16 | 0xffff)
+	return dir | size<<16 | typ<<8 | nr
+}
+
 // refusedWithGuard are calls that would get around the guard (besides io_uring, which does
 // opens, renames and links from the kernel on its own and is refused to every program):
 // openat2's flags sit behind a pointer the filter cannot read; open_by_handle_at opens by
@@ -124,6 +136,9 @@ var closedSurface = []closedCall{
 	{what: "set-user-ID and set-group-ID bits (a granted file made to run as its owner)", nrs: append([]uint32{unix.SYS_FCHMOD}, legacyChmod...), arg: 1, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
 	{what: "set-user-ID and set-group-ID bits, by name", nrs: []uint32{unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2}, arg: 2, mask: unix.S_ISUID | unix.S_ISGID, errno: unix.EPERM},
 	{what: "ptrace and another process's memory", nrs: []uint32{unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV}, errno: unix.EPERM},
+	// Not namespaced for root, nor without a user namespace of the program's own: the keys
+	// of the session it started in (a Kerberos ticket in a KEYRING: cache) were read.
+	{what: "the kernel keyring", nrs: []uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY}, errno: unix.EPERM},
 }
 
 // closedRules are closedSurface's instructions: each ends in a refusal or falls through with
@@ -180,13 +195,17 @@ func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 		// write root's own are not the program's to change.
 		calls := xattrCalls
 		if f.attrs {
-			calls = append(append([]uint32{unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2}, legacyChmod...), xattrCalls...)
+			// chown too: a change to the owner it has (no right needed) still clears a file's
+			// set-user-ID bit (sudo's, passwd's) and file capabilities.
+			calls = append(append([]uint32{unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2, unix.SYS_FCHOWN, unix.SYS_FCHOWNAT}, legacyChmod...), legacyChown...)
+			calls = append(calls, xattrCalls...)
 		}
 		for _, nr := range calls {
 			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, notify)
 		}
-		// Their forms with the path behind a pointer to a structure (Linux 6.13): ENOSYS.
-		for _, nr := range []uint32{unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT} {
+		// Their forms with the path behind a pointer to a structure (Linux 6.13), and
+		// file_setattr (6.17: a file's flags by name, nodump or noatime on a system file): ENOSYS.
+		for _, nr := range []uint32{unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT, unix.SYS_FILE_SETATTR} {
 			prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1},
 				bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)})
 		}
@@ -237,14 +256,18 @@ func buildFilter(f filterSet) ([]bpf.RawInstruction, error) {
 				allow)
 		}
 	}
+	requests := []uint32{unix.TIOCSTI, unix.TIOCLINUX}
+	if f.attrs {
+		requests = append(requests, attrIoctls...)
+	}
+	n := len(requests)
 	prog = append(prog,
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(unix.SYS_IOCTL), SkipTrue: 3},
-		bpf.LoadAbsolute{Off: offArg(1), Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCSTI, SkipTrue: 2},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipTrue: 1},
-		allow,
-		bpf.RetConstant{Val: eperm},
-	)
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(unix.SYS_IOCTL), SkipTrue: uint8(n + 1)},
+		bpf.LoadAbsolute{Off: offArg(1), Size: 4})
+	for i, r := range requests {
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: r, SkipTrue: uint8(n - i)})
+	}
+	prog = append(prog, allow, bpf.RetConstant{Val: eperm})
 	return bpf.Assemble(prog)
 }
 

@@ -38,8 +38,9 @@ func (g *guard) checked(real string) string {
 	return WorkspaceRule(real[len(g.workspace):]).Checked()
 }
 
-// maxChecked is the largest config or todo a program may put in place.
-const maxChecked = 1 << 20
+// maxChecked is the largest config or todo a program may put in place; maxIndex the largest
+// index (about a million files).
+const maxChecked, maxIndex = 1 << 20, 256 << 20
 
 // putChecked makes a rename onto a repository's config or a rebase's todo the program
 // asked for (git writes both to a lock and renames it): the file renamed must be a regular
@@ -55,7 +56,11 @@ func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags 
 	if e := c.g.may(nameIn(odir, oname), changeRenameFile); e != 0 {
 		return e
 	}
-	content, mode, errno := readRegular(odir, oname)
+	limit := int64(maxChecked)
+	if what == "index" {
+		limit = maxIndex
+	}
+	content, mode, errno := readRegular(odir, oname, limit)
 	if errno != 0 {
 		return errno
 	}
@@ -67,7 +72,7 @@ func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags 
 			return unix.EEXIST
 		}
 		if what == "config" {
-			old, _, errno := readRegular(ndir, nname)
+			old, _, errno := readRegular(ndir, nname, maxChecked)
 			if errno != 0 || CheckGitFile(what, old) != nil {
 				return unix.EACCES // an existing repository's config stays its own
 			}
@@ -92,8 +97,8 @@ func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags 
 }
 
 // readRegular reads the regular file name in dir (not a link, a FIFO or a device; at most
-// maxChecked bytes), with its mode.
-func readRegular(dir int, name string) ([]byte, uint32, unix.Errno) {
+// limit bytes), with its mode.
+func readRegular(dir int, name string, limit int64) ([]byte, uint32, unix.Errno) {
 	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, errnoOf(err)
@@ -103,7 +108,7 @@ func readRegular(dir int, name string) ([]byte, uint32, unix.Errno) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, 0, errnoOf(err)
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxChecked {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > limit {
 		return nil, 0, unix.EACCES
 	}
 	buf := make([]byte, st.Size+1)

@@ -79,8 +79,9 @@ type guardOp struct {
 	target       uint64 // symlinkat's link text
 	flags, mode  uint64
 	dev, length  uint64
-	fdOnly       bool   // fchmod, fsetxattr: dir1 is the file itself
+	fdOnly       bool   // fchmod, fchown, fsetxattr: dir1 is the file itself
 	name, value  uint64 // an extended attribute's name and value (length: its size)
+	owner, group uint64 // chown's
 }
 
 // decodeAt reads the arguments of an "at" call.
@@ -107,6 +108,10 @@ func decodeAt(nr uint32, a [6]uint64) guardOp {
 		return guardOp{nr: unix.SYS_FCHMODAT, dir1: fd(a[0]), path1: a[1], mode: a[2], flags: a[3]}
 	case unix.SYS_FCHMOD:
 		return guardOp{nr: unix.SYS_FCHMODAT, dir1: fd(a[0]), mode: a[1], fdOnly: true}
+	case unix.SYS_FCHOWNAT:
+		return guardOp{nr: nr, dir1: fd(a[0]), path1: a[1], owner: a[2], group: a[3], flags: a[4]}
+	case unix.SYS_FCHOWN:
+		return guardOp{nr: unix.SYS_FCHOWNAT, dir1: fd(a[0]), owner: a[1], group: a[2], fdOnly: true}
 	case unix.SYS_UMASK:
 		return guardOp{nr: nr}
 	case unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR:

@@ -217,7 +217,7 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		}
 		c.keep(w)
 		return 0, errnoOf(unix.Ftruncate(w, int64(op.length)))
-	case unix.SYS_FCHMODAT, unix.SYS_SETXATTR, unix.SYS_REMOVEXATTR:
+	case unix.SYS_FCHMODAT, unix.SYS_FCHOWNAT, unix.SYS_SETXATTR, unix.SYS_REMOVEXATTR:
 		fd, errno := c.attrTarget(op)
 		if errno != 0 {
 			return 0, errno
@@ -233,6 +233,9 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
+			if op.nr == unix.SYS_FCHOWNAT { // lchown: the link itself
+				return 0, errnoOf(unix.Fchownat(fd, "", int(int32(op.owner)), int(int32(op.group)), unix.AT_EMPTY_PATH))
+			}
 			if op.nr == unix.SYS_FCHMODAT {
 				return 0, unix.EOPNOTSUPP
 			}
@@ -244,6 +247,8 @@ func (c *call) run(op guardOp) (int64, unix.Errno) {
 		switch op.nr {
 		case unix.SYS_FCHMODAT:
 			return 0, errnoOf(unix.Fchmodat(unix.AT_FDCWD, self, uint32(op.mode)&0o7777, 0))
+		case unix.SYS_FCHOWNAT:
+			return 0, errnoOf(unix.Fchownat(fd, "", int(int32(op.owner)), int(int32(op.group)), unix.AT_EMPTY_PATH))
 		case unix.SYS_SETXATTR:
 			name, errno := c.readPath(op.name)
 			if errno != 0 {

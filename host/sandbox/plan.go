@@ -289,8 +289,10 @@ func mechanisms(p *Plan) {
 // The daemons' folders join them (Landlock lets a program read none of them, but it has no
 // rule for connect(2)): /var/snap (LXD's and other snaps' daemons), /var/spool (postfix's
 // private sockets), /var/opt (packaged services: GitLab's PostgreSQL and Puma), /var/run where
-// it is a folder and not the usual link to /run, and /srv (services' data).
-var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix", "/var/snap", "/var/spool", "/var/opt", "/var/run", "/srv"}
+// it is a folder and not the usual link to /run, /srv (services' data), and /mnt and /media
+// (no program reads there; WSL keeps Docker Desktop's socket in /mnt/wsl and WSLg's X server,
+// Wayland and PulseAudio sockets in /mnt/wslg: a program connected to both).
+var emptied = []string{"/tmp", "/var/tmp", "/dev/shm", "/run", "/root", "/var/lib", "/nix", "/var/snap", "/var/spool", "/var/opt", "/var/run", "/srv", "/mnt", "/media"}
 
 // protectedAtTop stands in a plan for the protected entries at the top of a writable
 // workspace, listed when the program starts (resolveMounts).

@@ -20,6 +20,11 @@ var protectedComponents = map[string]bool{
 	".gem": true, ".gemini": true, ".claude": true, ".cursor": true, ".vscode": true, ".idea": true,
 	// context files the next agent session obeys (Gemini CLI reads GEMINI.md in subfolders too).
 	"gemini.md": true, "agents.md": true, "claude.md": true,
+	// launchers' project files: npx, pnpm, yarn, bun and uv read them in the folder they
+	// start in (the project, for another extension's MCP server): .npmrc's script-shell and
+	// node-options, yarn's yarnPath, a pnpmfile and bun's preload run code with that server's
+	// grants, and a registry or index of the project's choosing serves its package.
+	".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true, ".pnpmfile.cjs": true, "bunfig.toml": true, "uv.toml": true,
 	// direnv and shells.
 	".envrc": true, ".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true,
 	".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
@@ -29,7 +34,7 @@ var protectedComponents = map[string]bool{
 // decides.
 var ProtectedNames = []string{
 	".git", ".gitattributes", ".gitmodules", ".gem", ".gemini", ".claude", ".cursor", ".vscode", ".idea",
-	"GEMINI.md", "AGENTS.md", "CLAUDE.md", ".envrc", ".env*", ".bashrc", ".bash_profile", ".bash_login",
+	"GEMINI.md", "AGENTS.md", "CLAUDE.md", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml", "uv.toml", ".envrc", ".env*", ".bashrc", ".bash_profile", ".bash_login",
 	".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin",
 }
 
@@ -75,9 +80,20 @@ func foldName(c string) string {
 		if ignorable(r) {
 			continue
 		}
+		if s, ok := fullFold[r]; ok {
+			b.WriteString(s)
+			continue
+		}
 		b.WriteRune(foldRune(r))
 	}
 	return strings.TrimRight(b.String(), ". ")
+}
+
+// fullFold are the letters Unicode's full case folding writes as two or three (ext4's and
+// tmpfs's casefold fold fully after NFD: bunﬁg.toml, with the ligature ﬁ, is bunfig.toml
+// there, and .pnpmﬁle.cjs .pnpmfile.cjs); simple folding keeps them one letter.
+var fullFold = map[rune]string{
+	'ß': "ss", 'ẞ': "ss", 'ﬀ': "ff", 'ﬁ': "fi", 'ﬂ': "fl", 'ﬃ': "ffi", 'ﬄ': "ffl", 'ﬅ': "st", 'ﬆ': "st",
 }
 
 // foldRune is the smallest rune of r's simple case-folding orbit, in lower case: the same

@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckIndex: the indexes real git writes (versions 2, 3 and 4, SHA-1 and SHA-256, a
+// sparse index's folder entries) pass; an index with an entry in a .git folder (which git
+// checkout -- . wrote into .git/hooks and ran), a split one, or one that is not an index
+// does not.
+func TestCheckIndex(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	repo := func(args ...string) string {
+		dir := t.TempDir()
+		git(dir, append([]string{"init", "-q"}, args...)...)
+		for _, f := range []string{"a.txt", "src/deep/name-long-enough-to-share-a-prefix.go", "src/deep/name-long-enough-to-share-a-prefix2.go", ".gitignore"} {
+			os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+			os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644)
+		}
+		git(dir, "add", "-A")
+		return dir
+	}
+	index := func(dir string) []byte {
+		data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	sha1Repo, sha256Repo := repo(), repo("--object-format=sha256")
+	for _, dir := range []string{sha1Repo, sha256Repo} {
+		for _, v := range []string{"2", "3", "4"} {
+			git(dir, "update-index", "--index-version", v)
+			if err := checkIndex(index(dir)); err != nil {
+				t.Errorf("git's index version %s (%s): %v", v, dir, err)
+			}
+		}
+	}
+	if err := checkIndex(index(sha1Repo)); err != nil {
+		t.Fatal(err)
+	}
+	git(sha1Repo, "update-index", "--split-index")
+	if checkIndex(index(sha1Repo)) == nil {
+		t.Error("a split index passed")
+	}
+	for _, name := range []string{".git/hooks/post-checkout", "sub/.git/config", ".GIT/hooks/x", ".git./hooks/x", "a/../b", "/abs"} {
+		for _, v := range []uint32{2, 4} {
+			if checkIndex(craftedIndex(v, "a.txt", name)) == nil {
+				t.Errorf("an index (version %d) with the entry %s passed", v, name)
+			}
+		}
+	}
+	if err := checkIndex(craftedIndex(2, "a.txt", "src/x.go")); err != nil {
+		t.Errorf("a plain crafted index: %v", err)
+	}
+	for _, junk := range [][]byte{nil, []byte("DIRC"), []byte(strings.Repeat("x", 100)), craftedIndex(2, "a")[:40]} {
+		if checkIndex(junk) == nil {
+			t.Errorf("%q passed", junk)
+		}
+	}
+}
+
+// craftedIndex is an index (version 2 or 4, SHA-1) of the given paths, written by hand as a
+// program could.
+func craftedIndex(version uint32, names ...string) []byte {
+	b := []byte("DIRC")
+	b = binary.BigEndian.AppendUint32(b, version)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(names)))
+	prev := ""
+	for _, name := range names {
+		e := make([]byte, 40+20)
+		binary.BigEndian.PutUint32(e[24:], 0o100755)
+		e = binary.BigEndian.AppendUint16(e, uint16(min(len(name), 0xfff)))
+		if version == 4 {
+			e = append(append(append(e, byte(len(prev))), name...), 0) // strip the whole previous name (short names)
+		} else {
+			e = append(e, name...)
+			e = append(e, make([]byte, 8-(len(e)%8))...)
+		}
+		b, prev = append(b, e...), name
+	}
+	sum := sha1.Sum(b)
+	return append(b, sum[:]...)
+}
