@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -514,8 +515,8 @@ func (s *shell) show(ev sdk.Event) {
 			fmt.Fprintf(errw, "← %s: %s\n", termsafe.Cell(c.Name), termsafe.Cell(te.Message))
 		case c.Err != nil:
 			fmt.Fprintf(errw, "← %s failed: %s\n", termsafe.Cell(c.Name), termsafe.Text(c.Err.Error()))
-		default:
-			fmt.Fprintf(errw, "← %s done\n", termsafe.Cell(c.Name))
+		default: // as gem -p says it: the first line of what the call did
+			fmt.Fprintf(errw, "← %s: %s\n", termsafe.Cell(c.Name), termsafe.Cell(termsafe.FirstLine(cmp.Or(c.Display, c.Output))))
 		}
 	}
 }
