@@ -33,6 +33,13 @@ func acpCommand(f *Factory) *cli.Command {
 func acpServe(ctx context.Context, s *session, o acpOptions) error {
 	// the protocol library's diagnostics, into gem's log
 	logger := slog.New(slog.NewTextHandler(s.log.Named("acp").StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}), nil))
+	// Telemetry as gem -p has it (the settings of the folder gem acp started in): every
+	// session's turns, calls and launches, flushed when the client closes the connection.
+	exporter, err := startTelemetry(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry(s, exporter)
 	return acp.Serve(ctx, s.io.In, s.stdout, acp.Options{
 		Name: "gem", Version: buildinfo.Version, Logger: logger,
 		Models: []string{sdk.DefaultModel},
