@@ -252,7 +252,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	}
 	toolchain.EnsureCaches(needs, policy.Write, env.Home)
 	cachesAsOverlays(env, x, s, policy)
-	return finishEnv(childEnv, s.Environ, policy, needs, tenv, own...), policy, nil
+	return finishEnv(childEnv, s.Environ, policy, needs, tenv, env.GitConfigFile(policy.Workspace), own...), policy, nil
 }
 
 // cachesAsOverlays gives a program the launcher caches it may write (~/.npm, node-gyp's,

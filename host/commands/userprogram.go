@@ -55,7 +55,7 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 	p := sandbox.ForExtension(sandbox.Access{Extension: root, Workspace: root, WriteWorkspace: true, Data: data, Temp: temp, Read: read, Write: needs.Write})
 	toolchain.EnsureCaches(needs, needs.Write, env.Home)
 	childEnv := sandbox.Env(environ, nil, "GEMINI_CLI=1", "GEM_WORKSPACE="+root, "GEMINI_PROJECT_DIR="+root, "GEM_HOME="+env.GemHome, "TMPDIR="+temp)
-	return finishEnv(childEnv, environ, &p, needs, tenv), &p, nil
+	return finishEnv(childEnv, environ, &p, needs, tenv, env.GitConfigFile(root)), &p, nil
 }
 
 // scriptPath is word as an existing file's absolute path, after the expansions a shell
