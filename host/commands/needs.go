@@ -32,7 +32,7 @@ func ProgramNeeds(env registry.Env, x *registry.Extension, command, plugin strin
 	if len(root) > 0 {
 		ws = root[0]
 	}
-	tenv := searchEnv(env, ws)
+	tenv := searchEnv(env, ws, nil)
 	tenv.Exclude = append(tenv.Exclude, x.Path)
 	return programNeeds(x, command, plugin, tenv)
 }

@@ -106,7 +106,7 @@ func Prepare(env registry.Env, t *Table, name string, args []string, environ []s
 		return nil, ErrNeedsEngine
 	}
 	root := Workspace(env)
-	childEnv, policy, err := Program(env, x, ProgramSpec{Root: root, Platform: bin.Platform, Declared: c.Env, Environ: environ, ReadSecrets: readSecrets})
+	childEnv, policy, err := Program(env, x, ProgramSpec{Root: root, Platform: bin.Platform, Declared: c.Env, Environ: environ, ReadSecrets: readSecrets, Found: t.found})
 	if err != nil {
 		if file != nil {
 			file.Close()
@@ -183,6 +183,9 @@ type ProgramSpec struct {
 	Payload     string
 	Environ     []string // the host's environment
 	ReadSecrets registry.SecretReader
+	// Found is the discovery already made of env's extensions (a command table's), whose
+	// write roots no PATH entry may lie in (programWritable); nil discovers them again.
+	Found *registry.Discovery
 }
 
 // Program is the environment and the sandbox of one of x's programs (command, plugin, MCP
@@ -234,7 +237,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 		childEnv = prependPath(childEnv, bin)
 		own = append(own, bin)
 	}
-	tenv := searchEnv(env, s.Root)
+	tenv := searchEnv(env, s.Root, s.Found)
 	tenv.Exclude = append(tenv.Exclude, x.Path)
 	needs := programNeeds(x, s.Command, s.Plugin, tenv)
 	if x.Synthetic {

@@ -29,7 +29,7 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 	}
 	var needs toolchain.Needs
 	fields := strings.Fields(commandLine)
-	tenv := searchEnv(env, root)
+	tenv := searchEnv(env, root, nil)
 	if len(fields) > 0 {
 		needs = toolchain.For(fields[0], tenv)
 		if len(scriptRoots) == 0 {
