@@ -147,7 +147,9 @@ if bwrap "${ns[@]}" "${view[@]}" "$hello" world >/dev/null 2>&1; then
 else
   echo "   (bwrap missing or refused here: make bench installs it)"
 fi
+echo "   load before: $(uptime)"
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$work/interleave" -runs 150 -names "$names" -subject 2 "${lines[@]}")
+echo "   load after: $(uptime)"
 echo "-- without the namespace layer (GEM_SANDBOX_NAMESPACES=off, as where AppArmor forbids them):"
 echo "   gem run goes through the helper, which stays beside the program as the judge of its"
 echo "   connects (target <= 2x the trampoline, interleaved)"
@@ -220,7 +222,9 @@ echo "   unpack; the same plus git init and git add with GIT_DIR in its data fol
 echo "   of that tree's repository, its git folder in the data folder; npm install of a 500-file"
 echo "   package), with the guard vs no sandbox vs the sandbox without the guard, interleaved,"
 echo "   medians of 5 (targets: guard/plain <= 2x on the unpack, <= 1.2x on the clone and npm)"
+echo "   load before: $(uptime)"
 go test -run '^$' -bench 'BenchmarkGuard' -benchtime 5x ./host/sandbox/ | grep -E '^Benchmark'
+echo "   load after: $(uptime)"
 
 echo
 echo "== agent: the loop's own cost per tool call (model replaced by a local fake): time in the"

@@ -28,8 +28,9 @@ import (
 var gitIdentityVars = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"}
 
 // workspaceGit is what the user's git says of the workspace root: the hooks folders to
-// freeze and the identity variables to set. Nothing when git is not installed.
-func workspaceGit(root string, environ []string) (hooks, identity []string) {
+// freeze and the identity variables to set. Nothing when git is not installed. cache is
+// where the answer is kept (gitcache.go; "" for nowhere).
+func workspaceGit(cache, root string, environ []string) (hooks, identity []string) {
 	lookup := func(k string) (string, bool) {
 		for i := len(environ) - 1; i >= 0; i-- {
 			if key, v, ok := strings.Cut(environ[i], "="); ok && key == k {
@@ -38,7 +39,7 @@ func workspaceGit(root string, environ []string) (hooks, identity []string) {
 		}
 		return "", false
 	}
-	values := gitConfig(root, environ)
+	values := gitConfig(cache, root, environ)
 	for _, k := range gitIdentityVars {
 		if v, ok := lookup(k); ok && v != "" {
 			identity = append(identity, k+"="+v)
@@ -54,19 +55,35 @@ func workspaceGit(root string, environ []string) (hooks, identity []string) {
 }
 
 // gitConfig reads core.hooksPath, user.name and user.email as git in root sees them (the
-// last value of each).
-func gitConfig(root string, environ []string) map[string]string {
+// last value of each), from the record in cache while the files git read them from are
+// unchanged (gitcache.go; "" for none).
+func gitConfig(cache, root string, environ []string) map[string]string {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return nil
 	}
+	genv := append(sandbox.Env(environ, []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_DIR", "GIT_CEILING_DIRECTORIES"}), "GIT_TERMINAL_PROMPT=0")
+	return gitConfigCached(cache, git, root, genv)
+}
+
+func runGitConfig(git, root string, genv []string) map[string]string {
+	return parseGitConfig(runGitConfigOutput(git, root, genv))
+}
+
+// runGitConfigOutput is git config's answer in root, with genv as its environment.
+func runGitConfigOutput(git, root string, genv []string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, git, "config", "--get-regexp", `^(core\.hookspath|user\.name|user\.email)$`)
-	cmd.Dir, cmd.Env = root, append(sandbox.Env(environ, []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_DIR", "GIT_CEILING_DIRECTORIES"}), "GIT_TERMINAL_PROMPT=0")
+	cmd.Dir, cmd.Env = root, genv
 	out, _ := cmd.Output() // exit 1: none of them set
+	return string(out)
+}
+
+// parseGitConfig reads git config --get-regexp's lines: the last value of each key.
+func parseGitConfig(out string) map[string]string {
 	values := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		k, v, _ := strings.Cut(sc.Text(), " ")
 		values[strings.ToLower(k)] = v

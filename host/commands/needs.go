@@ -32,7 +32,7 @@ func ProgramNeeds(env registry.Env, x *registry.Extension, command, plugin strin
 	if len(root) > 0 {
 		ws = root[0]
 	}
-	tenv := searchEnv(env, ws)
+	tenv := searchEnv(env, ws, nil)
 	tenv.Exclude = append(tenv.Exclude, x.Path)
 	return programNeeds(x, command, plugin, tenv)
 }
@@ -155,8 +155,8 @@ var caVars = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "R
 // with the network, the host's proxy and CA settings (read access to the CA files they
 // name); without it, the launchers' offline settings (they fail at once instead of
 // retrying); a PATH that lists only folders the program may read; and, with the workspace
-// capability, what the git capability needs (workspaceGit).
-func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolchain.Needs, tenv toolchain.Env, own ...string) []string {
+// capability, what the git capability needs (workspaceGit; its answer kept in gitCache).
+func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolchain.Needs, tenv toolchain.Env, gitCache string, own ...string) []string {
 	lookup := func(k string) (string, bool) {
 		for i := len(environ) - 1; i >= 0; i-- {
 			if key, v, ok := strings.Cut(environ[i], "="); ok && key == k {
@@ -190,7 +190,7 @@ func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolc
 	}
 	if pol.Guard && pol.Workspace != "" && !sandbox.Disabled() {
 		// The git capability (git.go): the hooks folder frozen, commits made as the user.
-		hooks, identity := workspaceGit(pol.Workspace, environ)
+		hooks, identity := workspaceGit(gitCache, pol.Workspace, environ)
 		pol.Frozen = append(pol.Frozen, hooks...)
 		add = append(add, identity...)
 	}

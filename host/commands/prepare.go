@@ -106,7 +106,7 @@ func Prepare(env registry.Env, root string, t *Table, name string, args []string
 	if readSecrets == nil && x.Level == registry.LevelUser && registry.HasSecrets(env, x.Name) {
 		return nil, ErrNeedsEngine
 	}
-	childEnv, policy, err := Program(env, x, ProgramSpec{Root: root, Platform: bin.Platform, Declared: c.Env, Environ: environ, ReadSecrets: readSecrets})
+	childEnv, policy, err := Program(env, x, ProgramSpec{Root: root, Platform: bin.Platform, Declared: c.Env, Environ: environ, ReadSecrets: readSecrets, Found: t.found})
 	if err != nil {
 		if file != nil {
 			file.Close()
@@ -184,6 +184,9 @@ type ProgramSpec struct {
 	Environ     []string // the host's environment
 	ReadSecrets registry.SecretReader
 	Facts       *sandbox.Facts // the machine's (host/launch probes them once); nil: probed now
+	// Found is the discovery already made of env's extensions (a command table's), whose
+	// write roots no PATH entry may lie in (programWritable); nil discovers them again.
+	Found *registry.Discovery
 }
 
 // Program is the environment and the sandbox of one of x's programs (command, plugin, MCP
@@ -235,7 +238,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 		childEnv = prependPath(childEnv, bin)
 		own = append(own, bin)
 	}
-	tenv := searchEnv(env, s.Root)
+	tenv := searchEnv(env, s.Root, s.Found)
 	tenv.Exclude = append(tenv.Exclude, x.Path)
 	needs := programNeeds(x, s.Command, s.Plugin, tenv)
 	if x.Synthetic {
@@ -254,7 +257,7 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	policy.Toolchains = toolchainGrants(needs, policy)
 	toolchain.EnsureCaches(needs, policy.Write, env.Home)
 	cachesAsOverlays(env, x, s, policy)
-	return finishEnv(childEnv, s.Environ, policy, needs, tenv, own...), policy, nil
+	return finishEnv(childEnv, s.Environ, policy, needs, tenv, env.GitConfigFile(policy.Workspace), own...), policy, nil
 }
 
 // cachesAsOverlays gives a program the launcher caches it may write (~/.npm, node-gyp's,

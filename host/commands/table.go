@@ -47,12 +47,13 @@ type Table struct {
 	Entries  []*Entry          // sorted by name
 	byName   map[string]*Entry // names and qualified names
 	disabled map[string]*registry.Extension
+	found    *registry.Discovery // what it was built from (Program's ProgramSpec.Found)
 }
 
 // NewTable builds the table from the effective, enabled extensions of d. Command names come
 // from discovery's head (or index); no manifest is parsed.
 func NewTable(d *registry.Discovery) *Table {
-	t := &Table{Warnings: d.Warnings, byName: map[string]*Entry{}, disabled: map[string]*registry.Extension{}}
+	t := &Table{Warnings: d.Warnings, byName: map[string]*Entry{}, disabled: map[string]*registry.Extension{}, found: d}
 	owners := map[string]int{}
 	var exts []*registry.Extension
 	for _, x := range d.Effective() {

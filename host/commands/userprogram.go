@@ -29,7 +29,7 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 	}
 	var needs toolchain.Needs
 	fields := strings.Fields(commandLine)
-	tenv := searchEnv(env, root)
+	tenv := searchEnv(env, root, nil)
 	if len(fields) > 0 {
 		needs = toolchain.For(fields[0], tenv)
 		if len(scriptRoots) == 0 {
@@ -56,7 +56,7 @@ func UserProgram(env registry.Env, root, folder, commandLine string, environ []s
 	p.Toolchains = toolchainGrants(needs, &p)
 	toolchain.EnsureCaches(needs, needs.Write, env.Home)
 	childEnv := sandbox.Env(environ, nil, "GEMINI_CLI=1", "GEM_WORKSPACE="+root, "GEMINI_PROJECT_DIR="+root, "GEM_HOME="+env.GemHome, "TMPDIR="+temp)
-	return finishEnv(childEnv, environ, &p, needs, tenv), &p, nil
+	return finishEnv(childEnv, environ, &p, needs, tenv, env.GitConfigFile(root)), &p, nil
 }
 
 // scriptPath is word as an existing file's absolute path, after the expansions a shell

@@ -19,7 +19,9 @@ import (
 // PATH entry inside one is never where a launcher is looked up, nor on any program's PATH:
 // a program without the network could plant an npx there that another extension's server,
 // granted the network at consent, would then start.
-func programWritable(env registry.Env, root string) []string {
+//
+// found is env's discovery when it was made already (nil: made here).
+func programWritable(env registry.Env, root string, found *registry.Discovery) []string {
 	out := []string{root, env.GemHome, os.TempDir()}
 	if env.Home != "" {
 		for _, pr := range toolchain.Profiles {
@@ -35,7 +37,10 @@ func programWritable(env registry.Env, root string) []string {
 			}
 		}
 	}
-	for _, x := range registry.Discover(env, registry.Providers).All {
+	if found == nil {
+		found = registry.Discover(env, registry.Providers)
+	}
+	for _, x := range found.All {
 		out = append(out, x.Path)
 		g := x.ConsentGrant(env)
 		out = append(out, g.Write...)
@@ -59,13 +64,14 @@ func systemDir(dir string) bool { return pathIn(dir, sandbox.SystemRead) }
 
 // searchEnv is where one program's launchers are looked up, and what its PATH keeps: the
 // user's home and PATH, without the folders programs may write (programWritable, computed
-// only when the PATH has an entry outside the system folders).
-func searchEnv(env registry.Env, root string) toolchain.Env {
+// only when the PATH has an entry outside the system folders; found: env's discovery, when
+// made already).
+func searchEnv(env registry.Env, root string, found *registry.Discovery) toolchain.Env {
 	tenv := toolchainEnv(env)
 	tenv.Exclude = []string{root, env.GemHome}
 	for _, dir := range filepath.SplitList(tenv.Path) {
 		if dir != "" && filepath.IsAbs(dir) && !systemDir(dir) {
-			tenv.Exclude = programWritable(env, root)
+			tenv.Exclude = programWritable(env, root, found)
 			break
 		}
 	}

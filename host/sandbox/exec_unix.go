@@ -186,7 +186,7 @@ func Run(s Program, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 127, err
 	}
-	return followProgram(s, p, status, sigs)
+	return followProgram(s, p, status, sigs, nil)
 }
 
 // notifySignals catches the signals a foreground program's group is sent (forwarded by
@@ -202,7 +202,11 @@ func stopSignals(sigs chan os.Signal) { signal.Stop(sigs) }
 // followProgram waits for a foreground program started through the helper: a failed exec
 // as the helper reports it on status, the signals gem gets forwarded to its group, and its
 // exit code (128+n for signal n).
-func followProgram(s Program, p *Process, status *os.File, sigs chan os.Signal) (int, error) {
+//
+// exited, when not nil, is the program's exit code reported by a helper that outlives it
+// (reportExit): gem returns it without waiting for the helper's own exit (the teardown of
+// its namespaces), and ends the helper's group as Wait would.
+func followProgram(s Program, p *Process, status *os.File, sigs chan os.Signal, exited <-chan int) (int, error) {
 	// The helper writes the errno of a failed exec, or nothing (the pipe closes at the exec).
 	var errno [4]byte
 	if n, _ := io.ReadFull(status, errno[:]); n == 4 {
@@ -219,6 +223,12 @@ func followProgram(s Program, p *Process, status *os.File, sigs chan os.Signal) 
 			}
 		}
 	}()
+	select {
+	case code := <-exited:
+		p.Kill()
+		return code, nil
+	case <-p.Done():
+	}
 	err := p.Wait()
 	if code := exitCode(err); code >= 0 {
 		return code, nil

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -127,11 +128,7 @@ for i in range(10000): os.umask(0o22)"`})
 						cmd.Dir, cmd.Env = ws, env
 						out, err = cmd.CombinedOutput()
 					} else {
-						var cmd *exec.Cmd
-						cmd, err = Command(Program{Path: "/bin/sh", Args: []string{"-c", job.script}, Env: env, Dir: ws, Name: job.name, Policy: pol})
-						if err == nil {
-							out, err = cmd.CombinedOutput()
-						}
+						out, err = runSandboxed(Program{Path: "/bin/sh", Args: []string{"-c", job.script}, Env: env, Dir: ws, Name: job.name, Policy: pol})
 					}
 					took := float64(nowNanos() - t0)
 					if err != nil {
@@ -195,3 +192,20 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // testDir is a fresh folder outside /tmp (which every policy may write).
 func testDir(b *testing.B) string { return testhome.Dir(b, "gem-bench-") }
+
+// runSandboxed runs s to its end as gem starts a program (StartCommand: its environment
+// reaches it through the helper) and returns its output.
+func runSandboxed(s Program) ([]byte, error) {
+	cmd, err := Command(s)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	p, err := StartCommand(cmd, s)
+	if err != nil {
+		return out.Bytes(), err
+	}
+	err = p.Wait()
+	return out.Bytes(), err
+}

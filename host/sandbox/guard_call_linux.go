@@ -360,10 +360,12 @@ func (g *guard) may(real string, k change) unix.Errno {
 			return unix.EACCES
 		}
 	}
-	folded := foldPath(real)
-	for _, f := range g.frozen {
-		if pathx.Within(f, folded) || (k.names() && pathx.Within(folded, f)) {
-			return unix.EACCES // a frozen folder, or a folder above one renamed or removed
+	if len(g.frozen) > 0 {
+		folded := foldPath(real)
+		for _, f := range g.frozen {
+			if pathx.Within(f, folded) || (k.names() && pathx.Within(folded, f)) {
+				return unix.EACCES // a frozen folder, or a folder above one renamed or removed
+			}
 		}
 	}
 	switch {

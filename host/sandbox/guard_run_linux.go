@@ -83,8 +83,8 @@ func runGuarded(p Policy, listener, ruleset int, path string, argv, env []string
 			continue // an orphan reaped
 		}
 		if ws.Signaled() {
-			return 128 + int(ws.Signal())
+			return reportExit(128 + int(ws.Signal()))
 		}
-		return ws.ExitStatus()
+		return reportExit(ws.ExitStatus())
 	}
 }

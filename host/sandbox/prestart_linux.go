@@ -47,6 +47,9 @@ type Prestarted struct {
 	term *os.File // the terminal to hand to the program, when gem has it
 	self int      // the helper's descriptor of its own image (Policy.SelfFD)
 	done bool
+	// direct: the helper was given gem's streams as files, not pipes gem copies (which stay
+	// open until the helper's own exit), so gem may return when the program ends.
+	direct bool
 }
 
 // Prestart starts a helper for a program gem will run in the foreground with gem's own
@@ -89,7 +92,7 @@ func Prestart(stdin io.Reader, stdout, stderr io.Writer) *Prestarted {
 		ours.Close()
 		return nil
 	}
-	h := &Prestarted{proc: proc, conn: ours, self: self}
+	h := &Prestarted{proc: proc, conn: ours, self: self, direct: isFileOrNil(stdin) && isFileOrNil(stdout) && isFileOrNil(stderr)}
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && inForeground(f) {
 		h.term = f
 	}
@@ -144,7 +147,31 @@ func runPrestarted(s Program, h *Prestarted, plan Plan) (int, error) {
 		h.proc.Wait()
 		return 126, fmt.Errorf("%s: the sandbox helper: %w", s.Name, err)
 	}
-	return followProgram(s, h.proc, status, sigs)
+	var exited chan int
+	if h.direct {
+		exited = make(chan int, 1)
+		go readExit(h.conn, exited)
+	}
+	return followProgram(s, h.proc, status, sigs, exited)
+}
+
+// readExit passes on the exit code the helper reports (reportExit), if it does.
+func readExit(conn *os.File, exited chan<- int) {
+	var code [4]byte
+	if _, err := io.ReadFull(conn, code[:]); err == nil {
+		exited <- int(int32(binary.NativeEndian.Uint32(code[:])))
+	}
+}
+
+// isFileOrNil: a stream a child gets as its own descriptor (none, or a file).
+func isFileOrNil(s any) bool {
+	switch f := s.(type) {
+	case nil:
+		return true
+	case *os.File:
+		return f != nil
+	}
+	return false
 }
 
 func sendProgram(conn *os.File, msg helperMessage, fds []int) error {
@@ -205,6 +232,12 @@ func receiveProgram(fd int) (msg helperMessage, fds []int, ok bool, err error) {
 // helperWait is the prestarted helper's main: it waits for its program, then runs it as the
 // helper does (HelperMain).
 func helperWait(stderr io.Writer) int {
+	report, err := unix.FcntlInt(3, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		fmt.Fprintf(stderr, "gem sandbox helper: %v\n", err)
+		return 126
+	}
+	exitReport = report
 	msg, fds, ok, err := receiveProgram(3)
 	if !ok {
 		if err != nil {
@@ -244,6 +277,28 @@ func helperWait(stderr io.Writer) int {
 		}
 	}
 	return runHelper(p, target, msg.Argv, msg.Env, stderr)
+}
+
+// exitReport is the prestarted helper's end of gem's socket, where reportExit writes the
+// program's exit code; -1 in a helper started otherwise.
+var exitReport = -1
+
+// reportExit hands gem the exit code of the program the helper outlives (as its guard's
+// supervisor) the moment the program has ended, and returns it: gem need not wait for the
+// helper's own exit, whose namespaces' teardown (≈ 1 ms) would hold every gem run. As the
+// init of its PID namespace, the helper first kills what the program left running there (its
+// own exit would), so nothing of it runs once gem has returned.
+func reportExit(code int) int {
+	if exitReport < 0 {
+		return code
+	}
+	if os.Getpid() == 1 {
+		unix.Kill(-1, unix.SIGKILL)
+	}
+	var b [4]byte
+	binary.NativeEndian.PutUint32(b[:], uint32(code))
+	unix.Write(exitReport, b[:])
+	return code
 }
 
 func errnoOr(err error) error {

@@ -71,6 +71,41 @@ func TestPrestartedHelper(t *testing.T) {
 			t.Fatalf("code %d, err %v, output:\n%s", code, err, out.String())
 		}
 	})
+	t.Run("guarded, streams as files", func(t *testing.T) {
+		// The helper outlives the program as its guard's supervisor; gem returns the
+		// program's code when it ends (reportExit), and nothing it left behind still runs.
+		out, err := os.Create(filepath.Join(data, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		h := Prestart(nil, out, out)
+		if h == nil || !h.direct {
+			t.Fatalf("helper %v: not told it may report the exit (files as streams)", h)
+		}
+		p := ForExtension(Access{Extension: ext, Workspace: ws, WriteWorkspace: true, Data: data})
+		marker := "31.4159" + strconv.Itoa(os.Getpid())
+		prog := Program{Path: "/bin/sh", Args: []string{"-c", "sleep " + marker + " & echo started; exit 5"}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: ws, Name: "test", Policy: &p}
+		plan := prog.Plan(true)
+		if !plan.Seccomp.Guard {
+			t.Skip("no guard here")
+		}
+		code, err := runPrestarted(prog, h, plan)
+		if err != nil || code != 5 {
+			got, _ := os.ReadFile(out.Name())
+			t.Fatalf("code %d, err %v, output:\n%s", code, err, got)
+		}
+		if got, _ := os.ReadFile(out.Name()); string(got) != "started\n" {
+			t.Errorf("output %q, want the program's", got)
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for left := runningWith(marker); len(left) > 0; left = runningWith(marker) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the program's background child still runs: %v", left)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
 	t.Run("discarded", func(t *testing.T) {
 		h := Prestart(nil, nil, nil)
 		pid := h.proc.Pid()
@@ -88,4 +123,21 @@ func TestPrestartedHelper(t *testing.T) {
 		}
 		t.Fatalf("process %d is still there", pid)
 	})
+}
+
+// runningWith lists the processes, not yet ended, whose command line holds marker.
+func runningWith(marker string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] != "Z" && f[0] != "X" {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }

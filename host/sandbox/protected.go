@@ -3,6 +3,7 @@ package sandbox
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // protectedComponents are the names no program may create, rename, replace, link, remove or
@@ -99,6 +100,13 @@ var fullFold = map[rune]string{
 // foldRune is the smallest rune of r's simple case-folding orbit, in lower case: the same
 // rune for every member (s, S, ſ → s; k, K, K → k).
 func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		// ASCII: the orbit's least member is the upper-case letter (K, S: below K and ſ).
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
 	least := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 		least = min(least, f)

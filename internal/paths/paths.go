@@ -22,6 +22,8 @@
 //	cache/tools/<key>/     plugins' tool lists, per extension folder (ToolCacheFile)
 //	cache/mcp-tools/<key>/ MCP servers' tool lists, per extension folder (MCPToolCacheFile)
 //	cache/binhash/<key>/   verified binaries by file identity, per extension folder (BinHashFile)
+//	cache/gitconfig/<key>  what the user's git says of a workspace for the git capability,
+//	                       by its config files' identity (GitConfigFile)
 //	logs/gem.log           gem's log (LogDir)
 //	audit.log              every policy decision (AuditLog)
 //	policies.toml          the user's policy rules (UserPolicies)
@@ -213,6 +215,12 @@ func (e Layout) BinHashDir(dir string) string {
 // identity.
 func (e Layout) BinHashFile(dir, bin string) string {
 	return filepath.Join(e.BinHashDir(dir), fsx.PathKey(bin))
+}
+
+// GitConfigFile keeps what the user's git config says of the workspace root for the git
+// capability (host/commands' gitcache.go).
+func (e Layout) GitConfigFile(root string) string {
+	return filepath.Join(e.GemHome, "cache", "gitconfig", fsx.PathKey(filepath.Clean(root)))
 }
 
 // AuditLog is the log of policy decisions.
