@@ -161,9 +161,17 @@ func (e *Exporter) Shutdown() error {
 	}
 	e.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("telemetry: could not export to %s (%s): %w", e.target.Endpoint, e.target.Protocol, err)
+		return fmt.Errorf("telemetry: could not export to %s (%s): %w", redacted(e.target.Endpoint), e.target.Protocol, err)
 	}
 	return nil
+}
+
+// redacted is endpoint for a message: a password in it (http://user:token@host) as xxxxx.
+func redacted(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil {
+		return u.Redacted()
+	}
+	return endpoint
 }
 
 // exporters makes the span and metric exporters of target: no retry (a dead collector must
