@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 
 	"google.golang.org/genai"
@@ -105,10 +106,20 @@ func endToolCall(span *telemetry.Span, ok, deferred bool) {
 	span.End(telemetry.Attr{Key: telemetry.Success, Value: ok})
 }
 
-// toolErrorType is a failed call's category: the tool's own error type, else errorType.
+// toolErrorTypes are the error types a tool's own error is exported as (pluginsdk's); any
+// other is "other": a plugin or SDK tool chooses its type freely, and a string of its choosing
+// (a file it read, from a program kept off the network) must not reach the collector.
+var toolErrorTypes = []tools.ErrorType{tools.ErrorInvalidArguments, tools.ErrorNotFound, tools.ErrorPermissionDenied,
+	tools.ErrorTimeout, tools.ErrorCancelled, tools.ErrorExecution, tools.ErrorInternal}
+
+// toolErrorType is a failed call's category: the tool's own error type (one of
+// toolErrorTypes, else "other"), else errorType.
 func toolErrorType(res *tools.Result, err error) string {
 	if err == nil && res != nil && res.Error != nil {
-		return string(res.Error.Type)
+		if slices.Contains(toolErrorTypes, res.Error.Type) {
+			return string(res.Error.Type)
+		}
+		return "other"
 	}
 	return errorType(err)
 }

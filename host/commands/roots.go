@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
 )
@@ -22,8 +23,9 @@ type startRoots struct {
 
 // check resolves the path asked for field and returns its real path (a path in the
 // workspace as the workspace is named), or why it is refused; id is its identity as agreed
-// to ("dev:ino"; "" for a path in the workspace and the user's own servers), which the
-// sandbox helper compares again on the descriptor it opens (sandbox.Policy.WriteIDs).
+// to, or for a path in the workspace as found now ("dev:ino"; sandbox.RootAbsent for a path
+// not there; "" for the user's own servers), which the sandbox helper compares again on the descriptor it opens
+// (sandbox.Policy.WriteIDs, ReadIDs).
 func (s *startRoots) check(field, asked string) (real, id string, err error) {
 	if s.places == nil {
 		p := registry.PlacesOf(s.env, s.x.Name, s.x.Path, s.x.Dir)
@@ -40,8 +42,11 @@ func (s *startRoots) check(field, asked string) (real, id string, err error) {
 	if err := registry.CheckRoot(s.x.Name, root, s.agreed, s.read, s.write); err != nil {
 		return "", "", err
 	}
-	if registry.FollowsWorkspace(asked) {
-		return given, "", nil
+	// A path in the workspace has no identity agreed to (the project changes), but the one
+	// found here: the helper compares it again on the descriptor it opens, so a folder swapped
+	// for a link (to ~/.ssh) between this check and the helper is refused, not followed.
+	if root.ID == "" {
+		return given, sandbox.RootAbsent, nil
 	}
 	return given, root.ID, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
@@ -12,7 +13,10 @@ import (
 )
 
 // TestIsolationCarriesWriteRootIdentities: a manifest's read and write roots reach the sandbox with
-// their identities, which the helper compares again on the folder it opens; the workspace does not.
+// their identities, which the helper compares again on the folder it opens: as agreed to, and
+// for a path in the workspace as gem's check finds it at this start (a folder swapped for a link
+// between the check and the helper is refused: sandbox_paths.txtar); one absent is
+// sandbox.RootAbsent.
 func TestIsolationCarriesWriteRootIdentities(t *testing.T) {
 	env := registrytest.Env(t, nil)
 	notes := filepath.Join(env.Home, "notes")
@@ -22,7 +26,7 @@ func TestIsolationCarriesWriteRootIdentities(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0", "sandbox": {"read": ["`+docs+`"], "write": ["`+notes+`", "${workspacePath}"]}}`, nil)
+	registrytest.Extension(t, env, "tool", `{"name": "tool", "version": "1.0.0", "sandbox": {"read": ["`+docs+`"], "write": ["`+notes+`", "${workspacePath}", "${workspacePath}/not-yet"]}}`, nil)
 	x := registry.Discover(env, registry.Providers).Find("tool")
 	if x == nil {
 		t.Fatal("tool not discovered")
@@ -38,8 +42,9 @@ func TestIsolationCarriesWriteRootIdentities(t *testing.T) {
 	if got, want := pol.WriteIDs[real], registry.FileStamp(real); got == "" || got != want {
 		t.Errorf("identity of %s: %q, want %q (all: %v)", real, got, want, pol.WriteIDs)
 	}
-	if len(pol.WriteIDs) != 1 {
-		t.Errorf("identities %v, want the notes folder's alone", pol.WriteIDs)
+	ws := env.Cwd
+	if got, want := pol.WriteIDs[ws], registry.FileStamp(ws); len(pol.WriteIDs) != 3 || got == "" || got != want || pol.WriteIDs[filepath.Join(ws, "not-yet")] != sandbox.RootAbsent {
+		t.Errorf("identities %v, want the notes folder's, the workspace's (%s) and %s for one absent", pol.WriteIDs, want, sandbox.RootAbsent)
 	}
 	if real := pathx.Real(docs); len(pol.ReadIDs) != 1 || pol.ReadIDs[real] != registry.FileStamp(real) {
 		t.Errorf("read identities %v, want the docs folder's (%s) alone", pol.ReadIDs, registry.FileStamp(real))

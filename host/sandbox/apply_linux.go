@@ -26,11 +26,18 @@ type applied struct {
 	listener  int      // the supervisor's seccomp listener (-1 without)
 }
 
+// errNoSteps: a sandboxed plan has at least its limits, so a policy without steps comes
+// from a gem of another version than its helper, and would run the program unrestricted.
+var errNoSteps = errors.New("sandbox: the policy carries no steps (gem and its helper of different versions?)")
+
 // applySteps applies p.Steps; with a supervised filter it returns the listener the
 // supervisor answers and the ruleset it holds itself to (both -1 without). p.Write gains
 // the folders the view made writable (the supervisor's write roots). Fallbacks are said
 // on warn.
 func applySteps(p *Policy, warn io.Writer) (listener, ruleset int, err error) {
+	if len(p.Steps) == 0 {
+		return -1, -1, errNoSteps
+	}
 	runtime.LockOSThread()
 	st := applied{ruleset: -1, listener: -1}
 	for _, s := range p.Steps {

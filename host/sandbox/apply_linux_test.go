@@ -69,7 +69,7 @@ func TestPlanApplied(t *testing.T) {
 // TestPlanAppliedAsNormalUser runs TestPlanApplied again as an unprivileged user (when the
 // tests run as root): a user namespace, no network namespace without namespaces.
 func TestPlanAppliedAsNormalUser(t *testing.T) {
-	testuser.RunTests(t, "TestPlanApplied", "TestStepFailureRefuses", "TestRebindIsNoGrant")
+	testuser.RunTests(t, "TestPlanApplied", "TestStepFailureRefuses", "TestRebindIsNoGrant", "TestPolicyWithoutStepsRefused")
 }
 
 // runPlanned runs program through the helper directly (no namespaces made for it) with the
@@ -183,5 +183,24 @@ func TestRebindIsNoGrant(t *testing.T) {
 	out, _ := run(t, &pol, "/", "echo x > "+data+"/ok && echo data-written; echo x 2>/dev/null > "+between+"/f && echo between-written")
 	if !strings.Contains(out, "data-written") || strings.Contains(out, "between-written") {
 		t.Errorf("a rebind: %s", out)
+	}
+}
+
+// TestPolicyWithoutStepsRefused: a policy that carries no steps (a gem of another version
+// than its helper: GEM_SANDBOX_HELPER, gem-engine handed the front) is refused by the
+// helper, named, and the program never runs (it ran with no restriction at all); the same
+// policy with its plan's steps runs.
+func TestPolicyWithoutStepsRefused(t *testing.T) {
+	ws := outsideTmp(t)
+	pol := ForExtension(Access{Extension: outsideTmp(t), Workspace: ws, Data: outsideTmp(t), Temp: outsideTmp(t)})
+	bare := pol
+	bare.Steps = nil
+	out := string(runPlanned(t, bare, ws, "/bin/sh", "-c", "echo program-ran"))
+	if strings.Contains(out, "program-ran") || !strings.Contains(out, "no steps") {
+		t.Errorf("a policy without steps: the helper said %q (want it refused, naming the missing steps)", out)
+	}
+	out = string(runPlanned(t, withoutNamespaces(pol), ws, "/bin/sh", "-c", "echo program-ran"))
+	if !strings.Contains(out, "program-ran") {
+		t.Errorf("the plan's steps: %q", out)
 	}
 }

@@ -20,6 +20,9 @@ const pidsRoot = "/sys/fs/cgroup/pids/gem"
 // pidsCgroup puts the calling process in a new pids cgroup limited to max processes; the
 // cgroups of programs that ended are removed on the way.
 func pidsCgroup(max uint64) error {
+	if !isCgroup(filepath.Dir(pidsRoot)) {
+		return errors.New(filepath.Dir(pidsRoot) + " is not a cgroup hierarchy (no pids controller mounted there)")
+	}
 	if err := os.MkdirAll(pidsRoot, 0o755); err != nil {
 		return err
 	}
@@ -65,8 +68,21 @@ func killCgroup(pid int) {
 	unix.Rmdir(dir)
 }
 
+// isCgroup reports whether dir is on a cgroup filesystem (v1 or v2): a folder of a plain
+// tmpfs in its place takes pids.max as a file and limits nothing.
+func isCgroup(dir string) bool {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return false
+	}
+	return st.Type == unix.CGROUP_SUPER_MAGIC || st.Type == unix.CGROUP2_SUPER_MAGIC
+}
+
 // cgroupsUsable reports whether pids cgroups can be made here.
 func cgroupsUsable() bool {
+	if !isCgroup(filepath.Dir(pidsRoot)) {
+		return false
+	}
 	if err := os.MkdirAll(pidsRoot, 0o755); err != nil {
 		return false
 	}

@@ -150,6 +150,9 @@ func addPath(ruleset int, path string, rights uint64) error {
 // (openVerified): the rule is added from that descriptor.
 func addVerifiedRoot(ruleset int, path, id string, rights uint64, read bool) error {
 	fd, st, err := openVerified(path, id, read)
+	if errors.Is(err, errRootAbsent) {
+		return nil // absent at the check and now: nothing to grant
+	}
 	if err != nil {
 		return err
 	}
@@ -158,11 +161,22 @@ func addVerifiedRoot(ruleset int, path, id string, rights uint64, read bool) err
 }
 
 // openVerified opens the root path (O_PATH) without following any link on the way (openat2,
-// RESOLVE_NO_SYMLINKS), and, when id is not "", only if it is still the file id ("dev:ino",
-// recorded when the user agreed): else a *WriteRootError (Read: a read root).
+// RESOLVE_NO_SYMLINKS; with a link on the way and an id, as it resolves), and, when id is not
+// "", only if it is still the file id ("dev:ino", recorded when the user agreed, or found by
+// gem's check at this start for a path in the workspace): else a *WriteRootError (Read: a
+// read root). A root gem found absent (RootAbsent) and still absent is errRootAbsent.
 func openVerified(path, id string, read bool) (int, unix.Stat_t, error) {
 	var st unix.Stat_t
 	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	if id == RootAbsent && errors.Is(err, unix.ENOENT) {
+		return -1, st, errRootAbsent
+	}
+	if errors.Is(err, unix.ELOOP) && id != "" {
+		// A path in the workspace as the workspace is named (a link on the way, such as the
+		// folder the user entered the project by): opened as it resolves, it still must be
+		// the file id, which a swapped link's target is not.
+		fd, err = unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return -1, st, &WriteRootError{Read: read, Path: path, Agreed: id, Err: err}
 	}
@@ -176,6 +190,9 @@ func openVerified(path, id string, read bool) (int, unix.Stat_t, error) {
 	}
 	return fd, st, nil
 }
+
+// errRootAbsent: a root absent at gem's check (RootAbsent) is absent still.
+var errRootAbsent = errors.New("absent")
 
 // addRule allows rights beneath fd (path, st: what it is).
 func addRule(ruleset, fd int, st *unix.Stat_t, path string, rights uint64) error {

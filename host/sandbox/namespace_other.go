@@ -17,8 +17,14 @@ func denyTerminalInjection(noNet, families bool) error { return nil }
 func seccompUsable() bool                              { return false }
 func guardUsable() bool                                { return false }
 
+// errNoSteps: a policy without steps (its limits at least) would run the program unlimited.
+var errNoSteps = errors.New("sandbox: the policy carries no steps (gem and its helper of different versions?)")
+
 // applySteps applies the steps a plan has here: the limits.
 func applySteps(p *Policy, warn io.Writer) (int, int, error) {
+	if len(p.Steps) == 0 {
+		return -1, -1, errNoSteps
+	}
 	for _, s := range p.Steps {
 		err := errors.New("not a step this system has")
 		if s.Op == StepLimits {

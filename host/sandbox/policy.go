@@ -425,6 +425,11 @@ func gemRunText(run Plan) string {
 
 // WriteRootError: a write root is not the file the user agreed to any more (replaced, or a
 // link now), found as the helper opened it; the program is not started.
+// RootAbsent is the identity (WriteIDs, ReadIDs) of a root gem's check found absent: the
+// helper then grants nothing there, and refuses what appeared since (a link to ~/.ssh made
+// between the check and the helper would otherwise be followed).
+const RootAbsent = "absent"
+
 type WriteRootError struct {
 	Read   bool // a read root (ReadIDs), else a write root
 	Path   string

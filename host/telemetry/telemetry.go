@@ -11,7 +11,8 @@
 // What a span may carry is data: Allowed lists, per kind, the attribute names that pass;
 // anything else is dropped before a Recorder sees it. Names, counts, durations, decisions and
 // outcomes pass; a tool's arguments and results, file contents, environment values, headers,
-// tokens and error messages never do. The prompt's text passes only with
+// tokens and error messages never do, nor a string holding a secret of the environment
+// (Config.Redact). The prompt's text passes only with
 // telemetry.logPrompts (Prompt, Config.LogPrompts), which is off by default in gem (Gemini
 // CLI's default is on: gem chose the safer one).
 package telemetry
@@ -19,6 +20,7 @@ package telemetry
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -96,6 +98,10 @@ type Handle interface {
 // Config is what the recording side needs of the settings.
 type Config struct {
 	LogPrompts bool // telemetry.logPrompts: the prompt's text is exported
+	// Redact are values no exported string may contain: the environment's secrets (a
+	// project's settings can name one in a value gem exports: "model": {"name": "$TOKEN"}).
+	// An attribute holding one is dropped.
+	Redact []string
 }
 
 type installed struct {
@@ -179,7 +185,8 @@ func (s *Span) filter(attrs []Attr) []Attr {
 }
 
 // Filter keeps the attributes of attrs that a span of kind may carry under cfg: names in
-// Allowed, values of the exported types, Prompt only with cfg.LogPrompts.
+// Allowed, values of the exported types, Prompt only with cfg.LogPrompts, no string holding
+// one of cfg.Redact.
 func Filter(kind Kind, cfg Config, attrs []Attr) []Attr {
 	out := attrs[:0:0]
 	for _, a := range attrs {
@@ -188,14 +195,23 @@ func Filter(kind Kind, cfg Config, attrs []Attr) []Attr {
 		}
 		switch v := a.Value.(type) {
 		case string:
-			if v != "" {
+			if v != "" && !holds(cfg.Redact, v) {
 				out = append(out, a)
 			}
-		case int64, bool, float64, []string:
+		case []string:
+			if !slices.ContainsFunc(v, func(s string) bool { return holds(cfg.Redact, s) }) {
+				out = append(out, a)
+			}
+		case int64, bool, float64:
 			out = append(out, a)
 		case int:
 			out = append(out, Attr{a.Key, int64(a.Value.(int))})
 		}
 	}
 	return out
+}
+
+// holds reports whether s contains one of secrets.
+func holds(secrets []string, s string) bool {
+	return slices.ContainsFunc(secrets, func(secret string) bool { return strings.Contains(s, secret) })
 }

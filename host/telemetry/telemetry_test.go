@@ -45,6 +45,8 @@ func TestFilter(t *testing.T) {
 		{"arguments and results never", KindToolCall, Config{}, []Attr{{"gem.args", `{"path": "secret"}`}, {"result", "secret"}}, nil},
 		{"the prompt without logPrompts", KindTurn, Config{}, []Attr{{Prompt, "secret"}, {PromptLength, 6}}, []Attr{{PromptLength, int64(6)}}},
 		{"the prompt with logPrompts", KindTurn, Config{LogPrompts: true}, []Attr{{Prompt, "hi"}}, []Attr{{Prompt, "hi"}}},
+		{"no value holding a secret of the environment", KindTurn, Config{Redact: []string{"ghp_s3cret9c41"}}, []Attr{{Model, "gemini-ghp_s3cret9c41"}, {Outcome, "ok"}}, []Attr{{Outcome, "ok"}}},
+		{"nor a list", KindLaunch, Config{Redact: []string{"ghp_s3cret9c41"}}, []Attr{{Mechanisms, []string{"Landlock", "x-ghp_s3cret9c41"}}, {Program, "sh"}}, []Attr{{Program, "sh"}}},
 		{"a launch's mechanisms, not its environment", KindLaunch, Config{}, []Attr{{Mechanisms, []string{"Landlock files"}}, {"env", []string{"TOKEN=x"}}, {Extension, ""}}, []Attr{{Mechanisms, []string{"Landlock files"}}}},
 		{"values of other types", KindTurn, Config{}, []Attr{{Model, struct{ S string }{"secret"}}, {Model, []byte("secret")}}, nil},
 	}

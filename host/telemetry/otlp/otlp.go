@@ -115,8 +115,9 @@ type Exporter struct {
 }
 
 // Start starts exporting to target and installs the recorder (telemetry.Install); version is
-// gem's, the service.version of what it sends.
-func Start(ctx context.Context, target Target, version string) (*Exporter, error) {
+// gem's, the service.version of what it sends; no exported string holds one of redact
+// (telemetry.Config.Redact: the environment's secrets).
+func Start(ctx context.Context, target Target, version string, redact ...string) (*Exporter, error) {
 	spans, metrics, err := exporters(ctx, target)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
@@ -133,7 +134,7 @@ func Start(ctx context.Context, target Target, version string) (*Exporter, error
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	e.rec.sessions.Add(ctx, 1)
-	telemetry.Install(e.rec, telemetry.Config{LogPrompts: target.LogPrompts})
+	telemetry.Install(e.rec, telemetry.Config{LogPrompts: target.LogPrompts, Redact: redact})
 	return e, nil
 }
 
@@ -161,9 +162,17 @@ func (e *Exporter) Shutdown() error {
 	}
 	e.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("telemetry: could not export to %s (%s): %w", e.target.Endpoint, e.target.Protocol, err)
+		return fmt.Errorf("telemetry: could not export to %s (%s): %w", redacted(e.target.Endpoint), e.target.Protocol, err)
 	}
 	return nil
+}
+
+// redacted is endpoint for a message: a password in it (http://user:token@host) as xxxxx.
+func redacted(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil {
+		return u.Redacted()
+	}
+	return endpoint
 }
 
 // exporters makes the span and metric exporters of target: no retry (a dead collector must

@@ -230,3 +230,27 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadCollectorKeepsTheEndpointsPassword: an endpoint with a password in it
+// (http://user:token@host) is named without it in the error the CLI prints.
+func TestDeadCollectorKeepsTheEndpointsPassword(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	for _, protocol := range []string{"http", "grpc"} {
+		t.Run(protocol, func(t *testing.T) {
+			e, err := Start(context.Background(), Target{Protocol: protocol, Endpoint: "http://gem:tok3n-9c41e7@" + addr}, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			record()
+			err = e.Shutdown()
+			if err == nil || strings.Contains(err.Error(), "tok3n-9c41e7") || !strings.Contains(err.Error(), addr) {
+				t.Errorf("Shutdown: %v, want an error naming %s without the password", err, addr)
+			}
+		})
+	}
+}

@@ -1,9 +1,10 @@
 // Command echoplugin is a test plugin built with pluginsdk: echo (typed args), slow (streams
-// and honours cancellation), fail (a typed error), ask (host services: confirm, progress,
+// and honours cancellation), fail (a typed error, of the type asked for), ask (host services: confirm, progress,
 // log), count (state kept across calls), crash (the process dies with a panic).
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -16,6 +17,12 @@ import (
 type echoArgs struct {
 	Text  string `json:"text" jsonschema:"what to echo"`
 	Times int    `json:"times,omitempty" jsonschema:"how many times (default 1)"`
+}
+
+// failArgs: the error type fail's error carries (default execution): any string a plugin
+// chooses.
+type failArgs struct {
+	Type string `json:"type,omitempty"`
 }
 
 type askArgs struct {
@@ -64,8 +71,8 @@ func main() {
 				fmt.Fprintln(os.Stderr, "about to crash")
 				panic("crashing on purpose")
 			}),
-			pluginsdk.NewTool("fail", "Always fails", pluginsdk.KindOther, func(ctx context.Context, a struct{}) (pluginsdk.Result, error) {
-				return pluginsdk.Result{}, &pluginsdk.ToolError{Type: "execution", Message: "it failed on purpose"}
+			pluginsdk.NewTool("fail", "Always fails", pluginsdk.KindOther, func(ctx context.Context, a failArgs) (pluginsdk.Result, error) {
+				return pluginsdk.Result{}, &pluginsdk.ToolError{Type: cmp.Or(pluginsdk.ErrorType(a.Type), pluginsdk.Execution), Message: "it failed on purpose"}
 			}),
 		},
 	})
