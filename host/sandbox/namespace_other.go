@@ -50,7 +50,8 @@ func setLimits(l Limits) error {
 		if err := syscall.Getrlimit(r.res, &cur); err != nil {
 			return err
 		}
-		lim := syscall.Rlimit{Cur: min(r.v, cur.Max), Max: min(r.v, cur.Max)}
+		v := lowered(r.v, cur.Max)
+		lim := syscall.Rlimit{Cur: v, Max: v}
 		if err := syscall.Setrlimit(r.res, &lim); err != nil {
 			return err
 		}
@@ -59,3 +60,12 @@ func setLimits(l Limits) error {
 }
 
 func runGuarded(Policy, int, int, string, []string, []string, io.Writer) int { return 126 }
+
+// lowered is v, or the hard limit max when that is lower (Rlimit's fields are uint64 on
+// some systems, int64 on the BSDs).
+func lowered[T int64 | uint64](v uint64, max T) T {
+	if uint64(max) < v {
+		return max
+	}
+	return T(v)
+}

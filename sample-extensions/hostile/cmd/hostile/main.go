@@ -19,14 +19,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/gemhost/gem/pluginsdk"
 	"github.com/gemhost/gem/pluginsdk/proto"
@@ -205,16 +202,7 @@ func attempt(what, arg string) (string, bool) {
 		// A secret in the kernel keyring the program's session reaches (Kerberos tickets in a
 		// KEYRING: cache, keys the user's tools cached): not namespaced for root, nor without
 		// a user namespace of the program's own.
-		id, err := unix.KeyctlSearch(unix.KEY_SPEC_SESSION_KEYRING, "user", arg, 0)
-		if err != nil {
-			return "BLOCKED: finding the key " + arg + " in the session keyring: " + err.Error(), false
-		}
-		buf := make([]byte, 256)
-		n, err := unix.KeyctlBuffer(unix.KEYCTL_READ, id, buf, 0)
-		if err != nil {
-			return "BLOCKED: reading the key " + arg + ": " + err.Error(), false
-		}
-		return fmt.Sprintf("ALLOWED: read the key %s: %s", arg, buf[:min(n, len(buf))]), true
+		return readKey(arg)
 	case "hang":
 		select {}
 	case "flood":
@@ -259,25 +247,4 @@ func main() {
 	if leaked {
 		os.Exit(3)
 	}
-}
-
-// withKey runs argv (not sandboxed: the user's side of a test) in a session keyring of its
-// own holding the user key name = value, as a Kerberos KEYRING: cache holds a ticket; the
-// keyring goes when the session's last process ends.
-func withKey(name, value string, argv []string) {
-	runtime.LockOSThread() // a keyring is the thread's until exec
-	if _, err := unix.KeyctlJoinSessionKeyring("gem-test-" + strconv.Itoa(os.Getpid())); err != nil {
-		fmt.Fprintln(os.Stderr, "hostile with-key:", err)
-		os.Exit(2)
-	}
-	if _, err := unix.AddKey("user", name, []byte(value), unix.KEY_SPEC_SESSION_KEYRING); err != nil {
-		fmt.Fprintln(os.Stderr, "hostile with-key:", err)
-		os.Exit(2)
-	}
-	path, err := exec.LookPath(argv[0])
-	if err == nil {
-		err = syscall.Exec(path, argv, os.Environ())
-	}
-	fmt.Fprintln(os.Stderr, "hostile with-key:", err)
-	os.Exit(2)
 }
