@@ -141,8 +141,9 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 	// --prefix: toolchain.KeepOuts; its environment's part is Program's); a server the user
 	// declared may mean the project's own packages.
 	spec := commands.ProgramSpec{Platform: platform, Declared: raw.Env, Command: resolved.Command, Args: resolved.Args, Server: raw.Name, Payload: payloadDir}
+	var args []string
 	if !x.Synthetic && resolved.Command != "" {
-		resolved.Args, _ = toolchain.KeepProjectOut(resolved.Command, resolved.Args, env.DataDir(x.Name))
+		args, _ = toolchain.KeepProjectOut(resolved.Command, slices.Clone(resolved.Args), env.DataDir(x.Name))
 	}
 	var childEnv []string
 	var policy *sandbox.Policy
@@ -207,7 +208,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		}
 	}
 	c, err := mcphost.New(mcphost.Config{
-		Name: raw.Name, Extension: x.Name, Source: x.ManifestPath, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy, Launcher: opts.Launcher,
+		Name: raw.Name, Extension: x.Name, Source: x.ManifestPath, Server: resolved, Args: args, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy, Launcher: opts.Launcher,
 		LocalAllowed:   localAllowed,
 		Auth:           &mcpauth.Store{Env: env},
 		StartTimeout:   mcpStartTimeout(env),
