@@ -84,7 +84,7 @@ func programSpec(env registry.Env, x *registry.Extension, name string) (ProgramS
 			continue
 		}
 		if s.Name == name {
-			spec.Declared, spec.Command, spec.Server = s.Env, resolved.MCPServers[i].Command, s.Name
+			spec.Declared, spec.Command, spec.Args, spec.Server = s.Env, resolved.MCPServers[i].Command, resolved.MCPServers[i].Args, s.Name
 			return spec, "MCP server " + name, nil
 		}
 		known = append(known, s.Name)

@@ -176,7 +176,8 @@ type ProgramSpec struct {
 	// Command is an MCP stdio server's command (name or path): its launcher profile and
 	// toolchain are what it needs (host/toolchain).
 	Command string
-	Server  string // the MCP server's name (its writes into the extension's folder are its own)
+	Args    []string // its arguments (as the manifest resolves them): toolchain.KeepProjectOut
+	Server  string   // the MCP server's name (its writes into the extension's folder are its own)
 	// Payload is the folder its launcher runs its pinned package from (installed by gem from
 	// a bundle or a mirror, host/toolchain/payload): read-only to it, its node_modules/.bin
 	// first on its PATH.
@@ -257,7 +258,15 @@ func Program(env registry.Env, x *registry.Extension, s ProgramSpec) ([]string, 
 	policy.Toolchains = toolchainGrants(needs, policy)
 	toolchain.EnsureCaches(needs, policy.Write, env.Home)
 	cachesAsOverlays(env, x, s, policy)
-	return finishEnv(childEnv, s.Environ, policy, needs, tenv, env.GitConfigFile(policy.Workspace), own...), policy, nil
+	childEnv = finishEnv(childEnv, s.Environ, policy, needs, tenv, env.GitConfigFile(policy.Workspace), own...)
+	// An extension's server started by a launcher that would run the project's code first
+	// (python -m NAME: the working folder on sys.path) gets what keeps it out; a server the
+	// user declared keeps the project's modules (it may mean them).
+	if s.Command != "" && !x.Synthetic {
+		_, keep := toolchain.KeepProjectOut(s.Command, s.Args, env.DataDir(x.Name))
+		childEnv = setEnv(childEnv, keep...)
+	}
+	return childEnv, policy, nil
 }
 
 // cachesAsOverlays gives a program the launcher caches it may write (~/.npm, node-gyp's,

@@ -93,9 +93,13 @@ type Config struct {
 	Extension string             // the extension that declares it
 	Source    string             // the file that declares it (a manifest, settings.json), for messages
 	Server    manifest.MCPServer // with variables resolved
-	Env       []string           // a stdio server's whole environment
-	Dir       string             // a stdio server's working folder when Server.Cwd is empty
-	Policy    *sandbox.Policy    // a stdio server's sandbox; nil runs it unrestricted
+	// Args, when set, are what a stdio server is started with instead of Server.Args: those
+	// with what gem adds to keep the project's code out (toolchain.KeepProjectOut). Messages
+	// and lists show Server's command line, as the manifest has it.
+	Args   []string
+	Env    []string        // a stdio server's whole environment
+	Dir    string          // a stdio server's working folder when Server.Cwd is empty
+	Policy *sandbox.Policy // a stdio server's sandbox; nil runs it unrestricted
 	// Launcher is the session's (host/launch), which starts a stdio server; nil starts it
 	// as prepared, with no session (tests).
 	Launcher *launch.Launcher

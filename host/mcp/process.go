@@ -66,7 +66,11 @@ func (s *Client) startProcess(progress *progressLines) (*sandbox.Process, sdk.Tr
 		inW.Close()
 		return nil, nil, err
 	}
-	spec := sandbox.Program{Path: path, Args: s.Server.Args, Env: s.Env, Dir: dir, Name: s.Name, Extension: s.Extension, Policy: s.Policy}
+	args := s.Server.Args
+	if s.Args != nil {
+		args = s.Args
+	}
+	spec := sandbox.Program{Path: path, Args: args, Env: s.Env, Dir: dir, Name: s.Name, Extension: s.Extension, Policy: s.Policy}
 	tail := &sandbox.StderrTail{}
 	progress.w = tail
 	p, err := s.Launcher.Start(spec, sandbox.Streams{Stdin: inR, Stdout: outW, Stderr: progress, StdinWriter: inW})

@@ -25,6 +25,12 @@
 // (Managers: nvm, pyenv, asdf, mise, volta, fnm, uv's Pythons …) of a family already
 // granted, or another venv when one was granted, needs no new consent (Switched); an
 // interpreter elsewhere still asks. What is read is only ever read.
+//
+// An extension's MCP server starts in the project, which other programs may change: a
+// second table, KeepOuts, says per launcher what keeps the project's code out of it (npx and
+// npm exec get --prefix=<the extension's data folder>, python -m PYTHONSAFEPATH=1);
+// KeepProjectOut applies it. A server the user declared in their own settings is left as it
+// is: they may mean the project's packages.
 package toolchain
 
 import (

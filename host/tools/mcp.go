@@ -137,11 +137,19 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 			}
 		}
 	}
+	// An extension's server never runs the project's code in its launcher's place (npx's
+	// --prefix: toolchain.KeepOuts; its environment's part is Program's); a server the user
+	// declared may mean the project's own packages.
+	spec := commands.ProgramSpec{Platform: platform, Declared: raw.Env, Command: resolved.Command, Args: resolved.Args, Server: raw.Name, Payload: payloadDir}
+	var args []string
+	if !x.Synthetic && resolved.Command != "" {
+		args, _ = toolchain.KeepProjectOut(resolved.Command, slices.Clone(resolved.Args), env.DataDir(x.Name))
+	}
 	var childEnv []string
 	var policy *sandbox.Policy
 	program := func() error {
 		var err error
-		if childEnv, policy, err = opts.Launcher.Program(x, commands.ProgramSpec{Platform: platform, Declared: raw.Env, Command: resolved.Command, Server: raw.Name, Payload: payloadDir}); err != nil {
+		if childEnv, policy, err = opts.Launcher.Program(x, spec); err != nil {
 			return fmt.Errorf("mcp server %s of %s: %w", raw.Name, x.Name, err)
 		}
 		return nil
@@ -200,7 +208,7 @@ func (r *Catalog) prepareServer(env registry.Env, x *registry.Extension, m *mani
 		}
 	}
 	c, err := mcphost.New(mcphost.Config{
-		Name: raw.Name, Extension: x.Name, Source: x.ManifestPath, Server: resolved, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy, Launcher: opts.Launcher,
+		Name: raw.Name, Extension: x.Name, Source: x.ManifestPath, Server: resolved, Args: args, Env: childEnv, Dir: env.Cwd, Logger: opts.Logger, Policy: policy, Launcher: opts.Launcher,
 		LocalAllowed:   localAllowed,
 		Auth:           &mcpauth.Store{Env: env},
 		StartTimeout:   mcpStartTimeout(env),
