@@ -595,11 +595,15 @@ func TestCommandsAndSkills(t *testing.T) {
 	}
 }
 
-// TestBuiltinCommands: the session's built-in commands (gem shell's /stats, /memory,
-// /chat, /skills, /skill, /clear…) are advertised first and run for a prompt naming one:
-// what they show is the agent's message, and the model is not asked.
+// TestBuiltinCommands: gem shell's built-in commands (/stats, /memory, /chat, /skills,
+// /skill, /clear…, and /help, /extensions, /commands, /history, which need no session) are
+// advertised first and run for a prompt naming one: what they show is the agent's
+// message, and the model is not asked. /history is the session's prompts.
 func TestBuiltinCommands(t *testing.T) {
 	conn, c, proj, srv := serve(t, chunks(text("Hi.")))
+	ext := filepath.Join(filepath.Dir(proj), ".gemini", "extensions", "kit")
+	os.MkdirAll(ext, 0o755)
+	os.WriteFile(filepath.Join(ext, "gemini-extension.json"), []byte(`{"name": "kit", "version": "2.0.0"}`), 0o644)
 	ctx := context.Background()
 	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: proj, McpServers: []acp.McpServer{}})
 	if err != nil {
@@ -618,7 +622,7 @@ func TestBuiltinCommands(t *testing.T) {
 		}
 		c.mu.Unlock()
 	}
-	if got := strings.Join(advertised, " "); !strings.HasPrefix(got, "chat model tools mcp memory stats compress agents clear skills skill restore") {
+	if got := strings.Join(advertised, " "); !strings.HasPrefix(got, "chat model tools mcp memory stats compress agents clear skills skill restore help extensions commands history") {
 		t.Errorf("the commands advertised: %q", got)
 	}
 	say := func(prompt string) string {
@@ -651,7 +655,11 @@ func TestBuiltinCommands(t *testing.T) {
 		{"/chat list", "first"},
 		{"/chat resume nosuch", "no chat saved under this tag"},
 		{"/model", "Model: "},
-		{"/skills", "No skills"}, {"/skill nosuch", `no skill "nosuch"`}, {"/clear", "New conversation"},
+		{"/skills", "No skills"}, {"/skill nosuch", `no skill "nosuch"`},
+		{"/help", "  /extensions  list the extensions and their state"}, {"/help", "  /memory  "},
+		{"/extensions", "kit   2.0.0    enabled  user"}, {"/commands", "No extension commands"},
+		{"/history", "   1  hello\n"},
+		{"/clear", "New conversation"},
 	} {
 		if got := say(step.prompt); !strings.Contains(got, step.want) {
 			t.Errorf("%s: %q, want it to say %q", step.prompt, got, step.want)
