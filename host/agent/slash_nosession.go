@@ -91,7 +91,7 @@ func helpCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string) error
 	section(w, "MCP prompts (sent to the model):", bySource(func(c Command) bool { return c.Source == "mcp" }), func(c Command) string { return "(from MCP server " + c.Server + ")" })
 	section(w, "Skills (/<skill> <request> activates one for the request):", bySource(func(c Command) bool { return c.Source == "skill" }), func(c Command) string { return "" })
 	if !e.InSession {
-		fmt.Fprintln(w, "MCP prompts and skills: listed here once a session is open (in gem shell, after the first prompt or /mcp).")
+		fmt.Fprintln(w, "MCP prompts and skills: listed here once a session is open (the shell opens it with the first prompt, or /mcp).")
 	}
 	return nil
 }
@@ -141,7 +141,7 @@ func extensionsCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string)
 		fmt.Fprintln(w, "warning:", termsafe.Text(warn))
 	}
 	if len(d.All) == 0 {
-		_, err := fmt.Fprintln(w, "No extensions installed: install one with gem ext install <path|git-url|owner/repo>.")
+		_, err := fmt.Fprintln(w, "No extensions installed.")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -160,7 +160,7 @@ func extensionsCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string)
 func commandsCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string) error {
 	rows := extensionCommands(e)
 	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "No extension commands: install an extension that declares some (gem ext install …).")
+		_, err := fmt.Fprintln(w, "No extension commands: no enabled extension declares one.")
 		return err
 	}
 	listExtensionCommands(w, e, rows)
