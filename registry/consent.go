@@ -240,6 +240,24 @@ func applyTrust(env Env, items []*Extension) {
 // Active reports whether x's programs may run here: not shadowed, enabled, not blocked.
 func (x *Extension) Active() bool { return !x.Shadowed && x.Enabled && x.Blocked == BlockNone }
 
+// State is the one-word state of x, as gem ext list and the /extensions command show it:
+// enabled, disabled, shadowed, conflict (a project extension named like a user one), or why
+// it is blocked (untrusted-folder, not-consented, changed, bad-name).
+func (x *Extension) State() string {
+	switch {
+	case x.Conflict:
+		return "conflict"
+	case x.Shadowed:
+		return "shadowed"
+	case x.Blocked != BlockNone:
+		return string(x.Blocked)
+	case x.Enabled:
+		return "enabled"
+	default:
+		return "disabled"
+	}
+}
+
 // Skipped returns the effective extensions that are blocked (for the notice on stderr and
 // gem doctor).
 func (d *Discovery) Skipped() []*Extension {

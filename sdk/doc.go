@@ -75,6 +75,10 @@
 //   - Prompts are text plus images (Session.Attach: inline to the model, kept in the
 //     history); Session.Expand and Session.Commands know every slash command gem knows:
 //     prompt commands, MCP servers' prompts, skills ("/<skill> request" activates one).
+//     gem's built-in commands (/compress, /stats, /help…) are one table, gem shell's and
+//     gem acp's: Session.RunCommand runs them; those that need no session (Command's
+//     NeedsSession false: /help, /history, /extensions, /commands) RunCommand runs without
+//     an agent, so a program offers them before it has a model key.
 //   - Options.Model is the model and its backend: Gemini (any genai client configuration:
 //     the Gemini API with a key, Vertex AI with a project and location, a base URL),
 //     GeminiClient (a *genai.Client of the program's), or the program's own Model (two

@@ -3,6 +3,7 @@ package sdk_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -374,8 +375,8 @@ func ExampleQuestion_Schema() {
 }
 
 // The slash commands a user may type, listed without opening an agent (no model key
-// needed): gem's built-in conversation commands, which Session.RunCommand runs, and the
-// prompt commands of the settings (none for a bare agent).
+// needed): gem's built-in commands, which Session.RunCommand runs (and RunCommand, those
+// that need no session), and the prompt commands of the settings (none for a bare agent).
 func ExampleCommands() {
 	cmds, err := sdk.Commands(sdk.Options{Settings: sdk.NoSettings})
 	if err != nil {
@@ -388,7 +389,43 @@ func ExampleCommands() {
 	}
 	fmt.Println(strings.Join(names, " "))
 	// Output:
-	// /chat /model /tools /mcp /memory /stats /compress /agents /clear /skills /skill /restore
+	// /chat /model /tools /mcp /memory /stats /compress /agents /clear /skills /skill /restore /help /extensions /commands /history
+}
+
+// The built-in commands that need no session (NeedsSession false: /help, /history,
+// /extensions, /commands) run without an agent: no model, no API key — as gem shell runs
+// them before its first prompt. Host.History is what the program's user typed.
+func ExampleRunCommand() {
+	_, getenv, stop, err := startFake()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+	home := getenv("HOME")
+	os.MkdirAll(filepath.Join(home, ".gemini", "extensions", "notes"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "extensions", "notes", "gemini-extension.json"), []byte(`{"name": "notes", "version": "1.2.0"}`), 0o644)
+	noKey := func(k string) string {
+		if k == "GEMINI_API_KEY" {
+			return ""
+		}
+		return getenv(k)
+	}
+	typed := func() []string { return []string{"/extensions", "/history"} }
+	o := sdk.Options{Cwd: filepath.Join(home, "proj"), Getenv: noKey, Host: &sdk.Host{History: typed}}
+	ctx := context.Background()
+	out, _ := sdk.RunCommand(ctx, o, "extensions", nil)
+	fmt.Println(strings.Fields(strings.Split(out, "\n")[1])[:3])
+	out, _ = sdk.RunCommand(ctx, o, "history", nil)
+	fmt.Print(out)
+	_, err = sdk.RunCommand(ctx, o, "stats", nil)
+	_, needs := errors.AsType[*sdk.NeedsSessionError](err)
+	fmt.Println(needs, err)
+	// Output:
+	// [notes 1.2.0 enabled]
+	//    1  /extensions
+	//    2  /history
+	// true /stats works on a session: open one first
 }
 
 // A built-in command runs on the session as gem shell and gem acp run it: /clear starts a

@@ -46,6 +46,9 @@ type Host struct {
 	Warn     func(error)
 	Say      func(string)
 	Progress func(string)
+	// History is what the user typed at the program's prompt, oldest first: what /history
+	// shows (nil: a session's prompts, none without a session).
+	History func() []string
 }
 
 // host is the agent's Host (an empty one when the program gives none).

@@ -53,18 +53,13 @@ func listSessions(env registry.Env) ([]SessionInfo, error) {
 	return out, nil
 }
 
-// Command is a slash command a user may type: one of gem's built-in conversation commands
-// (/compress, /memory, /stats…: RunCommand runs them), a prompt command of the user's, the
-// project's or an extension's commands/*.toml, a prompt of an MCP server, or a skill
-// ("/<skill> request" activates it); Expand turns the others into a prompt.
-type Command struct {
-	Name        string // without the slash
-	Description string
-	Source      string // builtin, user, project or extension (prompt commands), mcp or skill
-	Extension   string // the extension that brings it, for Source extension (and skills)
-	Server      string // the MCP server, for Source mcp
-	Hint        string // what follows the name: a built-in's arguments, an MCP prompt's, else ""
-}
+// Command is a slash command a user may type: one of gem's built-in commands (/compress,
+// /memory, /stats, /help…: RunCommand and Session.RunCommand run them), a prompt command of
+// the user's, the project's or an extension's commands/*.toml, a prompt of an MCP server, or
+// a skill ("/<skill> request" activates it); Expand turns the others into a prompt. Its
+// NeedsSession is false for the built-in commands that need no session (/help, /history,
+// /extensions, /commands): RunCommand runs them without opening an agent.
+type Command = agent.Command
 
 // Commands are the slash commands, in the order a name is looked for: the built-in ones
 // (RunCommand) first, as in gem shell, then those Expand knows (a prompt command hides an
@@ -79,21 +74,21 @@ func (s *Session) Commands(ctx context.Context) []Command {
 			out = append(out, c)
 		}
 	}
-	for _, c := range builtinCommands() {
+	for _, c := range agent.BuiltinCommands() {
 		add(c)
 	}
 	for _, c := range s.conv.Commands {
-		add(Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension})
+		add(Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension, NeedsSession: true})
 	}
 	for _, p := range s.conv.MCPPrompts(ctx) {
 		var args []string
 		for _, a := range p.Arguments {
 			args = append(args, a.Name+"=…")
 		}
-		add(Command{Name: p.Command, Description: p.Description, Source: "mcp", Server: p.Server, Hint: strings.Join(args, " ")})
+		add(Command{Name: p.Command, Description: p.Description, Source: "mcp", Server: p.Server, Hint: strings.Join(args, " "), NeedsSession: true})
 	}
 	for _, sk := range s.conv.Skills() {
-		add(Command{Name: sk.Name, Description: sk.Description, Source: "skill", Extension: sk.Extension})
+		add(Command{Name: sk.Name, Description: sk.Description, Source: "skill", Extension: sk.Extension, NeedsSession: true})
 	}
 	return out
 }
@@ -107,45 +102,96 @@ func Commands(o Options) ([]Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := builtinCommands()
+	return commandsOf(o, env, discoveryOf(o, env)), nil
+}
+
+// commandsOf are Commands' list, with the extensions of d.
+func commandsOf(o Options, env registry.Env, d *registry.Discovery) []Command {
+	out := agent.BuiltinCommands()
 	if o.Settings == NoSettings {
-		return out, nil
-	}
-	var d *registry.Discovery
-	if o.Host != nil {
-		d = o.Host.Discovery
-	}
-	if d == nil {
-		d = registry.Discover(env, registry.Providers)
+		return out
 	}
 	cmds, _ := agent.PromptCommands(env, d)
 	for _, c := range cmds {
 		if !slices.ContainsFunc(out, func(o Command) bool { return o.Name == c.Name }) {
-			out = append(out, Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension})
+			out = append(out, Command{Name: c.Name, Description: c.Description, Source: c.Source, Extension: c.Extension, NeedsSession: true})
 		}
-	}
-	return out, nil
-}
-
-// builtinCommands are gem's built-in conversation commands.
-func builtinCommands() []Command {
-	var out []Command
-	for _, sc := range agent.SlashCommands {
-		out = append(out, Command{Name: sc.Name, Description: sc.Description, Source: "builtin", Hint: sc.Hint})
 	}
 	return out
 }
+
+// discoveryOf are the extensions an agent of o would find: Host.Discovery, none under
+// NoSettings, else discovered.
+func discoveryOf(o Options, env registry.Env) *registry.Discovery {
+	switch {
+	case o.Host != nil && o.Host.Discovery != nil:
+		return o.Host.Discovery
+	case o.Settings == NoSettings:
+		return &registry.Discovery{}
+	}
+	return registry.Discover(env, registry.Providers)
+}
+
+// RunCommand runs a built-in command that needs no session (a Command whose NeedsSession
+// is false: /help, /history, /extensions, /commands) as an agent of o would run it,
+// without opening one: no model, no API key, no tool or server started. Options' Getenv,
+// Cwd, Settings and Host (its Discovery, and History for /history) are read, the rest
+// ignored. It returns what the command shows: text for a person. A built-in command that
+// works on a session is an *agent's* (Session.RunCommand): a *NeedsSessionError; a name
+// no built-in command has, an *UnknownCommandError.
+func RunCommand(ctx context.Context, o Options, name string, args []string) (string, error) {
+	env, _, err := envOf(o)
+	if err != nil {
+		return "", err
+	}
+	d := discoveryOf(o, env)
+	e := agent.CommandEnv{Env: env, Discovery: d, Commands: commandsOf(o, env, d)}
+	if o.Host != nil && o.Host.History != nil {
+		e.History = o.Host.History()
+	}
+	var b strings.Builder
+	err = agent.RunWithoutSession(ctx, e, &b, name, args)
+	return b.String(), err
+}
+
+// NeedsSessionError is a built-in command given to RunCommand that works on a session
+// (Session.RunCommand runs it).
+type NeedsSessionError = agent.NeedsSessionError
 
 // ErrNoChat is /chat resume or delete of a tag nothing is saved under (errors.Is).
 var ErrNoChat = agent.ErrNoChat
 
 // RunCommand runs the built-in command name (a Command of Source builtin, without the
 // slash) with its arguments, as gem shell runs it, and returns what it shows: text for a
-// person. A name that is no built-in command is an *UnknownCommandError.
+// person. A name that is no built-in command is an *UnknownCommandError. The commands
+// that need no session run as RunCommand runs them, with the session's commands (its MCP
+// servers' prompts and skills too) and, for /history, Host.History or else the session's
+// prompts.
 func (s *Session) RunCommand(ctx context.Context, name string, args []string) (string, error) {
 	var b strings.Builder
-	err := s.conv.RunCommand(ctx, &b, name, args)
+	var err error
+	if sc, ok := agent.SlashCommandNamed(name); ok && sc.NoSession != nil {
+		err = agent.RunWithoutSession(ctx, s.commandEnv(ctx), &b, name, args)
+	} else {
+		err = s.conv.RunCommand(ctx, &b, name, args)
+	}
 	return b.String(), err
+}
+
+// commandEnv is what the commands that need no session read in s.
+func (s *Session) commandEnv(ctx context.Context) agent.CommandEnv {
+	a := s.agent
+	e := agent.CommandEnv{Env: a.env, Discovery: a.disc, Commands: s.Commands(ctx), InSession: true}
+	if h := a.opts.Host; h != nil && h.History != nil {
+		e.History = h.History()
+		return e
+	}
+	for _, m := range transcriptOf(s.conv.Session) {
+		if m.Role == "user" {
+			e.History = append(e.History, m.Text)
+		}
+	}
+	return e
 }
 
 // UnknownCommandError is a name RunCommand does not know.

@@ -13,10 +13,13 @@ import (
 	"github.com/gemhost/gem/internal/termsafe"
 )
 
-// SlashCommand is one of the conversation's built-in commands (/compress, /memory, /stats…),
-// as Gemini CLI has them: the same table serves gem shell, the SDK (Session.Commands and
-// RunCommand) and gem acp (available_commands_update, a prompt naming one), so a command is
-// built once and reaches every front.
+// SlashCommand is one of gem's built-in commands (/compress, /memory, /stats, /help…), as
+// Gemini CLI has them: the same table serves gem shell, the SDK (Commands, Session.Commands,
+// RunCommand and Session.RunCommand) and gem acp (available_commands_update, a prompt
+// naming one), so a command is built once and reaches every front. Most work on the
+// conversation (Run); a few need none (NoSession), so that a program runs them without
+// opening an agent: gem shell without an API key. gem shell's /quit and /exit are its
+// own: they leave the terminal, which no other front has.
 type SlashCommand struct {
 	Name        string
 	Description string
@@ -24,22 +27,29 @@ type SlashCommand struct {
 	// Run does the command on the conversation, writing what it shows to w (text for a
 	// person; termsafe'd where it repeats what a file or server said).
 	Run func(ctx context.Context, c *Conversation, w io.Writer, args []string) error
+	// NoSession, set instead of Run, does a command that reads only what the program found
+	// (the extensions, the commands, what the user typed): RunWithoutSession.
+	NoSession func(ctx context.Context, e CommandEnv, w io.Writer, args []string) error
 }
 
-// SlashCommands are the conversation's built-in commands, in the order they are listed.
+// SlashCommands are gem's built-in commands, in the order they are listed.
 var SlashCommands = []SlashCommand{
-	{"chat", "save, resume, list or delete conversations by tag: /chat save|resume|list|delete [tag]", "save|resume|list|delete [tag]", chatCommand},
-	{"model", "show the model, or switch to another: /model <name>", "[model]", modelCommand},
-	{"tools", "list the tools the model may call (/tools desc: with their descriptions)", "[desc]", toolsCommand},
-	{"mcp", "list the MCP servers: state, tools and prompts", "", mcpCommand},
-	{"memory", "the context the model gets: /memory show|add <fact>|refresh", "show|add <fact>|refresh", memoryCommand},
-	{"stats", "token counts of the last turn and of the conversation", "", statsCommand},
-	{"compress", "replace the conversation by a summary of it, to save tokens", "", compressCommand},
-	{"agents", "list the subagents the model may hand tasks to", "", agentsCommand},
-	{"clear", "start a new conversation (the last one stays saved: gem sessions)", "", clearCommand},
-	{"skills", "list the skills; /skills enable|disable <name> switches one", "[list|enable <name>|disable <name>]", skillsCommand},
-	{"skill", "activate a skill: its instructions join the conversation", "<name>", skillCommand},
-	{"restore", "list the checkpoints, or bring the files and the conversation back to one: /restore [<id>] (general.checkpointing.enabled)", "[id]", restoreCommand},
+	{"chat", "save, resume, list or delete conversations by tag: /chat save|resume|list|delete [tag]", "save|resume|list|delete [tag]", chatCommand, nil},
+	{"model", "show the model, or switch to another: /model <name>", "[model]", modelCommand, nil},
+	{"tools", "list the tools the model may call (/tools desc: with their descriptions)", "[desc]", toolsCommand, nil},
+	{"mcp", "list the MCP servers: state, tools and prompts", "", mcpCommand, nil},
+	{"memory", "the context the model gets: /memory show|add <fact>|refresh", "show|add <fact>|refresh", memoryCommand, nil},
+	{"stats", "token counts of the last turn and of the conversation", "", statsCommand, nil},
+	{"compress", "replace the conversation by a summary of it, to save tokens", "", compressCommand, nil},
+	{"agents", "list the subagents the model may hand tasks to", "", agentsCommand, nil},
+	{"clear", "start a new conversation (the last one stays saved: gem sessions)", "", clearCommand, nil},
+	{"skills", "list the skills; /skills enable|disable <name> switches one", "[list|enable <name>|disable <name>]", skillsCommand, nil},
+	{"skill", "activate a skill: its instructions join the conversation", "<name>", skillCommand, nil},
+	{"restore", "list the checkpoints, or bring the files and the conversation back to one: /restore [<id>] (general.checkpointing.enabled)", "[id]", restoreCommand, nil},
+	{"help", "list the commands: built-in, the extensions', prompt commands, MCP prompts and skills", "", nil, helpCommand},
+	{"extensions", "list the extensions and their state", "", nil, extensionsCommand},
+	{"commands", "list the extensions' commands", "", nil, commandsCommand},
+	{"history", "show what was typed (under gem acp: the session's prompts)", "", nil, historyCommand},
 }
 
 // SlashCommandNamed is the built-in command of that name (without the slash).
@@ -62,6 +72,9 @@ func (c *Conversation) RunCommand(ctx context.Context, w io.Writer, name string,
 	sc, ok := SlashCommandNamed(name)
 	if !ok {
 		return &UnknownCommandError{Name: name}
+	}
+	if sc.Run == nil {
+		return fmt.Errorf("/%s needs no conversation: RunWithoutSession runs it", name)
 	}
 	return sc.Run(ctx, c, w, args)
 }

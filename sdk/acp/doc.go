@@ -44,8 +44,9 @@
 //     and also as the "mode" config option (ready for v2's modes-as-options); the model is
 //     the "model" config option. The mode is saved with the session: load and resume
 //     restore it where it is still allowed (yolo needs a trusted folder).
-//   - available_commands_update lists gem's built-in conversation commands (/compress,
-//     /memory, /stats, /tools, /mcp, /chat, /model, /agents: gem shell's, from one table),
+//   - available_commands_update lists gem's built-in commands (/compress, /memory, /stats,
+//     /tools, /mcp, /chat, /model, /agents, /help, /extensions, /commands, /history: gem
+//     shell's, from one table; /history is the session's prompts),
 //     the prompt commands, the MCP servers' prompts and the skills, sent just after the
 //     session is made (listing the prompts starts the servers: in the background, as Gemini
 //     CLI does). A prompt naming a built-in runs it: what it shows is the agent's message

@@ -77,6 +77,7 @@ func openSDKAgent(ctx context.Context, s *session, services *tools.Services, o a
 		Launcher: s.launch(),
 		Warn:     func(err error) { s.warn("%s", errorText(err)) },
 		Say:      func(msg string) { fmt.Fprintln(s.stderr, termsafe.Text(msg)) },
+		History:  s.typed,
 	}
 	if s.io.Interactive() {
 		host.AskWorkspace = s.askWorkspace

@@ -10,43 +10,6 @@ import (
 	"github.com/gemhost/gem/host/commands"
 )
 
-type commandJSON struct {
-	Name           string   `json:"name"`
-	Qualified      string   `json:"qualifiedName"`
-	Extension      string   `json:"extension"`
-	Description    string   `json:"description"`
-	Subcommands    []string `json:"subcommands"`
-	RequireConfirm bool     `json:"requireConfirm"`
-	Binary         string   `json:"binary,omitempty"`
-	PlatformRule   string   `json:"platformRule,omitempty"`
-	State          string   `json:"state"` // ready, unavailable
-	Error          string   `json:"error,omitempty"`
-}
-
-// commandRows lists the table with resolved binaries (warnings for the unavailable ones).
-func commandRows(s *session, t *commands.Table) []commandJSON {
-	var rows []commandJSON
-	for _, e := range t.Entries {
-		x := e.Extension
-		c := x.Manifest().Command(e.Declared)
-		row := commandJSON{Name: e.Name, Qualified: e.Qualified(), Extension: x.Name, State: "ready", Subcommands: []string{}}
-		if c == nil {
-			continue
-		}
-		row.Description, row.RequireConfirm = c.Description, c.RequireConfirm
-		if c.Subcommands != nil {
-			row.Subcommands = c.Subcommands
-		}
-		if b, err := x.ResolveBinary(s.env, "command", e.Name, c.Binary); err != nil {
-			row.State, row.Error = "unavailable", err.Error()
-		} else {
-			row.Binary, row.PlatformRule = b.Path, b.Platform.Rule
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
 type commandsOptions struct {
 	jsonOutput
 }
@@ -58,7 +21,7 @@ func commandsCommand(f *Factory) *cli.Command {
 
 func listCommands(_ context.Context, s *session, opts commandsOptions) error {
 	d := s.discover()
-	rows := commandRows(s, commands.NewTable(d))
+	rows := commands.NewTable(d).Rows(s.env)
 	for _, row := range rows {
 		if row.Error != "" {
 			s.warn("%s", row.Error)

@@ -61,6 +61,8 @@ type session struct {
 
 	launchOnce sync.Once
 	launcher   *launch.Launcher
+
+	typed func() []string // gem shell's input history, for /history (sdk.Host.History)
 }
 
 // launch is the invocation's launcher (host/launch): made once, on first use, with the

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gemhost/gem/internal/iostreams"
+	"github.com/gemhost/gem/sdk"
 )
 
 //go:generate go run ../../../scripts/clidocs ../../../docs/cli
@@ -32,6 +33,9 @@ func Reference() map[string][]byte {
 		var b bytes.Buffer
 		b.WriteString(generatedNote)
 		writeCommand(&b, "gem", c, 1)
+		if c.Name == "shell" {
+			writeSlashCommands(&b)
+		}
 		files[name] = b.Bytes()
 	}
 	files["gem.md"] = index.Bytes()
@@ -39,6 +43,32 @@ func Reference() map[string][]byte {
 }
 
 const generatedNote = "<!-- generated from gem's command tree by `make docs` (cmd/gem/cli/reference.go); do not edit -->\n"
+
+// writeSlashCommands writes the built-in slash commands: the SDK's table (sdk.Commands),
+// which gem shell's /help and gem acp's available commands list too, then the shell's own.
+func writeSlashCommands(b *bytes.Buffer) {
+	cmds, _ := sdk.Commands(sdk.Options{Settings: sdk.NoSettings})
+	b.WriteString("## Built-in slash commands\n\n" +
+		"The same in `gem shell` (where `/help` lists them with the extensions' commands and the prompt commands), " +
+		"the Go SDK (`sdk.Commands`, `Session.RunCommand`) and `gem acp` (advertised to the editor). " +
+		"Those marked *no session* run without the model side, so without an API key (`sdk.RunCommand`).\n\n" +
+		"| command | what it does |\n|---|---|\n")
+	for _, c := range cmds {
+		if c.Source != "builtin" {
+			continue
+		}
+		use := strings.TrimSpace("/" + c.Name + " " + c.Hint)
+		note := ""
+		if !c.NeedsSession {
+			note = " *(no session)*"
+		}
+		fmt.Fprintf(b, "| `%s` | %s%s |\n", strings.ReplaceAll(use, "|", `\|`), cell(c.Description), note)
+	}
+	for _, name := range terminalOnly {
+		fmt.Fprintf(b, "| `/%s` | leave the shell, also Ctrl-D *(gem shell only: the terminal's)* |\n", name)
+	}
+	b.WriteString("\n")
+}
 
 // writeCommand writes c, whose parent's path is parent, as a section of heading level
 // depth, then its subcommands one level deeper.

@@ -6,15 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gemhost/gem/internal/plural"
 	"github.com/gemhost/gem/internal/prompt"
@@ -24,7 +21,6 @@ import (
 	"github.com/peterh/liner"
 	"github.com/urfave/cli/v2"
 
-	"github.com/gemhost/gem/cmd/gem/internal/view"
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/sdk"
@@ -59,35 +55,45 @@ type shell struct {
 	cancelTurn context.CancelFunc
 }
 
-// shellBuiltins are the shell's own commands: the terminal's and gem's extension commands'
-// (the conversation's built-in commands, /compress, /skills…, are the SDK's: sdk.Commands,
-// which gem acp advertises too).
-var shellBuiltins = map[string]string{
-	"help":       "list the commands",
-	"extensions": "list the extensions and their state",
-	"commands":   "list the extensions' commands",
-	"history":    "show the command history",
-	"quit":       "leave the shell (also /exit, Ctrl-D)",
-	"exit":       "leave the shell",
-}
+// terminalOnly are the shell's own commands: they leave the terminal, which no other front
+// has. Every other built-in command is the SDK's (sdk.Commands: /help, /compress, /skills…),
+// which gem acp advertises and runs too.
+var terminalOnly = []string{"quit", "exit"}
 
-// builtins are the shell's own commands and the SDK's built-in ones, by name.
-func (s *shell) builtins() map[string]string {
-	out := maps.Clone(shellBuiltins)
+// terminalHelp is what /help adds in the shell.
+const terminalHelp = "Terminal commands (gem shell only):\n  /quit, /exit  leave the shell (also Ctrl-D); /clear also clears the screen\n"
+
+// builtins are the shell's own commands and the SDK's built-in ones.
+func (s *shell) builtins() []string {
+	out := slices.Clone(terminalOnly)
 	for _, c := range s.commands() {
 		if c.Source == "builtin" {
-			out[c.Name] = c.Description
+			out = append(out, c.Name)
 		}
 	}
-	out["clear"] = "clear the screen and start a new conversation (the old one stays saved)"
 	return out
 }
 
 // commands are the SDK's slash commands here, found without the model side: the built-in
 // ones and the prompt commands (commands/*.toml).
 func (s *shell) commands() []sdk.Command {
-	cmds, _ := sdk.Commands(sdk.Options{Cwd: s.sess.env.Cwd, Getenv: s.sess.env.Getenv, Host: &sdk.Host{Discovery: s.disc}})
+	cmds, _ := sdk.Commands(s.options())
 	return cmds
+}
+
+// options are the SDK's options for what the shell does without the model side.
+func (s *shell) options() sdk.Options {
+	return sdk.Options{Cwd: s.sess.env.Cwd, Getenv: s.sess.env.Getenv, Host: &sdk.Host{Discovery: s.disc, History: s.sess.typed}}
+}
+
+// typed is what the line editor holds: the history file's lines, then this shell's.
+func (s *shell) typed() []string {
+	var b strings.Builder
+	s.line.WriteHistory(&b)
+	if b.Len() == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 
 func (s *shell) reload() {
@@ -101,6 +107,7 @@ func runShell(f *Factory, o agentOptions) error {
 		return err
 	}
 	s := &shell{opts: o, sess: r}
+	r.typed = s.typed
 	defer func() {
 		if s.agent != nil {
 			s.agent.close()
@@ -189,19 +196,8 @@ func (s *shell) exec(input string, line *liner.State) bool {
 	case "quit", "exit":
 		return true
 	case "help":
-		s.help(w)
-	case "extensions":
-		s.reload()
-		view.List(w, s.sess.stderr, s.disc, view.ListOptions{All: true})
-	case "commands":
-		s.reload()
-		s.listCommands(w)
-	case "history":
-		var b strings.Builder
-		line.WriteHistory(&b)
-		for i, h := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-			fmt.Fprintf(w, "%4d  %s\n", i+1, h)
-		}
+		s.sessionCommand(name, args)
+		fmt.Fprint(w, terminalHelp)
 	case "clear":
 		if s.sess.io.ColorEnabled() {
 			fmt.Fprint(w, "\x1b[H\x1b[2J")
@@ -252,45 +248,6 @@ func (s *shell) run(name string, args []string, line *liner.State) {
 	}
 }
 
-func (s *shell) help(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "Built-in commands:")
-	builtins := s.builtins()
-	for _, n := range slices.Sorted(maps.Keys(builtins)) {
-		fmt.Fprintf(tw, "  /%s\t%s\n", n, builtins[n])
-	}
-	tw.Flush()
-	if len(s.table.Entries) > 0 {
-		fmt.Fprintln(w, "Extension commands:")
-		s.listCommands(w)
-	}
-	if cmds := s.promptCommands(); len(cmds) > 0 {
-		fmt.Fprintln(w, "Prompt commands (commands/*.toml: sent to the model):")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, c := range cmds {
-			from := c.Source
-			if c.Extension != "" {
-				from = c.Extension
-			}
-			fmt.Fprintf(tw, "  /%s\t%s\t(from %s)\n", c.Name, termsafe.Cell(c.Description), from)
-		}
-		tw.Flush()
-	}
-	switch {
-	case s.agent != nil:
-		if ps := s.mcpPrompts(); len(ps) > 0 {
-			fmt.Fprintln(w, "MCP prompts (sent to the model):")
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			for _, p := range ps {
-				fmt.Fprintf(tw, "  /%s\t%s\t(from MCP server %s)\n", p.Name, termsafe.Cell(p.Description), p.Server)
-			}
-			tw.Flush()
-		}
-	case s.hasMCPServers():
-		fmt.Fprintln(w, "MCP prompts: listed here once the model side has started (after the first prompt); /mcp starts it.")
-	}
-}
-
 // promptCommands are the prompt commands (commands/*.toml) here.
 func (s *shell) promptCommands() []sdk.Command {
 	return slices.DeleteFunc(s.commands(), func(c sdk.Command) bool { return c.Source == "builtin" })
@@ -304,26 +261,10 @@ func (s *shell) mcpPrompts() []sdk.Command {
 	return slices.DeleteFunc(s.agent.sess.Commands(context.Background()), func(c sdk.Command) bool { return c.Source != "mcp" })
 }
 
-func (s *shell) listCommands(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, row := range commandRows(s.sess, s.table) {
-		desc := row.Description
-		if row.Error != "" {
-			desc = "unavailable: " + row.Error
-		}
-		subs := ""
-		if len(row.Subcommands) > 0 {
-			subs = " [" + strings.Join(row.Subcommands, "|") + "]"
-		}
-		fmt.Fprintf(tw, "  /%s%s\t%s\t(from %s)\n", s.shownName(row.Name), subs, desc, row.Extension)
-	}
-	tw.Flush()
-}
-
 // shownName is how the shell names an extension command: as it is, or "<extension>.<name>"
 // when a built-in command has its name (the built-in answers /<name>, as in Gemini CLI).
 func (s *shell) shownName(name string) string {
-	if _, builtin := s.builtins()[name]; builtin {
+	if slices.Contains(s.builtins(), name) {
 		if e, ok := s.table.Lookup(name); ok {
 			return e.Dotted()
 		}
@@ -359,7 +300,7 @@ func (s *shell) complete(line string) []string {
 		return out
 	}
 	var out []string
-	for n := range s.builtins() {
+	for _, n := range s.builtins() {
 		if strings.HasPrefix(n, body) {
 			out = append(out, "/"+n)
 		}

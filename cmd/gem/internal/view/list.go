@@ -124,29 +124,11 @@ func List(w, errw io.Writer, d *registry.Discovery, opt ListOptions) error {
 	}
 	rows := [][]string{{"NAME", "VERSION", "STATE", "LEVEL", "PROVIDER", "PATH"}}
 	for _, x := range items {
-		st := State(x)
+		st := x.State()
 		// The manifest's strings are the extension's: escaped before gem's own colour.
 		rows = append(rows, []string{termsafe.Cell(x.Name), dash(termsafe.Cell(x.Version)), Paint(opt.Color, StateColour(st), st), string(x.Level), x.Provider.ID, termsafe.Cell(x.Path)})
 	}
 	return WriteTable(w, rows)
-}
-
-// State is the one-word state of an extension: enabled, disabled, shadowed, conflict (a
-// project extension named like a user one), or why it is blocked (untrusted-folder,
-// not-consented, changed, bad-name).
-func State(x *registry.Extension) string {
-	switch {
-	case x.Conflict:
-		return "conflict"
-	case x.Shadowed:
-		return "shadowed"
-	case x.Blocked != registry.BlockNone:
-		return string(x.Blocked)
-	case x.Enabled:
-		return "enabled"
-	default:
-		return "disabled"
-	}
 }
 
 func dash(s string) string {
