@@ -19,19 +19,59 @@ import (
 func checkIndex(content []byte) error {
 	parsed := false
 	for _, hashLen := range []int{20, 32} {
-		names, err := indexNames(content, hashLen)
+		entries, err := indexEntries(content, hashLen)
 		if err != nil {
 			continue
 		}
 		parsed = true
-		for _, name := range names {
-			if err := checkIndexPath(name); err != nil {
+		for _, e := range entries {
+			if err := checkIndexPath(e.name); err != nil {
 				return err
 			}
 		}
 	}
 	if !parsed {
 		return errors.New("not an index git writes")
+	}
+	return nil
+}
+
+// checkIndexUpdate checks an index a program puts in place (content) against the one it
+// replaces (old; nil when there is none): git checkout -- . writes a protected name's entry
+// (.gemini/settings.json, .envrc, GEMINI.md: IsProtected) into the work tree as it writes
+// any other, where the guard never lets the program write one. Every entry whose path is
+// protected must be one of the old index's, the same path, stage, mode and object: a
+// repository with GEMINI.md committed keeps it as it is, and the program adds or changes
+// none (removing one is left to the work tree's rules, which refuse it there). Each reading
+// of content that parses (SHA-1, SHA-256) is compared with the old one read the same way
+// (an old index that does not parse so has no entries).
+func checkIndexUpdate(old, content []byte) error {
+	for _, hashLen := range []int{20, 32} {
+		entries, err := indexEntries(content, hashLen)
+		if err != nil {
+			continue
+		}
+		before, _ := indexEntries(old, hashLen)
+		if err := protectedEntriesKept(before, entries); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// protectedEntriesKept refuses an entry of after whose path is protected and which before
+// does not hold as it is.
+func protectedEntriesKept(before, after []indexEntry) error {
+	had := make(map[indexEntry]bool)
+	for _, e := range before {
+		if IsProtected(e.name) {
+			had[e] = true
+		}
+	}
+	for _, e := range after {
+		if IsProtected(e.name) && !had[e] {
+			return fmt.Errorf("the entry %q adds or changes a protected name", e.name)
+		}
 	}
 	return nil
 }
@@ -46,9 +86,18 @@ func checkIndexPath(name string) error {
 	return nil
 }
 
-// indexNames reads the entries' paths of an index (versions 2 to 4) whose object names are
+// indexEntry is what an index entry says of a path of the work tree (its times and sizes,
+// which git rewrites at will, left out).
+type indexEntry struct {
+	name   string
+	stage  uint16 // 0, or a conflict's side (1 to 3)
+	mode   uint32
+	object string // the object's name (raw bytes)
+}
+
+// indexEntries reads the entries of an index (versions 2 to 4) whose object names are
 // hashLen bytes, and fails on anything it does not read whole, or a split index.
-func indexNames(b []byte, hashLen int) ([]string, error) {
+func indexEntries(b []byte, hashLen int) ([]indexEntry, error) {
 	bad := errors.New("not an index")
 	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
 		return nil, bad
@@ -59,7 +108,7 @@ func indexNames(b []byte, hashLen int) ([]string, error) {
 	}
 	end := len(b) - hashLen // the trailing checksum
 	off, prev := 12, ""
-	names := make([]string, 0, min(int(count), len(b)/62))
+	entries := make([]indexEntry, 0, min(int(count), len(b)/62))
 	fixed := 40 + hashLen + 2 // times, dev, ino, mode, uid, gid, size, object name, flags
 	for i := uint32(0); i < count; i++ {
 		start := off
@@ -67,6 +116,11 @@ func indexNames(b []byte, hashLen int) ([]string, error) {
 			return nil, bad
 		}
 		flags := binary.BigEndian.Uint16(b[off+fixed-2:])
+		e := indexEntry{
+			stage:  flags >> 12 & 3,
+			mode:   binary.BigEndian.Uint32(b[off+24:]),
+			object: string(b[off+40 : off+40+hashLen]),
+		}
 		off += fixed
 		if flags&0x4000 != 0 { // extended flags
 			if version < 3 || off+2 > end {
@@ -98,7 +152,8 @@ func indexNames(b []byte, hashLen int) ([]string, error) {
 				return nil, bad
 			}
 		}
-		names, prev = append(names, name), name
+		e.name = name
+		entries, prev = append(entries, e), name
 	}
 	for off < end { // extensions: a signature, a size, the data
 		if off+8 > end {
@@ -113,7 +168,7 @@ func indexNames(b []byte, hashLen int) ([]string, error) {
 		}
 		off += 8 + size
 	}
-	return names, nil
+	return entries, nil
 }
 
 // indexVarint reads git's offset varint (index version 4), returning the value and the

@@ -98,3 +98,93 @@ func craftedIndex(version uint32, names ...string) []byte {
 	sum := sha1.Sum(b)
 	return append(b, sum[:]...)
 }
+
+// TestProtectedEntriesKept: an index a program puts in place keeps every protected name's
+// entry as the replaced index had it (a repository with GEMINI.md committed keeps working),
+// and adds or changes none (git checkout -- . would write it into the work tree).
+func TestProtectedEntriesKept(t *testing.T) {
+	gemini := indexEntry{name: "GEMINI.md", mode: 0o100644, object: "a"}
+	work := indexEntry{name: "src/x.go", mode: 0o100644, object: "b"}
+	with := func(e indexEntry, f func(*indexEntry)) indexEntry { f(&e); return e }
+	tests := []struct {
+		name          string
+		before, after []indexEntry
+		ok            bool
+	}{
+		{"plain entries", nil, []indexEntry{work}, true},
+		{"a plain entry changed", []indexEntry{work}, []indexEntry{with(work, func(e *indexEntry) { e.object = "c" })}, true},
+		{"a protected entry kept", []indexEntry{gemini, work}, []indexEntry{gemini}, true},
+		{"a protected entry removed", []indexEntry{gemini}, nil, true},
+		{"a protected entry added", []indexEntry{work}, []indexEntry{work, gemini}, false},
+		{"into a protected folder", nil, []indexEntry{{name: ".gemini/settings.json", mode: 0o100644, object: "a"}}, false},
+		{"a protected name folded", nil, []indexEntry{{name: ".ENVRC", mode: 0o100644, object: "a"}}, false},
+		{"its object changed", []indexEntry{gemini}, []indexEntry{with(gemini, func(e *indexEntry) { e.object = "c" })}, false},
+		{"made executable", []indexEntry{gemini}, []indexEntry{with(gemini, func(e *indexEntry) { e.mode = 0o100755 })}, false},
+		{"made a link", []indexEntry{gemini}, []indexEntry{with(gemini, func(e *indexEntry) { e.mode = 0o120000 })}, false},
+		{"a conflict's side", []indexEntry{gemini}, []indexEntry{with(gemini, func(e *indexEntry) { e.stage = 3 })}, false},
+		{"renamed into a protected name", []indexEntry{with(gemini, func(e *indexEntry) { e.name = "notes.md" })}, []indexEntry{gemini}, false},
+	}
+	for _, tt := range tests {
+		if err := protectedEntriesKept(tt.before, tt.after); (err == nil) != tt.ok {
+			t.Errorf("%s: %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+// TestCheckIndexUpdate reads both indexes: crafted ones (versions 2 and 4) and git's own,
+// a protected entry added by git update-index refused, an unchanged one kept.
+func TestCheckIndexUpdate(t *testing.T) {
+	for _, v := range []uint32{2, 4} {
+		if err := checkIndexUpdate(nil, craftedIndex(v, "a.txt")); err != nil {
+			t.Errorf("version %d, a plain index: %v", v, err)
+		}
+		if checkIndexUpdate(nil, craftedIndex(v, "a.txt", ".gemini/settings.json")) == nil {
+			t.Errorf("version %d, a protected entry added to no index passed", v)
+		}
+		if checkIndexUpdate(craftedIndex(v, "a.txt"), craftedIndex(v, ".envrc", "a.txt")) == nil {
+			t.Errorf("version %d, a protected entry added passed", v)
+		}
+		if err := checkIndexUpdate(craftedIndex(v, "GEMINI.md"), craftedIndex(v, "GEMINI.md", "b.txt")); err != nil {
+			t.Errorf("version %d, a protected entry kept: %v", v, err)
+		}
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	read := func() []byte {
+		data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	git("init", "-q")
+	for _, f := range []string{"GEMINI.md", "a.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", "GEMINI.md", "a.txt")
+	before := read()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
+	if err := checkIndexUpdate(before, read()); err != nil {
+		t.Errorf("git add of a plain file, GEMINI.md kept: %v", err)
+	}
+	before = read()
+	git("update-index", "--add", "--cacheinfo", "100644,"+strings.Repeat("0", 39)+"1,.gemini/settings.json")
+	if checkIndexUpdate(before, read()) == nil {
+		t.Error("git update-index adding .gemini/settings.json passed")
+	}
+}

@@ -48,7 +48,8 @@ const maxChecked, maxIndex = 1 << 20, 256 << 20
 // while it holds git init's keys alone (a repository just made), never an existing
 // repository's own. The guard puts a copy of the checked content in place — a file of its
 // own, made, written and renamed here — and removes the program's: what the program writes
-// into its file after the check goes nowhere.
+// into its file after the check goes nowhere. An index is also compared with the one it
+// replaces: no protected name's entry added or changed (checkIndexUpdate).
 func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags uint64, what string) unix.Errno {
 	if flags&^uint64(unix.RENAME_NOREPLACE) != 0 {
 		return unix.EACCES
@@ -67,16 +68,23 @@ func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags 
 	if CheckGitFile(what, content) != nil {
 		return unix.EACCES
 	}
+	var old []byte // the index replaced (nil: none)
 	if exists(ndir, nname) {
 		if flags&unix.RENAME_NOREPLACE != 0 {
 			return unix.EEXIST
 		}
-		if what == "config" {
-			old, _, errno := readRegular(ndir, nname, maxChecked)
-			if errno != 0 || CheckGitFile(what, old) != nil {
-				return unix.EACCES // an existing repository's config stays its own
+		if what != "todo" {
+			var errno unix.Errno
+			if old, _, errno = readRegular(ndir, nname, limit); errno != 0 {
+				return unix.EACCES
 			}
 		}
+		if what == "config" && CheckGitFile(what, old) != nil {
+			return unix.EACCES // an existing repository's config stays its own
+		}
+	}
+	if what == "index" && checkIndexUpdate(old, content) != nil {
+		return unix.EACCES // a protected name's entry added or changed
 	}
 	tmp := ".gem-" + nname + "-" + strconv.FormatUint(c.id, 16)
 	fd, err := unix.Openat(ndir, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode&0o777)
