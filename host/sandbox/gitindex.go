@@ -62,18 +62,38 @@ func checkIndexUpdate(old, content []byte) error {
 // protectedEntriesKept refuses an entry of after whose path is protected and which before
 // does not hold as it is.
 func protectedEntriesKept(before, after []indexEntry) error {
+	protected := protectedMemo()
 	had := make(map[indexEntry]bool)
 	for _, e := range before {
-		if IsProtected(e.name) {
+		if protected(e.name) {
 			had[e] = true
 		}
 	}
 	for _, e := range after {
-		if IsProtected(e.name) && !had[e] {
+		if protected(e.name) && !had[e] {
 			return fmt.Errorf("the entry %q adds or changes a protected name", e.name)
 		}
 	}
 	return nil
+}
+
+// protectedMemo is IsProtected for the paths of an index, each folder judged once (an
+// index is sorted: its entries come folder by folder).
+func protectedMemo() func(name string) bool {
+	folders := map[string]bool{}
+	return func(name string) bool {
+		cut := strings.LastIndexAny(name, `/\`)
+		if cut < 0 {
+			return isProtectedName(name)
+		}
+		dir := name[:cut]
+		p, ok := folders[dir]
+		if !ok {
+			p = IsProtected(dir)
+			folders[dir] = p
+		}
+		return p || isProtectedName(name[cut+1:])
+	}
 }
 
 // checkIndexPath refuses a path git would refuse in a tree (verify_path).
