@@ -33,6 +33,7 @@ func TestOwnedCoversLayout(t *testing.T) {
 	notOwned := map[string]string{
 		"IndexFile":          "a discovery index is an extensions root's, not an extension's",
 		"CheckpointDir":      "a workspace's checkpoints (its argument is a project folder, not an extension's)",
+		"GitConfigFile":      "a workspace's git config answer (its argument is a project folder, not an extension's)",
 		"PendingReceiptFile": "a change under way's own: dropped when it settles",
 		"LegacyConsentFile":  "a receipt from before receipts: registry.RemoveReceipt removes it with the receipt",
 		"LegacyRecordFile":   "a receipt from before receipts: registry.RemoveReceipt removes it with the receipt",
