@@ -46,6 +46,12 @@
 //     recorded by its real path alone: a start takes what is there when it is reached by that
 //     path and is no secret. A path under ${workspacePath} follows the project: its kind only
 //     is checked.
+//   - The folders of gem ext grant NAME --read/--write are recorded the same way when granted
+//     (their real path and identity, or absent: grantroots.go) and checked at each start; the
+//     identity goes to the sandbox helper as a manifest's does. A grant recorded by an older
+//     gem, without them, gets them at its first use (the next start records what is there
+//     then, trust on first use, kept in grants.json): it keeps working, and a later swap is
+//     refused. Granting a folder again records it anew.
 package registry
 
 import (

@@ -26,9 +26,9 @@ type Grant struct {
 	// For is the extension the grant was made for: its folder and install source. A grant
 	// applies only to that extension (GrantFor), not to the next one given the same name.
 	For *GrantTarget `json:"for,omitempty"`
-	// Roots (recorded with a consent only): what the paths its manifest asks for
-	// (sandbox.read, sandbox.write) resolved to when the user agreed, checked at each start
-	// (roots.go).
+	// Roots: with a consent, what the paths its manifest asks for (sandbox.read,
+	// sandbox.write) resolved to when the user agreed, checked at each start (roots.go); in
+	// the user's grant, what its Read and Write paths resolved to when granted (GrantRoot).
 	Roots []Root `json:"roots,omitempty"`
 	// Notes are what is shown and never granted (a container engine's socket: root on the
 	// machine); not kept.

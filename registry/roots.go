@@ -413,10 +413,14 @@ type RootChangedError struct {
 }
 
 func (e *RootChangedError) Error() string {
-	if e.Agreed.Real != e.Now.Real {
-		return fmt.Sprintf("extension %s: %s %q now leads to %s, not to %s as when you agreed to it: not started", e.Extension, e.Now.Field, e.Now.Asked, e.Now.Real, e.Agreed.Real)
+	agreed := "agreed to"
+	if strings.HasPrefix(e.Now.Field, "grant.") {
+		agreed = "granted"
 	}
-	return fmt.Sprintf("extension %s: %s %q is %s, but not the one you agreed to (it was replaced since): not started", e.Extension, e.Now.Field, e.Now.Asked, e.Now.Real)
+	if e.Agreed.Real != e.Now.Real {
+		return fmt.Sprintf("extension %s: %s %q now leads to %s, not to %s as when you %s it: not started", e.Extension, e.Now.Field, e.Now.Asked, e.Now.Real, e.Agreed.Real, agreed)
+	}
+	return fmt.Sprintf("extension %s: %s %q is %s, but not the one you %s (it was replaced since): not started", e.Extension, e.Now.Field, e.Now.Asked, e.Now.Real, agreed)
 }
 
 // ErrRoot is matched by both root errors (errors.Is).

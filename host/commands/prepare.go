@@ -385,12 +385,12 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 	workspace := agreed.Workspace || user.Workspace
 	read = append(read, agreed.Read...)
 	write = append(write, agreed.Write...)
-	for _, r := range user.Read {
-		read = append(read, env.ExpandHome(r))
+	ur, uw, err := user.CheckRoots(env, x.Name)
+	if err != nil {
+		return nil, err
 	}
-	for _, w := range user.Write {
-		write = append(write, env.ExpandHome(w))
-	}
+	read = append(read, grantedRoots(ur, b.readIDs)...)
+	write = append(write, grantedRoots(uw, b.writeIDs)...)
 	for _, w := range write {
 		if HoldsHome(env, w) {
 			return nil, &HomeWriteError{Extension: x.Name, Path: w}
@@ -422,7 +422,10 @@ func Isolation(env registry.Env, x *registry.Extension, root string, p manifest.
 }
 
 // userGrant is what the user granted x (gem ext grant): user-level extensions only (grants
-// are kept by name, and a project extension must not inherit an installed one's).
+// are kept by name, and a project extension must not inherit an installed one's). A grant
+// recorded by an older gem, without the identity of its folders, gets it here, at its first
+// use, and keeps it (registry.Grant.WithRoots); were it not saved (a read-only GEM_HOME),
+// this start still uses it.
 func userGrant(env registry.Env, x *registry.Extension) (registry.Grant, error) {
 	if x.Level != registry.LevelUser {
 		return registry.Grant{}, nil
@@ -431,7 +434,30 @@ func userGrant(env registry.Env, x *registry.Extension) (registry.Grant, error) 
 	if err != nil || !ok {
 		return registry.Grant{}, err
 	}
+	if filled, added := g.WithRoots(env); added {
+		g = filled
+		_ = registry.SetGrant(env, x.Name, g)
+	}
 	return g, nil
+}
+
+// grantedRoots are the real paths of the user's granted folders, found now and checked
+// (registry.Grant.CheckRoots), their identities added to ids: the sandbox helper opens each
+// without following links and compares it again (sandbox.Policy.ReadIDs, WriteIDs), so a
+// folder swapped for a link (to ~/.ssh) after the check is refused, not followed. One absent
+// is sandbox.RootAbsent: nothing is granted there, and what appears before the helper opens
+// it is refused.
+func grantedRoots(roots []registry.Root, ids map[string]string) []string {
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, r.Real)
+		if r.ID == "" {
+			ids[r.Real] = sandbox.RootAbsent
+		} else {
+			ids[r.Real] = r.ID
+		}
+	}
+	return out
 }
 
 // LinkedProtectedError is a program that may write the folder holding a protected folder

@@ -55,6 +55,12 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 		return err
 	}
 	if o.Revoke || o.Network || o.Workspace || len(o.Read) > 0 || len(o.Write) > 0 {
+		// Each folder named now is recorded as it is now (its real path and identity), the
+		// others as when granted: a start refuses one replaced since (registry.GrantRoot).
+		g.Roots = slices.DeleteFunc(g.Roots, func(r registry.Root) bool {
+			return slices.ContainsFunc(append(slices.Clone(o.Read), o.Write...), func(p string) bool { return filepath.Clean(s.env.ExpandHome(p)) == r.Asked })
+		})
+		g, _ = g.WithRoots(s.env)
 		if !g.Empty() {
 			g.For = registry.TargetOf(x) // for this extension, not the next one of its name
 		}

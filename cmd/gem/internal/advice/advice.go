@@ -52,6 +52,8 @@ func For(err error) string {
 		return fmt.Sprintf("if you trust it with that, grant it by name: gem ext grant %s %s %s", secret.Extension, grantFlag(secret.Root.Field), secret.Root.Real)
 	case errors.As(err, &secret):
 		return fmt.Sprintf("nothing was changed; if you trust it with that, grant it by name: add --allow %s", secret.Root.Real)
+	case errors.As(err, &changed) && strings.HasPrefix(changed.Now.Field, "grant."):
+		return fmt.Sprintf("if you changed it yourself, grant it again: gem ext grant %s %s %s; else something replaced it behind gem's back", changed.Extension, grantFlag(changed.Now.Field), changed.Now.Asked)
 	case errors.As(err, &changed):
 		return fmt.Sprintf("if you changed it yourself, agree to what it is now: gem ext consent %s; else something replaced it behind gem's back", changed.Extension)
 	case errors.As(err, &notFound) && notFound.Similar != "":
