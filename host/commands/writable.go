@@ -81,3 +81,28 @@ func searchEnv(env registry.Env, root string, found *registry.Discovery) toolcha
 	}
 	return tenv
 }
+
+// realPaths resolves paths as filepath.EvalSymlinks does, remembering each parent folder's
+// real path: 1,000 extension folders side by side cost a look at each (one lstat), not a walk
+// of every component of each.
+type realPaths map[string]string
+
+// of is filepath.EvalSymlinks(p) for a clean absolute p.
+func (r realPaths) of(p string) (string, error) {
+	parent := filepath.Dir(p)
+	if !filepath.IsAbs(p) || p != filepath.Clean(p) || parent == p {
+		return filepath.EvalSymlinks(p)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return filepath.EvalSymlinks(p) // a link (or an error) is resolved, or reported, in full
+	}
+	rp, ok := r[parent]
+	if !ok {
+		if rp, err = filepath.EvalSymlinks(parent); err != nil {
+			return "", err
+		}
+		r[parent] = rp
+	}
+	return filepath.Join(rp, filepath.Base(p)), nil
+}

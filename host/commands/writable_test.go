@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemhost/gem/internal/testhome"
 	"github.com/gemhost/gem/registry"
 	"github.com/gemhost/gem/registry/registrytest"
 )
@@ -54,4 +55,31 @@ func TestProgramWritableFromTheIndex(t *testing.T) {
 	check("from the index", false)
 	consent("b", filepath.Join(home, "other"))
 	check("after b's consent", true)
+}
+
+// TestRealPaths: realPaths answers what filepath.EvalSymlinks does, for folders side by side,
+// a link among them, folders below a linked parent, a link to a link, and paths that do not
+// exist or are relative.
+func TestRealPaths(t *testing.T) {
+	base := testhome.Dir(t, "realpaths-")
+	for _, d := range []string{"root/a", "root/b", "elsewhere/c", "dotfiles/exts/d"} {
+		os.MkdirAll(filepath.Join(base, d), 0o755)
+	}
+	os.Symlink(filepath.Join(base, "elsewhere/c"), filepath.Join(base, "root/c"))
+	os.Symlink(filepath.Join(base, "root/c"), filepath.Join(base, "root/cc"))
+	os.Symlink(filepath.Join(base, "dotfiles/exts"), filepath.Join(base, "linked"))
+	r := realPaths{}
+	for _, p := range []string{"root/a", "root/b", "root/c", "root/cc", "linked/d", "linked", "root/missing", "missing/x"} {
+		p = filepath.Join(base, p)
+		for range 2 { // the second time from what it remembers
+			got, gerr := r.of(p)
+			want, werr := filepath.EvalSymlinks(p)
+			if got != want || (gerr == nil) != (werr == nil) {
+				t.Errorf("%s: %q, %v; EvalSymlinks: %q, %v", p, got, gerr, want, werr)
+			}
+		}
+	}
+	if got, err := r.of("rel/x"); err == nil || got != "" {
+		t.Errorf("a relative path: %q, %v", got, err)
+	}
 }
