@@ -40,11 +40,8 @@ func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
 	}
 	st.consent = ConsentNone
 	c, err := ReadReceipt(env, x.Dir)
-	if err != nil || c == nil || c.Manifest == "" {
-		return st.consent, nil
-	}
-	m, _, perr := manifest.Parse([]byte(c.Manifest))
-	if perr != nil {
+	m := agreedManifest(c)
+	if err != nil || m == nil {
 		return st.consent, nil
 	}
 	st.consented = m
@@ -57,6 +54,19 @@ func (x *Extension) Consented(env Env) (ConsentState, *manifest.Manifest) {
 		st.consent = ConsentChanged
 	}
 	return st.consent, st.consented
+}
+
+// agreedManifest is the manifest the user agreed to in receipt c: nil when none (no
+// receipt, no consent recorded, or not one gem can read: never agreed to).
+func agreedManifest(c *Receipt) *manifest.Manifest {
+	if c == nil || c.Manifest == "" {
+		return nil
+	}
+	m, _, err := manifest.Parse([]byte(c.Manifest))
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // PermissionManifest is the manifest whose permissions apply to x's programs: the current

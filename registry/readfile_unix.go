@@ -3,6 +3,8 @@
 package registry
 
 import (
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sync"
@@ -112,4 +114,39 @@ func readFile(path string) ([]byte, error) {
 		}
 		buf = buf[:len(buf)+n]
 	}
+}
+
+// dirStamp is the identity of folder path (device, inode, modification and change times in
+// nanoseconds; "-" when it does not exist) and the later of its two times: any name made,
+// renamed or removed in it changes the stamp. ok is false when it is not a folder or cannot
+// be looked at.
+func dirStamp(path string) (stamp string, changed int64, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return "-", 0, err == unix.ENOENT
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return "", 0, false
+	}
+	m, c := int64(st.Mtim.Sec)*1e9+int64(st.Mtim.Nsec), int64(st.Ctim.Sec)*1e9+int64(st.Ctim.Nsec)
+	return fmt.Sprintf("%d:%d:%d:%d", uint64(st.Dev), uint64(st.Ino), m, c), max(m, c), true
+}
+
+// readOwnFile reads path when it is a regular file (not a link) of this user that no one
+// else may write: a file of gem's home that nothing but gem wrote.
+func readOwnFile(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0 {
+		return nil, &os.PathError{Op: "open", Path: path, Err: fs.ErrPermission}
+	}
+	return io.ReadAll(f)
 }

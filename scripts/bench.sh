@@ -266,3 +266,6 @@ echo "-- one streamed request to its first chunk, gem's own Gemini wire encoding
 go test -run '^$' -bench 'BenchmarkWire$' -benchtime 300x ./host/agent/ | grep -E '^Benchmark'
 echo "== discovery of 1,000 extensions, a third of them Claude Code plugins, vs 1,000 Gemini extensions (target ratio about 1)"
 go test -run '^$' -bench 'Discover1000Mixed' -benchtime 50x ./registry/ | grep -E '^Benchmark'
+echo "== preparing gem run (discovery, command table, the program's environment and sandbox) with 1,000"
+echo "   extensions agreed to vs 20, interleaved (ratio: what is left grows with discovery alone)"
+go test -run '^$' -bench 'PrepareRun1000' -benchtime 50x ./host/commands/ | grep -E '^Benchmark'

@@ -508,12 +508,13 @@ func keptFrom(env registry.Env, x *registry.Extension, writes []string, data str
 		}
 		return false
 	}
+	reals := realPaths{}
 	add := func(p string) {
 		if covered(p) && !slices.Contains(protect, p) {
 			protect = append(protect, p)
 		}
 		// A folder that is a link (dotfiles kept elsewhere) is protected where it leads too.
-		if real, err := filepath.EvalSymlinks(p); err == nil && real != p && covered(real) && !slices.Contains(protect, real) {
+		if real, err := reals.of(p); err == nil && real != p && covered(real) && !slices.Contains(protect, real) {
 			protect = append(protect, real)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/gemhost/gem/host/sandbox"
 	"github.com/gemhost/gem/host/toolchain"
@@ -40,15 +39,20 @@ func programWritable(env registry.Env, root string, found *registry.Discovery) [
 	if found == nil {
 		found = registry.Discover(env, registry.Providers)
 	}
+	// What the consent records let programs write, from their index (registry.ReadWriteRoots):
+	// reading every record on every start cost more than the rest of gem run with 1,000
+	// extensions installed.
+	// Extensions' folders in ~/.gemini/extensions are one entry, that folder (it holds nothing
+	// else): the list is checked against every PATH entry and launcher, and each program's
+	// cost must not grow with the number of extensions installed.
+	writes := registry.ReadWriteRoots(env)
+	gemini := env.GeminiExtensionsDir()
+	out = append(out, gemini)
 	for _, x := range found.All {
-		out = append(out, x.Path)
-		g := x.ConsentGrant(env)
-		out = append(out, g.Write...)
-		for _, r := range g.Roots {
-			if strings.HasSuffix(r.Field, "sandbox.write") {
-				out = append(out, r.Real)
-			}
+		if filepath.Dir(x.Path) != gemini {
+			out = append(out, x.Path)
 		}
+		out = append(out, writes.Of(x)...)
 	}
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" || !filepath.IsAbs(p) })
 }
@@ -76,4 +80,29 @@ func searchEnv(env registry.Env, root string, found *registry.Discovery) toolcha
 		}
 	}
 	return tenv
+}
+
+// realPaths resolves paths as filepath.EvalSymlinks does, remembering each parent folder's
+// real path: 1,000 extension folders side by side cost a look at each (one lstat), not a walk
+// of every component of each.
+type realPaths map[string]string
+
+// of is filepath.EvalSymlinks(p) for a clean absolute p.
+func (r realPaths) of(p string) (string, error) {
+	parent := filepath.Dir(p)
+	if !filepath.IsAbs(p) || p != filepath.Clean(p) || parent == p {
+		return filepath.EvalSymlinks(p)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return filepath.EvalSymlinks(p) // a link (or an error) is resolved, or reported, in full
+	}
+	rp, ok := r[parent]
+	if !ok {
+		if rp, err = filepath.EvalSymlinks(parent); err != nil {
+			return "", err
+		}
+		r[parent] = rp
+	}
+	return filepath.Join(rp, filepath.Base(p)), nil
 }

@@ -19,6 +19,7 @@
 //	run/                   plugin socket folders (RunDir)
 //	mcp-serve/<port>.token gem mcp serve --http's bearer tokens (ServeTokenDir)
 //	cache/discovery/       the discovery index (IndexFile)
+//	cache/consent-writes   what every consent record lets programs write (ConsentWritesFile)
 //	cache/tools/<key>/     plugins' tool lists, per extension folder (ToolCacheFile)
 //	cache/mcp-tools/<key>/ MCP servers' tool lists, per extension folder (MCPToolCacheFile)
 //	cache/binhash/<key>/   verified binaries by file identity, per extension folder (BinHashFile)
@@ -176,6 +177,12 @@ func (e Layout) ServeTokenDir() string { return filepath.Join(e.GemHome, "mcp-se
 // IndexFile is the discovery index of a root folder.
 func (e Layout) IndexFile(root string) string {
 	return filepath.Join(e.GemHome, "cache", "discovery", fsx.PathKey(root))
+}
+
+// ConsentWritesFile is the index of what every extension's consent record lets its programs
+// write (registry.ReadWriteRoots).
+func (e Layout) ConsentWritesFile() string {
+	return filepath.Join(e.GemHome, "cache", "consent-writes")
 }
 
 // ToolCacheDir holds the cached tool lists of the plugins of the extension in folder dir:
