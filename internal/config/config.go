@@ -17,7 +17,7 @@ type Var struct {
 
 // Vars are the variables gem reads, in docs/environment.md's order.
 var Vars = []Var{
-	{"GEM_HOME", "gem's own state (default `~/.gem`): native extensions, discovery index, logs, tool cache, shell-tools output (`io/`)"},
+	{"GEM_HOME", "gem's own state (default `~/.gem`): native extensions, discovery index, consent write-roots index, logs, tool cache, shell-tools output (`io/`)"},
 	{"GEMINI_CLI_HOME", "replaces the home folder that holds `.gemini`, as in Gemini CLI"},
 	{"GEM_PLATFORM", "overrides the platform used in `${platform}`"},
 	{"GEM_ARCH", "overrides the architecture used in `${arch}`"},
