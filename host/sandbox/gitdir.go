@@ -13,7 +13,9 @@ import (
 // change the project's files may change its history the same way. What git obeys — config
 // (of every repository, submodule and worktree), hooks, info/attributes, alternates,
 // commondir and gitdir files, a .git file pointing elsewhere, the folder core.hooksPath
-// names (Policy.Frozen, filled by host/commands) — stays closed.
+// names (Policy.Frozen, filled by host/commands) — stays closed. What git writes into the
+// work tree unchecked is checked where it is put in place: the index (gitindex.go) and refs
+// (gitrefs.go: the commits a ref newly reaches change no protected name).
 //
 // One table decides (gitRules, read by GitRule), for a path inside a repository's .git
 // folder, what a program may do there; WorkspaceRule extends it to any path in the
