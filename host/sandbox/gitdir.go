@@ -13,7 +13,9 @@ import (
 // change the project's files may change its history the same way. What git obeys — config
 // (of every repository, submodule and worktree), hooks, info/attributes, alternates,
 // commondir and gitdir files, a .git file pointing elsewhere, the folder core.hooksPath
-// names (Policy.Frozen, filled by host/commands) — stays closed.
+// names (Policy.Frozen, filled by host/commands) — stays closed. What git writes into the
+// work tree unchecked is checked where it is put in place: the index (gitindex.go) and refs
+// (gitrefs.go: the commits a ref newly reaches change no protected name).
 //
 // One table decides (gitRules, read by GitRule), for a path inside a repository's .git
 // folder, what a program may do there; WorkspaceRule extends it to any path in the
@@ -43,6 +45,7 @@ const (
 	ruleGitConfig                 // a repository's config: only put in place by a checked rename (CheckGitFile); its mode changed
 	ruleGitTodo                   // a rebase's todo: only put in place by a checked rename (no exec line); removed
 	ruleGitIndex                  // the index: only put in place by a checked rename (no .git entry); removed
+	ruleGitRef                    // a ref: only put in place by a checked rename (gitrefs.go); removed; its folders made and removed
 	ruleGitDir                    // the .git folder itself: made (git init), nothing else
 )
 
@@ -68,6 +71,8 @@ func (r NameRule) Checked() string {
 		return "todo"
 	case ruleGitIndex:
 		return "index"
+	case ruleGitRef:
+		return "ref"
 	}
 	return ""
 }
@@ -104,9 +109,9 @@ var gitRules = []gitRule{
 	{"objects/info/alternates", ruleDeny, "alternates: other object stores git reads"},
 	{"objects/info/http-alternates", ruleDeny, "alternates: other object stores git reads"},
 	{"objects/**", ruleGitWrite, "objects and packs"},
-	{"refs/**", ruleGitWrite, "refs"},
+	{"refs/**", ruleGitRef, "a ref, whose commits git checkout, reset and stash write into the work tree"},
 	{"logs/**", ruleGitWrite, "reflogs"},
-	{"reftable/**", ruleGitWrite, "refs"},
+	{"reftable/**", ruleDeny, "a reftable repository's refs, which gem does not check (the files backend's are)"},
 	{"rebase-merge/git-rebase-todo", ruleGitTodo, "a rebase's todo, whose exec lines git rebase --continue runs"},
 	{"rebase-merge/strategy", ruleDeny, "a merge strategy: git runs git-merge-<strategy> from PATH"},
 	{"rebase-merge/**", ruleGitWrite, "a rebase's state"},
@@ -122,7 +127,8 @@ var gitRules = []gitRule{
 	{"next-index-*", ruleGitWrite, "a commit's temporary index"},
 	{"index.stash.*", ruleGitWrite, "a stash's temporary index"},
 	{"sharedindex.*", ruleGitWrite, "a split index"},
-	{"head", ruleGitWrite, "HEAD"},
+	{"head", ruleGitRef, "HEAD"},
+	{"orig_head", ruleGitRef, "ORIG_HEAD (git reset --hard ORIG_HEAD)"},
 	{"*_head", ruleGitWrite, "a pseudo-ref (ORIG_HEAD, FETCH_HEAD, MERGE_HEAD …)"},
 	{"merge_msg", ruleGitWrite, "a merge's message"},
 	{"merge_mode", ruleGitWrite, "a merge's mode"},
@@ -133,7 +139,7 @@ var gitRules = []gitRule{
 	{"notes_merge_*", ruleGitWrite, "a notes merge's state"},
 	{"*_editmsg", ruleGitWrite, "a message being edited"},
 	{"squash_msg", ruleGitWrite, "a squash's message"},
-	{"packed-refs", ruleGitWrite, "refs"},
+	{"packed-refs", ruleGitRef, "packed refs"},
 	{"packed-refs.new", ruleGitWrite, "refs"},
 	{"shallow", ruleGitWrite, "a shallow clone's boundary"},
 	{"description", ruleGitWrite, "a description (gitweb's)"},
@@ -170,7 +176,7 @@ func gitTableRule(parts []string) NameRule {
 	if base, ok := strings.CutSuffix(last, ".lock"); ok && base != "" {
 		r := gitTableRule(append(parts[:len(parts)-1:len(parts)-1], base))
 		switch r.kind {
-		case ruleGitConfig, ruleGitTodo, ruleGitIndex:
+		case ruleGitConfig, ruleGitTodo, ruleGitIndex, ruleGitRef:
 			return rule(ruleGitWrite, "the lock of "+r.Why+" (data until renamed onto it)")
 		case ruleGitWrite, ruleDeny:
 			return r
@@ -197,7 +203,7 @@ func nestedGitRule(parts []string) NameRule {
 		last = min(last, 2) // a worktree's name is one component
 	}
 	out := rule(ruleGitWrite, "")
-	known := false
+	known, mixed := false, false
 	for i := 2; i <= last; i++ {
 		r := gitTableRule(parts[i:])
 		switch {
@@ -208,6 +214,7 @@ func nestedGitRule(parts []string) NameRule {
 		case r.kind == ruleDeny:
 			continue
 		}
+		mixed = mixed || (known && r.kind != out.kind)
 		if !known || bits(r.allow) < bits(out.allow) {
 			out.kind, out.Why = r.kind, r.Why
 		}
@@ -223,6 +230,9 @@ func nestedGitRule(parts []string) NameRule {
 		return rule(ruleDeny, "not a file git keeps in a worktree's folder")
 	}
 	out.allow &^= 1 << changeRenameDir
+	if mixed && out.Checked() != "" {
+		out.kind = ruleGitFolder // readings that disagree: no checked rename
+	}
 	return out
 }
 
@@ -282,6 +292,7 @@ var ruleAllows = map[ruleKind]uint{
 	ruleGitConfig: all(changeMode),
 	ruleGitTodo:   all(changeRemove),
 	ruleGitIndex:  all(changeRemove),
+	ruleGitRef:    all(changeMakeDir, changeRemove),
 	ruleGitDir:    all(changeMakeDir),
 }
 

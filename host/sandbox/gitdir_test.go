@@ -28,6 +28,7 @@ func TestWorkspaceRule(t *testing.T) {
 	write := []change{content, file, dir, remove, mvFile, mvDir, mode}
 	nested := []change{content, file, dir, remove, mvFile, mode}
 	folder := []change{dir, remove}
+	ref := []change{dir, remove} // and put in place by a checked rename
 	for _, r := range []row{
 		// outside any repository folder
 		{"src/main.go", every, ""},
@@ -54,9 +55,9 @@ func TestWorkspaceRule(t *testing.T) {
 		// what git writes as it works
 		{".git/index", []change{remove}, "index"},
 		{".git/index.lock", write, ""},
-		{".git/HEAD", write, ""},
+		{".git/HEAD", ref, "ref"},
 		{".git/HEAD.lock", write, ""},
-		{".git/ORIG_HEAD", write, ""},
+		{".git/ORIG_HEAD", ref, "ref"},
 		{".git/FETCH_HEAD", write, ""},
 		{".git/MERGE_HEAD", write, ""},
 		{".git/MERGE_MSG", write, ""},
@@ -64,13 +65,15 @@ func TestWorkspaceRule(t *testing.T) {
 		{".git/COMMIT_EDITMSG", write, ""},
 		{".git/next-index-4242.lock", write, ""},
 		{".git/index.stash.4242", write, ""},
-		{".git/packed-refs", write, ""},
+		{".git/packed-refs", ref, "ref"},
 		{".git/packed-refs.lock", write, ""},
 		{".git/description", write, ""},
-		{".git/refs", write, ""},
-		{".git/refs/heads/main", write, ""},
+		{".git/refs", ref, "ref"},
+		{".git/refs/heads/main", ref, "ref"},
 		{".git/refs/heads/feature/x.lock", write, ""},
-		{".git/refs/stash", write, ""},
+		{".git/refs/stash", ref, "ref"},
+		{".git/packed-refs.new", write, ""},
+		{".git/reftable/tables.list", nil, ""},
 		{".git/logs/refs/stash", write, ""},
 		{".git/objects/ab/cdef0123", write, ""},
 		{".git/objects/pack/pack-1.pack", write, ""},
@@ -80,8 +83,8 @@ func TestWorkspaceRule(t *testing.T) {
 		{".git/rebase-apply/patch", write, ""},
 		{".git/sequencer/todo", write, ""},
 		{".git/info/exclude", write, ""},
-		{"lib/.git/refs/heads/main", write, ""}, // a nested repository
-		{".git/config.lock", write, ""},         // data until the checked rename
+		{"lib/.git/refs/heads/main", ref, "ref"}, // a nested repository
+		{".git/config.lock", write, ""},          // data until the checked rename
 		{".git/rebase-merge/git-rebase-todo.lock", write, ""},
 		// folders that hold closed names: made, never renamed
 		{".git/objects", folder, ""},
@@ -127,11 +130,11 @@ func TestWorkspaceRule(t *testing.T) {
 		{".git/modules/a/refs/x/hooks/pre-commit", nil, ""}, // read as the repository a/refs/x
 		{".git/modules/a/refs/x/hooks", folder, ""},         // ... never renamed into place
 		{".git/modules/lib/objects/ab/cd", nested, ""},
-		{".git/modules/lib/refs/heads/main", nested, ""},
-		{".git/modules/lib/HEAD", nested, ""},
+		{".git/modules/lib/refs/heads/main", ref, "ref"},
+		{".git/modules/lib/HEAD", ref, "ref"},
 		{".git/modules/lib/index", []change{remove}, "index"},
 		{".git/modules/lib/tAb12Cd", nil, ""},
-		{".git/worktrees/wt/HEAD", nested, ""},
+		{".git/worktrees/wt/HEAD", ref, "ref"},
 		{".git/worktrees/wt/index", []change{remove}, "index"},
 		{".git/worktrees/wt/config.worktree", nil, ""},
 		{".git/worktrees/wt/commondir", nil, ""},

@@ -29,7 +29,8 @@ var initConfigKeys = map[string][]string{
 // CheckGitFile checks the content of a file a checked rename puts in place (NameRule.Checked):
 // a repository's "config" holds git init's keys alone (initConfigKeys; no subsection, no
 // quoting or continuation that could hide another key), a rebase's "todo" no exec line, an
-// "index" no entry in a .git folder (gitindex.go).
+// "index" no entry in a .git folder (gitindex.go), a "ref" the syntax of a loose ref or
+// packed-refs (gitrefs.go).
 func CheckGitFile(what string, content []byte) error {
 	switch what {
 	case "config":
@@ -38,6 +39,9 @@ func CheckGitFile(what string, content []byte) error {
 		return checkTodo(content)
 	case "index":
 		return checkIndex(content)
+	case "ref":
+		_, err := checkRefContent(content)
+		return err
 	}
 	return fmt.Errorf("%s is not a file gem checks", what)
 }

@@ -15,7 +15,7 @@ import (
 func (c *call) rename(odir int, oname string, ndir int, nname string, flags uint64) (int64, unix.Errno) {
 	from, to := nameIn(odir, oname), nameIn(ndir, nname)
 	if what := c.g.checked(to); what != "" && flags&unix.RENAME_EXCHANGE == 0 {
-		return 0, c.putChecked(odir, oname, ndir, nname, flags, what)
+		return 0, c.putChecked(odir, oname, ndir, nname, flags, what, to)
 	}
 	k := changeRenameFile
 	if isDir(odir, oname) || (flags&unix.RENAME_EXCHANGE != 0 && isDir(ndir, nname)) {
@@ -49,8 +49,9 @@ const maxChecked, maxIndex = 1 << 20, 256 << 20
 // repository's own. The guard puts a copy of the checked content in place — a file of its
 // own, made, written and renamed here — and removes the program's: what the program writes
 // into its file after the check goes nowhere. An index is also compared with the one it
-// replaces: no protected name's entry added or changed (checkIndexUpdate).
-func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags uint64, what string) unix.Errno {
+// replaces: no protected name's entry added or changed (checkIndexUpdate); a ref (real: its
+// path) names no commit that changes a protected path (checkRefUpdate).
+func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags uint64, what, real string) unix.Errno {
 	if flags&^uint64(unix.RENAME_NOREPLACE) != 0 {
 		return unix.EACCES
 	}
@@ -58,8 +59,8 @@ func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags 
 		return e
 	}
 	limit := int64(maxChecked)
-	if what == "index" {
-		limit = maxIndex
+	if what == "index" || what == "ref" {
+		limit = maxIndex // packed-refs of many tags
 	}
 	content, mode, errno := readRegular(odir, oname, limit)
 	if errno != 0 {
@@ -73,7 +74,7 @@ func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags 
 		if flags&unix.RENAME_NOREPLACE != 0 {
 			return unix.EEXIST
 		}
-		if what != "todo" {
+		if what == "config" || what == "index" {
 			var errno unix.Errno
 			if old, _, errno = readRegular(ndir, nname, limit); errno != 0 {
 				return unix.EACCES
@@ -85,6 +86,9 @@ func (c *call) putChecked(odir int, oname string, ndir int, nname string, flags 
 	}
 	if what == "index" && checkIndexUpdate(old, content) != nil {
 		return unix.EACCES // a protected name's entry added or changed
+	}
+	if what == "ref" && checkRefUpdate(real, content) != nil {
+		return unix.EACCES // a commit that changes a protected path
 	}
 	tmp := ".gem-" + nname + "-" + strconv.FormatUint(c.id, 16)
 	fd, err := unix.Openat(ndir, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode&0o777)
