@@ -150,6 +150,13 @@ fi
 echo "   load before: $(uptime)"
 (cd "$work/proj" && HOME=$rhome GEM_HOME=$rhome/.gem "$work/interleave" -runs 150 -names "$names" -subject 2 "${lines[@]}")
 echo "   load after: $(uptime)"
+echo "-- gem run hello world with 1,000 extensions installed vs 20, interleaved (what grows with"
+echo "   the extensions: discovery, and the write roots no PATH entry may lie in)"
+cp -r "$rhome/.gemini/extensions/hello" "$HOME/.gemini/extensions/hello"
+sleep 2.1
+(cd "$work/proj" && "$gem" run hello world >/dev/null)
+(cd "$work/proj" && "$work/interleave" -runs 150 -names "20,1000" \
+  "env HOME=$rhome GEM_HOME=$rhome/.gem $gem run hello world" "env HOME=$HOME GEM_HOME=$GEM_HOME $gem run hello world")
 echo "-- without the namespace layer (GEM_SANDBOX_NAMESPACES=off, as where AppArmor forbids them):"
 echo "   gem run goes through the helper, which stays beside the program as the judge of its"
 echo "   connects (target <= 2x the trampoline, interleaved)"
