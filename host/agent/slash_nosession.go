@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/termsafe"
@@ -110,7 +109,7 @@ func section(w io.Writer, title string, cmds []Command, from func(Command) strin
 		return
 	}
 	fmt.Fprintln(w, title)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, c := range cmds {
 		line := "  /" + c.Name + "\t" + termsafe.Cell(c.Description)
 		if f := from(c); f != "" {
@@ -144,7 +143,7 @@ func extensionsCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string)
 		_, err := fmt.Fprintln(w, "No extensions installed.")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tLEVEL\tPROVIDER\tPATH")
 	for _, x := range d.All {
 		version := termsafe.Cell(x.Version)
@@ -174,7 +173,7 @@ func extensionCommands(e CommandEnv) []commands.Row {
 // listExtensionCommands writes rows, one a line: an extension command named like a
 // built-in one as <extension>.<name> (the built-in answers /<name>, as in Gemini CLI).
 func listExtensionCommands(w io.Writer, e CommandEnv, rows []commands.Row) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, row := range rows {
 		desc := row.Description
 		if row.Error != "" {

@@ -63,8 +63,8 @@ var purposes = [...]struct {
 // String names the purpose ("extension", "user", "tool").
 func (p Purpose) String() string { return purposes[p].name }
 
-// Grace is how long a program of this purpose has to exit once asked to stop.
-func (p Purpose) Grace() time.Duration { return purposes[p].grace }
+// grace is how long a program of this purpose has to exit once asked to stop.
+func (p Purpose) grace() time.Duration { return purposes[p].grace }
 
 // Options are what a session's Launcher is made from.
 type Options struct {
@@ -153,7 +153,7 @@ func (l *Launcher) RunCommand(t *commands.Table, ra commands.RunArgs, ask prompt
 // returned. Nothing it started is left running.
 func (l *Launcher) Run(ctx context.Context, purpose Purpose, p sandbox.Program, streams sandbox.Streams) (int, error) {
 	observe(ctx, purpose.String(), p)
-	return sandbox.RunContext(ctx, p, streams, purpose.Grace())
+	return sandbox.RunContext(ctx, p, streams, purpose.grace())
 }
 
 // Start starts p as a supervised child with streams (a long-lived server, a background shell).
