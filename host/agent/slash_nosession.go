@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -85,7 +86,7 @@ func helpCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string) error
 		listExtensionCommands(w, e, rows)
 	}
 	section(w, "Prompt commands (commands/*.toml: sent to the model):", bySource(func(c Command) bool { return c.Source != "builtin" && c.Source != "mcp" && c.Source != "skill" }), func(c Command) string {
-		return "(from " + orElse(c.Extension, c.Source) + ")"
+		return "(from " + cmp.Or(c.Extension, c.Source) + ")"
 	})
 	section(w, "MCP prompts (sent to the model):", bySource(func(c Command) bool { return c.Source == "mcp" }), func(c Command) string { return "(from MCP server " + c.Server + ")" })
 	section(w, "Skills (/<skill> <request> activates one for the request):", bySource(func(c Command) bool { return c.Source == "skill" }), func(c Command) string { return "" })
@@ -93,14 +94,6 @@ func helpCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string) error
 		fmt.Fprintln(w, "MCP prompts and skills: listed here once a session is open (the shell opens it with the first prompt, or /mcp).")
 	}
 	return nil
-}
-
-// orElse is a, or b when a is empty.
-func orElse(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // section lists cmds under title (nothing when there are none), each with from's note.

@@ -196,7 +196,7 @@ func observe(ctx context.Context, purpose string, p sandbox.Program) {
 	launch, refused, mechanisms := string(sandbox.LaunchUnsandboxed), false, []string(nil)
 	if p.Policy != nil {
 		plan := p.Plan(false)
-		launch, refused, mechanisms = string(plan.Launch), plan.Refused != "", Mechanisms(plan)
+		launch, refused, mechanisms = string(plan.Launch), plan.Refused != "", mechanismsOf(plan)
 	}
 	attrs := []telemetry.Attr{{Key: telemetry.Extension, Value: p.Extension}, {Key: telemetry.Program, Value: filepath.Base(p.Path)},
 		{Key: telemetry.Launch, Value: launch}, {Key: telemetry.Refused, Value: refused}, {Key: telemetry.Mechanisms, Value: mechanisms}}
@@ -207,8 +207,8 @@ func observe(ctx context.Context, purpose string, p sandbox.Program) {
 	span.End()
 }
 
-// Mechanisms are the mechanisms plan sets up, each once, in the order its lines name them.
-func Mechanisms(plan sandbox.Plan) []string {
+// mechanismsOf are the mechanisms plan sets up, each once, in the order its lines name them.
+func mechanismsOf(plan sandbox.Plan) []string {
 	var out []string
 	for _, line := range plan.Lines {
 		for _, m := range line.By {
