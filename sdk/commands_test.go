@@ -24,12 +24,7 @@ func TestCommandsWithoutSession(t *testing.T) {
  "commands": {"greet": {"type": "executable", "binary": "${extensionPath}/greet.sh", "description": "Greets people", "subcommands": ["to"]}}}`), 0o644)
 	os.WriteFile(filepath.Join(ext, "greet.sh"), []byte("#!/bin/sh\necho hi\n"), 0o755)
 	os.WriteFile(filepath.Join(ext, "commands", "review.toml"), []byte("description = \"Review the change\"\nprompt = \"Review it.\"\n"), 0o644)
-	noKey := func(k string) string {
-		if k == "GEMINI_API_KEY" {
-			return ""
-		}
-		return getenv(k)
-	}
+	noKey := withoutKey(getenv)
 	o := sdk.Options{Cwd: filepath.Join(home, "proj"), Getenv: noKey}
 	cmds, err := sdk.Commands(o)
 	if err != nil {

@@ -22,12 +22,7 @@ func TestCommandsWithoutAgent(t *testing.T) {
 	home := getenv("HOME")
 	os.MkdirAll(filepath.Join(home, ".gemini", "commands"), 0o755)
 	os.WriteFile(filepath.Join(home, ".gemini", "commands", "greet.toml"), []byte("description = \"Greets\"\nprompt = \"Say hello to {{args}}\"\n"), 0o644)
-	noKey := func(k string) string {
-		if k == "GEMINI_API_KEY" {
-			return ""
-		}
-		return getenv(k)
-	}
+	noKey := withoutKey(getenv)
 	for _, tc := range []struct {
 		name string
 		opts sdk.Options

@@ -25,6 +25,16 @@ func fakeModel(tb testing.TB, replies ...fakegemini.Reply) (*fakegemini.Server, 
 	return srv, getenv
 }
 
+// withoutKey is getenv with no GEMINI_API_KEY: what an agent that needs no model sees.
+func withoutKey(getenv func(string) string) func(string) string {
+	return func(k string) string {
+		if k == "GEMINI_API_KEY" {
+			return ""
+		}
+		return getenv(k)
+	}
+}
+
 func startFake(replies ...fakegemini.Reply) (*fakegemini.Server, func(string) string, func(), error) {
 	srv, err := fakegemini.Start(replies, "")
 	if err != nil {

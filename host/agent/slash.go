@@ -152,7 +152,7 @@ func listChats(w io.Writer, chats Chats) error {
 		fmt.Fprintln(w, "No saved conversations in this project: /chat save <tag> saves this one.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, ch := range list {
 		fmt.Fprintf(tw, "  %s\t%d messages\t%s\t%s\n", ch.Tag, ch.Messages, ch.Model, ch.Saved.Local().Format("2006-01-02 15:04"))
 	}
@@ -166,7 +166,7 @@ func toolsCommand(_ context.Context, c *Conversation, w io.Writer, args []string
 		fmt.Fprintln(w, "No tools: the model can only answer in text.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, t := range list {
 		if descriptions {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", termsafe.Cell(t.Name), termsafe.Cell(t.Extension), termsafe.Cell(termsafe.FirstLine(t.Spec.Description)))
@@ -184,7 +184,7 @@ func mcpCommand(ctx context.Context, c *Conversation, w io.Writer, _ []string) e
 		fmt.Fprintln(w, "No MCP servers: no enabled extension or settings file declares mcpServers.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, srv := range servers {
 		state := srv.State
 		if srv.Error != nil {
@@ -231,7 +231,7 @@ func memoryCommand(_ context.Context, c *Conversation, w io.Writer, args []strin
 }
 
 func statsCommand(_ context.Context, c *Conversation, w io.Writer, _ []string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	fmt.Fprintln(tw, "\tinput\toutput\tcached\tthoughts\ttotal\trequests\ttool calls")
 	l := c.Last
 	u, last := c.Usage()
@@ -247,7 +247,7 @@ func agentsCommand(_ context.Context, c *Conversation, w io.Writer, _ []string) 
 		fmt.Fprintln(w, "No subagents: agents/<name>.md in ~/.gemini, a trusted project's .gemini or an extension adds one.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, sa := range c.Subagents() {
 		tools := "every tool"
 		if len(sa.Tools) > 0 {
@@ -257,3 +257,6 @@ func agentsCommand(_ context.Context, c *Conversation, w io.Writer, _ []string) 
 	}
 	return tw.Flush()
 }
+
+// table is the writer of a slash command's aligned listing: columns two spaces apart.
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }

@@ -1,12 +1,12 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gemhost/gem/host/commands"
 	"github.com/gemhost/gem/internal/termsafe"
@@ -86,7 +86,7 @@ func helpCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string) error
 		listExtensionCommands(w, e, rows)
 	}
 	section(w, "Prompt commands (commands/*.toml: sent to the model):", bySource(func(c Command) bool { return c.Source != "builtin" && c.Source != "mcp" && c.Source != "skill" }), func(c Command) string {
-		return "(from " + orElse(c.Extension, c.Source) + ")"
+		return "(from " + cmp.Or(c.Extension, c.Source) + ")"
 	})
 	section(w, "MCP prompts (sent to the model):", bySource(func(c Command) bool { return c.Source == "mcp" }), func(c Command) string { return "(from MCP server " + c.Server + ")" })
 	section(w, "Skills (/<skill> <request> activates one for the request):", bySource(func(c Command) bool { return c.Source == "skill" }), func(c Command) string { return "" })
@@ -96,21 +96,13 @@ func helpCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string) error
 	return nil
 }
 
-// orElse is a, or b when a is empty.
-func orElse(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // section lists cmds under title (nothing when there are none), each with from's note.
 func section(w io.Writer, title string, cmds []Command, from func(Command) string) {
 	if len(cmds) == 0 {
 		return
 	}
 	fmt.Fprintln(w, title)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, c := range cmds {
 		line := "  /" + c.Name + "\t" + termsafe.Cell(c.Description)
 		if f := from(c); f != "" {
@@ -144,7 +136,7 @@ func extensionsCommand(_ context.Context, e CommandEnv, w io.Writer, _ []string)
 		_, err := fmt.Fprintln(w, "No extensions installed.")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tLEVEL\tPROVIDER\tPATH")
 	for _, x := range d.All {
 		version := termsafe.Cell(x.Version)
@@ -174,7 +166,7 @@ func extensionCommands(e CommandEnv) []commands.Row {
 // listExtensionCommands writes rows, one a line: an extension command named like a
 // built-in one as <extension>.<name> (the built-in answers /<name>, as in Gemini CLI).
 func listExtensionCommands(w io.Writer, e CommandEnv, rows []commands.Row) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := table(w)
 	for _, row := range rows {
 		desc := row.Description
 		if row.Error != "" {

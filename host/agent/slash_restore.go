@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/gemhost/gem/host/checkpoint"
 	"github.com/gemhost/gem/internal/termsafe"
@@ -28,7 +27,7 @@ func restoreCommand(ctx context.Context, c *Conversation, w io.Writer, args []st
 			fmt.Fprintln(w, "No checkpoints in this project yet: one is taken before each write_file or replace.")
 			return nil
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := table(w)
 		for i, cp := range list {
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", i+1, termsafe.Cell(cp.ID), cp.Tool, termsafe.Cell(cp.File))
 		}

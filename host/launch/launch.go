@@ -63,8 +63,8 @@ var purposes = [...]struct {
 // String names the purpose ("extension", "user", "tool").
 func (p Purpose) String() string { return purposes[p].name }
 
-// Grace is how long a program of this purpose has to exit once asked to stop.
-func (p Purpose) Grace() time.Duration { return purposes[p].grace }
+// grace is how long a program of this purpose has to exit once asked to stop.
+func (p Purpose) grace() time.Duration { return purposes[p].grace }
 
 // Options are what a session's Launcher is made from.
 type Options struct {
@@ -153,7 +153,7 @@ func (l *Launcher) RunCommand(t *commands.Table, ra commands.RunArgs, ask prompt
 // returned. Nothing it started is left running.
 func (l *Launcher) Run(ctx context.Context, purpose Purpose, p sandbox.Program, streams sandbox.Streams) (int, error) {
 	observe(ctx, purpose.String(), p)
-	return sandbox.RunContext(ctx, p, streams, purpose.Grace())
+	return sandbox.RunContext(ctx, p, streams, purpose.grace())
 }
 
 // Start starts p as a supervised child with streams (a long-lived server, a background shell).
@@ -196,7 +196,7 @@ func observe(ctx context.Context, purpose string, p sandbox.Program) {
 	launch, refused, mechanisms := string(sandbox.LaunchUnsandboxed), false, []string(nil)
 	if p.Policy != nil {
 		plan := p.Plan(false)
-		launch, refused, mechanisms = string(plan.Launch), plan.Refused != "", Mechanisms(plan)
+		launch, refused, mechanisms = string(plan.Launch), plan.Refused != "", mechanismsOf(plan)
 	}
 	attrs := []telemetry.Attr{{Key: telemetry.Extension, Value: p.Extension}, {Key: telemetry.Program, Value: filepath.Base(p.Path)},
 		{Key: telemetry.Launch, Value: launch}, {Key: telemetry.Refused, Value: refused}, {Key: telemetry.Mechanisms, Value: mechanisms}}
@@ -207,8 +207,8 @@ func observe(ctx context.Context, purpose string, p sandbox.Program) {
 	span.End()
 }
 
-// Mechanisms are the mechanisms plan sets up, each once, in the order its lines name them.
-func Mechanisms(plan sandbox.Plan) []string {
+// mechanismsOf are the mechanisms plan sets up, each once, in the order its lines name them.
+func mechanismsOf(plan sandbox.Plan) []string {
 	var out []string
 	for _, line := range plan.Lines {
 		for _, m := range line.By {

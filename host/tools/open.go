@@ -62,7 +62,7 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*Catalog, error) {
 	if c.Launcher == nil {
 		c.Launcher = launch.New(launch.Options{Env: c.Env, Environ: c.Environ, ReadSecrets: c.ReadSecrets})
 	}
-	engine, err := LoadPolicy(c.Env, c.Launcher.Workspace(), c.Discovery, c.Settings, c.ApprovalMode, warn)
+	engine, err := loadPolicy(c.Env, c.Launcher.Workspace(), c.Discovery, c.Settings, c.ApprovalMode, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +114,10 @@ func ApprovalMode(approvalMode string, sets *settings.Settings) (policy.Mode, er
 // their own words.
 func Unattended(env registry.Env, workspace string) bool { return env.FolderTrusted(workspace) }
 
-// LoadPolicy builds the policy engine of a session: the user's, the workspace's and the
+// loadPolicy builds the policy engine of a session: the user's, the workspace's and the
 // enabled extensions' policy files, in the approval mode (yolo only in a trusted folder,
 // and never when the settings disable it).
-func LoadPolicy(env registry.Env, root string, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
+func loadPolicy(env registry.Env, root string, d *registry.Discovery, sets *settings.Settings, approvalMode string, warn func(error)) (*policy.Engine, error) {
 	if sets == nil {
 		sets = &settings.Settings{}
 	}
