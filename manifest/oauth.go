@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -38,10 +39,35 @@ type OAuthError struct {
 }
 
 func (e *OAuthError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("oauth %s: %s", e.Value, e.Problem)
+	switch {
+	case e.Field == "":
+		return "oauth: " + e.Problem
+	case e.Value == "":
+		return fmt.Sprintf("oauth.%s: %s", e.Field, e.Problem)
 	}
 	return fmt.Sprintf("oauth.%s %q: %s", e.Field, e.Value, e.Problem)
+}
+
+// oauthTypes are the values each Go type of OAuth's fields takes, as the user writes them.
+var oauthTypes = map[string]string{"string": "a string", "[]string": "a list of strings", "bool": "true or false"}
+
+// decodeError is the OAuthError of an oauth field JSON cannot decode into OAuth: the field
+// and the type wanted, never the value (the field holds the client's secret, expanded from
+// the environment by then).
+func decodeError(err error) *OAuthError {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" && oauthTypes[te.Type.String()] != "" {
+		return &OAuthError{Field: te.Field, Problem: "must be " + oauthTypes[te.Type.String()] + ", not a " + te.Value}
+	}
+	return &OAuthError{Problem: "must be an object of Gemini CLI's oauth fields (docs: the oauth field of an MCP server)"}
+}
+
+// withoutPassword is v for a message: a URL's password hidden (https://user:xxxxx@host).
+func withoutPassword(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return v
 }
 
 // ParseOAuth reads an `oauth` field (raw JSON; empty means none) and checks its values
@@ -53,12 +79,12 @@ func ParseOAuth(raw json.RawMessage) (OAuth, error) {
 		return o, nil
 	}
 	if err := json.Unmarshal(raw, &o); err != nil {
-		return o, &OAuthError{Field: "", Value: string(raw), Problem: "not an object of Gemini CLI's oauth fields (" + err.Error() + ")"}
+		return o, decodeError(err)
 	}
 	for _, r := range oauthRules {
 		if v := r.value(o); v != "" || r.field == "tokenUrl" {
 			if msg := r.check(o, v); msg != "" {
-				return o, &OAuthError{Field: r.field, Value: v, Problem: msg}
+				return o, &OAuthError{Field: r.field, Value: withoutPassword(v), Problem: msg}
 			}
 		}
 	}

@@ -46,7 +46,9 @@ func TestParseOAuth(t *testing.T) {
 		{"token parameter name with a separator", `{"tokenParamName": "t&x=1"}`, "tokenParamName", "must be a query parameter name", false, false},
 		{"a scope with a space", `{"scopes": ["read write"]}`, "scopes", "must be one word", false, false},
 		{"an empty audience", `{"audiences": [""]}`, "audiences", "must be one word", false, false},
-		{"scopes as a string", `{"scopes": "read"}`, "", "not an object of Gemini CLI's oauth fields", false, false},
+		{"scopes as a string", `{"scopes": "read"}`, "scopes", "must be a list of strings, not a string", false, false},
+		{"enabled as a string", `{"enabled": "yes"}`, "enabled", "must be true or false, not a string", false, false},
+		{"not an object", `"on"`, "", "must be an object of Gemini CLI's oauth fields", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,10 +66,27 @@ func TestParseOAuth(t *testing.T) {
 			if !errors.As(err, &oe) || oe.Field != c.field || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want oauth.%s: %q", err, c.field, c.want)
 			}
-			if c.field != "" && !strings.HasPrefix(err.Error(), "oauth."+c.field+" ") {
+			if c.field != "" && !strings.HasPrefix(err.Error(), "oauth."+c.field+" ") && !strings.HasPrefix(err.Error(), "oauth."+c.field+": ") {
 				t.Fatalf("the error does not name the field first: %v", err)
 			}
 		})
+	}
+}
+
+// TestOAuthErrorKeepsSecrets: an oauth field gem refuses is named without the client's
+// secret (expanded from the environment before the check) or a URL's password.
+func TestOAuthErrorKeepsSecrets(t *testing.T) {
+	for _, raw := range []string{
+		`{"clientSecret": "sekr1t-value", "scopes": "read"}`,
+		`{"clientSecret": "sekr1t-value", "tokenUrl": 7}`,
+		`{"clientSecret": "sekr1t-value",}`,
+		`{"authorizationUrl": "https://u:sekr1t-value@auth.example.com/a", "tokenUrl": "https://auth.example.com/t"}`,
+		`{"authorizationUrl": "http://u:sekr1t-value@auth.example.com/a", "tokenUrl": "https://auth.example.com/t"}`,
+	} {
+		_, err := ParseOAuth(json.RawMessage(raw))
+		if err == nil || strings.Contains(err.Error(), "sekr1t-value") {
+			t.Errorf("ParseOAuth(%s): %v; want an error without the secret", raw, err)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gemhost/gem/manifest"
 	"github.com/gemhost/gem/registry"
+	"github.com/gemhost/gem/registry/registrytest"
 )
 
 func TestCheckWorkspace(t *testing.T) {
@@ -190,5 +191,18 @@ func TestReadablePathDropsTheProject(t *testing.T) {
 		if got != "/home/u/.local/bin:/usr/bin" {
 			t.Errorf("guard %v: PATH %q, want ~/.local/bin (its uvx granted) and /usr/bin", pol.Guard, got)
 		}
+	}
+}
+
+// TestPrepareUnknownIsErrUnknown: a name no enabled extension's command has is an error the
+// CLI can tell by errors.Is(err, ErrUnknown), naming the command and the closest names.
+func TestPrepareUnknownIsErrUnknown(t *testing.T) {
+	env := registrytest.Env(t, func(string) string { return "" })
+	registrytest.Extension(t, env, "hello", `{"name": "hello", "version": "1.0.0", "commands": {"hello": {"type": "executable", "binary": "${extensionPath}/bin/hello"}}}`,
+		map[string][]byte{"bin/hello": []byte("#!/bin/sh\necho hello\n")})
+	table := NewTable(registry.Discover(env, registry.Providers))
+	_, err := Prepare(env, env.Cwd, table, "helo", nil, nil, nil)
+	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "/helo") || !strings.Contains(err.Error(), "hello") {
+		t.Fatalf("Prepare(helo): %v; want an ErrUnknown naming /helo and suggesting hello", err)
 	}
 }

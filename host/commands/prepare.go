@@ -80,11 +80,11 @@ func Prepare(env registry.Env, root string, t *Table, name string, args []string
 		} else if x != nil {
 			return nil, &DisabledError{Command: name, Extension: x.Name, Rule: x.EnabledBy}
 		}
-		msg := fmt.Sprintf("%v /%s: gem commands lists the commands of enabled extensions", ErrUnknown, name)
+		suggest := ""
 		if s := t.Suggest(name); len(s) > 0 {
-			msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+			suggest = " (did you mean " + strings.Join(s, ", ") + "?)"
 		}
-		return nil, errors.New(msg)
+		return nil, fmt.Errorf("%w /%s: gem commands lists the commands of enabled extensions%s", ErrUnknown, name, suggest)
 	}
 	x := e.Extension
 	m := x.Manifest()

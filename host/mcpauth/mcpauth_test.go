@@ -27,7 +27,7 @@ func TestParseConfig(t *testing.T) {
 		{`{"redirectUri": "http://[::1]:7777/cb"}`, "", false},
 		{`{"redirectUri": "https://evil.example/cb"}`, `oauth.redirectUri "https://evil.example/cb": must be an http:// URL on this machine`, false},
 		{`{"redirectUri": "http://192.168.1.5:7777/cb"}`, "must be on a loopback address", false},
-		{`{"scopes": "read"}`, "not an object of Gemini CLI's oauth fields", false},
+		{`{"scopes": "read"}`, "oauth.scopes: must be a list of strings", false},
 	}
 	for _, c := range cases {
 		cfg, err := ParseConfig(json.RawMessage(c.raw))
@@ -144,7 +144,7 @@ func TestSignInConfigured(t *testing.T) {
 					t.Errorf("token requests %v, record %+v", plain.TokenForms(), rec)
 				}
 			}},
-		{"no client and no registration endpoint", `{` + good + `}`, true, `oauth.clientId "": is required with authorizationUrl and tokenUrl`, false, nil},
+		{"no client and no registration endpoint", `{` + good + `}`, true, `oauth.clientId: is required with authorizationUrl and tokenUrl`, false, nil},
 		{"token endpoint on another origin", `{` + endpoints(plain.URL, other.URL) + `, "clientId": "gem-client"}`, true, `oauth.tokenUrl "` + other.URL + `/token": is not on the site of authorizationUrl`, false, nil},
 		{"a metadata service named as the authorization server", `{"authorizationUrl": "https://169.254.169.254/authorize", "tokenUrl": "https://169.254.169.254/token", "clientId": "c"}`, true,
 			`oauth.authorizationUrl "https://169.254.169.254/authorize": refused to reach https://169.254.169.254/authorize: 169.254.169.254 is a link-local address`, false, nil},

@@ -48,10 +48,10 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 	}
 	g.Network = g.Network || o.Network
 	g.Workspace = g.Workspace || o.Workspace
-	if g.Read, err = addFolders(s, g.Read, o.Read); err != nil {
+	if g.Read, err = addFolders(s, "--read", g.Read, o.Read); err != nil {
 		return err
 	}
-	if g.Write, err = addFolders(s, g.Write, o.Write); err != nil {
+	if g.Write, err = addFolders(s, "--write", g.Write, o.Write); err != nil {
 		return err
 	}
 	if o.Revoke || o.Network || o.Workspace || len(o.Read) > 0 || len(o.Write) > 0 {
@@ -88,16 +88,23 @@ func extGrant(_ context.Context, s *session, o extGrantOptions) error {
 	})
 }
 
-// addFolders adds absolute (or ~/) folders to list, once each.
-func addFolders(s *session, list, paths []string) ([]string, error) {
+// homeRisk is what a program given the whole home folder by flag could do there.
+var homeRisk = map[string]string{
+	"--read":  "a program that may read all of it could read your keys and tokens (~/.ssh, ~/.config)",
+	"--write": "a program that may write all of it could change your shell's startup files, git config and PATH",
+}
+
+// addFolders adds the absolute (or ~/) folders given with flag (--read, --write) to list,
+// once each; a refused one is named with its flag.
+func addFolders(s *session, flag string, list, paths []string) ([]string, error) {
 	for _, p := range paths {
 		p = s.env.ExpandHome(p)
 		if !filepath.IsAbs(p) {
-			return nil, usagef("%q: give an absolute folder (or one starting with ~/)", p)
+			return nil, usagef("%s %q: give an absolute folder (or one starting with ~/)", flag, p)
 		}
 		p = filepath.Clean(p)
 		if commands.HoldsHome(s.env, p) {
-			return nil, usagef("%s holds your home folder: grant the folders inside it the extension needs (a program that may write all of it could change your shell's startup files, git config and PATH)", p)
+			return nil, usagef("%s %s: %s holds your home folder: grant the folders inside it the extension needs (%s)", flag, p, p, homeRisk[flag])
 		}
 		if !slices.Contains(list, p) {
 			list = append(list, p)

@@ -98,7 +98,7 @@ func Check(t settings.Telemetry, origin map[string]string) (Target, error) {
 	}
 	u, err := url.Parse(out.Endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Target{}, &SettingError{Key: "telemetry.otlpEndpoint", Value: out.Endpoint, Origin: origin["telemetry.otlpEndpoint"], Valid: "an http:// or https:// URL such as " + DefaultEndpoint, Reason: "not a URL"}
+		return Target{}, &SettingError{Key: "telemetry.otlpEndpoint", Value: redacted(out.Endpoint), Origin: origin["telemetry.otlpEndpoint"], Valid: "an http:// or https:// URL such as " + DefaultEndpoint, Reason: "not a URL"}
 	}
 	return out, nil
 }
@@ -169,8 +169,21 @@ func (e *Exporter) Shutdown() error {
 
 // redacted is endpoint for a message: a password in it (http://user:token@host) as xxxxx.
 func redacted(endpoint string) string {
-	if u, err := url.Parse(endpoint); err == nil {
+	if u, err := url.Parse(endpoint); err == nil && u.User != nil {
 		return u.Redacted()
+	}
+	// Not a URL Go reads as one with a user ("http://u:p@[::1", "u:p@host:4317"): what
+	// comes before the last @ of the part before the path is hidden.
+	prefix, rest := "", endpoint
+	if i := strings.Index(endpoint, "://"); i >= 0 {
+		prefix, rest = endpoint[:i+3], endpoint[i+3:]
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		return prefix + "xxxxx" + rest[at:]
 	}
 	return endpoint
 }

@@ -231,6 +231,17 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckKeepsTheEndpointsPassword: an endpoint gem refuses (not http(s), or not a URL at
+// all) is named in the error without the password it holds.
+func TestCheckKeepsTheEndpointsPassword(t *testing.T) {
+	for _, endpoint := range []string{"ftp://gem:tok3n-9c41e7@127.0.0.1:4317", "http://gem:tok3n-9c41e7@[::1", "gem:tok3n-9c41e7@127.0.0.1:4317"} {
+		_, err := Check(settings.Telemetry{Enabled: true, Endpoint: endpoint}, nil)
+		if err == nil || strings.Contains(err.Error(), "tok3n-9c41e7") || !strings.Contains(err.Error(), "telemetry.otlpEndpoint") {
+			t.Errorf("Check(%q): %v; want a telemetry.otlpEndpoint error without the password", endpoint, err)
+		}
+	}
+}
+
 // TestDeadCollectorKeepsTheEndpointsPassword: an endpoint with a password in it
 // (http://user:token@host) is named without it in the error the CLI prints.
 func TestDeadCollectorKeepsTheEndpointsPassword(t *testing.T) {
