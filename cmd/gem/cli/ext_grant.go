@@ -10,6 +10,7 @@ import (
 
 	"github.com/gemhost/gem/cmd/gem/internal/advice"
 	"github.com/gemhost/gem/host/commands"
+	"github.com/gemhost/gem/internal/pathx"
 	"github.com/gemhost/gem/registry"
 )
 
@@ -103,6 +104,11 @@ func addFolders(s *session, flag string, list, paths []string) ([]string, error)
 			return nil, usagef("%s %q: give an absolute folder (or one starting with ~/)", flag, p)
 		}
 		p = filepath.Clean(p)
+		if pathx.Within("/proc", p) || pathx.Within("/sys", p) {
+			// A path there names what it is only for the process that looks (/proc/self):
+			// recorded for gem's, it would be another file at every start.
+			return nil, usagef("%s %s: /proc and /sys are the kernel's views of processes and devices, not folders: grant the folder the extension needs", flag, p)
+		}
 		if commands.HoldsHome(s.env, p) {
 			return nil, usagef("%s %s: %s holds your home folder: grant the folders inside it the extension needs (%s)", flag, p, p, homeRisk[flag])
 		}
