@@ -195,26 +195,28 @@ func peelCommit(st *objectStore, id objectID) (*gitCommit, error) {
 }
 
 // checkCommitChanges refuses a commit that changes a protected path relative to every
-// parent (a root commit: relative to an empty tree). A parent the repository lacks (a
-// shallow clone's boundary) is no parent to compare with.
+// parent (a root commit: relative to an empty tree). A new commit's parent the guard cannot
+// read is refused, not taken for a shallow clone's boundary: the program may write it into
+// objects/ after the check (a merge of a commit adding .gemini/settings.json, HEAD^2), and
+// .git/shallow is the program's to write too.
 func checkCommitChanges(st *objectStore, c *gitCommit) error {
 	tree, err := st.tree(c.tree)
 	if err != nil {
 		return err
 	}
-	var firstErr error
-	compared := false
-	for _, p := range c.parents {
+	parents := make([][]treeEntry, len(c.parents))
+	for i, p := range c.parents {
 		pc, err := st.commit(p)
 		if err != nil {
-			continue
+			return fmt.Errorf("commit %s: parent: %w", c.id, err)
 		}
-		pt, err := st.tree(pc.tree)
-		if err != nil {
+		if parents[i], err = st.tree(pc.tree); err != nil {
 			return err
 		}
-		compared = true
-		err = protectedDiff(st, pt, tree, "")
+	}
+	var firstErr error
+	for _, pt := range parents {
+		err := protectedDiff(st, pt, tree, "")
 		if err == nil {
 			return nil
 		}
@@ -222,7 +224,7 @@ func checkCommitChanges(st *objectStore, c *gitCommit) error {
 			firstErr = err
 		}
 	}
-	if !compared {
+	if len(c.parents) == 0 {
 		firstErr = protectedDiff(st, nil, tree, "")
 	}
 	if firstErr != nil {

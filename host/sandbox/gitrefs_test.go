@@ -158,3 +158,45 @@ func TestObjectStore(t *testing.T) {
 		t.Fatalf("no deltas (%d) or no packs (%d) read", deltas, len(st.packs))
 	}
 }
+
+// TestCheckRefUpdateMissingParent: a program makes a commit that adds .gemini/settings.json,
+// a merge of it that changes nothing, removes the first commit's object and moves the branch
+// to the merge; then writes the object back (objects/ is its to write): git reset --hard
+// HEAD^2 would write the settings. A parent not in the repository is refused; one that is
+// (the same merge with it there) is judged as before.
+func TestCheckRefUpdateMissingParent(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	gitOut(t, dir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "work.txt"), []byte("w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitOut(t, dir, "add", "work.txt")
+	gitOut(t, dir, "commit", "-q", "-m", "first")
+	base := gitOut(t, dir, "rev-parse", "HEAD")
+	baseTree := gitOut(t, dir, "ls-tree", "HEAD")
+	blob := gitOut(t, dir, "hash-object", "-w", "work.txt")
+	sub := gitTree(t, dir, "100644 blob "+blob+"\tsettings.json\n")
+	evil := gitOut(t, dir, "commit-tree", gitTree(t, dir, baseTree+"\n040000 tree "+sub+"\t.gemini\n"), "-p", base, "-m", "evil")
+	merge := gitOut(t, dir, "commit-tree", gitTree(t, dir, baseTree), "-p", base, "-p", evil, "-m", "merge")
+	ref := filepath.Join(dir, ".git", "refs", "heads", "main")
+	if err := checkRefUpdate(ref, []byte(merge+"\n")); err == nil {
+		t.Errorf("a merge of a commit adding .gemini/settings.json was accepted")
+	}
+	object := filepath.Join(dir, ".git", "objects", evil[:2], evil[2:])
+	data, err := os.ReadFile(object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(object)
+	if err := checkRefUpdate(ref, []byte(merge+"\n")); err == nil {
+		t.Errorf("a merge whose parent adding .gemini/settings.json was taken away was accepted")
+	}
+	os.WriteFile(object, data, 0o444)
+	plain := gitOut(t, dir, "commit-tree", gitTree(t, dir, baseTree+"\n100644 blob "+blob+"\tmore.txt\n"), "-p", base, "-m", "plain")
+	if err := checkRefUpdate(ref, []byte(plain+"\n")); err != nil {
+		t.Errorf("a commit adding more.txt: %v", err)
+	}
+}

@@ -13,8 +13,9 @@ import (
 // what that server runs, with that server's network, token and data folder.
 type KeepOut struct {
 	Launchers []string // base names of the command (path.Match patterns: "python3.*")
-	// Sub, when set, are the first arguments that make it a package launcher (npm exec, npm
-	// x); other command lines of the launcher are left as they are.
+	// Sub, when set, are the sub-commands that make it a package launcher (npm exec, its
+	// abbreviation exe, npm x), found after any options (npm --yes exec); other command lines
+	// of the launcher are left as they are.
 	Sub []string
 	// Prefix is the flag given the extension's own folder (its data folder) when the command
 	// line has none: npm looks up a package's bin there (its node_modules/.bin) instead of in
@@ -38,7 +39,7 @@ var KeepOuts = []KeepOut{
 	// npx -y NAME runs node_modules/.bin/NAME of the working folder (or a folder above)
 	// before its registry.
 	{Launchers: []string{"npx"}, Prefix: "--prefix"},
-	{Launchers: []string{"npm"}, Sub: []string{"exec", "x"}, Prefix: "--prefix"},
+	{Launchers: []string{"npm"}, Sub: []string{"exec", "exe", "x"}, Prefix: "--prefix"},
 	// PYTHONSAFEPATH (Python ≥ 3.11; older ones ignore it): no working folder on sys.path.
 	{Launchers: []string{"python", "python3", "python3.*"}, Env: []string{"PYTHONSAFEPATH=1"}, Modules: true},
 }
@@ -60,7 +61,7 @@ func KeepOutOf(command string) *KeepOut {
 // name comes back as it is.
 func KeepProjectOut(command string, args []string, own string) ([]string, []string) {
 	k := KeepOutOf(command)
-	if k == nil || (len(k.Sub) > 0 && (len(args) == 0 || !slices.Contains(k.Sub, args[0]))) {
+	if k == nil || (len(k.Sub) > 0 && !runsSub(args, k.Sub)) {
 		return args, nil
 	}
 	var env []string
@@ -71,6 +72,25 @@ func KeepProjectOut(command string, args []string, own string) ([]string, []stri
 		args = append([]string{k.Prefix + "=" + own}, args...)
 	}
 	return args, env
+}
+
+// runsSub reports whether the sub-command of a command line (its first argument that is not
+// an option) is one of sub. An argument after an option without "=" (npm --loglevel silent
+// exec) may be that option's value, so the next one is looked at too.
+func runsSub(args, sub []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "-"):
+			continue
+		case slices.Contains(sub, a):
+			return true
+		case i == 0 || !strings.HasPrefix(args[i-1], "-") || strings.Contains(args[i-1], "="):
+			return false // the sub-command, another one
+		}
+	}
+	return false
 }
 
 // runsModule reports whether a Python command line names no script: -m, -c, "-" or nothing
