@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gemhost/gem/host/sandbox"
+	"github.com/gemhost/gem/host/toolchain"
 	"github.com/gemhost/gem/internal/testhome"
 
 	"github.com/gemhost/gem/manifest"
@@ -204,5 +205,34 @@ func TestPrepareUnknownIsErrUnknown(t *testing.T) {
 	_, err := Prepare(env, env.Cwd, table, "helo", nil, nil, nil)
 	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "/helo") || !strings.Contains(err.Error(), "hello") {
 		t.Fatalf("Prepare(helo): %v; want an ErrUnknown naming /helo and suggesting hello", err)
+	}
+}
+
+// TestReadablePathDropsLinksIntoTheProject: a PATH entry that is a link into the workspace
+// (or into a folder another program may write) is that folder, and is dropped like it; a
+// link to a system folder stays. The launcher lookup's own path (toolchain.Env.SearchPath)
+// drops it too.
+func TestReadablePathDropsLinksIntoTheProject(t *testing.T) {
+	root := testhome.Dir(t, "pathlinks") // not under /tmp, which no PATH entry may be in
+	ws, other, home := filepath.Join(root, "proj"), filepath.Join(root, "tools"), filepath.Join(root, "home")
+	for _, d := range []string{ws + "/bin", other + "/bin", home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{home + "/projbin": ws + "/bin", home + "/toolsbin": other + "/bin", home + "/sysbin": "/usr/bin"} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pol := sandbox.ForExtension(sandbox.Access{Extension: root + "/ext", Workspace: ws, WriteWorkspace: true, Data: root + "/data", Temp: root + "/tmp"})
+	pol.Read = append(pol.Read, home)
+	path := home + "/projbin:" + home + "/toolsbin:" + home + "/sysbin"
+	if got := readablePath(path, &pol, []string{other}, nil); got != home+"/sysbin" {
+		t.Errorf("PATH %q, want only the link to /usr/bin", got)
+	}
+	tenv := toolchain.Env{Path: path, Exclude: []string{ws, other}}
+	if got := tenv.SearchPath(); got != home+"/sysbin" {
+		t.Errorf("SearchPath %q, want only the link to /usr/bin", got)
 	}
 }

@@ -211,7 +211,13 @@ func finishEnv(childEnv []string, environ []string, pol *sandbox.Policy, n toolc
 func readablePath(path string, pol *sandbox.Policy, exclude, own []string) string {
 	var keep []string
 	for _, dir := range filepath.SplitList(path) {
-		if dir == "" || (pathIn(dir, exclude) && !slices.Contains(own, dir)) {
+		// Judged by its name and by the folder it leads to: an entry that is a link into the
+		// workspace (or another writable folder) is that folder.
+		real := dir
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			real = r
+		}
+		if dir == "" || ((pathIn(dir, exclude) || pathIn(real, exclude)) && !slices.Contains(own, dir)) {
 			continue
 		}
 		// A folder it may read, or one holding a file granted to it (a launcher granted alone,
@@ -219,7 +225,10 @@ func readablePath(path string, pol *sandbox.Policy, exclude, own []string) strin
 		ok := slices.ContainsFunc(append(slices.Clone(pol.Read), pol.Write...), func(q string) bool { return pathx.Within(q, dir) || filepath.Dir(q) == filepath.Clean(dir) })
 		// Never a folder a program may write (the workspace, caches, data): what is planted
 		// there would be run as the user's own.
-		if slices.ContainsFunc(pol.Write, func(q string) bool { return pathx.Within(q, dir) }) || (pol.Workspace != "" && pathx.Within(pol.Workspace, dir)) || !filepath.IsAbs(dir) {
+		writable := func(d string) bool {
+			return slices.ContainsFunc(pol.Write, func(q string) bool { return pathx.Within(q, d) }) || (pol.Workspace != "" && pathx.Within(pol.Workspace, d))
+		}
+		if writable(dir) || writable(real) || !filepath.IsAbs(dir) {
 			ok = false
 		}
 		if ok && !slices.Contains(keep, dir) {

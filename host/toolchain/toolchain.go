@@ -127,13 +127,19 @@ type Env struct {
 	Exclude []string
 }
 
-// excluded reports whether p lies in one of env's excluded folders, or is relative.
+// excluded reports whether p lies in one of env's excluded folders, or is relative: by its
+// name and by the folder it leads to (a PATH entry that is a link into the workspace is the
+// workspace's).
 func (env Env) excluded(p string) bool {
 	if !filepath.IsAbs(p) {
 		return true
 	}
+	names := []string{p}
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != filepath.Clean(p) {
+		names = append(names, real)
+	}
 	for _, x := range append([]string{"/tmp", "/var/tmp", "/dev/shm"}, env.Exclude...) {
-		if x != "" && pathx.Within(x, p) {
+		if x != "" && slices.ContainsFunc(names, func(n string) bool { return pathx.Within(x, n) }) {
 			return true
 		}
 	}
